@@ -1,0 +1,225 @@
+#include "libpai/env_contract.h"
+
+#include <array>
+#include <charconv>
+#include <stdexcept>
+#include <string_view>
+
+#include "libpai/env_overlay.h"
+
+namespace pai {
+namespace {
+
+constexpr std::int64_t kMiB = 1024 * 1024;
+
+std::string number(double value) {
+  std::array<char, 32> buffer{};
+  auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  return std::string(buffer.data(), result.ptr);
+}
+
+// The items, each turned into text by `text`, separated by commas.
+template <typename Items, typename Text>
+std::string join(const Items& items, Text text) {
+  std::string out;
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out += ',';
+    first = false;
+    out += text(item);
+  }
+  return out;
+}
+
+std::string port_text(int port) { return std::to_string(port); }
+const std::string& same(const std::string& s) { return s; }
+
+// OpenPAI's variables describing one instance: its address and its labelled ports.
+void add_instance_vars(EnvList& env, const Placement& p) {
+  std::string suffix = p.role + "_" + std::to_string(p.index);
+  env.emplace_back("PAI_HOST_IP_" + suffix, p.host.address);
+  for (const auto& [label, ports] : p.ports) {
+    env.emplace_back("PAI_PORT_LIST_" + suffix + "_" + label, join(ports, port_text));
+    if (!ports.empty())
+      env.emplace_back("PAI_" + suffix + "_" + label + "_PORT", std::to_string(ports.front()));
+  }
+}
+
+bool peers_in_job_env(const Plan& plan) { return plan.nodes <= kOpenPaiPeerEnvMaxInstances; }
+
+void add_fabric_presets(EnvList& env, const Fabric& fabric) {
+  if (fabric.type == FabricType::None) return;
+  if (fabric.type == FabricType::Roce) {
+    if (fabric.traffic_class >= 0)
+      env.emplace_back("NCCL_IB_TC", std::to_string(fabric.traffic_class));
+    if (fabric.gid_index >= 0)
+      env.emplace_back("NCCL_IB_GID_INDEX", std::to_string(fabric.gid_index));
+    env.emplace_back("NCCL_CROSS_NIC", "0");
+  }
+  if (fabric.type == FabricType::Ethernet) env.emplace_back("NCCL_IB_DISABLE", "1");
+  if (!fabric.interface.empty()) {
+    env.emplace_back("NCCL_SOCKET_IFNAME", fabric.interface);
+    env.emplace_back("GLOO_SOCKET_IFNAME", fabric.interface);
+  }
+  if (fabric.type != FabricType::Ethernet && !fabric.hcas.empty()) {
+    env.emplace_back("NCCL_IB_HCA", join(fabric.hcas, same));
+  }
+}
+
+const Role& role_of(const Plan& plan, const Placement& placement) {
+  if (placement.role_index >= 0 && placement.role_index < static_cast<int>(plan.roles.size()) &&
+      plan.roles[static_cast<std::size_t>(placement.role_index)].name == placement.role) {
+    return plan.roles[static_cast<std::size_t>(placement.role_index)];
+  }
+  if (const Role* role = find_role(plan, placement.role)) return *role;
+  throw std::invalid_argument("placement names unknown role \"" + placement.role + "\"");
+}
+
+}  // namespace
+
+EnvList job_env(const Plan& plan) {
+  EnvList env;
+  env.emplace_back("PAI_JOB_NAME", plan.name);
+  env.emplace_back("PAI_TASK_ROLE_COUNT", std::to_string(plan.roles.size()));
+  env.emplace_back(
+      "PAI_TASK_ROLE_LIST",
+      join(plan.roles, [](const Role& role) -> const std::string& { return role.name; }));
+  const bool peers = peers_in_job_env(plan);
+  for (const Role& role : plan.roles) {
+    env.emplace_back("PAI_TASK_ROLE_TASK_COUNT_" + role.name, std::to_string(role.instances));
+    const Resources& r = role.resources;
+    env.emplace_back("PAI_RESOURCE_" + role.name, std::to_string(r.gpu) + "," + number(r.cpu) +
+                                                      "," + std::to_string(r.memory_bytes / kMiB) +
+                                                      "," + std::to_string(r.shm_bytes / kMiB));
+  }
+  if (peers) {
+    // A host list of thousands of addresses would exceed the kernel's 128 KiB limit on one
+    // environment string, so it follows the same threshold as the per-instance variables.
+    for (const Role& role : plan.roles) {
+      std::vector<const std::string*> addresses;
+      for (const Placement& p : plan.placements) {
+        if (p.role == role.name) addresses.push_back(&p.host.address);
+      }
+      env.emplace_back(
+          "PAI_TASK_ROLE_" + role.name + "_HOST_LIST",
+          join(addresses, [](const std::string* a) -> const std::string& { return *a; }));
+    }
+    for (const Placement& p : plan.placements) add_instance_vars(env, p);
+  }
+  env.emplace_back("MASTER_ADDR", plan.master.address);
+  env.emplace_back("MASTER_PORT", std::to_string(plan.master.port));
+  env.emplace_back(
+      "PAI_MAX_RESTARTS",
+      std::to_string(plan.fault_tolerance.restart_enabled ? plan.fault_tolerance.max_restarts : 0));
+  if (!plan.output.empty()) env.emplace_back("PAI_OUTPUT_DIR", plan.output);
+  add_fabric_presets(env, plan.fabric);
+  return env;
+}
+
+EnvList instance_env(const Plan& plan, const Placement& placement, const ProcessContext& ctx) {
+  const Role& role = role_of(plan, placement);
+  EnvList env(role.env.begin(), role.env.end());
+  const std::string node_rank = std::to_string(placement.node_rank);
+  const std::string nproc = std::to_string(role.nproc_per_node);
+  const bool per_node = role.env_convention == EnvConvention::PerNode;
+  // DLC/ACP: a perNode command runs its own `torchrun --nproc_per_node=$NPROC_PER_NODE`, so
+  // one launcher process per node must still announce one worker per GPU.
+  const bool gpus_per_node = per_node && role.nproc_per_node == 1 && role.resources.gpu > 0;
+  env.emplace_back("NODE_RANK", node_rank);
+  env.emplace_back("GROUP_RANK", node_rank);
+  env.emplace_back("NNODES", std::to_string(plan.nodes));
+  env.emplace_back("NPROC_PER_NODE",
+                   gpus_per_node ? std::to_string(role.resources.gpu) : nproc);
+  env.emplace_back("LOCAL_WORLD_SIZE", nproc);
+  env.emplace_back("ROLE_NAME", role.name);
+  env.emplace_back(
+      "ROLE_WORLD_SIZE",
+      std::to_string(per_node ? static_cast<std::int64_t>(role.instances)
+                              : static_cast<std::int64_t>(role.instances) * role.nproc_per_node));
+  if (per_node) {
+    env.emplace_back("WORLD_SIZE", std::to_string(plan.nodes));
+    env.emplace_back("RANK", node_rank);
+  }
+  env.emplace_back("PAI_CURRENT_TASK_ROLE_NAME", role.name);
+  env.emplace_back("PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX", std::to_string(placement.index));
+  if (!peers_in_job_env(plan)) add_instance_vars(env, placement);
+  const std::string restarts = std::to_string(ctx.restart_count);
+  env.emplace_back("PAI_RESTART_COUNT", restarts);
+  env.emplace_back("TORCHELASTIC_RESTART_COUNT", restarts);
+  if (!ctx.control_socket.empty()) env.emplace_back("PAI_CONTROL_SOCKET", ctx.control_socket);
+  if (plan.framework == Framework::Mpi) {
+    if (!ctx.hostfile.empty()) env.emplace_back("OMPI_MCA_orte_default_hostfile", ctx.hostfile);
+    if (!ctx.rsh_agent.empty()) env.emplace_back("OMPI_MCA_plm_rsh_agent", ctx.rsh_agent);
+  }
+  return env;
+}
+
+EnvList rank_env(const Plan& plan, const Placement& placement, int local_rank) {
+  const Role& role = role_of(plan, placement);
+  EnvList env;
+  if (role.env_convention == EnvConvention::PerNode) {
+    env.emplace_back("LOCAL_RANK", std::to_string(local_rank));
+    env.emplace_back("ROLE_RANK", std::to_string(placement.index));
+    return env;
+  }
+  env.emplace_back("RANK", std::to_string(placement.first_rank + local_rank));
+  env.emplace_back("LOCAL_RANK", std::to_string(local_rank));
+  env.emplace_back("WORLD_SIZE", std::to_string(plan.world_size));
+  env.emplace_back("ROLE_RANK", std::to_string(placement.first_role_rank + local_rank));
+  return env;
+}
+
+EnvList process_env(const Plan& plan, const Placement& placement, int local_rank,
+                    const ProcessContext& ctx) {
+  EnvList env = job_env(plan);
+  overlay_env(env, instance_env(plan, placement, ctx));
+  overlay_env(env, rank_env(plan, placement, local_rank));
+  return env;
+}
+
+bool is_reserved_env_name(const std::string& name) {
+  static constexpr std::array<std::string_view, 20> kExact = {"RANK",
+                                                              "WORLD_SIZE",
+                                                              "LOCAL_RANK",
+                                                              "LOCAL_WORLD_SIZE",
+                                                              "NODE_RANK",
+                                                              "GROUP_RANK",
+                                                              "ROLE_RANK",
+                                                              "ROLE_NAME",
+                                                              "ROLE_WORLD_SIZE",
+                                                              "NNODES",
+                                                              "NPROC_PER_NODE",
+                                                              "MASTER_ADDR",
+                                                              "MASTER_PORT",
+                                                              "PAI_RESTART_COUNT",
+                                                              "TORCHELASTIC_RESTART_COUNT",
+                                                              "PAI_MAX_RESTARTS",
+                                                              "PAI_CONTROL_SOCKET",
+                                                              "PAI_JOB_NAME",
+                                                              "PAI_OUTPUT_DIR",
+                                                              "PAI_TASK_ROLE_COUNT"};
+  static constexpr std::array<std::string_view, 6> kPrefixes = {
+      "PAI_TASK_ROLE_",         "PAI_HOST_IP_",  "PAI_PORT_LIST_",
+      "PAI_CURRENT_TASK_ROLE_", "PAI_RESOURCE_", "PAI_TASK_ROLE_TASK_COUNT_"};
+  std::string_view n = name;
+  for (std::string_view exact : kExact) {
+    if (n == exact) return true;
+  }
+  for (std::string_view prefix : kPrefixes) {
+    if (n.starts_with(prefix)) return true;
+  }
+  // PAI_<role>_<index>_<label>_PORT
+  if (n.starts_with("PAI_") && n.ends_with("_PORT")) {
+    std::string_view middle = n.substr(4, n.size() - 4 - 5);
+    for (std::size_t i = 0; i < middle.size(); ++i) {
+      if (middle[i] != '_' || i + 1 >= middle.size()) continue;
+      std::size_t j = i + 1;
+      while (j < middle.size() && middle[j] >= '0' && middle[j] <= '9') ++j;
+      if (j > i + 1 && j < middle.size() && middle[j] == '_' && i > 0 && j + 1 < middle.size())
+        return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace pai

@@ -1,0 +1,54 @@
+// The env contract of design §5: the one place that decides a process's environment.
+//
+// Rendered env scripts (env/<role>-<i>.sh) and the launcher both call these functions, so
+// what a script exports and what the launcher gives a process after a node replacement
+// cannot drift apart.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "libpai/plan.h"
+
+namespace pai {
+
+/// Ordered NAME=value pairs; names unique.
+using EnvList = std::vector<std::pair<std::string, std::string>>;
+
+/// What only the running launcher knows. Empty strings leave the variable out.
+struct ProcessContext {
+  int restart_count = 0;
+  std::string control_socket;  ///< PAI_CONTROL_SOCKET
+  std::string hostfile;        ///< OMPI_MCA_orte_default_hostfile (MPI jobs)
+  std::string rsh_agent;       ///< OMPI_MCA_plm_rsh_agent (MPI jobs)
+};
+
+/// OpenPAI's per-instance variables of *other* instances (PAI_HOST_IP_<role>_<i>, ...)
+/// are exported only for jobs with at most this many instances: beyond it they would
+/// exceed the kernel's environment limits (a 10,000-node job would give every process
+/// ~400 KB of env). The current instance's own variables are always exported.
+inline constexpr int kOpenPaiPeerEnvMaxInstances = 128;
+
+/// Variables identical for every process of the job: OpenPAI job-level variables and
+/// fabric presets (NCCL_*, GLOO_*), PAI_JOB_NAME, PAI_OUTPUT_DIR, PAI_MAX_RESTARTS,
+/// MASTER_ADDR/MASTER_PORT.
+EnvList job_env(const Plan& plan);
+
+/// Variables identical for every process of one instance (node-level ranks, the
+/// instance's OpenPAI variables, and the role's user env which overrides presets).
+EnvList instance_env(const Plan& plan, const Placement& placement, const ProcessContext& ctx);
+
+/// Variables that differ between the processes of one instance (RANK, LOCAL_RANK, ...).
+EnvList rank_env(const Plan& plan, const Placement& placement, int local_rank);
+
+/// The complete environment contract of one process: job_env, then instance_env, then
+/// rank_env; a later layer's value for a name replaces an earlier one in place.
+EnvList process_env(const Plan& plan, const Placement& placement, int local_rank,
+                    const ProcessContext& ctx);
+
+/// True for the contract's rank variables that a role's `env` may not override
+/// (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, PAI_RESTART_COUNT, ...).
+bool is_reserved_env_name(const std::string& name);
+
+}  // namespace pai

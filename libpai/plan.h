@@ -1,0 +1,211 @@
+// The Plan: the normalized job, the only contract between pai-compile and pai-launch.
+//
+// Every default is filled in; placements, ranks and ports are assigned. Its JSON form
+// (plan_json.h) is described by schemas/plan.schema.json.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pai {
+
+/// Version of the plan format this build reads and writes. A launcher refuses a plan
+/// whose planVersion is greater than this.
+inline constexpr int kPlanVersion = 1;
+
+/// The launcher's run directory on every node. Control sockets (PAI_CONTROL_SOCKET) live
+/// under it, so container runtimes bind it at the same path.
+inline constexpr const char* kLauncherRunDir = "/tmp/pai";
+
+/// How each process is wrapped.
+enum class Runtime { Host, Docker, Apptainer };
+/// The training framework; selects defaults (env convention, MPI rules).
+enum class Framework { PyTorch, Mpi, TensorFlow, DeepSpeed, Custom };
+/// Network fabric preset for NCCL/Gloo.
+enum class FabricType { None, Roce, Ib, Ethernet };
+/// Which flavour of the env contract (design §5) a role's processes get.
+///   PerProcess: torch style, RANK/WORLD_SIZE count processes.
+///   PerNode: DLC/ACP style, RANK/WORLD_SIZE count nodes; the user's command runs its own
+///            torchrun/mpirun/deepspeed.
+enum class EnvConvention { PerProcess, PerNode };
+/// sync: a failure restarts the whole job; async: only the failed instance.
+enum class FaultToleranceMode { Sync, Async };
+/// Which failures are retried.
+enum class RestartPolicy { ExitCodeAndErrorMsg, ExitCode, OnFailure, Never };
+/// Style of a rendered MPI hostfile.
+enum class HostfileStyle { OpenMpi, Mpich };
+
+/// A machine of the inventory. `slots` is the number of processes/GPUs it offers (0 =
+/// not stated, not checked).
+struct Host {
+  std::string name;
+  std::string address;
+  int slots = 0;
+};
+
+/// A network endpoint inside the job (coordinator, PyTorch master).
+struct Endpoint {
+  std::string host;     ///< host name from the inventory
+  std::string address;  ///< address processes connect to
+  int port = 0;
+};
+
+struct Fabric {
+  FabricType type = FabricType::None;
+  std::string interface;            ///< NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME; empty = unset
+  std::vector<std::string> hcas;    ///< NCCL_IB_HCA; RoCE and IB only
+  int gid_index = -1;               ///< NCCL_IB_GID_INDEX; RoCE only (-1 = unset)
+  int traffic_class = -1;           ///< NCCL_IB_TC; RoCE only (-1 = unset)
+};
+
+struct Mount {
+  std::string name;
+  std::string source;
+  std::string target;
+  bool read_only = false;
+};
+
+struct Resources {
+  int gpu = 0;
+  double cpu = 0;              ///< cores; 0 = not stated
+  std::int64_t memory_bytes = 0;  ///< 0 = not stated
+  std::int64_t shm_bytes = 0;     ///< 0 = not stated
+};
+
+/// `count` consecutive ports reserved under `label` on every instance of a role.
+struct PortRequest {
+  std::string label;
+  int count = 1;
+};
+
+/// A role is finished successfully once `min_succeeded` instances succeeded (-1 = all),
+/// and failed once `min_failed` instances failed (-1 = never by itself).
+struct Completion {
+  int min_succeeded = -1;
+  int min_failed = 1;
+};
+
+struct Role {
+  std::string name;
+  int instances = 1;
+  int nproc_per_node = 1;
+  EnvConvention env_convention = EnvConvention::PerNode;
+  Resources resources;
+  /// The user's command as argv (a string command is {"/bin/sh", "-c", cmd}), with
+  /// ${parameters.x} already substituted.
+  std::vector<std::string> command;
+  /// What the launcher executes: the runtime's wrapper (docker run ... / apptainer exec ...)
+  /// followed by `command`. For runtime host this equals `command`.
+  std::vector<std::string> launch_argv;
+  std::string working_dir;  ///< empty = the launcher's working directory
+  /// The role's own env, parameters substituted, sorted by name. Overrides fabric presets.
+  std::vector<std::pair<std::string, std::string>> env;
+  std::vector<PortRequest> ports;
+  Completion completion;
+};
+
+/// One role instance placed on one host.
+struct Placement {
+  std::string role;  ///< role name
+  int role_index = 0;  ///< index of the role in Plan::roles
+  int index = 0;     ///< instance index within the role
+  int node_rank = 0; ///< index of this instance among all instances of the job
+  int first_rank = 0;  ///< global rank of this instance's local rank 0
+  int first_role_rank = 0;  ///< rank within the role of this instance's local rank 0
+  Host host;
+  /// label -> the ports reserved for that label on this instance, in order.
+  std::map<std::string, std::vector<int>> ports;
+};
+
+struct HangDetection {
+  bool enabled = true;
+  std::int64_t interval_seconds = 1800;
+  std::int64_t exit_interval_seconds = 600;
+  /// Command run to dump stacks of a hung process group ({pid} and {pgid} substituted);
+  /// empty = send SIGQUIT then SIGUSR1 to the group.
+  std::string dump_command;
+};
+
+struct FaultTolerance {
+  FaultToleranceMode mode = FaultToleranceMode::Sync;
+  bool restart_enabled = true;
+  int max_restarts = 3;
+  std::int64_t backoff_seconds = 10;
+  RestartPolicy policy = RestartPolicy::ExitCodeAndErrorMsg;
+  std::vector<std::string> retryable_errors;  ///< added to the built-in patterns
+  int max_same_error = 10;
+  double max_tolerated_failure_rate = -1;  ///< fraction of instances; -1 = off
+  HangDetection hang;
+  std::int64_t grace_period_seconds = 30;  ///< SIGTERM -> SIGKILL
+};
+
+struct CustomCheck {
+  std::string name;
+  std::string command;  ///< run with /bin/sh -c
+  std::int64_t timeout_seconds = 60;
+};
+
+struct SanityCheck {
+  bool enabled = true;
+  /// Names of the built-in checks to run, in order: gpu, burn, nccl, network, mounts, disk.
+  std::vector<std::string> checks;
+  std::int64_t burn_seconds = 20;
+  double burn_min_tflops = 0;           ///< 0 = no floor
+  double nccl_min_bus_bandwidth_gbps = 0;  ///< 0 = no floor
+  std::int64_t nccl_bytes = 256ll << 20;
+  std::int64_t disk_min_free_bytes = 0;   ///< 0 = no floor
+  std::int64_t timeout_seconds = 300;     ///< per built-in check
+  int max_attempts = 3;
+  std::vector<CustomCheck> custom;
+};
+
+struct Plan {
+  int plan_version = kPlanVersion;
+  std::string compiler;  ///< "pai-compile X.Y.Z" that wrote it
+  std::string name;
+  std::string image;
+  Runtime runtime = Runtime::Host;
+  Framework framework = Framework::Custom;
+  Fabric fabric;
+  std::vector<Mount> mounts;
+  std::string output;  ///< PAI_OUTPUT_DIR; empty = not set
+  int port_range_min = 20000;
+  int port_range_max = 29999;
+  std::vector<Host> hosts;   ///< the inventory, in spec order
+  std::vector<Host> spares;
+  /// Roles in rank order: the master role first, the others by name.
+  std::vector<Role> roles;
+  /// Name of the role whose instance 0 hosts MASTER_ADDR.
+  std::string master_role;
+  /// Host name the coordinator should run on; empty = the first placement's host.
+  std::string coordinator_host;
+  /// Coordinator port requested by the spec; 0 = allocated from the port range.
+  int coordinator_port = 0;
+  FaultTolerance fault_tolerance;
+  SanityCheck sanity_check;
+
+  // --- Assigned by place() (placement.h); recomputed when a spare replaces a node. ---
+  std::vector<Placement> placements;  ///< roles in order, instances in order
+  Endpoint coordinator;
+  Endpoint master;
+  int world_size = 0;  ///< total processes of the job
+  int nodes = 0;       ///< total instances of the job
+};
+
+/// Spelling of the enums in the spec and in plan.json.
+const char* to_string(Runtime v);
+const char* to_string(Framework v);
+const char* to_string(FabricType v);
+const char* to_string(EnvConvention v);
+const char* to_string(FaultToleranceMode v);
+const char* to_string(RestartPolicy v);
+
+/// The placement of instance `index` of role `role`, or nullptr.
+const Placement* find_placement(const Plan& plan, const std::string& role, int index);
+/// The role named `name`, or nullptr.
+const Role* find_role(const Plan& plan, const std::string& name);
+
+}  // namespace pai

@@ -1,0 +1,532 @@
+#include "libpai/plan_json.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unordered_map>
+
+#include "libpai/json_fields.h"
+#include "libpai/json_writer.h"
+
+namespace pai {
+namespace {
+
+using nlohmann::json;
+
+// ---------------------------------------------------------------- writing
+//
+// Members are written in canonical (sorted) key order; JsonWriter rejects any other.
+
+void write(JsonWriter& w, const Host& h) {
+  w.begin_object();
+  w.member("address", h.address);
+  w.member("name", h.name);
+  w.member("slots", h.slots);
+  w.end_object();
+}
+
+void write(JsonWriter& w, const Endpoint& e) {
+  w.begin_object();
+  w.member("address", e.address);
+  w.member("host", e.host);
+  w.member("port", e.port);
+  w.end_object();
+}
+
+void write(JsonWriter& w, const std::vector<Host>& hosts) {
+  w.begin_array();
+  for (const Host& h : hosts) write(w, h);
+  w.end_array();
+}
+
+template <typename T, typename Key>
+std::vector<const T*> sorted_by(const std::vector<T>& items, Key key) {
+  std::vector<const T*> out;
+  out.reserve(items.size());
+  for (const T& item : items) out.push_back(&item);
+  std::sort(out.begin(), out.end(), [&](const T* a, const T* b) { return key(*a) < key(*b); });
+  return out;
+}
+
+void write(JsonWriter& w, const Role& r) {
+  using EnvVar = std::pair<std::string, std::string>;
+  w.begin_object();
+  w.member("command", r.command);
+  w.key("completion");
+  w.begin_object();
+  w.member("minFailed", r.completion.min_failed);
+  w.member("minSucceeded", r.completion.min_succeeded);
+  w.end_object();
+  w.key("env");
+  w.begin_object();
+  for (const EnvVar* var :
+       sorted_by(r.env, [](const EnvVar& v) -> const std::string& { return v.first; })) {
+    w.member(var->first, var->second);
+  }
+  w.end_object();
+  w.member("envConvention", to_string(r.env_convention));
+  w.member("instances", r.instances);
+  w.member("launchArgv", r.launch_argv);
+  w.member("name", r.name);
+  w.member("nprocPerNode", r.nproc_per_node);
+  w.key("ports");
+  w.begin_object();
+  for (const PortRequest* port :
+       sorted_by(r.ports, [](const PortRequest& p) -> const std::string& { return p.label; })) {
+    w.member(port->label, port->count);
+  }
+  w.end_object();
+  w.key("resources");
+  w.begin_object();
+  w.member("cpu", r.resources.cpu);
+  w.member("gpu", r.resources.gpu);
+  w.member("memoryBytes", r.resources.memory_bytes);
+  w.member("shmBytes", r.resources.shm_bytes);
+  w.end_object();
+  w.member("workingDir", r.working_dir);
+  w.end_object();
+}
+
+void write(JsonWriter& w, const Placement& p) {
+  w.begin_object();
+  w.member("firstRank", p.first_rank);
+  w.member("firstRoleRank", p.first_role_rank);
+  w.key("host");
+  write(w, p.host);
+  w.member("index", p.index);
+  w.member("nodeRank", p.node_rank);
+  w.key("ports");
+  w.begin_object();
+  for (const auto& [label, list] : p.ports) w.member(label, list);
+  w.end_object();
+  w.member("role", p.role);
+  w.end_object();
+}
+
+void write(JsonWriter& w, const FaultTolerance& f) {
+  w.begin_object();
+  w.member("gracePeriodSeconds", f.grace_period_seconds);
+  w.key("hang");
+  w.begin_object();
+  w.member("dumpCommand", f.hang.dump_command);
+  w.member("enabled", f.hang.enabled);
+  w.member("exitIntervalSeconds", f.hang.exit_interval_seconds);
+  w.member("intervalSeconds", f.hang.interval_seconds);
+  w.end_object();
+  w.member("maxSameError", f.max_same_error);
+  w.member("maxToleratedFailureRate", f.max_tolerated_failure_rate);
+  w.member("mode", to_string(f.mode));
+  w.member("policy", to_string(f.policy));
+  w.key("restart");
+  w.begin_object();
+  w.member("backoffSeconds", f.backoff_seconds);
+  w.member("enabled", f.restart_enabled);
+  w.member("maxRestarts", f.max_restarts);
+  w.end_object();
+  w.member("retryableErrors", f.retryable_errors);
+  w.end_object();
+}
+
+void write(JsonWriter& w, const SanityCheck& s) {
+  w.begin_object();
+  w.key("burn");
+  w.begin_object();
+  w.member("minTflops", s.burn_min_tflops);
+  w.member("seconds", s.burn_seconds);
+  w.end_object();
+  w.member("checks", s.checks);
+  w.key("custom");
+  w.begin_array();
+  for (const CustomCheck& c : s.custom) {
+    w.begin_object();
+    w.member("command", c.command);
+    w.member("name", c.name);
+    w.member("timeoutSeconds", c.timeout_seconds);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("disk");
+  w.begin_object();
+  w.member("minFreeBytes", s.disk_min_free_bytes);
+  w.end_object();
+  w.member("enabled", s.enabled);
+  w.member("maxAttempts", s.max_attempts);
+  w.key("nccl");
+  w.begin_object();
+  w.member("bytes", s.nccl_bytes);
+  w.member("minBusBandwidthGBps", s.nccl_min_bus_bandwidth_gbps);
+  w.end_object();
+  w.member("timeoutSeconds", s.timeout_seconds);
+  w.end_object();
+}
+
+// The canonical text of the plan without its hash (no trailing newline), and in
+// `*hash_at` the offset where the "hash" member belongs in key order.
+std::string canonical_plan(const Plan& plan, std::size_t* hash_at) {
+  std::string out;
+  out.reserve(1024 + plan.placements.size() * 400 + plan.hosts.size() * 80);
+  JsonWriter w(out);
+  const Fabric& f = plan.fabric;
+  w.begin_object();
+  w.member("compiler", plan.compiler);
+  w.key("coordinator");
+  write(w, plan.coordinator);
+  w.member("coordinatorHost", plan.coordinator_host);
+  w.member("coordinatorPort", plan.coordinator_port);
+  w.key("fabric");
+  w.begin_object();
+  w.member("gidIndex", f.gid_index);
+  w.member("hcas", f.hcas);
+  w.member("interface", f.interface);
+  w.member("trafficClass", f.traffic_class);
+  w.member("type", to_string(f.type));
+  w.end_object();
+  w.key("faultTolerance");
+  write(w, plan.fault_tolerance);
+  w.member("framework", to_string(plan.framework));
+  *hash_at = w.size();
+  w.key("hosts");
+  write(w, plan.hosts);
+  w.member("image", plan.image);
+  w.key("master");
+  write(w, plan.master);
+  w.member("masterRole", plan.master_role);
+  w.key("mounts");
+  w.begin_array();
+  for (const Mount& m : plan.mounts) {
+    w.begin_object();
+    w.member("name", m.name);
+    w.member("readOnly", m.read_only);
+    w.member("source", m.source);
+    w.member("target", m.target);
+    w.end_object();
+  }
+  w.end_array();
+  w.member("name", plan.name);
+  w.member("nodes", plan.nodes);
+  w.member("output", plan.output);
+  w.key("placements");
+  w.begin_array();
+  for (const Placement& p : plan.placements) write(w, p);
+  w.end_array();
+  w.member("planVersion", plan.plan_version);
+  w.key("portRange");
+  w.begin_object();
+  w.member("max", plan.port_range_max);
+  w.member("min", plan.port_range_min);
+  w.end_object();
+  w.key("roles");
+  w.begin_array();
+  for (const Role& r : plan.roles) write(w, r);
+  w.end_array();
+  w.member("runtime", to_string(plan.runtime));
+  w.key("sanityCheck");
+  write(w, plan.sanity_check);
+  w.key("spares");
+  write(w, plan.spares);
+  w.member("worldSize", plan.world_size);
+  w.end_object();
+  return out;
+}
+
+std::string sha256_hex(const std::string& text) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int size = 0;
+  if (EVP_Digest(text.data(), text.size(), digest.data(), &size, EVP_sha256(), nullptr) != 1) {
+    throw std::runtime_error("SHA-256 digest failed (OpenSSL EVP_Digest)");
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "sha256:";
+  for (unsigned int i = 0; i < size; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 0xf];
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- reading
+
+// True if `text` is exactly what plan_to_json writes for a hash of `hash`: the canonical
+// text with the hash member spliced in. Checking the text itself rather than a
+// re-serialization of the parsed document makes any edit count, reformatting included,
+// and keeps loading a 10,000-node plan cheap.
+bool hash_matches(const std::string& text, const std::string& hash) {
+  const std::string member = ",\n  \"hash\": \"" + hash + "\"";
+  std::size_t at = text.find(member);
+  if (at == std::string::npos || text.empty() || text.back() != '\n') return false;
+  std::string canonical = text.substr(0, at);
+  canonical.append(text, at + member.size(), text.size() - 1 - (at + member.size()));
+  return sha256_hex(canonical) == hash;
+}
+
+Host read_host(const JsonFields& f) {
+  Host h{f.string("name"), f.string("address"), f.integer("slots", 0)};
+  f.reject_unknown();
+  return h;
+}
+
+Endpoint read_endpoint(const JsonFields& f) {
+  Endpoint e{f.string("host"), f.string("address"), f.integer("port", 0)};
+  f.reject_unknown();
+  return e;
+}
+
+std::vector<Host> read_hosts(const JsonFields& parent, const char* key) {
+  const json& list = parent.array(key);
+  std::vector<Host> out;
+  out.reserve(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    out.push_back(read_host(JsonFields(list[i], parent.item(key, i), parent.file())));
+  }
+  return out;
+}
+
+Role read_role(const JsonFields& f) {
+  Role r;
+  r.name = f.string("name");
+  r.instances = f.integer("instances", 0);
+  r.nproc_per_node = f.integer("nprocPerNode", 1);
+  r.env_convention =
+      f.enumeration("envConvention", std::array{EnvConvention::PerProcess, EnvConvention::PerNode});
+  JsonFields res = f.object("resources");
+  r.resources = Resources{res.integer("gpu", 0), res.number("cpu"), res.int64("memoryBytes"),
+                          res.int64("shmBytes")};
+  res.reject_unknown();
+  r.command = f.strings("command");
+  r.launch_argv = f.strings("launchArgv");
+  r.working_dir = f.string("workingDir");
+  JsonFields env = f.object("env");
+  for (const auto& [name, value] : env.raw().items()) {
+    if (!value.is_string()) env.fail(env.child(name), "expected a string");
+    r.env.emplace_back(name, value.get<std::string>());
+  }
+  JsonFields ports = f.object("ports");
+  for (const auto& item : ports.raw().items()) {
+    const std::string& label = item.key();
+    r.ports.push_back(PortRequest{
+        label, ports.integer_at(item.value(), [&] { return ports.child(label); }, 1)});
+  }
+  JsonFields completion = f.object("completion");
+  r.completion = Completion{completion.integer("minSucceeded"), completion.integer("minFailed")};
+  completion.reject_unknown();
+  f.reject_unknown();
+  return r;
+}
+
+Placement read_placement(const JsonFields& f,
+                         const std::unordered_map<std::string, int>& role_index) {
+  Placement p;
+  p.role = f.string("role");
+  auto it = role_index.find(p.role);
+  if (it == role_index.end()) f.fail(f.child("role"), "no role named \"" + p.role + "\"");
+  p.role_index = it->second;
+  p.index = f.integer("index", 0);
+  p.node_rank = f.integer("nodeRank", 0);
+  p.first_rank = f.integer("firstRank", 0);
+  p.first_role_rank = f.integer("firstRoleRank", 0);
+  p.host = read_host(f.object("host"));
+  JsonFields ports = f.object("ports");
+  for (const auto& item : ports.raw().items()) {
+    const std::string& label = item.key();
+    const auto& list = item.value();
+    if (!list.is_array()) ports.fail(ports.child(label), "expected an array");
+    std::vector<int>& out = p.ports[label];
+    out.reserve(list.size());
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      auto path = [&] { return ports.child(label) + "[" + std::to_string(i) + "]"; };
+      out.push_back(ports.integer_at(list[i], path, 0));
+    }
+  }
+  f.reject_unknown();
+  return p;
+}
+
+FaultTolerance read_fault_tolerance(const JsonFields& f) {
+  FaultTolerance ft;
+  ft.mode = f.enumeration("mode", std::array{FaultToleranceMode::Sync, FaultToleranceMode::Async});
+  JsonFields restart = f.object("restart");
+  ft.restart_enabled = restart.boolean("enabled");
+  ft.max_restarts = restart.integer("maxRestarts", 0);
+  ft.backoff_seconds = restart.int64("backoffSeconds");
+  restart.reject_unknown();
+  ft.policy = f.enumeration("policy",
+                            std::array{RestartPolicy::ExitCodeAndErrorMsg, RestartPolicy::ExitCode,
+                                       RestartPolicy::OnFailure, RestartPolicy::Never});
+  ft.retryable_errors = f.strings("retryableErrors");
+  ft.max_same_error = f.integer("maxSameError");
+  ft.max_tolerated_failure_rate = f.number("maxToleratedFailureRate");
+  JsonFields hang = f.object("hang");
+  ft.hang.enabled = hang.boolean("enabled");
+  ft.hang.interval_seconds = hang.int64("intervalSeconds");
+  ft.hang.exit_interval_seconds = hang.int64("exitIntervalSeconds");
+  ft.hang.dump_command = hang.string("dumpCommand");
+  hang.reject_unknown();
+  ft.grace_period_seconds = f.int64("gracePeriodSeconds");
+  f.reject_unknown();
+  return ft;
+}
+
+SanityCheck read_sanity_check(const JsonFields& f) {
+  SanityCheck s;
+  s.enabled = f.boolean("enabled");
+  s.checks = f.strings("checks");
+  JsonFields burn = f.object("burn");
+  s.burn_seconds = burn.int64("seconds");
+  s.burn_min_tflops = burn.number("minTflops");
+  burn.reject_unknown();
+  JsonFields nccl = f.object("nccl");
+  s.nccl_min_bus_bandwidth_gbps = nccl.number("minBusBandwidthGBps");
+  s.nccl_bytes = nccl.int64("bytes");
+  nccl.reject_unknown();
+  JsonFields disk = f.object("disk");
+  s.disk_min_free_bytes = disk.int64("minFreeBytes");
+  disk.reject_unknown();
+  s.timeout_seconds = f.int64("timeoutSeconds");
+  s.max_attempts = f.integer("maxAttempts");
+  const json& custom = f.array("custom");
+  for (std::size_t i = 0; i < custom.size(); ++i) {
+    JsonFields c(custom[i], f.item("custom", i), f.file());
+    s.custom.push_back(
+        CustomCheck{c.string("name"), c.string("command"), c.int64("timeoutSeconds")});
+    c.reject_unknown();
+  }
+  f.reject_unknown();
+  return s;
+}
+
+Plan read_plan(const JsonFields& f) {
+  Plan plan;
+  plan.plan_version = f.integer("planVersion");
+  plan.compiler = f.string("compiler");
+  plan.name = f.string("name");
+  plan.image = f.string("image");
+  plan.runtime =
+      f.enumeration("runtime", std::array{Runtime::Host, Runtime::Docker, Runtime::Apptainer});
+  plan.framework = f.enumeration(
+      "framework", std::array{Framework::PyTorch, Framework::Mpi, Framework::TensorFlow,
+                              Framework::DeepSpeed, Framework::Custom});
+  JsonFields fabric = f.object("fabric");
+  plan.fabric.type = fabric.enumeration(
+      "type", std::array{FabricType::None, FabricType::Roce, FabricType::Ib, FabricType::Ethernet});
+  plan.fabric.interface = fabric.string("interface");
+  plan.fabric.hcas = fabric.strings("hcas");
+  plan.fabric.gid_index = fabric.integer("gidIndex", -1);
+  plan.fabric.traffic_class = fabric.integer("trafficClass", -1);
+  fabric.reject_unknown();
+  const json& mounts = f.array("mounts");
+  for (std::size_t i = 0; i < mounts.size(); ++i) {
+    JsonFields m(mounts[i], f.item("mounts", i), f.file());
+    plan.mounts.push_back(
+        Mount{m.string("name"), m.string("source"), m.string("target"), m.boolean("readOnly")});
+    m.reject_unknown();
+  }
+  plan.output = f.string("output");
+  JsonFields range = f.object("portRange");
+  plan.port_range_min = range.integer("min", 0);
+  plan.port_range_max = range.integer("max", 0);
+  range.reject_unknown();
+  plan.hosts = read_hosts(f, "hosts");
+  plan.spares = read_hosts(f, "spares");
+  const json& roles = f.array("roles");
+  std::unordered_map<std::string, int> role_index;
+  for (std::size_t i = 0; i < roles.size(); ++i) {
+    plan.roles.push_back(read_role(JsonFields(roles[i], f.item("roles", i), f.file())));
+    role_index.emplace(plan.roles.back().name, static_cast<int>(i));
+  }
+  plan.master_role = f.string("masterRole");
+  plan.coordinator_host = f.string("coordinatorHost");
+  plan.coordinator_port = f.integer("coordinatorPort", 0);
+  plan.fault_tolerance = read_fault_tolerance(f.object("faultTolerance"));
+  plan.sanity_check = read_sanity_check(f.object("sanityCheck"));
+  const json& placements = f.array("placements");
+  plan.placements.reserve(placements.size());
+  for (std::size_t i = 0; i < placements.size(); ++i) {
+    plan.placements.push_back(
+        read_placement(JsonFields(placements[i], f.item("placements", i), f.file()), role_index));
+  }
+  plan.coordinator = read_endpoint(f.object("coordinator"));
+  plan.master = read_endpoint(f.object("master"));
+  plan.world_size = f.integer("worldSize", 0);
+  plan.nodes = f.integer("nodes", 0);
+  f.reject_unknown();
+  return plan;
+}
+
+}  // namespace
+
+std::string plan_to_json(const Plan& plan) {
+  std::size_t hash_at = 0;
+  std::string text = canonical_plan(plan, &hash_at);
+  text.insert(hash_at, ",\n  \"hash\": \"" + sha256_hex(text) + "\"");
+  text += '\n';
+  return text;
+}
+
+std::string role_to_json(const Plan& plan, const Role& role) {
+  std::size_t hash_at = 0;
+  const std::string plan_hash = sha256_hex(canonical_plan(plan, &hash_at));
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object();
+  w.key("placements");
+  w.begin_array();
+  for (const Placement& p : plan.placements) {
+    if (p.role == role.name) write(w, p);
+  }
+  w.end_array();
+  w.member("planHash", plan_hash);
+  w.key("role");
+  write(w, role);
+  w.end_object();
+  out += '\n';
+  return out;
+}
+
+Plan plan_from_json(const std::string& text, const std::string& file) {
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::exception& e) {
+    // parse_error for syntax, out_of_range for numbers beyond double (" 77773e3775").
+    std::string message = e.what();
+    // Drop nlohmann's "[json.exception.parse_error.101] " tag; keep its line and column.
+    if (auto close = message.find("] ");
+        message.starts_with("[json.exception") && close != std::string::npos) {
+      message.erase(0, close + 2);
+    }
+    throw PlanError(file + ": invalid JSON: " + message);
+  }
+  if (!document.is_object()) throw PlanError(file + ": expected a JSON object");
+  JsonFields top(document, "", file);
+  int version = top.integer("planVersion");
+  if (version > kPlanVersion) {
+    throw PlanError(file + ": planVersion " + std::to_string(version) +
+                    " is newer than this pai-launch understands (" + std::to_string(kPlanVersion) +
+                    "); upgrade pai-launch");
+  }
+  // Fields first, so a hand-edited plan learns which field is wrong, not just that the
+  // hash no longer matches.
+  std::string hash = top.string("hash");
+  Plan plan = read_plan(top);
+  if (!hash_matches(text, hash)) {
+    throw PlanError(file + ": hash mismatch: the plan was modified after pai-compile wrote it");
+  }
+  return plan;
+}
+
+Plan load_plan_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw PlanError(path + ": cannot read the plan file: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw PlanError(path + ": cannot read the plan file: " + std::strerror(errno));
+  return plan_from_json(text.str(), path);
+}
+
+}  // namespace pai

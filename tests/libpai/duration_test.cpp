@@ -1,0 +1,63 @@
+#include "libpai/duration.h"
+
+#include <catch2/catch.hpp>
+
+namespace {
+
+std::string error_of(std::string_view text) {
+  std::string error;
+  auto value = pai::parse_duration(text, &error);
+  REQUIRE_FALSE(value.has_value());
+  return error;
+}
+
+}  // namespace
+
+TEST_CASE("parse_duration accepts units and plain seconds") {
+  std::string error;
+  CHECK(pai::parse_duration("90s", &error) == 90);
+  CHECK(pai::parse_duration("30m", &error) == 1800);
+  CHECK(pai::parse_duration("2h", &error) == 7200);
+  CHECK(pai::parse_duration("1d", &error) == 86400);
+  CHECK(pai::parse_duration("45", &error) == 45);
+  CHECK(pai::parse_duration("0", &error) == 0);
+  CHECK(pai::parse_duration("0s", &error) == 0);
+  CHECK(pai::parse_duration("9223372036854775807", &error) == INT64_MAX);
+  CHECK(error.empty());
+}
+
+TEST_CASE("parse_duration rejects malformed text with the exact message") {
+  CHECK(error_of("5x") == R"(expected a duration like 90s, 30m, 2h or seconds, got "5x")");
+  CHECK(error_of("") == R"(expected a duration like 90s, 30m, 2h or seconds, got "")");
+  CHECK(error_of("s") == R"(expected a duration like 90s, 30m, 2h or seconds, got "s")");
+  CHECK(error_of("1.5h") == R"(expected a duration like 90s, 30m, 2h or seconds, got "1.5h")");
+  CHECK(error_of(" 5s") == R"(expected a duration like 90s, 30m, 2h or seconds, got " 5s")");
+  CHECK(error_of("1h30m") == R"(expected a duration like 90s, 30m, 2h or seconds, got "1h30m")");
+  CHECK(error_of("-5s") == R"(duration must not be negative, got "-5s")");
+}
+
+TEST_CASE("parse_duration reports overflow without undefined behaviour") {
+  CHECK(error_of("99999999999999999999h") == "duration overflows");
+  CHECK(error_of("9223372036854775808") == "duration overflows");
+  CHECK(error_of("9223372036854775807s1") ==
+        R"(expected a duration like 90s, 30m, 2h or seconds, got "9223372036854775807s1")");
+  CHECK(error_of("106751991167301d") == "duration overflows");
+  CHECK(error_of("99999999999999999999x") ==
+        R"(expected a duration like 90s, 30m, 2h or seconds, got "99999999999999999999x")");
+}
+
+TEST_CASE("parse_duration tolerates a null error pointer") {
+  CHECK_FALSE(pai::parse_duration("bad", nullptr).has_value());
+}
+
+TEST_CASE("format_duration picks the shortest exact unit and round-trips") {
+  CHECK(pai::format_duration(0) == "0s");
+  CHECK(pai::format_duration(90) == "90s");
+  CHECK(pai::format_duration(1800) == "30m");
+  CHECK(pai::format_duration(7200) == "2h");
+  CHECK(pai::format_duration(86400) == "1d");
+  CHECK(pai::format_duration(3601) == "3601s");
+  for (std::int64_t s : {1, 59, 60, 61, 3600, 5400, 86399, 172800, 1000000007}) {
+    CHECK(pai::parse_duration(pai::format_duration(s), nullptr) == s);
+  }
+}

@@ -1,0 +1,290 @@
+#include "libpai/env_contract.h"
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <set>
+
+#include "libpai/placement.h"
+#include "support/plan_fixture.h"
+
+namespace {
+
+using pai::EnvList;
+
+const pai::Placement& at(const pai::Plan& plan, const std::string& role, int index) {
+  const pai::Placement* p = pai::find_placement(plan, role, index);
+  REQUIRE(p != nullptr);
+  return *p;
+}
+
+std::string value_of(const EnvList& env, const std::string& name) {
+  for (const auto& [n, v] : env) {
+    if (n == name) return v;
+  }
+  return "<unset>";
+}
+
+bool has(const EnvList& env, const std::string& name) { return value_of(env, name) != "<unset>"; }
+
+pai::ProcessContext context() {
+  pai::ProcessContext ctx;
+  ctx.restart_count = 2;
+  ctx.control_socket = "/run/pai/ctl.sock";
+  ctx.hostfile = "/run/pai/hostfile";
+  ctx.rsh_agent = "/usr/bin/pai-launch rsh";
+  return ctx;
+}
+
+}  // namespace
+
+TEST_CASE("job_env holds OpenPAI job variables - master and fabric presets") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  CHECK(pai::job_env(plan) == EnvList{
+                                  {"PAI_JOB_NAME", "test-job"},
+                                  {"PAI_TASK_ROLE_COUNT", "2"},
+                                  {"PAI_TASK_ROLE_LIST", "worker,ps"},
+                                  {"PAI_TASK_ROLE_TASK_COUNT_worker", "2"},
+                                  {"PAI_RESOURCE_worker", "8,96,1638400,65536"},
+                                  {"PAI_TASK_ROLE_TASK_COUNT_ps", "1"},
+                                  {"PAI_RESOURCE_ps", "0,4,8192,0"},
+                                  {"PAI_TASK_ROLE_worker_HOST_LIST", "10.0.0.1,10.0.0.2"},
+                                  {"PAI_TASK_ROLE_ps_HOST_LIST", "10.0.0.3"},
+                                  {"PAI_HOST_IP_worker_0", "10.0.0.1"},
+                                  {"PAI_PORT_LIST_worker_0_sync", "20002"},
+                                  {"PAI_worker_0_sync_PORT", "20002"},
+                                  {"PAI_HOST_IP_worker_1", "10.0.0.2"},
+                                  {"PAI_PORT_LIST_worker_1_sync", "20000"},
+                                  {"PAI_worker_1_sync_PORT", "20000"},
+                                  {"PAI_HOST_IP_ps_0", "10.0.0.3"},
+                                  {"PAI_PORT_LIST_ps_0_grpc", "20000,20001"},
+                                  {"PAI_ps_0_grpc_PORT", "20000"},
+                                  {"MASTER_ADDR", "10.0.0.1"},
+                                  {"MASTER_PORT", "20001"},
+                                  {"PAI_MAX_RESTARTS", "5"},
+                                  {"PAI_OUTPUT_DIR", "/runs/test-job"},
+                                  {"NCCL_IB_TC", "106"},
+                                  {"NCCL_IB_GID_INDEX", "3"},
+                                  {"NCCL_CROSS_NIC", "0"},
+                                  {"NCCL_SOCKET_IFNAME", "eth0"},
+                                  {"GLOO_SOCKET_IFNAME", "eth0"},
+                                  {"NCCL_IB_HCA", "mlx5_0,mlx5_1"},
+                              });
+}
+
+TEST_CASE("instance_env for a perProcess instance") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  CHECK(pai::instance_env(plan, at(plan, "worker", 1), context()) ==
+        EnvList{
+            {"PYTHONUNBUFFERED", "1"},
+            {"NODE_RANK", "1"},
+            {"GROUP_RANK", "1"},
+            {"NNODES", "3"},
+            {"NPROC_PER_NODE", "2"},
+            {"LOCAL_WORLD_SIZE", "2"},
+            {"ROLE_NAME", "worker"},
+            {"ROLE_WORLD_SIZE", "4"},
+            {"PAI_CURRENT_TASK_ROLE_NAME", "worker"},
+            {"PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX", "1"},
+            {"PAI_RESTART_COUNT", "2"},
+            {"TORCHELASTIC_RESTART_COUNT", "2"},
+            {"PAI_CONTROL_SOCKET", "/run/pai/ctl.sock"},
+        });
+}
+
+TEST_CASE("a perNode role with GPUs announces one process per GPU to its own torchrun") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  pai::Role& ps = plan.roles[1];
+  REQUIRE(ps.name == "ps");
+  REQUIRE(ps.env_convention == pai::EnvConvention::PerNode);
+  ps.resources.gpu = 8;
+  const EnvList env = pai::instance_env(plan, at(plan, "ps", 0), pai::ProcessContext{});
+  auto value = [&](const std::string& name) {
+    for (const auto& [k, v] : env) {
+      if (k == name) return v;
+    }
+    return std::string("<unset>");
+  };
+  CHECK(value("NPROC_PER_NODE") == "8");
+  CHECK(value("LOCAL_WORLD_SIZE") == "1");
+  CHECK(value("WORLD_SIZE") == "3");
+}
+
+TEST_CASE("instance_env for a perNode instance counts nodes") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  CHECK(pai::instance_env(plan, at(plan, "ps", 0), pai::ProcessContext{}) ==
+        EnvList{
+            {"NODE_RANK", "2"},
+            {"GROUP_RANK", "2"},
+            {"NNODES", "3"},
+            {"NPROC_PER_NODE", "1"},
+            {"LOCAL_WORLD_SIZE", "1"},
+            {"ROLE_NAME", "ps"},
+            {"ROLE_WORLD_SIZE", "1"},
+            {"WORLD_SIZE", "3"},
+            {"RANK", "2"},
+            {"PAI_CURRENT_TASK_ROLE_NAME", "ps"},
+            {"PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX", "0"},
+            {"PAI_RESTART_COUNT", "0"},
+            {"TORCHELASTIC_RESTART_COUNT", "0"},
+        });
+}
+
+TEST_CASE("rank_env per convention") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  CHECK(pai::rank_env(plan, at(plan, "worker", 1), 1) ==
+        EnvList{{"RANK", "3"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "5"}, {"ROLE_RANK", "3"}});
+  CHECK(pai::rank_env(plan, at(plan, "worker", 0), 0) ==
+        EnvList{{"RANK", "0"}, {"LOCAL_RANK", "0"}, {"WORLD_SIZE", "5"}, {"ROLE_RANK", "0"}});
+  CHECK(pai::rank_env(plan, at(plan, "ps", 0), 0) ==
+        EnvList{{"LOCAL_RANK", "0"}, {"ROLE_RANK", "0"}});
+}
+
+TEST_CASE("process_env layers job - instance and rank - user env overrides presets in place") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  plan.roles[0].env = {{"NCCL_IB_HCA", "mlx5_9"}, {"PYTHONUNBUFFERED", "1"}};
+  EnvList env = pai::process_env(plan, at(plan, "worker", 1), 0, context());
+  std::set<std::string> names;
+  std::size_t hca_position = 0;
+  for (std::size_t i = 0; i < env.size(); ++i) {
+    names.insert(env[i].first);
+    if (env[i].first == "NCCL_IB_HCA") hca_position = i;
+  }
+  CHECK(names.size() == env.size());
+  CHECK(value_of(env, "NCCL_IB_HCA") == "mlx5_9");
+  CHECK(hca_position == pai::job_env(plan).size() - 1);
+  CHECK(value_of(env, "RANK") == "2");
+  CHECK(value_of(env, "WORLD_SIZE") == "5");
+  CHECK(value_of(env, "MASTER_ADDR") == "10.0.0.1");
+  CHECK(env.back() == std::pair<std::string, std::string>{"ROLE_RANK", "2"});
+
+  EnvList ps = pai::process_env(plan, at(plan, "ps", 0), 0, context());
+  CHECK(value_of(ps, "WORLD_SIZE") == "3");
+  CHECK(value_of(ps, "RANK") == "2");
+  CHECK(value_of(ps, "LOCAL_RANK") == "0");
+}
+
+TEST_CASE("fabric presets per fabric type") {
+  pai::Plan plan = pai::testing::make_test_plan(1, 1);
+  auto fabric_vars = [&](const pai::Fabric& fabric) {
+    plan.fabric = fabric;
+    EnvList env = pai::job_env(plan);
+    EnvList out;
+    for (const auto& kv : env) {
+      if (kv.first.starts_with("NCCL_") || kv.first.starts_with("GLOO_")) out.push_back(kv);
+    }
+    return out;
+  };
+  CHECK(fabric_vars({pai::FabricType::Ib, "ib0", {"mlx5_0"}, 3, 106}) ==
+        EnvList{{"NCCL_SOCKET_IFNAME", "ib0"},
+                {"GLOO_SOCKET_IFNAME", "ib0"},
+                {"NCCL_IB_HCA", "mlx5_0"}});
+  CHECK(fabric_vars({pai::FabricType::Ethernet, "eth1", {}, -1, -1}) ==
+        EnvList{{"NCCL_IB_DISABLE", "1"},
+                {"NCCL_SOCKET_IFNAME", "eth1"},
+                {"GLOO_SOCKET_IFNAME", "eth1"}});
+  CHECK(fabric_vars({pai::FabricType::Roce, "", {}, -1, -1}) == EnvList{{"NCCL_CROSS_NIC", "0"}});
+  CHECK(fabric_vars({pai::FabricType::None, "eth0", {"mlx5_0"}, 3, 106}).empty());
+}
+
+TEST_CASE("MPI jobs get the launcher's hostfile and rsh agent - others do not") {
+  pai::Plan plan = pai::testing::make_test_plan(1, 1);
+  EnvList torch = pai::instance_env(plan, plan.placements[0], context());
+  CHECK_FALSE(has(torch, "OMPI_MCA_orte_default_hostfile"));
+  plan.framework = pai::Framework::Mpi;
+  EnvList mpi = pai::instance_env(plan, plan.placements[0], context());
+  CHECK(value_of(mpi, "OMPI_MCA_orte_default_hostfile") == "/run/pai/hostfile");
+  CHECK(value_of(mpi, "OMPI_MCA_plm_rsh_agent") == "/usr/bin/pai-launch rsh");
+  EnvList bare = pai::instance_env(plan, plan.placements[0], pai::ProcessContext{});
+  CHECK_FALSE(has(bare, "OMPI_MCA_orte_default_hostfile"));
+  CHECK_FALSE(has(bare, "PAI_CONTROL_SOCKET"));
+}
+
+TEST_CASE("job_env without output or restarts") {
+  pai::Plan plan = pai::testing::make_test_plan(1, 1);
+  plan.output.clear();
+  plan.fault_tolerance.restart_enabled = false;
+  plan.roles[0].resources.cpu = 1.5;
+  EnvList env = pai::job_env(plan);
+  CHECK_FALSE(has(env, "PAI_OUTPUT_DIR"));
+  CHECK(value_of(env, "PAI_MAX_RESTARTS") == "0");
+  CHECK(value_of(env, "PAI_RESOURCE_worker") == "8,1.5,1638400,65536");
+}
+
+TEST_CASE("large jobs export only the instance's own OpenPAI peer variables") {
+  const int workers = pai::kOpenPaiPeerEnvMaxInstances + 10;
+  pai::Plan plan = pai::testing::make_test_plan(workers, 1);
+  EnvList job = pai::job_env(plan);
+  for (const auto& [name, value] : job) {
+    CHECK_FALSE(name.starts_with("PAI_HOST_IP_"));
+    CHECK_FALSE(name.starts_with("PAI_PORT_LIST_"));
+    CHECK_FALSE(name.ends_with("_HOST_LIST"));
+  }
+  EnvList inst = pai::instance_env(plan, at(plan, "worker", 100), pai::ProcessContext{});
+  CHECK(value_of(inst, "PAI_HOST_IP_worker_100") == "10.0.0.101");
+  CHECK(value_of(inst, "PAI_PORT_LIST_worker_100_sync") == "20000");
+  CHECK(value_of(inst, "PAI_worker_100_sync_PORT") == "20000");
+  CHECK_FALSE(has(inst, "PAI_HOST_IP_worker_99"));
+
+  // At the threshold the peers are in job_env and not repeated per instance.
+  pai::Plan small = pai::testing::make_test_plan(pai::kOpenPaiPeerEnvMaxInstances - 1, 1);
+  CHECK(small.nodes == pai::kOpenPaiPeerEnvMaxInstances);
+  CHECK(value_of(pai::job_env(small), "PAI_HOST_IP_ps_0") == "10.0.0.128");
+  CHECK_FALSE(has(pai::instance_env(small, at(small, "ps", 0), {}), "PAI_HOST_IP_ps_0"));
+}
+
+TEST_CASE("is_reserved_env_name covers rank and OpenPAI contract names") {
+  for (const char* name : {"RANK",
+                           "WORLD_SIZE",
+                           "LOCAL_RANK",
+                           "LOCAL_WORLD_SIZE",
+                           "NODE_RANK",
+                           "GROUP_RANK",
+                           "ROLE_RANK",
+                           "ROLE_NAME",
+                           "ROLE_WORLD_SIZE",
+                           "NNODES",
+                           "NPROC_PER_NODE",
+                           "MASTER_ADDR",
+                           "MASTER_PORT",
+                           "PAI_RESTART_COUNT",
+                           "TORCHELASTIC_RESTART_COUNT",
+                           "PAI_MAX_RESTARTS",
+                           "PAI_CONTROL_SOCKET",
+                           "PAI_JOB_NAME",
+                           "PAI_OUTPUT_DIR",
+                           "PAI_TASK_ROLE_COUNT",
+                           "PAI_TASK_ROLE_LIST",
+                           "PAI_TASK_ROLE_TASK_COUNT_worker",
+                           "PAI_TASK_ROLE_worker_HOST_LIST",
+                           "PAI_HOST_IP_worker_0",
+                           "PAI_PORT_LIST_worker_0_sync",
+                           "PAI_worker_0_sync_PORT",
+                           "PAI_my_role_12_grpc_PORT",
+                           "PAI_CURRENT_TASK_ROLE_NAME",
+                           "PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX",
+                           "PAI_RESOURCE_ps"}) {
+    INFO(name);
+    CHECK(pai::is_reserved_env_name(name));
+  }
+  for (const char* name : {"PYTHONUNBUFFERED", "NCCL_IB_HCA", "OMP_NUM_THREADS", "rank",
+                           "PAI_DEBUG", "PAI_worker_PORT", "PAI__0_x_PORT", "PAI_worker_0__PORT",
+                           "PAI_worker_x_sync_PORT", "MY_RANK", "RANKS", ""}) {
+    INFO(name);
+    CHECK_FALSE(pai::is_reserved_env_name(name));
+  }
+}
+
+TEST_CASE("env of 10000 instances x 8 ranks is computed without quadratic work") {
+  pai::Plan plan = pai::testing::make_test_plan(10000, 8);
+  auto start = std::chrono::steady_clock::now();
+  EnvList job = pai::job_env(plan);
+  std::size_t total = job.size();
+  for (const pai::Placement& p : plan.placements) {
+    total += pai::instance_env(plan, p, pai::ProcessContext{}).size();
+    for (int local = 0; local < 8; ++local) total += pai::rank_env(plan, p, local).size();
+  }
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  CHECK(total > 10000 * 40);
+  // Generous bound for a shared, sanitized CI machine: catches quadratic work only.
+  CHECK(elapsed < std::chrono::seconds(2));
+}

@@ -1,0 +1,374 @@
+#include "libpai/plan_json.h"
+
+#include <openssl/evp.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "support/plan_fixture.h"
+
+namespace {
+
+using nlohmann::json;
+
+std::string error_of(const std::string& text) {
+  try {
+    pai::plan_from_json(text, "plan.json");
+  } catch (const pai::PlanError& e) {
+    return e.what();
+  }
+  FAIL("plan_from_json accepted the text");
+  return "";
+}
+
+std::string sha256(const std::string& text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  REQUIRE(EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) == 1);
+  std::string hex;
+  char byte[3];
+  for (unsigned int i = 0; i < size; ++i) {
+    std::snprintf(byte, sizeof byte, "%02x", digest[i]);
+    hex += byte;
+  }
+  return "sha256:" + hex;
+}
+
+// Every object member of `value` with its path as plan_from_json names it, plus a flag for
+// members of free-form maps (role env and ports, placement ports), which may be absent.
+void walk(const json& value, const std::string& path, bool in_map,
+          const std::function<void(const std::string&, const json&, bool)>& visit) {
+  if (value.is_object()) {
+    for (const auto& [key, child] : value.items()) {
+      std::string child_path = path.empty() ? key : path + "." + key;
+      visit(child_path, child, in_map);
+      bool map = (key == "env" || key == "ports") && child.is_object();
+      walk(child, child_path, map, visit);
+    }
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      walk(value[i], path + "[" + std::to_string(i) + "]", false, visit);
+    }
+  }
+}
+
+// The JSON pointer of a path written as plan_from_json names it.
+json::json_pointer pointer(const std::string& path) {
+  std::string out;
+  std::string token;
+  auto flush = [&] {
+    if (!token.empty()) out += "/" + token;
+    token.clear();
+  };
+  for (char c : path) {
+    if (c == '.' || c == '[') {
+      flush();
+    } else if (c != ']') {
+      token += c;
+    }
+  }
+  flush();
+  return json::json_pointer(out);
+}
+
+std::string expected_type(const json& v) {
+  if (v.is_string()) return "expected a string";
+  if (v.is_boolean()) return "expected a boolean";
+  if (v.is_number_integer()) return "expected an integer";
+  if (v.is_number()) return "expected a number";
+  if (v.is_array()) return "expected an array";
+  return "expected an object";
+}
+
+std::string rehash(json document) {
+  document.erase("hash");
+  document["hash"] = sha256(document.dump(2));
+  return document.dump(2) + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("plan_to_json is canonical - hashed and round-trips") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  std::string text = pai::plan_to_json(plan);
+  CHECK(text == pai::plan_to_json(plan));
+  CHECK(text.back() == '\n');
+  json document = json::parse(text);
+  CHECK(text == document.dump(2) + "\n");
+  std::string hash = document["hash"];
+  document.erase("hash");
+  CHECK(hash == sha256(document.dump(2)));
+
+  pai::Plan back = pai::plan_from_json(text, "plan.json");
+  CHECK(pai::plan_to_json(back) == text);
+  CHECK(back.roles.size() == 2);
+  CHECK(back.placements[2].role_index == 1);
+  CHECK(back.placements[2].ports.at("grpc") == std::vector<int>{20000, 20001});
+  CHECK(back.roles[0].env == plan.roles[0].env);
+  CHECK(back.fault_tolerance.max_tolerated_failure_rate == 0.25);
+  CHECK(back.sanity_check.custom[0].name == "ib-links");
+  CHECK(back.master.port == 20001);
+}
+
+TEST_CASE("hostile strings survive plan.json with a valid hash") {
+  pai::Plan plan = pai::testing::make_test_plan(1, 1);
+  const std::string valid =
+      "quote\" back\\ nl\n tab\t ctl\x01\x7f caf\xc3\xa9 \xf0\x9f\x9a\x80 '$(x)`";
+  plan.roles[0].env = {{"A", valid}, {"B", "invalid \xff\xc3 utf-8"}};
+  plan.roles[0].command = {"sh", "-c", valid};
+  plan.output = valid;
+  std::string text = pai::plan_to_json(plan);
+  CHECK(text == json::parse(text).dump(2) + "\n");
+  pai::Plan back = pai::plan_from_json(text, "plan.json");
+  CHECK(back.roles[0].env[0].second == valid);
+  CHECK(back.roles[0].env[1].second == "invalid \xef\xbf\xbd\xef\xbf\xbd utf-8");
+  CHECK(back.roles[0].command[2] == valid);
+  CHECK(back.output == valid);
+}
+
+TEST_CASE("plan_to_json writes role env and ports in key order whatever the plan's order") {
+  pai::Plan plan = pai::testing::make_test_plan(1, 1);
+  plan.roles[0].env = {{"Z", "1"}, {"A", "2"}};
+  plan.roles[0].ports = {{"zeta", 1}, {"alpha", 2}};
+  std::string text = pai::plan_to_json(plan);
+  CHECK(text == json::parse(text).dump(2) + "\n");
+  pai::Plan back = pai::plan_from_json(text, "plan.json");
+  CHECK(back.roles[0].env ==
+        std::vector<std::pair<std::string, std::string>>{{"A", "2"}, {"Z", "1"}});
+  CHECK(back.roles[0].ports[0].label == "alpha");
+}
+
+TEST_CASE("plan_to_json spells fields as the spec does") {
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 1)));
+  CHECK(document["planVersion"] == 1);
+  CHECK(document["runtime"] == "host");
+  CHECK(document["framework"] == "pytorch");
+  CHECK(document["fabric"] == json{{"type", "roce"},
+                                   {"interface", "eth0"},
+                                   {"hcas", {"mlx5_0", "mlx5_1"}},
+                                   {"gidIndex", 3},
+                                   {"trafficClass", 106}});
+  CHECK(document["roles"][0]["envConvention"] == "perNode");
+  CHECK(document["roles"][0]["ports"] == json{{"sync", 1}});
+  CHECK(document["roles"][0]["resources"]["memoryBytes"] == 1600ll << 30);
+  CHECK(document["placements"][0]["ports"] == json{{"sync", {20002}}});
+  CHECK(document["faultTolerance"]["policy"] == "exitCodeAndErrorMsg");
+  CHECK(document["faultTolerance"]["hang"]["intervalSeconds"] == 1800);
+  CHECK(document["coordinator"] ==
+        json{{"host", "node-0"}, {"address", "10.0.0.1"}, {"port", 20000}});
+  CHECK(document["worldSize"] == 2);
+  CHECK(document["nodes"] == 2);
+}
+
+TEST_CASE("plan.json validates against schemas/plan.schema.json") {
+  namespace fs = std::filesystem;
+  fs::path file =
+      fs::temp_directory_path() / ("pai-plan-schema-" + std::to_string(::getpid()) + ".json");
+  {
+    std::ofstream out(file);
+    out << pai::plan_to_json(pai::testing::make_test_plan(3, 4));
+  }
+  std::string command =
+      "/usr/bin/python3 -c 'import json,sys,jsonschema; "
+      "jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys."
+      "argv[2])))' " +
+      std::string(PAI_SOURCE_DIR) + "/schemas/plan.schema.json " + file.string();
+  int status = std::system(command.c_str());
+  fs::remove(file);
+  CHECK(status == 0);
+}
+
+TEST_CASE("a tampered plan fails the hash check") {
+  std::string text = pai::plan_to_json(pai::testing::make_test_plan(2, 2));
+  std::size_t at = text.find("\"firstRank\": 2");
+  REQUIRE(at != std::string::npos);
+  std::string tampered = text;
+  tampered[at + 13] = '4';
+  CHECK(error_of(tampered) ==
+        "plan.json: hash mismatch: the plan was modified after pai-compile wrote it");
+  // Reformatting is a modification too: the hash covers the exact canonical text.
+  CHECK(error_of(json::parse(text).dump()) ==
+        "plan.json: hash mismatch: the plan was modified after pai-compile wrote it");
+  CHECK(error_of(text.substr(0, text.size() - 1)) ==
+        "plan.json: hash mismatch: the plan was modified after pai-compile wrote it");
+  json wrong = json::parse(text);
+  wrong["hash"] = "sha256:" + std::string(64, '0');
+  CHECK(error_of(wrong.dump(2) + "\n") ==
+        "plan.json: hash mismatch: the plan was modified after pai-compile wrote it");
+}
+
+TEST_CASE("a plan from a newer compiler is refused") {
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 1)));
+  document["planVersion"] = 2;
+  CHECK(
+      error_of(rehash(document)) ==
+      "plan.json: planVersion 2 is newer than this pai-launch understands (1); upgrade pai-launch");
+  document["somethingNew"] = true;
+  document.erase("roles");
+  CHECK(
+      error_of(document.dump()) ==
+      "plan.json: planVersion 2 is newer than this pai-launch understands (1); upgrade pai-launch");
+}
+
+TEST_CASE("every missing field is named by its path") {
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2)));
+  int checked = 0;
+  walk(document, "", false, [&](const std::string& path, const json&, bool in_map) {
+    if (in_map) return;
+    json broken = document;
+    json::json_pointer p = pointer(path);
+    broken[p.parent_pointer()].erase(p.back());
+    INFO(path);
+    CHECK(error_of(broken.dump(2)) == "plan.json: " + path + ": field is missing");
+    ++checked;
+  });
+  CHECK(checked > 80);
+}
+
+TEST_CASE("every mistyped field is named by its path") {
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2)));
+  int checked = 0;
+  walk(document, "", false, [&](const std::string& path, const json& value, bool) {
+    json broken = document;
+    broken[pointer(path)] = nullptr;
+    INFO(path);
+    CHECK(error_of(broken.dump(2)) == "plan.json: " + path + ": " + expected_type(value));
+    ++checked;
+  });
+  // Items of lists: strings and ports.
+  json broken = document;
+  broken["roles"][0]["command"][1] = 7;
+  CHECK(error_of(broken.dump()) == "plan.json: roles[0].command[1]: expected a string");
+  broken = document;
+  broken["placements"][0]["ports"]["sync"][0] = "x";
+  CHECK(error_of(broken.dump()) == "plan.json: placements[0].ports.sync[0]: expected an integer");
+  CHECK(checked > 90);
+}
+
+TEST_CASE("values out of range or inconsistent are refused") {
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2)));
+  json broken = document;
+  broken["roles"][0]["nprocPerNode"] = 0;
+  CHECK(error_of(broken.dump()) ==
+        "plan.json: roles[0].nprocPerNode: expected an integer from 1 to 2147483647");
+  broken = document;
+  broken["nodes"] = 99999999999;
+  CHECK(error_of(broken.dump()) == "plan.json: nodes: expected an integer from 0 to 2147483647");
+  broken = document;
+  broken["roles"][0]["resources"]["memoryBytes"] = 18446744073709551615ull;
+  CHECK(error_of(broken.dump()) ==
+        "plan.json: roles[0].resources.memoryBytes: integer out of range");
+  broken = document;
+  broken["runtime"] = "podman";
+  CHECK(error_of(broken.dump()) ==
+        "plan.json: runtime: expected one of host, docker, apptainer, got \"podman\"");
+  broken = document;
+  broken["placements"][1]["role"] = "chief";
+  CHECK(error_of(broken.dump()) == "plan.json: placements[1].role: no role named \"chief\"");
+  broken = document;
+  broken["fabric"] = json::array();
+  CHECK(error_of(broken.dump()) == "plan.json: fabric: expected an object");
+}
+
+TEST_CASE("every unknown field is refused") {
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2)));
+  int checked = 0;
+  walk(document, "", false, [&](const std::string& path, const json& value, bool in_map) {
+    if (!value.is_object() || path.ends_with(".env") || path.ends_with(".ports")) return;
+    json broken = document;
+    broken[pointer(path)]["zzUnknown"] = 1;
+    INFO(path);
+    CHECK(error_of(broken.dump(2)) == "plan.json: " + path + ".zzUnknown: unknown field");
+    ++checked;
+    (void)in_map;
+  });
+  CHECK(checked == 17);
+  for (const char* path : {"roles[0]", "placements[0]", "hosts[1]", "spares[0]", "mounts[0]",
+                           "sanityCheck.custom[0]"}) {
+    json broken = document;
+    broken[pointer(path)]["zzUnknown"] = 1;
+    INFO(path);
+    CHECK(error_of(broken.dump(2)) ==
+          std::string("plan.json: ") + path + ".zzUnknown: unknown field");
+  }
+  json broken = document;
+  broken["extra"] = json::array();
+  CHECK(error_of(broken.dump(2)) == "plan.json: extra: unknown field");
+  // Deep nesting where a field is unknown is refused before anything re-serializes it.
+  std::string deep = document.dump();
+  deep.insert(1, "\"deep\": " + std::string(100000, '[') + std::string(100000, ']') + ",");
+  CHECK(error_of(deep) == "plan.json: deep: unknown field");
+}
+
+TEST_CASE("malformed JSON is reported with its position") {
+  CHECK(error_of("{\"planVersion\": 1,\n  x}") ==
+        "plan.json: invalid JSON: parse error at line 2, column 3: syntax error while parsing "
+        "object key - "
+        "invalid literal; last read: '1,<U+000A>  x'; expected string literal");
+  CHECK(error_of("") ==
+        "plan.json: invalid JSON: parse error at line 1, column 1: syntax error while parsing "
+        "value - "
+        "unexpected end of input; expected '[', '{', or a literal");
+  CHECK(error_of("[1, 2]") == "plan.json: expected a JSON object");
+  CHECK(error_of("{}") == "plan.json: planVersion: field is missing");
+  // Found by fuzz/plan_fuzz: a number beyond double is not a parse_error in nlohmann.
+  CHECK(error_of(" 77773e3775") == "plan.json: invalid JSON: number overflow parsing '77773e3775'");
+}
+
+TEST_CASE("role_to_json holds the role - its placements and the plan's hash") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  json role = json::parse(pai::role_to_json(plan, plan.roles[0]));
+  json whole = json::parse(pai::plan_to_json(plan));
+  CHECK(role["planHash"] == whole["hash"]);
+  CHECK(role["role"] == whole["roles"][0]);
+  CHECK(role["placements"] == json{whole["placements"][0], whole["placements"][1]});
+  std::string text = pai::role_to_json(plan, plan.roles[1]);
+  CHECK(text == json::parse(text).dump(2) + "\n");
+  CHECK(json::parse(text)["placements"].size() == 1);
+}
+
+TEST_CASE("load_plan_file reads a file and names it in errors") {
+  namespace fs = std::filesystem;
+  fs::path file =
+      fs::temp_directory_path() / ("pai-plan-load-" + std::to_string(::getpid()) + ".json");
+  {
+    std::ofstream out(file);
+    out << pai::plan_to_json(pai::testing::make_test_plan(1, 1));
+  }
+  CHECK(pai::load_plan_file(file.string()).name == "test-job");
+  {
+    std::ofstream out(file);
+    out << "{";
+  }
+  try {
+    pai::load_plan_file(file.string());
+    FAIL("no error");
+  } catch (const pai::PlanError& e) {
+    CHECK(std::string(e.what()).starts_with(file.string() +
+                                            ": invalid JSON: parse error at line 1, column 2"));
+  }
+  fs::remove(file);
+  try {
+    pai::load_plan_file("/nonexistent/plan.json");
+    FAIL("no error");
+  } catch (const pai::PlanError& e) {
+    CHECK(std::string(e.what()) ==
+          "/nonexistent/plan.json: cannot read the plan file: No such file or directory");
+  }
+}
+
+TEST_CASE("plan.json for 10000 nodes is written and read quickly") {
+  pai::Plan plan = pai::testing::make_test_plan(10000, 8);
+  auto start = std::chrono::steady_clock::now();
+  std::string text = pai::plan_to_json(plan);
+  pai::Plan back = pai::plan_from_json(text, "plan.json");
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  CHECK(back.placements.size() == 10001);
+  // Generous bound for a shared, sanitized CI machine: catches quadratic work only.
+  CHECK(elapsed < std::chrono::seconds(5));
+}
