@@ -1,0 +1,28 @@
+// Jsonnet -> document tree. The only file that includes libjsonnet.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/diagnostics.h"
+#include "compiler/document.h"
+
+namespace pai {
+
+struct JsonnetOptions {
+  std::vector<std::pair<std::string, std::string>> ext_str, ext_code, tla_str, tla_code;
+  /// -J DIR: extra import directories (also allowed as import roots).
+  std::vector<std::string> import_dirs;
+  /// The installed templates/ folder; imported as 'pai/<file>'.
+  std::string template_dir;
+  unsigned max_stack = 500;
+};
+
+/// Evaluates the Jsonnet file `file` and turns its JSON result into a Document (nodes carry
+/// the file but no line/column). Imports are confined to the spec's folder, `import_dirs`
+/// and `template_dir`; anything else (absolute paths, ../ escapes, symlinks out) is refused.
+/// Jsonnet's own errors are passed through as a LoadError with Jsonnet's file:line:col.
+Document load_jsonnet(const std::string& file, const JsonnetOptions& options);
+
+}  // namespace pai

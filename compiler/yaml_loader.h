@@ -1,0 +1,23 @@
+// YAML -> document tree. The only file that includes yaml-cpp.
+#pragma once
+
+#include <string>
+
+#include "compiler/diagnostics.h"
+#include "compiler/document.h"
+
+namespace pai {
+
+/// Limits that keep hostile input from exhausting the compiler.
+struct YamlLimits {
+  int max_depth = 64;                ///< nesting of sequences/mappings
+  long max_nodes = 1'000'000;        ///< nodes after alias expansion (YAML bombs)
+  long max_bytes = 64l << 20;        ///< input size
+};
+
+/// Parses `text` (the contents of `file`) into a Document. Rejects, with a located
+/// LoadError: non-UTF-8 bytes, tabs in indentation, syntax errors, duplicate mapping keys,
+/// more than one document, nesting or alias expansion beyond `limits`.
+Document load_yaml(const std::string& file, std::string text, const YamlLimits& limits = {});
+
+}  // namespace pai
