@@ -1,0 +1,28 @@
+// pai-compile's command: options filled by CLI11 in main.cpp, run() does the work.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/jsonnet_loader.h"
+#include "libpai/plan.h"
+
+namespace pai {
+
+struct CompileOptions {
+  std::string spec;          ///< job.yaml / job.jsonnet / job.json
+  std::string out_dir;       ///< -o
+  bool check_only = false;   ///< --check
+  bool json_diagnostics = false;  ///< --format json
+  std::string hosts_file;    ///< --hosts
+  std::string token_file;    ///< --token-file
+  HostfileStyle hostfile_style = HostfileStyle::OpenMpi;  ///< --hostfile-style
+  JsonnetOptions jsonnet;
+};
+
+/// Loads, validates, plans and renders. Diagnostics go to stderr (text or JSON).
+/// Returns the exit code: 0 ok, 1 invalid spec, 2 usage or I/O error.
+int run_compile(const CompileOptions& options);
+
+}  // namespace pai

@@ -1,0 +1,67 @@
+// pai-compile: CLI11 fills CompileOptions; run_compile() does the work.
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+
+#include "compiler/compile_command.h"
+
+namespace {
+
+// NAME=VALUE, or NAME alone to take the value from the environment (as the jsonnet CLI).
+std::pair<std::string, std::string> binding(const std::string& flag, const std::string& arg) {
+  const size_t eq = arg.find('=');
+  if (eq == 0) throw CLI::ValidationError(flag, "expected NAME=VALUE, got \"" + arg + "\"");
+  if (eq != std::string::npos) return {arg.substr(0, eq), arg.substr(eq + 1)};
+  const char* value = std::getenv(arg.c_str());
+  if (!value) {
+    throw CLI::ValidationError(flag, "expected NAME=VALUE, got \"" + arg +
+                                         "\" (and no environment variable " + arg + " is set)");
+  }
+  return {arg, value};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  pai::CompileOptions options;
+  CLI::App app{"pai-compile: validate a job spec and render its launch plan", "pai-compile"};
+  app.set_version_flag("--version", "pai-compile " PAI_VERSION);
+  app.add_option("SPEC", options.spec, "job spec: .yaml, .yml, .json or .jsonnet")->required();
+  app.add_option("-o,--out", options.out_dir, "output folder (required unless --check)");
+  app.add_flag("--check", options.check_only, "validate only: render nothing, exit 0 or 1");
+  std::string format = "text";
+  app.add_option("--format", format, "diagnostics format")
+      ->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--hosts", options.hosts_file,
+                 "inventory (YAML list or MPI hostfile) replacing the spec's hosts");
+  app.add_option("--token-file", options.token_file, "reuse this job token instead of a new one");
+  const std::map<std::string, pai::HostfileStyle> styles = {
+      {"openmpi", pai::HostfileStyle::OpenMpi}, {"mpich", pai::HostfileStyle::Mpich}};
+  app.add_option("--hostfile-style", options.hostfile_style, "hostfile lines: openmpi or mpich")
+      ->transform(CLI::CheckedTransformer(styles, CLI::ignore_case));
+  std::vector<std::string> ext_str, ext_code, tla_str, tla_code;
+  app.add_option("--ext-str", ext_str, "Jsonnet external variable NAME=VALUE (string)");
+  app.add_option("--ext-code", ext_code, "Jsonnet external variable NAME=CODE");
+  app.add_option("--tla-str", tla_str, "Jsonnet top-level argument NAME=VALUE (string)");
+  app.add_option("--tla-code", tla_code, "Jsonnet top-level argument NAME=CODE");
+  app.add_option("-J,--jpath", options.jsonnet.import_dirs, "extra Jsonnet import folder");
+  app.add_option("--template-dir", options.jsonnet.template_dir,
+                 "pai's Jsonnet templates (imported as pai/...); default $PAI_TEMPLATE_DIR, "
+                 "then the installed ones");
+  try {
+    app.parse(argc, argv);
+    for (const auto& [flag, args, out] :
+         {std::tuple{"--ext-str", &ext_str, &options.jsonnet.ext_str},
+          {"--ext-code", &ext_code, &options.jsonnet.ext_code},
+          {"--tla-str", &tla_str, &options.jsonnet.tla_str},
+          {"--tla-code", &tla_code, &options.jsonnet.tla_code}}) {
+      for (const std::string& arg : *args) out->push_back(binding(flag, arg));
+    }
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  options.json_diagnostics = format == "json";
+  return pai::run_compile(options);
+}

@@ -1,0 +1,215 @@
+#include "compiler/policy_parser.h"
+
+#include <cstdint>
+
+#include "compiler/parameters.h"
+
+namespace pai {
+
+namespace {
+
+const std::vector<std::string> kFaultToleranceKeys = {
+    "mode",         "restart",                 "policy", "retryableErrors",
+    "maxSameError", "maxToleratedFailureRate", "hang",   "gracePeriod"};
+const std::vector<std::string> kRestartKeys = {"enabled", "maxRestarts", "backoff"};
+const std::vector<std::string> kHangKeys = {"enabled", "interval", "exitInterval",
+                                            "dumpCommand"};
+const std::vector<std::string> kModes = {"sync", "async"};
+const std::vector<std::string> kPolicies = {"exitCodeAndErrorMsg", "exitCode", "onFailure",
+                                            "never"};
+const std::vector<std::string> kSanityKeys = {"enabled", "checks", "burn",        "nccl",
+                                              "disk",    "timeout", "maxAttempts", "custom"};
+const std::vector<std::string> kBurnKeys = {"seconds", "minTflops"};
+const std::vector<std::string> kNcclKeys = {"minBusBandwidthGBps", "size"};
+const std::vector<std::string> kDiskKeys = {"minFree"};
+const std::vector<std::string> kCustomKeys = {"name", "command", "timeout"};
+
+bool non_negative(double v) { return v >= 0; }
+
+void parse_restart(const Node& node, const std::string& path, FieldReader& reader,
+                   FaultTolerance* out) {
+  if (!reader.mapping(node, path, kRestartKeys)) return;
+  if (const Node* n = reader.optional(node, path, "enabled")) {
+    reader.boolean(*n, join_path(path, "enabled"), &out->restart_enabled);
+  }
+  if (const Node* n = reader.optional(node, path, "maxRestarts")) {
+    reader.integer(*n, join_path(path, "maxRestarts"), 0, INT32_MAX, &out->max_restarts);
+  }
+  if (const Node* n = reader.optional(node, path, "backoff")) {
+    reader.duration(*n, join_path(path, "backoff"), 0, &out->backoff_seconds);
+  }
+}
+
+void parse_hang(const Node& node, const std::string& path, FieldReader& reader,
+                HangDetection* out) {
+  if (!reader.mapping(node, path, kHangKeys)) return;
+  if (const Node* n = reader.optional(node, path, "enabled")) {
+    reader.boolean(*n, join_path(path, "enabled"), &out->enabled);
+  }
+  if (const Node* n = reader.optional(node, path, "interval")) {
+    reader.duration(*n, join_path(path, "interval"), 1, &out->interval_seconds);
+  }
+  if (const Node* n = reader.optional(node, path, "exitInterval")) {
+    reader.duration(*n, join_path(path, "exitInterval"), 1, &out->exit_interval_seconds);
+  }
+  if (const Node* n = reader.optional(node, path, "dumpCommand")) {
+    reader.string(*n, join_path(path, "dumpCommand"), &out->dump_command);
+  }
+}
+
+void parse_checks(const Node& node, const std::string& path, FieldReader& reader,
+                  std::vector<std::string>* out) {
+  if (!reader.list(node, path, "a list of check names")) return;
+  std::vector<std::string> checks;
+  for (size_t i = 0; i < node.items.size(); ++i) {
+    const std::string item_path = index_path(path, i);
+    const Node& item = node.items[i];
+    reader.record(item_path, item);
+    size_t index = 0;
+    if (!reader.enumeration(item, item_path, builtin_check_names(), &index)) continue;
+    const std::string& name = builtin_check_names()[index];
+    bool seen = false;
+    for (const std::string& c : checks) seen = seen || c == name;
+    if (seen) {
+      reader.error(item, item_path, "check " + quote(name) + " is listed twice");
+      continue;
+    }
+    checks.push_back(name);
+  }
+  *out = std::move(checks);
+}
+
+void parse_custom(const Node& node, const std::string& path,
+                  const std::map<std::string, std::string>& parameters, FieldReader& reader,
+                  std::vector<CustomCheck>* out) {
+  if (!reader.list(node, path, "a list of {name, command, timeout}")) return;
+  for (size_t i = 0; i < node.items.size(); ++i) {
+    const std::string item_path = index_path(path, i);
+    const Node& item = node.items[i];
+    reader.record(item_path, item);
+    if (!reader.mapping(item, item_path, kCustomKeys)) continue;
+    CustomCheck check;
+    if (const Node* n = reader.required(item, item_path, "name")) {
+      reader.dns_label(*n, join_path(item_path, "name"), &check.name);
+    }
+    if (const Node* n = reader.required(item, item_path, "command")) {
+      const std::string command_path = join_path(item_path, "command");
+      if (reader.string(*n, command_path, &check.command)) {
+        check.command = reader.substitute(*n, check.command, parameters, command_path);
+      }
+    }
+    if (const Node* n = reader.optional(item, item_path, "timeout")) {
+      reader.duration(*n, join_path(item_path, "timeout"), 1, &check.timeout_seconds);
+    }
+    out->push_back(std::move(check));
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& builtin_check_names() {
+  static const std::vector<std::string> names = {"gpu",     "burn",   "nccl",
+                                                 "network", "mounts", "disk"};
+  return names;
+}
+
+void parse_fault_tolerance(const Node& node, const std::string& path, FieldReader& reader,
+                           FaultTolerance* out) {
+  static const std::vector<std::string> kNested = {
+      "restart.enabled", "restart.maxRestarts", "restart.backoff", "hang.enabled",
+      "hang.interval",   "hang.exitInterval",   "hang.dumpCommand"};
+  if (!reader.mapping(node, path, kFaultToleranceKeys, kNested)) return;
+  if (const Node* n = reader.optional(node, path, "mode")) {
+    size_t index = 0;
+    if (reader.enumeration(*n, join_path(path, "mode"), kModes, &index)) {
+      out->mode = index == 0 ? FaultToleranceMode::Sync : FaultToleranceMode::Async;
+    }
+  }
+  if (const Node* n = reader.optional(node, path, "restart")) {
+    parse_restart(*n, join_path(path, "restart"), reader, out);
+  }
+  if (const Node* n = reader.optional(node, path, "policy")) {
+    size_t index = 0;
+    if (reader.enumeration(*n, join_path(path, "policy"), kPolicies, &index)) {
+      static const RestartPolicy kValues[] = {RestartPolicy::ExitCodeAndErrorMsg,
+                                              RestartPolicy::ExitCode, RestartPolicy::OnFailure,
+                                              RestartPolicy::Never};
+      out->policy = kValues[index];
+    }
+  }
+  if (const Node* n = reader.optional(node, path, "retryableErrors")) {
+    reader.string_list(*n, join_path(path, "retryableErrors"), &out->retryable_errors);
+  }
+  if (const Node* n = reader.optional(node, path, "maxSameError")) {
+    reader.integer(*n, join_path(path, "maxSameError"), 1, INT32_MAX, &out->max_same_error);
+  }
+  if (const Node* n = reader.optional(node, path, "maxToleratedFailureRate")) {
+    reader.number(*n, join_path(path, "maxToleratedFailureRate"),
+                  "-1 (off) or a number greater than 0 and at most 1",
+                  [](double v) { return v == -1 || (v > 0 && v <= 1); },
+                  &out->max_tolerated_failure_rate);
+  }
+  if (const Node* n = reader.optional(node, path, "hang")) {
+    parse_hang(*n, join_path(path, "hang"), reader, &out->hang);
+  }
+  if (const Node* n = reader.optional(node, path, "gracePeriod")) {
+    reader.duration(*n, join_path(path, "gracePeriod"), 0, &out->grace_period_seconds);
+  }
+}
+
+void parse_sanity_check(const Node& node, const std::string& path,
+                        const std::map<std::string, std::string>& parameters,
+                        FieldReader& reader, SanityCheck* out) {
+  static const std::vector<std::string> kNested = {
+      "burn.seconds", "burn.minTflops", "nccl.minBusBandwidthGBps", "nccl.size", "disk.minFree"};
+  if (!reader.mapping(node, path, kSanityKeys, kNested)) return;
+  if (const Node* n = reader.optional(node, path, "enabled")) {
+    reader.boolean(*n, join_path(path, "enabled"), &out->enabled);
+  }
+  if (const Node* n = reader.optional(node, path, "checks")) {
+    parse_checks(*n, join_path(path, "checks"), reader, &out->checks);
+  }
+  if (const Node* burn = reader.optional(node, path, "burn")) {
+    const std::string burn_path = join_path(path, "burn");
+    if (reader.mapping(*burn, burn_path, kBurnKeys)) {
+      if (const Node* n = reader.optional(*burn, burn_path, "seconds")) {
+        reader.integer(*n, join_path(burn_path, "seconds"), 1, 3600, &out->burn_seconds);
+      }
+      if (const Node* n = reader.optional(*burn, burn_path, "minTflops")) {
+        reader.number(*n, join_path(burn_path, "minTflops"), "a number of at least 0",
+                      non_negative, &out->burn_min_tflops);
+      }
+    }
+  }
+  if (const Node* nccl = reader.optional(node, path, "nccl")) {
+    const std::string nccl_path = join_path(path, "nccl");
+    if (reader.mapping(*nccl, nccl_path, kNcclKeys)) {
+      if (const Node* n = reader.optional(*nccl, nccl_path, "minBusBandwidthGBps")) {
+        reader.number(*n, join_path(nccl_path, "minBusBandwidthGBps"), "a number of at least 0",
+                      non_negative, &out->nccl_min_bus_bandwidth_gbps);
+      }
+      if (const Node* n = reader.optional(*nccl, nccl_path, "size")) {
+        reader.quantity(*n, join_path(nccl_path, "size"), 1024, &out->nccl_bytes);
+      }
+    }
+  }
+  if (const Node* disk = reader.optional(node, path, "disk")) {
+    const std::string disk_path = join_path(path, "disk");
+    if (reader.mapping(*disk, disk_path, kDiskKeys)) {
+      if (const Node* n = reader.optional(*disk, disk_path, "minFree")) {
+        reader.quantity(*n, join_path(disk_path, "minFree"), 0, &out->disk_min_free_bytes);
+      }
+    }
+  }
+  if (const Node* n = reader.optional(node, path, "timeout")) {
+    reader.duration(*n, join_path(path, "timeout"), 1, &out->timeout_seconds);
+  }
+  if (const Node* n = reader.optional(node, path, "maxAttempts")) {
+    reader.integer(*n, join_path(path, "maxAttempts"), 1, 100, &out->max_attempts);
+  }
+  if (const Node* n = reader.optional(node, path, "custom")) {
+    parse_custom(*n, join_path(path, "custom"), parameters, reader, &out->custom);
+  }
+}
+
+}  // namespace pai

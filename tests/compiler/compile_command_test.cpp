@@ -1,0 +1,245 @@
+#include "compiler/compile_command.h"
+
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/temp_dir.h"
+
+using pai::CompileOptions;
+using pai::run_compile;
+using pai::testing::slurp;
+using pai::testing::spit;
+using pai::testing::TempDir;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs a test inside `dir` and returns to the previous folder even when a check throws.
+struct WorkingDir {
+  explicit WorkingDir(const std::string& dir) : previous(fs::current_path()) {
+    fs::current_path(dir);
+  }
+  ~WorkingDir() { fs::current_path(previous); }
+  fs::path previous;
+};
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+Result compile(const CompileOptions& options) {
+  std::ostringstream out, err;
+  std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
+  std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
+  Result r;
+  r.code = run_compile(options);
+  std::cout.rdbuf(old_out);
+  std::cerr.rdbuf(old_err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+const std::string kSpec =
+    "apiVersion: pai/v1\n"
+    "kind: Job\n"
+    "name: demo\n"
+    "hosts: [{name: node-1, address: 127.0.0.1, slots: 2}, {name: node-2, slots: 2}]\n"
+    "roles:\n"
+    "  worker:\n"
+    "    instances: 2\n"
+    "    nprocPerNode: 2\n"
+    "    command: python train.py\n";
+
+}  // namespace
+
+TEST_CASE("a valid spec compiles to the artifacts and a summary") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.out_dir = dir / "out";
+  const Result r = compile(options);
+  CHECK(r.err.empty());
+  REQUIRE(r.code == 0);
+  CHECK(fs::exists(dir / "out/plan.json"));
+  CHECK(fs::exists(dir / "out/env/worker-1.sh"));
+  CHECK(r.out == "demo: 1 role, 2 instances on 2 hosts, world size 4\n"
+                 "wrote " + dir / "out" + ": env/ (2 files), hostfile, job.token, launch.sh, "
+                 "plan.json, roles/ (1 file)\n");
+  const std::string token = slurp(dir / "out/job.token");
+  REQUIRE(token.size() >= 32);
+  CHECK(r.out.find(token.substr(0, 16)) == std::string::npos);
+}
+
+TEST_CASE("check-only validates and writes nothing") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.out_dir = dir / "out";
+  options.check_only = true;
+  const Result r = compile(options);
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out == dir / "job.yaml" + ": ok (demo: 1 role, 2 instances on 2 hosts, world size 4)\n");
+  CHECK_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_CASE("an invalid spec exits 1 with located diagnostics and writes nothing") {
+  TempDir dir;
+  WorkingDir cwd(dir.path());
+  spit("job.yaml", "apiVersion: pai/v1\nkind: Job\nname: demo\nhosts: [a]\n"
+                   "roles:\n  worker:\n    instances: two\n    command: x\n");
+  CompileOptions options;
+  options.spec = "job.yaml";
+  options.out_dir = "out";
+  const Result r = compile(options);
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "job.yaml:7:16: error: roles.worker.instances: expected an integer between 1 and 100000, "
+        "got \"two\"\n"
+        "    7 |     instances: two\n"
+        "      |                ^\n"
+        "1 error\n");
+  CHECK_FALSE(fs::exists("out"));
+}
+
+TEST_CASE("JSON diagnostics print diagnostics as a JSON array") {
+  TempDir dir;
+  spit(dir / "job.yaml", "apiVersion: pai/v1\nkind: Job\nname: demo\nhosts: [a]\n"
+                         "roles:\n  worker: {command: x, nprocPerNod: 2}\n");
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.check_only = true;
+  options.json_diagnostics = true;
+  const Result r = compile(options);
+  CHECK(r.code == 1);
+  const auto json = nlohmann::json::parse(r.err);
+  REQUIRE(json.is_array());
+  REQUIRE(json.size() == 1);
+  CHECK(json[0] == nlohmann::json{{"file", dir / "job.yaml"},
+                                  {"line", 6},
+                                  {"column", 24},
+                                  {"path", "roles.worker"},
+                                  {"severity", "error"},
+                                  {"message", "unknown key \"nprocPerNod\" (did you mean \"nprocPerNode\"?)"}});
+}
+
+TEST_CASE("a load error is a located diagnostic with exit 1") {
+  TempDir dir;
+  spit(dir / "job.yaml", "a: [1, 2\n");
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.check_only = true;
+  options.json_diagnostics = true;
+  const Result r = compile(options);
+  CHECK(r.code == 1);
+  const auto json = nlohmann::json::parse(r.err);
+  REQUIRE(json.size() == 1);
+  CHECK(json[0]["file"] == dir / "job.yaml");
+  CHECK(json[0]["severity"] == "error");
+  CHECK(json[0]["line"].get<int>() >= 1);
+}
+
+TEST_CASE("usage and I/O errors exit 2") {
+  TempDir dir;
+  WorkingDir cwd(dir.path());
+  CompileOptions options;
+  options.spec = "job.yaml";
+  options.check_only = true;
+  Result r = compile(options);
+  CHECK(r.code == 2);
+  CHECK(r.err == "pai-compile: error: cannot read job.yaml: No such file or directory\n");
+
+  spit("job.yaml", kSpec);
+  options.check_only = false;
+  r = compile(options);
+  CHECK(r.code == 2);
+  CHECK(r.err == "pai-compile: error: -o/--out DIR is required (or use --check to validate only)\n");
+
+  spit("job.txt", kSpec);
+  options.spec = "job.txt";
+  options.check_only = true;
+  r = compile(options);
+  CHECK(r.code == 2);
+  CHECK(r.err == "pai-compile: error: cannot tell the format of job.txt from its name: use .yaml, "
+                 ".yml, .json or .jsonnet\n");
+
+  options.spec = "job.yaml";
+  options.check_only = true;
+  options.hosts_file = "missing-hosts";
+  r = compile(options);
+  CHECK(r.code == 2);
+  CHECK(r.err == "pai-compile: error: cannot read missing-hosts: No such file or directory\n");
+}
+
+TEST_CASE("a failure to write the artifacts exits 2 naming the problem") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  spit(dir / "out", "a file, not a folder");
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.out_dir = dir / "out";
+  const Result r = compile(options);
+  CHECK(r.code == 2);
+  CHECK(r.err.rfind("pai-compile: error: ", 0) == 0);
+  CHECK(r.err.find(dir / "out") != std::string::npos);
+}
+
+TEST_CASE("a hosts file replaces the spec's inventory") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  spit(dir / "hosts", "# cluster\nh1 slots=2\nh2 slots=2\n");
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.hosts_file = dir / "hosts";
+  options.out_dir = dir / "out";
+  const Result r = compile(options);
+  CHECK(r.err.empty());
+  REQUIRE(r.code == 0);
+  const std::string hostfile = slurp(dir / "out/hostfile");
+  CHECK(hostfile.find("h1") != std::string::npos);
+  CHECK(hostfile.find("node-1") == std::string::npos);
+}
+
+TEST_CASE("rules about hosts follow the hosts file") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  spit(dir / "hosts", "h1 slots=1\n");
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.hosts_file = dir / "hosts";
+  options.check_only = true;
+  const Result r = compile(options);
+  CHECK(r.code == 1);
+  CHECK(r.err.find(dir / "hosts: error: hosts: not enough hosts: the roles have 2 instances "
+                         "(worker: 2) but there is 1 host; each instance needs its own host\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("a Jsonnet spec compiles with its template path") {
+  TempDir dir;
+  fs::create_directories(dir / "tpl");
+  spit(dir / "tpl/base.libsonnet", "{ apiVersion: 'pai/v1', kind: 'Job' }");
+  spit(dir / "job.jsonnet",
+       "local base = import 'pai/base.libsonnet';\n"
+       "base { name: std.extVar('name'), hosts: ['n1'], roles: { w: { command: 'true' } } }\n");
+  CompileOptions options;
+  options.spec = dir / "job.jsonnet";
+  options.check_only = true;
+  options.jsonnet.template_dir = dir / "tpl";
+  options.jsonnet.ext_str = {{"name", "from-jsonnet"}};
+  const Result r = compile(options);
+  CHECK(r.err.empty());
+  CHECK(r.code == 0);
+  CHECK(r.out.find("from-jsonnet: 1 role") != std::string::npos);
+}

@@ -1,0 +1,84 @@
+// The pai-compile binary's command line (main.cpp): flags reach run_compile, usage errors
+// exit 2.
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+
+#include "libpai/shell_quote.h"
+#include "support/temp_dir.h"
+
+using pai::testing::slurp;
+using pai::testing::spit;
+using pai::testing::TempDir;
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+Run pai_compile(const TempDir& dir, const std::string& args) {
+  const std::string command = "cd " + pai::shell_quote(dir.path()) + " && " +
+                              pai::shell_quote(std::string(PAI_BINARY_DIR) +
+                                               "/compiler/pai-compile") +
+                              " " + args + " >stdout 2>stderr";
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stdout"),
+          slurp(dir / "stderr")};
+}
+
+const std::string kSpec =
+    "apiVersion: pai/v1\nkind: Job\nname: demo\nhosts: [{name: a, slots: 2}, b]\n"
+    "roles:\n  worker: {instances: 2, nprocPerNode: 2, command: x}\n";
+
+}  // namespace
+
+TEST_CASE("pai-compile --version prints the version") {
+  TempDir dir;
+  const Run r = pai_compile(dir, "--version");
+  CHECK(r.code == 0);
+  CHECK(r.out == std::string("pai-compile ") + PAI_VERSION + "\n");
+}
+
+TEST_CASE("usage errors exit 2") {
+  TempDir dir;
+  CHECK(pai_compile(dir, "").code == 2);
+  CHECK(pai_compile(dir, "--bogus job.yaml").code == 2);
+  CHECK(pai_compile(dir, "--format xml --check job.yaml").code == 2);
+  CHECK(pai_compile(dir, "--hostfile-style lam -o out job.yaml").code == 2);
+  const Run r = pai_compile(dir, "--check job.yaml");
+  CHECK(r.code == 2);
+  CHECK(r.err == "pai-compile: error: cannot read job.yaml: No such file or directory\n");
+}
+
+TEST_CASE("pai-compile --ext-str takes NAME=VALUE or a NAME from the environment") {
+  TempDir dir;
+  spit(dir / "job.jsonnet",
+       "{ apiVersion: 'pai/v1', kind: 'Job', name: std.extVar('n'), hosts: ['a'],"
+       " roles: { w: { command: std.extVar('c') } } }\n");
+  Run r = pai_compile(dir, "--check --ext-str n=from-flag --ext-str c=true job.jsonnet");
+  CHECK(r.err.empty());
+  CHECK(r.code == 0);
+  CHECK(r.out == "job.jsonnet: ok (from-flag: 1 role, 1 instance on 1 host, world size 1)\n");
+  r = pai_compile(dir, "--check --ext-str n --ext-str c=true job.jsonnet");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("expected NAME=VALUE, got \"n\" (and no environment variable n is set)") !=
+        std::string::npos);
+  r = pai_compile(dir, "--check --ext-str c=true job.jsonnet");
+  CHECK(r.code == 1);
+}
+
+TEST_CASE("pai-compile --hostfile-style mpich and --format json reach the compiler") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  Run r = pai_compile(dir, "job.yaml -o out --hostfile-style mpich");
+  REQUIRE(r.code == 0);
+  CHECK(slurp(dir / "out/hostfile") == "a:2\nb:2\n");
+  spit(dir / "bad.yaml", kSpec.substr(0, kSpec.size() - 3) + ", nprocPerNod: 1}\n");
+  r = pai_compile(dir, "--check --format json bad.yaml");
+  CHECK(r.code == 1);
+  CHECK(r.err.rfind("[\n", 0) == 0);
+  CHECK(r.err.find("\"message\": \"unknown key") != std::string::npos);
+}

@@ -1,0 +1,5 @@
+{
+  apiVersion: 'pai/v1',
+  kind: 'Job'
+  name: 'demo',
+}
