@@ -1,0 +1,59 @@
+// CheckOptions: how the sanity checks run on this node, beyond what the plan says.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pai::checks {
+
+/// The names of the built-in checks, in their default order; "custom" selects the plan's
+/// custom checks.
+inline const std::vector<std::string> kCheckNames = {"gpu",    "burn", "nccl",  "network",
+                                                     "mounts", "disk", "custom"};
+
+/// The job-wide all-reduce of the nccl check: the job's GPU count, this node's first rank and
+/// the ncclUniqueId every rank joins with. NCCL's bootstrap root lives in the process that made
+/// the id, so the node of rank 0 makes it inside its own check (unique_id left empty) and hands
+/// it out through publish_unique_id; every other node gets it through the rendezvous.
+struct NcclRendezvous {
+  /// The 128 bytes of an ncclUniqueId; empty on the node of rank 0.
+  std::string unique_id;
+  /// GPUs taking part, over all nodes.
+  int ranks = 0;
+  /// Rank of this node's first GPU.
+  int first_rank = 0;
+  /// On the node of rank 0: called in the launcher with the new id (128 bytes) as soon as the
+  /// check has made it, while the check waits for the other nodes to join; the caller passes it
+  /// to every other node.
+  std::function<void(const std::string& unique_id)> publish_unique_id;
+};
+
+/// How to run the checks on this node; the defaults suit a real node.
+struct CheckOptions {
+  /// Checks to run (names from kCheckNames); empty = the plan's sanityCheck.checks followed by
+  /// its custom checks.
+  std::vector<std::string> only;
+  /// Where RDMA devices are listed; tests point it at a fixture directory.
+  std::string infiniband_root = "/sys/class/infiniband";
+  /// Per built-in check; 0 = the plan's sanityCheck.timeout.
+  std::int64_t timeout_seconds = 0;
+  /// How long the network check waits for the coordinator to answer a TCP connect.
+  std::int64_t connect_timeout_ms = 3000;
+  /// Coordinator address to test; empty = the plan's coordinator (address and port).
+  std::string coordinator_address;
+  /// Coordinator port to test with coordinator_address.
+  int coordinator_port = 0;
+  /// The CUDA driver library opened at run time; tests substitute a fake.
+  std::string cuda_library = "libcuda.so.1";
+  /// The NVML library opened at run time.
+  std::string nvml_library = "libnvidia-ml.so.1";
+  /// The NCCL library opened at run time.
+  std::string nccl_library = "libnccl.so.2";
+  /// Absent: the nccl check all-reduces across this node's GPUs only.
+  std::optional<NcclRendezvous> nccl;
+};
+
+}  // namespace pai::checks

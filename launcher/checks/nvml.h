@@ -1,0 +1,59 @@
+// NVML (libnvidia-ml.so.1), opened at run time: the health counters of the gpu check. Only this
+// file and nvml.cpp know NVML's symbols.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pai::checks {
+
+/// Health of one GPU as NVML reports it. A counter NVML does not support on this GPU is
+/// reported as not known rather than as a failure.
+struct GpuHealth {
+  int index = 0;
+  std::string name;
+  std::string pci_bus_id;
+  bool remapped_rows_known = false;
+  bool remap_pending = false;  ///< a row remap waits for a GPU reset
+  bool remap_failed = false;   ///< a remap failed: the GPU needs service
+  bool ecc_known = false;
+  unsigned long long volatile_uncorrectable_ecc = 0;
+  bool throttle_known = false;
+  unsigned long long throttle_reasons = 0;  ///< the bad ones only: see kBadThrottleReasons
+  int pcie_generation = 0;                  ///< current link; 0 = not known
+  int pcie_width = 0;
+  int pcie_max_generation = 0;  ///< what the GPU and slot support; 0 = not known
+  int pcie_max_width = 0;
+};
+
+/// Throttle reasons that point at a sick node: hardware slowdown, software and hardware thermal
+/// slowdown, hardware power brake.
+inline constexpr unsigned long long kBadThrottleReasons = 0x8 | 0x20 | 0x40 | 0x80;
+
+/// "HW slowdown, HW thermal slowdown" for the bits of `reasons` in kBadThrottleReasons.
+std::string describe_throttle_reasons(unsigned long long reasons);
+
+/// An initialized NVML.
+class Nvml {
+ public:
+  /// Opens `library` and calls nvmlInit_v2; null with `*reason` set when it cannot.
+  static std::unique_ptr<Nvml> open(const std::string& library, std::string* reason);
+  /// Shuts NVML down and closes the library.
+  ~Nvml();
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  /// The kernel driver's version, "550.54.15".
+  std::string driver_version() const;
+  /// Health of every GPU NVML sees, in NVML order; `*error` set when they cannot be listed.
+  std::vector<GpuHealth> health(std::string* error) const;
+
+ private:
+  struct Api;
+  Nvml();
+  void* handle_ = nullptr;
+  std::unique_ptr<Api> api_;
+};
+
+}  // namespace pai::checks

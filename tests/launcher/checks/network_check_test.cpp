@@ -1,0 +1,224 @@
+#include "launcher/checks/network_check.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+
+#include "launcher/checks/isolated_check.h"
+#include "test_plan.h"
+
+using namespace pai::checks;
+using pai::Plan;
+
+namespace {
+
+Plan loopback_plan() {
+  Plan plan = test::one_node_plan();
+  plan.fabric.type = pai::FabricType::Ethernet;
+  plan.fabric.interface = "lo";
+  return plan;
+}
+
+// A TCP socket listening on an ephemeral loopback port; closed on destruction.
+struct Listener {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int port = 0;
+  Listener() {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(listen(fd, 4) == 0);
+    socklen_t len = sizeof a;
+    getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    port = ntohs(a.sin_port);
+  }
+  ~Listener() { close(fd); }
+};
+
+bool have_ip_tool() { return std::system("ip -V >/dev/null 2>&1") == 0; }
+
+// A network namespace with a veth pair pai0 (10.213.0.1) <-> pai1 (10.213.0.2), both down;
+// deleted on destruction, which also removes the veth pair.
+struct Namespace {
+  std::string name = "paitest-" + std::to_string(getpid());
+  bool ok = false;
+  Namespace() {
+    ok = run("ip netns add " + name) &&
+         run("ip -n " + name + " link add pai0 type veth peer name pai1") &&
+         run("ip -n " + name + " addr add 10.213.0.1/24 dev pai0") &&
+         run("ip -n " + name + " addr add 10.213.0.2/24 dev pai1") &&
+         run("ip -n " + name + " link set lo up");
+  }
+  ~Namespace() { run("ip netns del " + name + " 2>/dev/null"); }
+  static bool run(const std::string& command) { return std::system(command.c_str()) == 0; }
+
+  // The network check, run in a child that has entered this namespace.
+  CheckResult check(const Plan& plan) const {
+    CheckOptions options;
+    std::string path = "/run/netns/" + name;
+    return run_isolated(
+        "network",
+        [&]() -> CheckResult {
+          int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+          if (fd < 0 || setns(fd, CLONE_NEWNET) != 0)
+            return make_result("network", CheckResult::Failed, "setns");
+          return run_network_check(plan, plan.placements.front(), options);
+        },
+        std::chrono::seconds(20));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("loopback up with an address passes") {
+  Plan plan = loopback_plan();
+  CheckResult r = run_network_check(plan, plan.placements.front(), CheckOptions{});
+  CHECK(r.status == CheckResult::Passed);
+  CHECK(r.summary == "lo up (127.0.0.1 ::1)");
+  CHECK(r.figure == "lo up");
+  CHECK(r.facts.at("interface") == "lo");
+}
+
+TEST_CASE("an interface that does not exist fails") {
+  Plan plan = loopback_plan();
+  plan.fabric.interface = "paino0";
+  CheckResult r = run_network_check(plan, plan.placements.front(), CheckOptions{});
+  CHECK(r.status == CheckResult::Failed);
+  CHECK(r.summary == "interface paino0 does not exist");
+}
+
+TEST_CASE("nothing to check is skipped") {
+  Plan plan = test::one_node_plan();
+  CheckResult r = run_network_check(plan, plan.placements.front(), CheckOptions{});
+  CHECK(r.status == CheckResult::Skipped);
+  CHECK(r.summary == "nothing to check: no fabric interface, coordinator or ports");
+}
+
+TEST_CASE("a veth pair in a network namespace fails while down and passes once up") {
+  if (geteuid() != 0 || !have_ip_tool()) {
+    WARN("skipped: needs root and iproute2's ip to create a network namespace");
+    return;
+  }
+  Namespace ns;
+  REQUIRE(ns.ok);
+  Plan plan = test::one_node_plan();
+  plan.fabric.type = pai::FabricType::Ethernet;
+  plan.fabric.interface = "pai0";
+
+  CheckResult down = ns.check(plan);
+  CHECK(down.status == CheckResult::Failed);
+  CHECK(down.summary == "interface pai0 is down");
+
+  REQUIRE(Namespace::run("ip -n " + ns.name + " link set pai0 up"));
+  CheckResult no_carrier = ns.check(plan);
+  CHECK(no_carrier.status == CheckResult::Failed);
+  CHECK(no_carrier.summary == "interface pai0 is up but has no carrier (not RUNNING)");
+
+  REQUIRE(Namespace::run("ip -n " + ns.name + " link set pai1 up"));
+  plan.coordinator = {"node-1", "10.213.0.2", 1};
+  CheckResult up = ns.check(plan);
+  CHECK(up.status == CheckResult::Passed);
+  CHECK(up.summary == "pai0 up (10.213.0.1), coordinator 10.213.0.2:1 reachable");
+
+  REQUIRE(Namespace::run("ip -n " + ns.name + " addr flush dev pai0"));
+  plan.coordinator = {};
+  CheckResult bare = ns.check(plan);
+  CHECK(bare.status == CheckResult::Failed);
+  CHECK(bare.summary == "interface pai0 has no IP address");
+}
+
+TEST_CASE("RDMA devices are read from the sysfs root") {
+  Plan plan = test::one_node_plan();
+  plan.fabric.type = pai::FabricType::Roce;
+  plan.fabric.gid_index = 3;
+  CheckOptions options;
+  options.infiniband_root = test::kInfinibandFixture;
+
+  plan.fabric.hcas = {"mlx5_0"};
+  CheckResult ok = run_network_check(plan, plan.placements.front(), options);
+  CHECK(ok.status == CheckResult::Passed);
+  CHECK(ok.summary == "mlx5_0 port 1 ACTIVE");
+
+  plan.fabric.hcas = {"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_7"};
+  CheckResult bad = run_network_check(plan, plan.placements.front(), options);
+  CHECK(bad.status == CheckResult::Failed);
+  CHECK(bad.summary == "RDMA device mlx5_1 has no ACTIVE port (1 DOWN) (and 2 more)");
+  CHECK(bad.detail ==
+        "RDMA device mlx5_1 has no ACTIVE port (1 DOWN)\n"
+        "RDMA device mlx5_2 port 1 has no GID at index 3\n"
+        "RDMA device mlx5_7 not found under " +
+            test::kInfinibandFixture + "\n");
+}
+
+TEST_CASE("InfiniBand needs no GID - and unnamed HCAs pass when one is usable") {
+  Plan plan = test::one_node_plan();
+  plan.fabric.type = pai::FabricType::Ib;
+  CheckOptions options;
+  options.infiniband_root = test::kInfinibandFixture;
+  CheckResult r = run_network_check(plan, plan.placements.front(), options);
+  CHECK(r.status == CheckResult::Passed);
+  CHECK(r.summary == "mlx5_0 port 1 ACTIVE, mlx5_2 port 1 ACTIVE");
+
+  options.infiniband_root = "/nonexistent/infiniband";
+  CheckResult none = run_network_check(plan, plan.placements.front(), options);
+  CHECK(none.summary == "no RDMA device under /nonexistent/infiniband");
+}
+
+TEST_CASE("the coordinator is reachable when it listens or refuses") {
+  Listener listener;
+  CHECK(coordinator_unreachable("127.0.0.1", listener.port, 1000).empty());
+  int closed_port = listener.port;
+  {
+    Listener other;
+    closed_port = other.port;
+  }
+  CHECK(coordinator_unreachable("127.0.0.1", closed_port, 1000).empty());
+}
+
+TEST_CASE("an unresolvable coordinator fails the check") {
+  Plan plan = test::one_node_plan();
+  CheckOptions options;
+  options.coordinator_address = "no-such-host.invalid";
+  options.coordinator_port = 20000;
+  CheckResult r = run_network_check(plan, plan.placements.front(), options);
+  CHECK(r.status == CheckResult::Failed);
+  CHECK(r.summary.rfind("coordinator no-such-host.invalid does not resolve: ", 0) == 0);
+}
+
+TEST_CASE("a coordinator on an unreachable network fails the check") {
+  if (geteuid() != 0 || !have_ip_tool()) {
+    WARN("skipped: needs root and iproute2's ip to create a network namespace");
+    return;
+  }
+  Namespace ns;
+  REQUIRE(ns.ok);
+  Plan plan = test::one_node_plan();
+  plan.coordinator = {"node-1", "192.0.2.1", 20000};
+  CheckResult r = ns.check(plan);
+  CHECK(r.status == CheckResult::Failed);
+  CHECK(r.summary == "coordinator 192.0.2.1:20000 is unreachable: Network is unreachable");
+}
+
+TEST_CASE("a reserved port in use fails - free ports pass") {
+  Listener listener;
+  Plan plan = test::one_node_plan();
+  plan.placements.front().ports["sync"] = {listener.port};
+  CheckResult taken = run_network_check(plan, plan.placements.front(), CheckOptions{});
+  CHECK(taken.status == CheckResult::Failed);
+  CHECK(taken.summary ==
+        "port " + std::to_string(listener.port) + " is not free: Address already in use");
+
+  int free_port = listener.port;
+  close(listener.fd);
+  listener.fd = socket(AF_INET, SOCK_STREAM, 0);
+  plan.placements.front().ports["sync"] = {free_port};
+  CheckResult ok = run_network_check(plan, plan.placements.front(), CheckOptions{});
+  CHECK(ok.status == CheckResult::Passed);
+  CHECK(ok.summary == "1 reserved port free");
+}
