@@ -1,0 +1,115 @@
+#include "launcher/log_relay.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace pai::launcher {
+
+namespace {
+
+// Red is kept for the launcher's own errors.
+const char* const kColors[] = {"\x1b[32m", "\x1b[33m", "\x1b[34m", "\x1b[35m", "\x1b[36m",
+                               "\x1b[92m", "\x1b[93m", "\x1b[94m", "\x1b[95m", "\x1b[96m"};
+
+}  // namespace
+
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+void OutputTail::append(std::string_view bytes) {
+  data_.append(bytes);
+  // Trimming only past twice the capacity keeps appends amortized O(1).
+  if (data_.size() > 2 * capacity_) data_.erase(0, data_.size() - capacity_);
+}
+
+std::string_view OutputTail::text() const {
+  std::string_view all = data_;
+  return all.size() > capacity_ ? all.substr(all.size() - capacity_) : all;
+}
+
+std::string OutputTail::last_lines(std::size_t count) const {
+  std::string_view all = text();
+  if (!all.empty() && all.back() == '\n') all.remove_suffix(1);
+  std::size_t start = all.size();
+  for (std::size_t seen = 0; seen < count && start > 0; ++seen) {
+    std::size_t nl = all.rfind('\n', start - 1);
+    start = nl == std::string_view::npos ? 0 : nl;
+    if (nl == std::string_view::npos) break;
+  }
+  if (start < all.size() && all[start] == '\n') ++start;
+  return std::string(all.substr(start));
+}
+
+LogRelay::LogRelay(std::string prefix, bool color, int color_index, int terminal_fd, int file_fd,
+                   OutputTail* tail)
+    : terminal_fd_(terminal_fd), file_fd_(file_fd), tail_(tail) {
+  if (color) {
+    prefix_ = std::string(kColors[color_index % std::size(kColors)]) + prefix + "\x1b[0m ";
+  } else {
+    prefix_ = prefix + " ";
+  }
+}
+
+void LogRelay::emit_line(std::string_view line, std::string& out) {
+  out += prefix_;
+  out += line;
+  if (line.empty() || line.back() != '\n') out += '\n';
+}
+
+void LogRelay::feed(std::string_view bytes) {
+  if (bytes.empty()) return;
+  if (file_fd_ >= 0 && !write_all(file_fd_, bytes) && !file_error_reported_) {
+    file_error_reported_ = true;
+    std::string msg =
+        "pai-launch: error: cannot write log file: " + std::string(std::strerror(errno)) + "\n";
+    write_all(2, msg);
+  }
+  if (tail_ != nullptr) tail_->append(bytes);
+
+  std::string out;
+  out.reserve(bytes.size() + 256);
+  while (!bytes.empty()) {
+    std::size_t nl = bytes.find('\n');
+    std::size_t room = kMaxRelayedLine - partial_.size();
+    if (nl == std::string_view::npos || nl >= room) {
+      std::size_t take = std::min(bytes.size(), room);
+      partial_.append(bytes.substr(0, take));
+      bytes.remove_prefix(take);
+      if (partial_.size() == kMaxRelayedLine) {
+        emit_line(partial_, out);
+        partial_.clear();
+      }
+      continue;
+    }
+    if (partial_.empty()) {
+      emit_line(bytes.substr(0, nl + 1), out);
+    } else {
+      partial_.append(bytes.substr(0, nl + 1));
+      emit_line(partial_, out);
+      partial_.clear();
+    }
+    bytes.remove_prefix(nl + 1);
+  }
+  if (!out.empty()) write_all(terminal_fd_, out);
+}
+
+void LogRelay::finish() {
+  if (partial_.empty()) return;
+  std::string out;
+  emit_line(partial_, out);
+  partial_.clear();
+  write_all(terminal_fd_, out);
+}
+
+}  // namespace pai::launcher

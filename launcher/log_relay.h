@@ -1,0 +1,59 @@
+// The log relay: a process's output to the terminal, prefixed, and to its log file, whole.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace pai::launcher {
+
+/// Longest line relayed to the terminal in one piece; longer runs without a newline are
+/// split into lines of this many bytes (the log file keeps them whole).
+inline constexpr std::size_t kMaxRelayedLine = 64 * 1024;
+
+/// The last bytes of a process's combined output, for classification and the summary.
+class OutputTail {
+ public:
+  /// Keeps at least the last `capacity` bytes appended.
+  explicit OutputTail(std::size_t capacity) : capacity_(capacity) {}
+  void append(std::string_view bytes);
+  /// The last (at most) `capacity` bytes.
+  std::string_view text() const;
+  /// The last `count` lines of text(), without a trailing partial newline.
+  std::string last_lines(std::size_t count) const;
+  void clear() { data_.clear(); }
+
+ private:
+  std::size_t capacity_;
+  std::string data_;
+};
+
+/// Relays one output stream of one process. Bytes go unchanged to `file_fd`; complete lines
+/// go to `terminal_fd` each behind `prefix` ("[worker-0/3] ", colored when `color`); a
+/// partial line waits for its end, for finish(), or for kMaxRelayedLine bytes. Bytes are
+/// never interpreted: binary output passes through. Write errors on the terminal are ignored
+/// (a closed terminal must not stop the job); on the file they are reported once on stderr.
+class LogRelay {
+ public:
+  LogRelay(std::string prefix, bool color, int color_index, int terminal_fd, int file_fd,
+           OutputTail* tail);
+  /// Relays bytes read from the stream.
+  void feed(std::string_view bytes);
+  /// The stream ended: a pending partial line is relayed with a newline added.
+  void finish();
+
+ private:
+  void emit_line(std::string_view line, std::string& out);
+
+  std::string prefix_;
+  int terminal_fd_;
+  int file_fd_;
+  OutputTail* tail_;
+  std::string partial_;
+  bool file_error_reported_ = false;
+};
+
+/// Writes all of `bytes` to `fd`, retrying on EINTR and short writes. False on error.
+bool write_all(int fd, std::string_view bytes);
+
+}  // namespace pai::launcher

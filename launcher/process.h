@@ -1,0 +1,50 @@
+// The process layer: the one place that starts processes (through Boost.Process).
+//
+// It only starts them. Waiting is the supervisor's single waitpid(-1) loop, so nothing here
+// ever reaps a child.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pai::launcher {
+
+/// What to start.
+struct SpawnRequest {
+  /// argv[0] is searched in the PATH of `env` (else the launcher's) unless it holds a '/'.
+  std::vector<std::string> argv;
+  /// The complete environment of the child, in order; later duplicates win.
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string working_dir;  ///< empty = the launcher's working directory
+  int process_group = 0;    ///< join this group; 0 = lead a new one
+  int stdout_fd = -1;       ///< becomes the child's fd 1; -1 = inherit
+  int stderr_fd = -1;       ///< becomes the child's fd 2; -1 = inherit
+};
+
+/// The program could not be started. `exit_code` is the shell's code for it: 127 not found,
+/// 126 found but not executable (or another exec failure). what() is a complete message.
+class SpawnError : public std::runtime_error {
+ public:
+  SpawnError(int exit_code, const std::string& message)
+      : std::runtime_error(message), exit_code_(exit_code) {}
+  /// 126 or 127.
+  int exit_code() const { return exit_code_; }
+
+ private:
+  int exit_code_;
+};
+
+/// Starts a process and returns its pid. Between fork and exec the child joins its process
+/// group, restores the default disposition and an empty mask for every signal, asks for
+/// SIGKILL when the launcher dies (PR_SET_PDEATHSIG), reads stdin from /dev/null and changes
+/// to `working_dir`. The launcher's own descriptors are close-on-exec, so none leaks.
+/// Throws SpawnError when the program cannot be started.
+int spawn_process(const SpawnRequest& request);
+
+/// The absolute path `name` resolves to in `path_list` (a colon-separated PATH), or "" when
+/// no executable file is found. A name holding '/' is returned as is.
+std::string search_path(const std::string& name, const std::string& path_list);
+
+}  // namespace pai::launcher

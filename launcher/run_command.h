@@ -1,0 +1,30 @@
+// `pai-launch run`: load the plan, identify this node, prepare logs, supervise its instance.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "libpai/plan.h"
+
+namespace pai::launcher {
+
+/// The options of `pai-launch run`.
+struct RunOptions {
+  std::string plan_path;            ///< --plan
+  std::optional<std::string> node;  ///< --node NAME
+  std::optional<int> node_rank;     ///< --node-rank N
+  std::string token_file;           ///< --token-file; empty = none
+  /// --log-dir; empty = `<output>/logs` when the plan has an output dir, else `logs` next
+  /// to plan.json.
+  std::string log_dir;
+  /// Where control sockets go (`<control_root>/<job>/<role>-<i>.sock`); the docker runtime
+  /// bind-mounts it into containers.
+  std::string control_root = kLauncherRunDir;
+};
+
+/// Runs the command, printing each phase with its timing on stderr. Returns the exit code of
+/// design §6: 0 success, 1 the job failed, 2 a usage, plan, node or log-dir error (nothing
+/// started), 126/127 a command that cannot run, 128+N stopped by signal N.
+int run_command(const RunOptions& options);
+
+}  // namespace pai::launcher
