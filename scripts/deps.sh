@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what building and testing pai needs on Debian 12 (run as root). Idempotent:
+# packages already present are not reinstalled.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libyaml-cpp-dev libjsonnet-dev jsonnet libcli11-dev nlohmann-json3-dev
+  libboost1.81-dev libboost-filesystem1.81-dev libssl-dev catch2
+  python3 python3-jsonschema python3-yaml dash iproute2 procps clang
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "deps: missing packages: ${missing[*]}; run as root or: sudo apt-get install ${missing[*]}" >&2
+    exit 2
+  fi
+  echo "deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
