@@ -22,7 +22,7 @@ std::string ctl(std::vector<std::string> words) {
   dup2(saved, 2);
   ::close(saved);
   ::close(file);
-  return std::to_string(code) + ": " + pai::testing::read_text(dir / "err");
+  return std::to_string(code) + ": " + pai::testing::slurp(dir / "err");
 }
 
 }  // namespace

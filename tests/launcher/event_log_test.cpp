@@ -6,7 +6,7 @@
 #include "launcher_harness.h"
 
 using namespace pai::launcher;
-using pai::testing::read_text;
+using pai::testing::slurp;
 using pai::testing::TempDir;
 
 TEST_CASE("an event is one JSON line with time and name first") {
@@ -30,10 +30,10 @@ TEST_CASE("records are appended to the journal file at once") {
   TempDir dir;
   EventLog log(dir / "events.jsonl");
   log.record("start", {{"instance", std::string("worker-0")}});
-  CHECK(read_text(dir / "events.jsonl").find("\"event\":\"start\",\"instance\":\"worker-0\"}\n") !=
+  CHECK(slurp(dir / "events.jsonl").find("\"event\":\"start\",\"instance\":\"worker-0\"}\n") !=
         std::string::npos);
   log.record("stop", {});
-  CHECK(pai::testing::count_lines_with(read_text(dir / "events.jsonl"), "\"event\"") == 2);
+  CHECK(pai::testing::count_lines_with(slurp(dir / "events.jsonl"), "\"event\"") == 2);
 }
 
 TEST_CASE("an unwritable journal is an exception naming the path") {

@@ -22,44 +22,12 @@
 #include "libpai/placement.h"
 #include "libpai/plan.h"
 #include "libpai/plan_json.h"
+#include "support/temp_dir.h"
 
 namespace pai::testing {
 
 /// Path of the pai-launch binary under test.
 inline const std::string kLauncher = PAI_BINARY_DIR "/launcher/pai-launch";
-
-/// A fresh directory under /tmp, removed with its contents at the end of the scope.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/pai-launch-test-XXXXXX";
-    if (mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-/// The whole content of a file ("" if it does not exist).
-inline std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-inline void write_text(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
 
 /// A job for one localhost instance of role "worker" running `script` with /bin/sh in
 /// `nproc` processes; fast fault-tolerance settings (backoff 0, grace 1 s, hang off).
@@ -90,7 +58,7 @@ inline Plan local_plan(const std::string& name, const std::string& script, int n
 /// Writes `plan` as `<dir>/plan.json` and returns its path.
 inline std::string write_plan(const TempDir& dir, const Plan& plan) {
   const std::string path = dir / "plan.json";
-  write_text(path, plan_to_json(plan));
+  spit(path, plan_to_json(plan));
   return path;
 }
 
@@ -151,8 +119,8 @@ class Launcher {
   }
   /// Seconds from start to exit (after wait()).
   double elapsed() const { return elapsed_; }
-  std::string out() const { return read_text(out_path_); }
-  std::string err() const { return read_text(err_path_); }
+  std::string out() const { return slurp(out_path_); }
+  std::string err() const { return slurp(err_path_); }
 
  private:
   std::string out_path_, err_path_;
@@ -200,7 +168,7 @@ inline std::vector<int> leftover_processes(const std::string& job, double settle
       while (dirent* e = readdir(proc)) {
         const int pid = std::atoi(e->d_name);
         if (pid <= 0 || pid == getpid()) continue;
-        std::string env = read_text("/proc/" + std::to_string(pid) + "/environ");
+        std::string env = slurp("/proc/" + std::to_string(pid) + "/environ");
         std::size_t at = 0;
         while ((at = env.find(marker, at)) != std::string::npos) {
           const bool starts = at == 0 || env[at - 1] == '\0';

@@ -9,7 +9,7 @@
 #include "launcher_harness.h"
 
 using namespace pai::launcher;
-using pai::testing::read_text;
+using pai::testing::slurp;
 using pai::testing::TempDir;
 
 namespace {
@@ -24,8 +24,8 @@ struct Fixture {
     ::close(terminal);
     ::close(file);
   }
-  std::string terminal_text() const { return read_text(dir / "terminal"); }
-  std::string log_text() const { return read_text(dir / "log"); }
+  std::string terminal_text() const { return slurp(dir / "terminal"); }
+  std::string log_text() const { return slurp(dir / "log"); }
 };
 
 }  // namespace

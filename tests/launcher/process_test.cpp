@@ -9,7 +9,7 @@
 #include "launcher_harness.h"
 
 using namespace pai::launcher;
-using pai::testing::read_text;
+using pai::testing::slurp;
 using pai::testing::TempDir;
 
 namespace {
@@ -41,7 +41,7 @@ TEST_CASE("a spawned process gets its env - working dir - own group - fds and cl
   sigprocmask(SIG_UNBLOCK, &blocked, nullptr);
   ::close(out);
   CHECK(wait_for(pid) == 0);
-  CHECK(read_text(dir / "out") == "hello " + dir.path() + " " + std::to_string(pid) + " " +
+  CHECK(slurp(dir / "out") == "hello " + dir.path() + " " + std::to_string(pid) + " " +
                                       std::to_string(pid) +
                                       "\nSigBlk:\t0000000000000000\nstdin-empty\n");
 }
@@ -93,7 +93,7 @@ TEST_CASE("programs that cannot run are SpawnErrors with the shell's codes") {
 
 TEST_CASE("search_path walks PATH in order and skips non-executables") {
   TempDir dir;
-  pai::testing::write_text(dir / "tool", "");
+  pai::testing::spit(dir / "tool", "");
   CHECK(search_path("tool", dir.path()) == "");
   chmod((dir / "tool").c_str(), 0755);
   CHECK(search_path("tool", "/nonexistent:" + dir.path()) == dir / "tool");

@@ -9,7 +9,7 @@
 #include "launcher_harness.h"
 
 using namespace pai::launcher;
-using pai::testing::read_text;
+using pai::testing::slurp;
 using pai::testing::TempDir;
 
 TEST_CASE("both pipes reach the log file and the terminal - EOF flushes a partial line") {
@@ -33,9 +33,9 @@ TEST_CASE("both pipes reach the log file and the terminal - EOF flushes a partia
   output.close();
   ::close(term);
   CHECK(activity >= 1);
-  CHECK(read_text(dir / "rank-0.attempt-0.log") ==
+  CHECK(slurp(dir / "rank-0.attempt-0.log") ==
         "out line\npartialerr line\npai-launch: noted\n");
-  CHECK(read_text(dir / "terminal") ==
+  CHECK(slurp(dir / "terminal") ==
         "[worker-0/0] out line\n[worker-0/0] partial\n[worker-0/0] err line\n");
   CHECK(output.tail().last_lines(1) == "pai-launch: noted");
 }

@@ -31,7 +31,7 @@ TEST_CASE("run reports each phase with its timing and finds the node by its addr
   CHECK(count_lines_with(r.err, "pai-launch: started worker-0 attempt 0: 1 process(es) in ") == 1);
   CHECK(count_lines_with(r.err, "pai-launch: job 'run-phases' succeeded") == 1);
   CHECK(count_lines_with(r.err, "pai-launch: done: exit code 0 [") == 1);
-  CHECK(count_lines_with(read_text(dir / "logs/worker-0/events.jsonl"),
+  CHECK(count_lines_with(slurp(dir / "logs/worker-0/events.jsonl"),
                          "\"event\":\"launcher-started\"") == 1);
 }
 
@@ -41,7 +41,7 @@ TEST_CASE("the default log directory is <output>/logs") {
   plan.output = dir / "out";
   auto r = run_launcher(dir, {"run", "--plan", write_plan(dir, plan), "--node-rank", "0"});
   CHECK(r.code == 0);
-  CHECK(read_text(dir / "out/logs/worker-0/rank-0.attempt-0.log") == "hi\n");
+  CHECK(slurp(dir / "out/logs/worker-0/rank-0.attempt-0.log") == "hi\n");
 }
 
 TEST_CASE("a missing plan is a clear error - exit 2") {
@@ -56,20 +56,20 @@ TEST_CASE("a missing plan is a clear error - exit 2") {
 TEST_CASE("truncated - tampered and future-version plans are refused") {
   TempDir dir;
   const std::string path = write_plan(dir, local_plan("run-bad", "exit 0"));
-  const std::string good = read_text(path);
+  const std::string good = slurp(path);
 
-  write_text(path, good.substr(0, good.size() / 2));
+  spit(path, good.substr(0, good.size() / 2));
   auto truncated = run_launcher(dir, {"run", "--plan", path});
   CHECK(truncated.code == 2);
   CHECK(truncated.err.rfind("pai-launch: error: " + path + ": invalid JSON: ", 0) == 0);
 
-  write_text(path, replace_once(good, "\"name\": \"run-bad\"", "\"name\": \"run-evil\""));
+  spit(path, replace_once(good, "\"name\": \"run-bad\"", "\"name\": \"run-evil\""));
   auto tampered = run_launcher(dir, {"run", "--plan", path});
   CHECK(tampered.code == 2);
   CHECK(tampered.err == "pai-launch: error: " + path +
                             ": hash mismatch: the plan was modified after pai-compile wrote it\n");
 
-  write_text(path, replace_once(good, "\"planVersion\": 1", "\"planVersion\": 99"));
+  spit(path, replace_once(good, "\"planVersion\": 1", "\"planVersion\": 99"));
   auto future = run_launcher(dir, {"run", "--plan", path});
   CHECK(future.code == 2);
   CHECK(future.err ==
@@ -97,7 +97,7 @@ TEST_CASE("a node that is not in the plan is refused before anything starts") {
 
 TEST_CASE("an unwritable log directory is reported before any process starts") {
   TempDir dir;
-  write_text(dir / "file", "");
+  spit(dir / "file", "");
   const std::string path =
       write_plan(dir, local_plan("run-logdir", "touch " + dir.path() + "/started"));
   auto r = run_launcher(dir, {"run", "--plan", path, "--log-dir", dir / "file/logs"});
@@ -132,7 +132,7 @@ TEST_CASE("a command that does not exist exits 127 - one that cannot execute 126
   auto s = run_launcher(dir, {"run", "--plan", write_plan(dir, shell), "--log-dir", dir / "logs3"});
   CHECK(s.code == 127);
 
-  write_text(dir / "not-executable", "#!/bin/sh\n");
+  spit(dir / "not-executable", "#!/bin/sh\n");
   auto noexec = local_plan("run-noexec", "");
   noexec.roles[0].launch_argv = {dir / "not-executable"};
   auto n =
@@ -149,7 +149,7 @@ TEST_CASE("the role's working directory is used") {
   plan.roles[0].working_dir = dir.path();
   auto r = run_launcher(dir, {"run", "--plan", write_plan(dir, plan), "--log-dir", dir / "logs"});
   CHECK(r.code == 0);
-  CHECK(read_text(dir / "logs/worker-0/rank-0.attempt-0.log") == dir.path() + "\n");
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-0.log") == dir.path() + "\n");
 }
 
 TEST_CASE("usage errors exit 2") {
@@ -180,7 +180,7 @@ TEST_CASE("failing sanity checks start nothing and exit 1 - passing ones let the
             failed.err,
             "pai-launch: error: sanity checks failed on localhost; nothing was started") == 1);
   CHECK_FALSE(std::filesystem::exists(dir / "started"));
-  CHECK(count_lines_with(read_text(dir / "logs/worker-0/events.jsonl"),
+  CHECK(count_lines_with(slurp(dir / "logs/worker-0/events.jsonl"),
                          "\"event\":\"check\",\"name\":\"custom:disk-ok\",\"status\":\"failed\"") ==
         1);
 

@@ -13,7 +13,7 @@ std::vector<std::string> run_args(const TempDir& dir, const std::string& plan) {
   return {"run", "--plan", plan, "--node", "localhost", "--log-dir", dir / "logs"};
 }
 
-std::string events_of(const TempDir& dir) { return read_text(dir / "logs/worker-0/events.jsonl"); }
+std::string events_of(const TempDir& dir) { return slurp(dir / "logs/worker-0/events.jsonl"); }
 
 }  // namespace
 
@@ -26,7 +26,7 @@ TEST_CASE("two processes get the env contract - their output is relayed and logg
   CHECK(r.code == 0);
   CHECK(count_lines_with(r.out, "[worker-0/0] rank=0 local=0 world=2 restart=0") == 1);
   CHECK(count_lines_with(r.out, "[worker-0/1] rank=1 local=1 world=2 restart=0") == 1);
-  CHECK(read_text(dir / "logs/worker-0/rank-1.attempt-0.log") ==
+  CHECK(slurp(dir / "logs/worker-0/rank-1.attempt-0.log") ==
         "rank=1 local=1 world=2 restart=0\n");
   const std::string events = events_of(dir);
   CHECK(count_lines_with(events, "\"event\":\"process-started\"") == 2);
@@ -42,8 +42,8 @@ TEST_CASE("a retryable crash is restarted and succeeds - both attempts' logs kep
       "echo \"fine on attempt $PAI_RESTART_COUNT/$TORCHELASTIC_RESTART_COUNT\"");
   auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
   CHECK(r.code == 0);
-  CHECK(read_text(dir / "logs/worker-0/rank-0.attempt-0.log") == "NCCL error: peer vanished\n");
-  CHECK(read_text(dir / "logs/worker-0/rank-0.attempt-1.log") == "fine on attempt 1/1\n");
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-0.log") == "NCCL error: peer vanished\n");
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-1.log") == "fine on attempt 1/1\n");
   const std::string events = events_of(dir);
   CHECK(count_lines_with(events, "\"event\":\"restart\"") == 1);
   CHECK(count_lines_with(events, "\"matchedLine\":\"NCCL error: peer vanished\"") == 1);
@@ -87,7 +87,7 @@ TEST_CASE("maxRestarts exhausted exits 1") {
   plan.fault_tolerance.max_restarts = 2;
   auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
   CHECK(r.code == 1);
-  CHECK(read_text(dir / "logs/worker-0/rank-0.attempt-2.log") == "attempt 2\n");
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-2.log") == "attempt 2\n");
   CHECK_FALSE(std::filesystem::exists(dir / "logs/worker-0/rank-0.attempt-3.log"));
   CHECK(
       count_lines_with(r.err,
@@ -126,7 +126,7 @@ TEST_CASE("a SIGSTOPped rank is detected as hung with a 2 s interval and restart
   CHECK(count_lines_with(events, "\"event\":\"stack-dump\"") == 1);
   CHECK(count_lines_with(
             r.err, "pai-launch: worker-0: hang: no output and no progress for 2s: retryable") == 1);
-  CHECK(read_text(dir / "logs/worker-0/rank-1.attempt-1.log") == "done\n");
+  CHECK(slurp(dir / "logs/worker-0/rank-1.attempt-1.log") == "done\n");
   CHECK(r.seconds >= 2);
   CHECK(r.seconds < 10);
   CHECK(leftover_processes("sup-hang").empty());
@@ -170,7 +170,7 @@ TEST_CASE(
   REQUIRE(wait_for_file(dir / "ready1"));
   kill(launcher.pid(), SIGTERM);
   CHECK(launcher.wait() == 128 + SIGTERM);
-  CHECK(count_lines_with(read_text(dir / "logs/worker-0/rank-0.attempt-0.log"), "got TERM") == 1);
+  CHECK(count_lines_with(slurp(dir / "logs/worker-0/rank-0.attempt-0.log"), "got TERM") == 1);
   const std::string events = events_of(dir);
   CHECK(count_lines_with(events, "\"event\":\"signal\",\"signal\":15") == 1);
   CHECK(count_lines_with(
@@ -210,11 +210,11 @@ TEST_CASE("a forked grandchild that outlives its parent is reaped - not left a z
   std::this_thread::sleep_for(std::chrono::milliseconds(800));
   // The orphaned sleep came to the launcher (a subreaper) and exited: it must be reaped.
   int zombies = 0;
-  std::string children = read_text("/proc/" + std::to_string(launcher.pid()) + "/task/" +
+  std::string children = slurp("/proc/" + std::to_string(launcher.pid()) + "/task/" +
                                    std::to_string(launcher.pid()) + "/children");
   std::istringstream list(children);
   for (int pid; list >> pid;) {
-    std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
     const auto close = stat.rfind(')');
     if (close != std::string::npos && stat.substr(close + 2, 1) == "Z") ++zombies;
   }
@@ -239,7 +239,7 @@ TEST_CASE("a child flooding output without newlines is split at 64 KiB and logge
   auto plan = local_plan("sup-flood", "head -c 300000 /dev/zero | tr '\\000' x");
   auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
   CHECK(r.code == 0);
-  CHECK(read_text(dir / "logs/worker-0/rank-0.attempt-0.log") == std::string(300000, 'x'));
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-0.log") == std::string(300000, 'x'));
   CHECK(count_lines_with(r.out, "[worker-0/0] ") == 5);
   CHECK(r.out.size() == 300000 + 5 * std::string("[worker-0/0] \n").size());
   CHECK(leftover_processes("sup-flood").empty());
@@ -247,7 +247,7 @@ TEST_CASE("a child flooding output without newlines is split at 64 KiB and logge
 
 TEST_CASE("the documented five-line Python client talks to the control socket") {
   TempDir dir;
-  write_text(dir / "client.py",
+  spit(dir / "client.py",
              "import os, socket\n"
              "s = socket.socket(socket.AF_UNIX); s.connect(os.environ[\"PAI_CONTROL_SOCKET\"]); f "
              "= s.makefile()\n"
