@@ -13,8 +13,11 @@
 #include <stdexcept>
 
 #include "compiler/artifacts.h"
+#include "compiler/atomic_file.h"
 #include "compiler/diagnostics.h"
 #include "compiler/inventory.h"
+#include "compiler/openpai_protocol.h"
+#include "compiler/k8s_manifest.h"
 #include "compiler/planner.h"
 #include "compiler/spec_parser.h"
 #include "compiler/spec_rules.h"
@@ -154,6 +157,15 @@ int compile(const CompileOptions& options) {
     print_diagnostics(diags, options.json_diagnostics, sources);
     return 1;
   }
+  // An OpenPAI job file becomes the equivalent pai/v1 spec; what cannot be translated
+  // would only add follow-on errors from the spec parser.
+  if (is_openpai_protocol(doc)) {
+    doc = translate_openpai(doc, diags);
+    if (diags.has_errors()) {
+      print_diagnostics(diags, options.json_diagnostics, sources);
+      return 1;
+    }
+  }
 
   JobSpec spec = parse_spec(doc, diags);
   bool inventory_ok = true;
@@ -178,6 +190,9 @@ int compile(const CompileOptions& options) {
     return 1;
   }
   Plan plan = make_plan(spec, diags);
+  if (options.target == Target::K8s && !diags.has_errors()) {
+    check_for_k8s(plan, Location{options.spec, 0, 0}, diags);
+  }
   if (!diags.all().empty()) print_diagnostics(diags, options.json_diagnostics, sources);
   if (diags.has_errors()) return 1;
 
@@ -185,11 +200,18 @@ int compile(const CompileOptions& options) {
     std::cout << options.spec << ": ok (" << plan_summary(plan) << ")\n";
     return 0;
   }
+  // In pods the inventory is the pods' names and the pod is the container.
+  if (options.target == Target::K8s) plan = plan_for_pods(plan);
   ArtifactOptions artifacts;
   artifacts.out_dir = options.out_dir;
   artifacts.token_file = options.token_file;
   artifacts.hostfile_style = options.hostfile_style;
   write_artifacts(plan, artifacts);
+  if (options.target == Target::K8s) {
+    make_directories(options.out_dir + "/k8s");
+    write_file_atomic(options.out_dir + "/k8s/job.yaml", render_k8s_manifest(plan),
+                      FileAccess::Public);
+  }
   std::cout << plan_summary(plan) << "\n"
             << "wrote " << options.out_dir << ": " << output_listing(options.out_dir) << "\n";
   return 0;

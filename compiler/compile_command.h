@@ -10,6 +10,12 @@
 
 namespace pai {
 
+/// Where the job runs: what pai-compile writes besides the bare-metal artifacts.
+enum class Target {
+  Bare,  ///< the plan and its artifacts only
+  K8s,   ///< plus k8s/job.yaml, a Kubeflow PyTorchJob or MPIJob (k8s_manifest.h)
+};
+
 struct CompileOptions {
   std::string spec;          ///< job.yaml / job.jsonnet / job.json
   std::string out_dir;       ///< -o
@@ -18,6 +24,7 @@ struct CompileOptions {
   std::string hosts_file;    ///< --hosts
   std::string token_file;    ///< --token-file
   HostfileStyle hostfile_style = HostfileStyle::OpenMpi;  ///< --hostfile-style
+  Target target = Target::Bare;  ///< --target
   JsonnetOptions jsonnet;
 };
 

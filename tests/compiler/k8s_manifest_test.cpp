@@ -1,0 +1,215 @@
+#include "compiler/k8s_manifest.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <catch2/catch.hpp>
+
+#include "libpai/placement.h"
+#include "support/plan_fixture.h"
+
+using pai::Diagnostics;
+using pai::Location;
+using pai::Plan;
+using pai::testing::make_test_plan;
+
+namespace {
+
+// The test plan as an MPI job: its "ps" role (the last node rank) becomes the launcher.
+Plan make_mpi_plan() {
+  Plan plan = make_test_plan(3, 8);
+  plan.framework = pai::Framework::Mpi;
+  plan.roles[1].name = "launcher";
+  pai::place(plan, plan.hosts);
+  return plan;
+}
+
+YAML::Node render(const Plan& plan) {
+  return YAML::Load(pai::render_k8s_manifest(pai::plan_for_pods(plan)));
+}
+
+// What Kubeflow requires of every replica spec.
+void check_replica(const YAML::Node& replica, int replicas, const std::string& container,
+                   const std::string& restart) {
+  REQUIRE(replica.IsMap());
+  CHECK(replica["replicas"].as<int>() == replicas);
+  CHECK(replica["restartPolicy"].as<std::string>() == restart);
+  const YAML::Node c = replica["template"]["spec"]["containers"][0];
+  REQUIRE(c.IsMap());
+  CHECK(c["name"].as<std::string>() == container);
+  CHECK(c["image"].as<std::string>() == "registry.local/pytorch:2.3");
+}
+
+std::vector<std::string> strings(const YAML::Node& seq) {
+  std::vector<std::string> out;
+  for (const YAML::Node& n : seq) out.push_back(n.as<std::string>());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a PyTorch plan becomes a PyTorchJob with Master and Worker") {
+  const YAML::Node job = render(make_test_plan(2, 2));
+  CHECK(job["apiVersion"].as<std::string>() == "kubeflow.org/v1");
+  CHECK(job["kind"].as<std::string>() == "PyTorchJob");
+  CHECK(job["metadata"]["name"].as<std::string>() == "test-job");
+  const YAML::Node specs = job["spec"]["pytorchReplicaSpecs"];
+  check_replica(specs["Master"], 1, "pytorch", "OnFailure");
+  check_replica(specs["Worker"], 2, "pytorch", "OnFailure");
+  CHECK(job["spec"]["runPolicy"]["backoffLimit"].as<int>() == 5);
+  CHECK(job["spec"]["runPolicy"]["cleanPodPolicy"].as<std::string>() == "Running");
+}
+
+TEST_CASE("every pod runs pai-launch on the plan and token mounted at /etc/pai") {
+  const YAML::Node pod =
+      render(make_test_plan())["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"];
+  const YAML::Node c = pod["containers"][0];
+  CHECK(strings(c["command"]) == std::vector<std::string>{"pai-launch", "run", "--plan",
+                                                          "/etc/pai/plan.json", "--token-file",
+                                                          "/etc/pai/job.token", "--node",
+                                                          "$(PAI_POD_NAME)"});
+  CHECK(c["env"][0]["name"].as<std::string>() == "PAI_POD_NAME");
+  CHECK(c["env"][0]["valueFrom"]["fieldRef"]["fieldPath"].as<std::string>() == "metadata.name");
+  CHECK(c["env"][1]["name"].as<std::string>() == "PYTHONUNBUFFERED");
+  CHECK(c["env"][1]["value"].as<std::string>() == "1");
+  CHECK(c["volumeMounts"][0]["mountPath"].as<std::string>() == "/etc/pai");
+  const YAML::Node sources = pod["volumes"][0]["projected"]["sources"];
+  CHECK(sources[0]["configMap"]["name"].as<std::string>() == "test-job-pai-plan");
+  CHECK(sources[0]["configMap"]["items"][0]["key"].as<std::string>() == "plan.json");
+  CHECK(sources[1]["secret"]["name"].as<std::string>() == "test-job-pai-token");
+  CHECK(sources[1]["secret"]["items"][0]["key"].as<std::string>() == "job.token");
+}
+
+TEST_CASE("resources, shm, mounts and output become limits and volumes") {
+  const YAML::Node pod =
+      render(make_test_plan())["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"];
+  const YAML::Node c = pod["containers"][0];
+  CHECK(c["resources"]["limits"]["nvidia.com/gpu"].as<int>() == 8);
+  CHECK(c["resources"]["limits"]["cpu"].as<std::string>() == "96");
+  CHECK(c["resources"]["limits"]["memory"].as<std::string>() == "1600Gi");
+  const YAML::Node mounts = c["volumeMounts"];
+  REQUIRE(mounts.size() == 4);
+  CHECK(mounts[1]["name"].as<std::string>() == "pai-shm");
+  CHECK(mounts[1]["mountPath"].as<std::string>() == "/dev/shm");
+  CHECK(mounts[2]["name"].as<std::string>() == "data");
+  CHECK(mounts[2]["mountPath"].as<std::string>() == "/data");
+  CHECK(mounts[2]["readOnly"].as<bool>());
+  CHECK(mounts[3]["mountPath"].as<std::string>() == "/runs/test-job");
+  CHECK(!mounts[3]["readOnly"]);
+  const YAML::Node volumes = pod["volumes"];
+  REQUIRE(volumes.size() == 4);
+  CHECK(volumes[1]["emptyDir"]["medium"].as<std::string>() == "Memory");
+  CHECK(volumes[1]["emptyDir"]["sizeLimit"].as<std::string>() == "64Gi");
+  CHECK(volumes[2]["hostPath"]["path"].as<std::string>() == "/mnt/nas/data");
+  CHECK(volumes[3]["hostPath"]["type"].as<std::string>() == "DirectoryOrCreate");
+}
+
+TEST_CASE("a Worker template takes the largest resources and the shared env of its roles") {
+  // Worker pods run node ranks 1.. : worker 1 (8 GPUs, 96 cores) and ps (4 cores).
+  const YAML::Node c = render(make_test_plan(
+      2, 2))["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0];
+  CHECK(c["resources"]["limits"]["nvidia.com/gpu"].as<int>() == 8);
+  CHECK(c["resources"]["limits"]["cpu"].as<std::string>() == "96");
+  // ps has no PYTHONUNBUFFERED, so the roles do not agree on it.
+  CHECK(c["env"].size() == 1);
+}
+
+TEST_CASE("fractional CPUs are written in millicores") {
+  Plan plan = make_test_plan();
+  plan.roles[0].resources.cpu = 7.5;
+  const YAML::Node c =
+      render(plan)["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0];
+  CHECK(c["resources"]["limits"]["cpu"].as<std::string>() == "7500m");
+}
+
+TEST_CASE("no restarts map to restartPolicy Never and backoffLimit 0") {
+  Plan plan = make_test_plan();
+  plan.fault_tolerance.restart_enabled = false;
+  YAML::Node job = render(plan);
+  CHECK(job["spec"]["runPolicy"]["backoffLimit"].as<int>() == 0);
+  CHECK(job["spec"]["pytorchReplicaSpecs"]["Master"]["restartPolicy"].as<std::string>() == "Never");
+  plan = make_test_plan();
+  plan.fault_tolerance.policy = pai::RestartPolicy::Never;
+  job = render(plan);
+  CHECK(job["spec"]["runPolicy"]["backoffLimit"].as<int>() == 5);
+  CHECK(job["spec"]["pytorchReplicaSpecs"]["Worker"]["restartPolicy"].as<std::string>() == "Never");
+}
+
+TEST_CASE("an MPI plan becomes an MPIJob with Launcher and Worker") {
+  const YAML::Node job = render(make_mpi_plan());
+  CHECK(job["apiVersion"].as<std::string>() == "kubeflow.org/v2beta1");
+  CHECK(job["kind"].as<std::string>() == "MPIJob");
+  CHECK(job["metadata"]["name"].as<std::string>() == "test-job");
+  CHECK(job["spec"]["slotsPerWorker"].as<int>() == 8);
+  const YAML::Node specs = job["spec"]["mpiReplicaSpecs"];
+  check_replica(specs["Launcher"], 1, "mpi", "OnFailure");
+  check_replica(specs["Worker"], 3, "mpi", "OnFailure");
+  const YAML::Node launcher = specs["Launcher"]["template"]["spec"]["containers"][0];
+  CHECK(strings(launcher["command"]).back() == "test-job-launcher");
+  CHECK(!launcher["resources"]["limits"]["nvidia.com/gpu"]);
+}
+
+TEST_CASE("the pods' plan names the pods and runs commands without a container wrapper") {
+  Plan plan = make_test_plan(2, 2);
+  plan.runtime = pai::Runtime::Docker;
+  plan.roles[0].launch_argv = {"docker", "run", "python", "train.py"};
+  const Plan pods = pai::plan_for_pods(plan);
+  CHECK(pods.runtime == pai::Runtime::Host);
+  CHECK(pods.roles[0].launch_argv == pods.roles[0].command);
+  CHECK(pods.spares.empty());
+  REQUIRE(pods.placements.size() == 3);
+  CHECK(pods.placements[0].host.name == "test-job-master-0");
+  CHECK(pods.placements[1].host.name == "test-job-worker-0");
+  CHECK(pods.placements[2].host.name == "test-job-worker-1");
+  CHECK(pods.placements[2].role == "ps");
+  CHECK(pods.master.address == "test-job-master-0");
+}
+
+TEST_CASE("MPI pods are addressed through the workers' service") {
+  const Plan pods = pai::plan_for_pods(make_mpi_plan());
+  REQUIRE(pods.placements.size() == 4);
+  CHECK(pods.placements[0].host.name == "test-job-worker-0");
+  CHECK(pods.placements[0].host.address == "test-job-worker-0.test-job-worker");
+  CHECK(pods.placements[3].host.name == "test-job-launcher");
+  CHECK(pods.placements[3].host.address == "test-job-launcher.test-job-worker");
+}
+
+TEST_CASE("the manifest is deterministic") {
+  const Plan pods = pai::plan_for_pods(make_test_plan());
+  CHECK(pai::render_k8s_manifest(pods) == pai::render_k8s_manifest(pods));
+}
+
+TEST_CASE("a spec without an image gets a warning and the default image") {
+  Plan plan = make_test_plan();
+  plan.image.clear();
+  Diagnostics diags;
+  pai::check_for_k8s(plan, Location{"job.yaml", 0, 0}, diags);
+  REQUIRE(diags.all().size() == 1);
+  CHECK(diags.all()[0].severity == pai::Severity::Warning);
+  CHECK(diags.all()[0].path == "image");
+  CHECK(diags.all()[0].message ==
+        "--target k8s: no image given; the pods use \"debian:12\", which has neither "
+        "pai-launch nor your code");
+  const YAML::Node job = render(plan);
+  CHECK(job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["image"]
+            .as<std::string>() == "debian:12");
+}
+
+TEST_CASE("a mount named like a pai volume and several MPI launchers are errors") {
+  Plan plan = make_mpi_plan();
+  plan.mounts[0].name = "pai-shm";
+  plan.roles[1].instances = 2;
+  Diagnostics diags;
+  pai::check_for_k8s(plan, Location{"job.yaml", 0, 0}, diags);
+  REQUIRE(diags.all().size() == 2);
+  CHECK(diags.all()[0].path == "mounts[0].name");
+  CHECK(diags.all()[0].message ==
+        "--target k8s: \"pai-shm\" is the name of a volume pai-compile adds");
+  CHECK(diags.all()[1].path == "roles.launcher.instances");
+  CHECK(diags.all()[1].message == "--target k8s: an MPIJob has one launcher, got 2");
+}
+
+TEST_CASE("a valid plan has no k8s findings") {
+  Diagnostics diags;
+  pai::check_for_k8s(make_test_plan(), Location{"job.yaml", 0, 0}, diags);
+  CHECK(diags.all().empty());
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# env/worker-0.sh: the env contract of job cifar10-ddp-nccl, role worker, instance 0.
+# Source it with LOCAL_RANK set (default 0): LOCAL_RANK=1 . ./env/worker-0.sh
+export PAI_JOB_NAME=cifar10-ddp-nccl
+export PAI_TASK_ROLE_COUNT=1
+export PAI_TASK_ROLE_LIST=worker
+export PAI_TASK_ROLE_TASK_COUNT_worker=1
+export PAI_RESOURCE_worker=4,32,131072,16384
+export PAI_TASK_ROLE_worker_HOST_LIST=cifar10-ddp-nccl-master-0
+export PAI_HOST_IP_worker_0=cifar10-ddp-nccl-master-0
+export MASTER_ADDR=cifar10-ddp-nccl-master-0
+export MASTER_PORT=20001
+export PAI_MAX_RESTARTS=3
+export PAI_OUTPUT_DIR=/mnt/data/runs/cifar10-ddp-nccl
+export NCCL_DEBUG=WARN
+export PYTHONUNBUFFERED=1
+export NODE_RANK=0
+export GROUP_RANK=0
+export NNODES=1
+export NPROC_PER_NODE=4
+export LOCAL_WORLD_SIZE=4
+export ROLE_NAME=worker
+export ROLE_WORLD_SIZE=4
+export PAI_CURRENT_TASK_ROLE_NAME=worker
+export PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX=0
+export PAI_RESTART_COUNT=0
+export TORCHELASTIC_RESTART_COUNT=0
+case "${LOCAL_RANK:-0}" in
+  0) export RANK=0 LOCAL_RANK=0 WORLD_SIZE=4 ROLE_RANK=0 ;;
+  1) export RANK=1 LOCAL_RANK=1 WORLD_SIZE=4 ROLE_RANK=1 ;;
+  2) export RANK=2 LOCAL_RANK=2 WORLD_SIZE=4 ROLE_RANK=2 ;;
+  3) export RANK=3 LOCAL_RANK=3 WORLD_SIZE=4 ROLE_RANK=3 ;;
+  *) echo 'env/worker-0.sh: LOCAL_RANK must be 0..3' >&2; return 1 2>/dev/null || exit 1 ;;
+esac

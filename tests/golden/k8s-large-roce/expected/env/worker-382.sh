@@ -1,0 +1,38 @@
+#!/bin/sh
+# env/worker-382.sh: the env contract of job llama-70b-pretrain, role worker, instance 382.
+# Source it with LOCAL_RANK set (default 0): LOCAL_RANK=1 . ./env/worker-382.sh
+export PAI_JOB_NAME=llama-70b-pretrain
+export PAI_TASK_ROLE_COUNT=1
+export PAI_TASK_ROLE_LIST=worker
+export PAI_TASK_ROLE_TASK_COUNT_worker=512
+export PAI_RESOURCE_worker=8,128,1843200,131072
+export MASTER_ADDR=llama-70b-pretrain-master-0
+export MASTER_PORT=20001
+export PAI_MAX_RESTARTS=20
+export PAI_OUTPUT_DIR=/mnt/cpfs/runs/llama-70b-pretrain
+export NCCL_IB_TC=106
+export NCCL_IB_GID_INDEX=3
+export NCCL_CROSS_NIC=0
+export NCCL_SOCKET_IFNAME=bond0
+export GLOO_SOCKET_IFNAME=bond0
+export NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7
+export CUDA_DEVICE_MAX_CONNECTIONS=1
+export PYTHONUNBUFFERED=1
+export NODE_RANK=382
+export GROUP_RANK=382
+export NNODES=512
+export NPROC_PER_NODE=8
+export LOCAL_WORLD_SIZE=1
+export ROLE_NAME=worker
+export ROLE_WORLD_SIZE=512
+export WORLD_SIZE=512
+export RANK=382
+export PAI_CURRENT_TASK_ROLE_NAME=worker
+export PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX=382
+export PAI_HOST_IP_worker_382=llama-70b-pretrain-worker-381
+export PAI_RESTART_COUNT=0
+export TORCHELASTIC_RESTART_COUNT=0
+case "${LOCAL_RANK:-0}" in
+  0) export LOCAL_RANK=0 ROLE_RANK=382 ;;
+  *) echo 'env/worker-382.sh: LOCAL_RANK must be 0..0' >&2; return 1 2>/dev/null || exit 1 ;;
+esac

@@ -1,0 +1,40 @@
+#!/bin/sh
+# env/worker-0.sh: the env contract of job horovod-mpi, role worker, instance 0.
+# Source it with LOCAL_RANK set (default 0): LOCAL_RANK=1 . ./env/worker-0.sh
+export PAI_JOB_NAME=horovod-mpi
+export PAI_TASK_ROLE_COUNT=2
+export PAI_TASK_ROLE_LIST=launcher,worker
+export PAI_TASK_ROLE_TASK_COUNT_launcher=1
+export PAI_RESOURCE_launcher=0,2,4096,0
+export PAI_TASK_ROLE_TASK_COUNT_worker=2
+export PAI_RESOURCE_worker=8,32,262144,16384
+export PAI_TASK_ROLE_launcher_HOST_LIST=mpi-0
+export PAI_TASK_ROLE_worker_HOST_LIST=mpi-1,mpi-2
+export PAI_HOST_IP_launcher_0=mpi-0
+export PAI_HOST_IP_worker_0=mpi-1
+export PAI_PORT_LIST_worker_0_ssh=20000
+export PAI_worker_0_ssh_PORT=20000
+export PAI_HOST_IP_worker_1=mpi-2
+export PAI_PORT_LIST_worker_1_ssh=20000
+export PAI_worker_1_ssh_PORT=20000
+export MASTER_ADDR=mpi-0
+export MASTER_PORT=20001
+export PAI_MAX_RESTARTS=1
+export NODE_RANK=1
+export GROUP_RANK=1
+export NNODES=3
+export NPROC_PER_NODE=8
+export LOCAL_WORLD_SIZE=1
+export ROLE_NAME=worker
+export ROLE_WORLD_SIZE=2
+export WORLD_SIZE=3
+export RANK=1
+export PAI_CURRENT_TASK_ROLE_NAME=worker
+export PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX=0
+export PAI_RESTART_COUNT=0
+export TORCHELASTIC_RESTART_COUNT=0
+export OMPI_MCA_orte_default_hostfile=hostfile
+case "${LOCAL_RANK:-0}" in
+  0) export LOCAL_RANK=0 ROLE_RANK=0 ;;
+  *) echo 'env/worker-0.sh: LOCAL_RANK must be 0..0' >&2; return 1 2>/dev/null || exit 1 ;;
+esac

@@ -1,0 +1,50 @@
+#!/bin/sh
+# env/worker-0.sh: the env contract of job tf-ps-worker, role worker, instance 0.
+# Source it with LOCAL_RANK set (default 0): LOCAL_RANK=1 . ./env/worker-0.sh
+export PAI_JOB_NAME=tf-ps-worker
+export PAI_TASK_ROLE_COUNT=2
+export PAI_TASK_ROLE_LIST=ps,worker
+export PAI_TASK_ROLE_TASK_COUNT_ps=1
+export PAI_RESOURCE_ps=0,4,8192,0
+export PAI_TASK_ROLE_TASK_COUNT_worker=3
+export PAI_RESOURCE_worker=8,8,32768,0
+export PAI_TASK_ROLE_ps_HOST_LIST=10.0.0.1
+export PAI_TASK_ROLE_worker_HOST_LIST=10.0.0.2,10.0.0.3,10.0.0.4
+export PAI_HOST_IP_ps_0=10.0.0.1
+export PAI_PORT_LIST_ps_0_grpc=20002
+export PAI_ps_0_grpc_PORT=20002
+export PAI_HOST_IP_worker_0=10.0.0.2
+export PAI_PORT_LIST_worker_0_grpc=20000
+export PAI_worker_0_grpc_PORT=20000
+export PAI_PORT_LIST_worker_0_tensorboard=20001
+export PAI_worker_0_tensorboard_PORT=20001
+export PAI_HOST_IP_worker_1=10.0.0.3
+export PAI_PORT_LIST_worker_1_grpc=20000
+export PAI_worker_1_grpc_PORT=20000
+export PAI_PORT_LIST_worker_1_tensorboard=20001
+export PAI_worker_1_tensorboard_PORT=20001
+export PAI_HOST_IP_worker_2=10.0.0.4
+export PAI_PORT_LIST_worker_2_grpc=20000
+export PAI_worker_2_grpc_PORT=20000
+export PAI_PORT_LIST_worker_2_tensorboard=20001
+export PAI_worker_2_tensorboard_PORT=20001
+export MASTER_ADDR=10.0.0.1
+export MASTER_PORT=20001
+export PAI_MAX_RESTARTS=0
+export NODE_RANK=1
+export GROUP_RANK=1
+export NNODES=4
+export NPROC_PER_NODE=8
+export LOCAL_WORLD_SIZE=1
+export ROLE_NAME=worker
+export ROLE_WORLD_SIZE=3
+export WORLD_SIZE=4
+export RANK=1
+export PAI_CURRENT_TASK_ROLE_NAME=worker
+export PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX=0
+export PAI_RESTART_COUNT=0
+export TORCHELASTIC_RESTART_COUNT=0
+case "${LOCAL_RANK:-0}" in
+  0) export LOCAL_RANK=0 ROLE_RANK=0 ;;
+  *) echo 'env/worker-0.sh: LOCAL_RANK must be 0..0' >&2; return 1 2>/dev/null || exit 1 ;;
+esac

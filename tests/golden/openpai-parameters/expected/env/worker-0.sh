@@ -1,0 +1,31 @@
+#!/bin/sh
+# env/worker-0.sh: the env contract of job bert-finetune, role worker, instance 0.
+# Source it with LOCAL_RANK set (default 0): LOCAL_RANK=1 . ./env/worker-0.sh
+export PAI_JOB_NAME=bert-finetune
+export PAI_TASK_ROLE_COUNT=1
+export PAI_TASK_ROLE_LIST=worker
+export PAI_TASK_ROLE_TASK_COUNT_worker=2
+export PAI_RESOURCE_worker=8,64,491520,0
+export PAI_TASK_ROLE_worker_HOST_LIST=gpu-001,gpu-002
+export PAI_HOST_IP_worker_0=gpu-001
+export PAI_HOST_IP_worker_1=gpu-002
+export MASTER_ADDR=gpu-001
+export MASTER_PORT=20001
+export PAI_MAX_RESTARTS=0
+export NODE_RANK=0
+export GROUP_RANK=0
+export NNODES=2
+export NPROC_PER_NODE=8
+export LOCAL_WORLD_SIZE=1
+export ROLE_NAME=worker
+export ROLE_WORLD_SIZE=2
+export WORLD_SIZE=2
+export RANK=0
+export PAI_CURRENT_TASK_ROLE_NAME=worker
+export PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX=0
+export PAI_RESTART_COUNT=0
+export TORCHELASTIC_RESTART_COUNT=0
+case "${LOCAL_RANK:-0}" in
+  0) export LOCAL_RANK=0 ROLE_RANK=0 ;;
+  *) echo 'env/worker-0.sh: LOCAL_RANK must be 0..0' >&2; return 1 2>/dev/null || exit 1 ;;
+esac
