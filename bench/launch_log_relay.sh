@@ -26,6 +26,19 @@ relayed=$(best sh -c "'$PAI_LAUNCH' run --plan '$plan' --node localhost --log-di
 echo "${SIZE_MB} MiB straight to a file: ${direct} ms"
 echo "${SIZE_MB} MiB through pai-launch into its log file (stdout to /dev/null): ${logged} ms; ratio $(ratio "$logged" "$direct") (target: <= 1.10)"
 echo "${SIZE_MB} MiB through pai-launch into its log file and, prefixed, a stdout file (twice the bytes written): ${relayed} ms; ratio $(ratio "$relayed" "$direct")"
+# The launcher's own CPU (its children not counted), best of RUNS, when perf can count it:
+# wall times on a busy 2-core machine are noisy, this figure much less.
+own_cpu() {
+  for i in $(seq "$RUNS"); do
+    rm -rf "$OUT/logs"
+    perf stat --no-inherit -x, -e task-clock -o "$WORK/cpu" "$PAI_LAUNCH" run --plan "$plan" \
+      --node localhost --log-dir "$OUT/logs" > "$1" 2>/dev/null || return 1
+    awk -F, -v mb="$SIZE_MB" '$3 == "task-clock" { printf "%.0f\n", $1 * 1024 / mb }' "$WORK/cpu"
+  done | sort -n | head -1 | sed 's/$/ ms per GiB/'
+}
+if command -v perf > /dev/null && cpu=$(own_cpu /dev/null) && [ -n "$cpu" ]; then
+  echo "pai-launch's own CPU, stdout to /dev/null: $cpu; to a file: $(own_cpu "$OUT/relayed.out")"
+fi
 if have_torchrun; then
   printf '%s\n' "$writer" > "$WORK/writer.sh"
   tr=$(best sh -c "$TORCHRUN --standalone --nproc_per_node 1 --log_dir '$OUT/tlogs' --no_python /bin/sh '$WORK/writer.sh' > '$OUT/relayed.out' 2>/dev/null")

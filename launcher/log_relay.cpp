@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -28,6 +29,11 @@ bool write_all(int fd, std::string_view bytes) {
 }
 
 void OutputTail::append(std::string_view bytes) {
+  if (bytes.size() >= capacity_) {
+    // Only the last `capacity` bytes can ever be read: copy no more.
+    data_.assign(bytes.substr(bytes.size() - capacity_));
+    return;
+  }
   data_.append(bytes);
   // Trimming only past twice the capacity keeps appends amortized O(1).
   if (data_.size() > 2 * capacity_) data_.erase(0, data_.size() - capacity_);
@@ -61,12 +67,6 @@ LogRelay::LogRelay(std::string prefix, bool color, int color_index, int terminal
   }
 }
 
-void LogRelay::emit_line(std::string_view line, std::string& out) {
-  out += prefix_;
-  out += line;
-  if (line.empty() || line.back() != '\n') out += '\n';
-}
-
 void LogRelay::feed(std::string_view bytes) {
   if (bytes.empty()) return;
   if (file_fd_ >= 0 && !write_all(file_fd_, bytes) && !file_error_reported_) {
@@ -76,40 +76,63 @@ void LogRelay::feed(std::string_view bytes) {
     write_all(2, msg);
   }
   if (tail_ != nullptr) tail_->append(bytes);
+  relay_lines(bytes);
+}
 
-  std::string out;
-  out.reserve(bytes.size() + 256);
-  while (!bytes.empty()) {
-    std::size_t nl = bytes.find('\n');
-    std::size_t room = kMaxRelayedLine - partial_.size();
-    if (nl == std::string_view::npos || nl >= room) {
-      std::size_t take = std::min(bytes.size(), room);
-      partial_.append(bytes.substr(0, take));
-      bytes.remove_prefix(take);
-      if (partial_.size() == kMaxRelayedLine) {
-        emit_line(partial_, out);
-        partial_.clear();
-      }
-      continue;
+void LogRelay::add_line(std::string_view head, std::string_view tail) {
+  out_ += prefix_;
+  out_ += head;
+  out_ += tail;
+  const std::string_view last = tail.empty() ? head : tail;
+  if (last.empty() || last.back() != '\n') out_ += '\n';
+}
+
+void LogRelay::relay_lines(std::string_view bytes) {
+  // out_ keeps its capacity from feed to feed: after the first reads, relaying allocates
+  // nothing and costs one copy and one write per read. (A writev of [prefix, line] slices
+  // avoids that copy but is slower: the kernel's per-slice cost outweighs a 100-byte memcpy.)
+  out_.clear();
+  // A pending partial line is completed first.
+  while (!partial_.empty() && !bytes.empty()) {
+    const std::size_t room = kMaxRelayedLine - partial_.size();
+    const std::size_t nl = bytes.substr(0, room).find('\n');
+    if (nl != std::string_view::npos) {
+      add_line(partial_, bytes.substr(0, nl + 1));
+      partial_.clear();
+      bytes.remove_prefix(nl + 1);
+      break;
     }
-    if (partial_.empty()) {
-      emit_line(bytes.substr(0, nl + 1), out);
-    } else {
-      partial_.append(bytes.substr(0, nl + 1));
-      emit_line(partial_, out);
+    const std::size_t take = std::min(bytes.size(), room);
+    partial_.append(bytes.substr(0, take));
+    bytes.remove_prefix(take);
+    if (partial_.size() == kMaxRelayedLine) {
+      add_line(partial_);
       partial_.clear();
     }
-    bytes.remove_prefix(nl + 1);
   }
-  if (!out.empty()) write_all(terminal_fd_, out);
+  // Then whole lines straight from `bytes`; what is left waits in partial_.
+  while (!bytes.empty()) {
+    const std::size_t nl = bytes.substr(0, kMaxRelayedLine).find('\n');
+    if (nl != std::string_view::npos) {
+      add_line(bytes.substr(0, nl + 1));
+      bytes.remove_prefix(nl + 1);
+    } else if (bytes.size() >= kMaxRelayedLine) {
+      add_line(bytes.substr(0, kMaxRelayedLine));
+      bytes.remove_prefix(kMaxRelayedLine);
+    } else {
+      partial_.assign(bytes);
+      break;
+    }
+  }
+  if (!out_.empty()) write_all(terminal_fd_, out_);
 }
 
 void LogRelay::finish() {
   if (partial_.empty()) return;
-  std::string out;
-  emit_line(partial_, out);
+  out_.clear();
+  add_line(partial_);
   partial_.clear();
-  write_all(terminal_fd_, out);
+  write_all(terminal_fd_, out_);
 }
 
 }  // namespace pai::launcher

@@ -33,6 +33,8 @@ class OutputTail {
 /// partial line waits for its end, for finish(), or for kMaxRelayedLine bytes. Bytes are
 /// never interpreted: binary output passes through. Write errors on the terminal are ignored
 /// (a closed terminal must not stop the job); on the file they are reported once on stderr.
+/// Each feed() costs one write to the file and one to the terminal, and no allocation once
+/// warm.
 class LogRelay {
  public:
   LogRelay(std::string prefix, bool color, int color_index, int terminal_fd, int file_fd,
@@ -43,13 +45,17 @@ class LogRelay {
   void finish();
 
  private:
-  void emit_line(std::string_view line, std::string& out);
+  // Relays `bytes` to the terminal, completing partial_ first.
+  void relay_lines(std::string_view bytes);
+  // Appends one terminal line to out_: prefix, head, tail, and a newline unless it has one.
+  void add_line(std::string_view head, std::string_view tail = {});
 
   std::string prefix_;
   int terminal_fd_;
   int file_fd_;
   OutputTail* tail_;
   std::string partial_;
+  std::string out_;  // the terminal bytes of one feed, reused
   bool file_error_reported_ = false;
 };
 

@@ -61,17 +61,20 @@ void RankOutput::watch(EventLoop& loop, std::function<void()> on_output) {
   loop_ = &loop;
   on_output_ = std::move(on_output);
   for (Stream* s : {&out_, &err_}) {
-    loop.watch(s->read_fd, [this, s] { read_stream(*s, 16); });
+    loop.watch(s->read_fd, [this, s] { read_stream(*s, 16, true); });
   }
 }
 
-void RankOutput::read_stream(Stream& s, int max_reads) {
+void RankOutput::read_stream(Stream& s, int max_reads, bool until_short_read) {
   buffer_.resize(kPipeBytes);
   for (int n = 0; n < max_reads && s.read_fd >= 0; ++n) {
     const ssize_t got = ::read(s.read_fd, buffer_.data(), buffer_.size());
     if (got > 0) {
       s.relay->feed(std::string_view(buffer_.data(), static_cast<std::size_t>(got)));
       if (on_output_) on_output_();
+      // A short read emptied the pipe: the (level-triggered) loop calls again when more
+      // comes, so a read that would only say EAGAIN is saved.
+      if (until_short_read && static_cast<std::size_t>(got) < buffer_.size()) return;
     } else if (got < 0 && errno == EINTR) {
       continue;
     } else if (got < 0 && errno == EAGAIN) {
@@ -92,7 +95,7 @@ void RankOutput::close_stream(Stream& s) {
 }
 
 void RankOutput::drain() {
-  for (Stream* s : {&out_, &err_}) read_stream(*s, kMaxDrainReads);
+  for (Stream* s : {&out_, &err_}) read_stream(*s, kMaxDrainReads, false);
 }
 
 void RankOutput::close() {

@@ -56,8 +56,9 @@ class RankOutput {
     int write_fd = -1;
     std::unique_ptr<LogRelay> relay;
   };
-  // Reads up to `max_reads` chunks; closes the stream at end of file.
-  void read_stream(Stream& s, int max_reads);
+  // Reads up to `max_reads` chunks, or until one is shorter than the buffer when
+  // `until_short_read`; closes the stream at end of file.
+  void read_stream(Stream& s, int max_reads, bool until_short_read);
   void close_stream(Stream& s);
 
   std::string log_path_;

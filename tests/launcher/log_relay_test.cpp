@@ -70,6 +70,44 @@ TEST_CASE("a long run without newline is split at 64 KiB on the terminal only") 
   CHECK(f.log_text() == flood);
 }
 
+TEST_CASE("a feed of many lines between two partial lines relays each line once") {
+  Fixture f;
+  LogRelay relay("[w]", false, 0, f.terminal, f.file, nullptr);
+  std::string lines, expected = "[w] head-";
+  for (int i = 0; i < 3000; ++i) {
+    const std::string line = "line " + std::to_string(i) + "\n";
+    lines += line;
+    expected += (i == 0 ? "" : "[w] ") + line;
+  }
+  relay.feed("head-");
+  relay.feed(lines + "tail-");
+  relay.feed("end\n");
+  expected += "[w] tail-end\n";
+  CHECK(f.terminal_text() == expected);
+  CHECK(f.log_text() == "head-" + lines + "tail-end\n");
+}
+
+TEST_CASE("a /dev/null terminal - the log file and the tail still get every byte") {
+  Fixture f;
+  const int null_fd = ::open("/dev/null", O_WRONLY);
+  REQUIRE(null_fd >= 0);
+  LogRelay relay("[w]", false, 0, null_fd, f.file, &f.tail);
+  relay.feed("one\ntwo");
+  relay.finish();
+  ::close(null_fd);
+  CHECK(f.log_text() == "one\ntwo");
+  CHECK(f.tail.text() == "one\ntwo");
+}
+
+TEST_CASE("the output tail keeps the last bytes of an append longer than itself") {
+  OutputTail tail(4);
+  tail.append("ab");
+  tail.append("0123456789");
+  CHECK(tail.text() == "6789");
+  tail.append("x");
+  CHECK(tail.text() == "789x");
+}
+
 TEST_CASE("the output tail keeps the last bytes and lines") {
   OutputTail tail(10);
   tail.append("0123456789");
