@@ -17,13 +17,10 @@ Prints a table and exits 1 on any failure.
 Usage: job_schema_check.py --compiler build/compiler/pai-compile --root .
 """
 
-import argparse
-import json
 import os
 import re
 import sys
 
-import jsonschema
 
 import spec_cases
 
@@ -78,16 +75,9 @@ def schema_errors(validator, data):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--compiler', required=True, help='path to pai-compile')
-    parser.add_argument('--root', required=True, help='the source tree')
-    options = parser.parse_args()
-    root = os.path.abspath(options.root)
-
-    with open(os.path.join(root, 'schemas', 'job.schema.json')) as f:
-        schema = json.load(f)
-    jsonschema.Draft7Validator.check_schema(schema)
-    validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.draft7_format_checker)
+    options = spec_cases.parse_options(__doc__.splitlines()[0])
+    root = options.root
+    validator = spec_cases.schema_validator(root, 'job.schema.json')
 
     examples = spec_cases.example_specs(root) + spec_cases.template_specs(root)
     goldens, skipped = spec_cases.golden_specs(root)

@@ -7,28 +7,19 @@ its plan does not validate.
 Usage: plan_schema_check.py --compiler build/compiler/pai-compile --root .
 """
 
-import argparse
 import json
 import os
 import sys
 import tempfile
 
-import jsonschema
 
 import spec_cases
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--compiler', required=True, help='path to pai-compile')
-    parser.add_argument('--root', required=True, help='the source tree')
-    options = parser.parse_args()
-    root = os.path.abspath(options.root)
-
-    with open(os.path.join(root, 'schemas', 'plan.schema.json')) as f:
-        schema = json.load(f)
-    jsonschema.Draft7Validator.check_schema(schema)
-    validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.draft7_format_checker)
+    options = spec_cases.parse_options(__doc__.splitlines()[0])
+    root = options.root
+    validator = spec_cases.schema_validator(root, 'plan.schema.json')
 
     rows, failures = [], []
     examples = spec_cases.example_specs(root) + spec_cases.template_specs(root)

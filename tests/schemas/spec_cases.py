@@ -141,6 +141,26 @@ def load_spec(path, root):
     return load_yaml(path)
 
 
+def parse_options(description):
+    """The --compiler and --root options both checks take; root made absolute."""
+    import argparse
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument('--compiler', required=True, help='path to pai-compile')
+    parser.add_argument('--root', required=True, help='the source tree')
+    options = parser.parse_args()
+    options.root = os.path.abspath(options.root)
+    return options
+
+
+def schema_validator(root, name):
+    """A Draft 7 validator (format checking on) for schemas/<name>, itself checked first."""
+    import jsonschema
+    with open(os.path.join(root, 'schemas', name)) as f:
+        schema = json.load(f)
+    jsonschema.Draft7Validator.check_schema(schema)
+    return jsonschema.Draft7Validator(schema, format_checker=jsonschema.draft7_format_checker)
+
+
 def example_specs(root):
     """examples/*.yaml and examples/*.jsonnet, sorted, relative to `root`."""
     folder = os.path.join(root, 'examples')
