@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of frame_fuzz (fuzz/corpus/frame/): valid frame streams.
+
+Each seed is one byte (frame_fuzz's read size minus one) and a stream of frames laid out as in
+docs/protocol.md. Sealed frames are MAC'd with the harness's session key and numbered from 1,
+so they open. Run from anywhere: python3 fuzz/make_frame_seeds.py
+"""
+import hashlib
+import hmac
+import json
+import os
+import struct
+
+SESSION_KEY = b"frame-fuzz-session-key"
+KINDS = {"hello": 1, "challenge": 2, "auth": 3, "welcome": 4, "reject": 5, "sealed": 16}
+
+
+def frame(kind, body, seq=0):
+    payload = json.dumps(body, separators=(",", ":")).encode()
+    signed = struct.pack(">IBBHQ", len(payload), 1, KINDS[kind], 0, seq) + payload
+    if kind == "sealed":
+        signed += hmac.new(SESSION_KEY, signed, hashlib.sha256).digest()
+    return signed
+
+
+def sealed(*messages):
+    return b"".join(frame("sealed", m, seq) for seq, m in enumerate(messages, start=1))
+
+
+HELLO = {"job": "frame-fuzz-job", "peer": "launcher", "node": "gpu-001", "nonce": "ab" * 32}
+SEEDS = {
+    "hello": (255, frame("hello", HELLO)),
+    "hello-auth-split": (2, frame("hello", HELLO) + frame("auth", {"proof": "cd" * 32})),
+    "challenge-welcome": (15, frame("challenge", {"nonce": "01" * 32, "proof": "ef" * 32})
+                          + frame("welcome", {})),
+    "reject": (255, frame("reject", {"reason": "hello: job: missing"})),
+    "join-heartbeat": (7, sealed(
+        {"type": "join", "node": "gpu-001", "checks": [], "pid": 4242},
+        {"type": "heartbeat", "instances": [{"instance": 0, "idleMs": 12, "hangInterval": 1800,
+                                             "step": 7}]})),
+    "exec-output": (255, sealed(
+        {"type": "exec-output", "id": 1, "stream": "stdout", "data": "aGVsbG8K"},
+        {"type": "exec-exit", "id": 1, "code": 0})),
+}
+
+
+def main():
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "frame")
+    os.makedirs(folder, exist_ok=True)
+    for name, (read_size, stream) in SEEDS.items():
+        with open(os.path.join(folder, name), "wb") as out:
+            out.write(bytes([read_size]) + stream)
+
+
+if __name__ == "__main__":
+    main()
