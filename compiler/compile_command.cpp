@@ -19,6 +19,7 @@
 #include "compiler/openpai_protocol.h"
 #include "compiler/k8s_manifest.h"
 #include "compiler/planner.h"
+#include "compiler/slurm_script.h"
 #include "compiler/spec_parser.h"
 #include "compiler/spec_rules.h"
 #include "compiler/yaml_loader.h"
@@ -183,6 +184,11 @@ int compile(const CompileOptions& options) {
     }
     spec.locations["hosts"] = Location{options.hosts_file, 0, 0};
   }
+  // Under Slurm the allocation is the inventory, whatever the spec or --hosts says.
+  if (options.target == Target::Slurm) {
+    use_slurm_inventory(spec, diags);
+    inventory_ok = true;
+  }
   // A broken inventory would only add follow-on errors about hosts.
   if (inventory_ok) check_spec(spec, diags);
   if (diags.has_errors()) {
@@ -211,6 +217,11 @@ int compile(const CompileOptions& options) {
     make_directories(options.out_dir + "/k8s");
     write_file_atomic(options.out_dir + "/k8s/job.yaml", render_k8s_manifest(plan),
                       FileAccess::Public);
+  }
+  if (options.target == Target::Slurm) {
+    make_directories(options.out_dir + "/logs");
+    write_file_atomic(options.out_dir + "/job.sbatch", render_slurm_script(plan, options.out_dir),
+                      FileAccess::Executable);
   }
   std::cout << plan_summary(plan) << "\n"
             << "wrote " << options.out_dir << ": " << output_listing(options.out_dir) << "\n";

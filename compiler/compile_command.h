@@ -14,6 +14,7 @@ namespace pai {
 enum class Target {
   Bare,  ///< the plan and its artifacts only
   K8s,   ///< plus k8s/job.yaml, a Kubeflow PyTorchJob or MPIJob (k8s_manifest.h)
+  Slurm,  ///< hosts from the allocation, plus job.sbatch (slurm_script.h)
 };
 
 struct CompileOptions {

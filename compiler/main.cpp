@@ -40,10 +40,11 @@ int main(int argc, char** argv) {
       {"openmpi", pai::HostfileStyle::OpenMpi}, {"mpich", pai::HostfileStyle::Mpich}};
   app.add_option("--hostfile-style", options.hostfile_style, "hostfile lines: openmpi or mpich")
       ->transform(CLI::CheckedTransformer(styles, CLI::ignore_case));
-  const std::map<std::string, pai::Target> targets = {{"bare", pai::Target::Bare},
-                                                       {"k8s", pai::Target::K8s}};
+  const std::map<std::string, pai::Target> targets = {
+      {"bare", pai::Target::Bare}, {"k8s", pai::Target::K8s}, {"slurm", pai::Target::Slurm}};
   app.add_option("--target", options.target,
-                 "where the job runs: bare (default) or k8s (adds k8s/job.yaml)")
+                 "where the job runs: bare (default), k8s (adds k8s/job.yaml) or slurm "
+                 "(hosts from the allocation, adds job.sbatch)")
       ->transform(CLI::CheckedTransformer(targets, CLI::ignore_case));
   std::vector<std::string> ext_str, ext_code, tla_str, tla_code;
   app.add_option("--ext-str", ext_str, "Jsonnet external variable NAME=VALUE (string)");

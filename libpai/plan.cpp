@@ -78,6 +78,16 @@ const char* to_string(RestartPolicy v) {
   return "never";
 }
 
+const char* to_string(Inventory v) {
+  switch (v) {
+    case Inventory::Static:
+      return "static";
+    case Inventory::Slurm:
+      return "slurm";
+  }
+  return "static";
+}
+
 const Placement* find_placement(const Plan& plan, const std::string& role, int index) {
   // place() lays placements out role by role, so the expected slot is found in
   // O(roles); a plan laid out differently still gets a correct, slower answer.

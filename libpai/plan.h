@@ -37,6 +37,12 @@ enum class FaultToleranceMode { Sync, Async };
 enum class RestartPolicy { ExitCodeAndErrorMsg, ExitCode, OnFailure, Never };
 /// Style of a rendered MPI hostfile.
 enum class HostfileStyle { OpenMpi, Mpich };
+/// Where the plan's hosts come from.
+///   Static: the hosts are the real machines, known when the plan was compiled.
+///   Slurm: the hosts and spares are placeholders ("slurm-0", "slurm-spare-0", ...); the
+///          launcher replaces them with the nodes of the Slurm allocation at launch and
+///          places the job again (launcher/slurm_inventory.h).
+enum class Inventory { Static, Slurm };
 
 /// A machine of the inventory. `slots` is the number of processes/GPUs it offers (0 =
 /// not stated, not checked).
@@ -174,6 +180,7 @@ struct Plan {
   std::string output;  ///< PAI_OUTPUT_DIR; empty = not set
   int port_range_min = 20000;
   int port_range_max = 29999;
+  Inventory inventory = Inventory::Static;  ///< whether `hosts` and `spares` are placeholders
   std::vector<Host> hosts;   ///< the inventory, in spec order
   std::vector<Host> spares;
   /// Roles in rank order: the master role first, the others by name.
@@ -202,6 +209,7 @@ const char* to_string(FabricType v);
 const char* to_string(EnvConvention v);
 const char* to_string(FaultToleranceMode v);
 const char* to_string(RestartPolicy v);
+const char* to_string(Inventory v);
 
 /// The placement of instance `index` of role `role`, or nullptr.
 const Placement* find_placement(const Plan& plan, const std::string& role, int index);

@@ -194,6 +194,9 @@ std::string canonical_plan(const Plan& plan, std::size_t* hash_at) {
   w.key("hosts");
   write(w, plan.hosts);
   w.member("image", plan.image);
+  // Only a non-static inventory is written, so plans (and their hashes) of bare-metal jobs
+  // are the same as before the member existed.
+  if (plan.inventory != Inventory::Static) w.member("inventory", to_string(plan.inventory));
   w.key("master");
   write(w, plan.master);
   w.member("masterRole", plan.master_role);
@@ -431,6 +434,9 @@ Plan read_plan(const JsonFields& f) {
   plan.port_range_min = range.integer("min", 0);
   plan.port_range_max = range.integer("max", 0);
   range.reject_unknown();
+  if (f.raw().contains("inventory")) {
+    plan.inventory = f.enumeration("inventory", std::array{Inventory::Static, Inventory::Slurm});
+  }
   plan.hosts = read_hosts(f, "hosts");
   plan.spares = read_hosts(f, "spares");
   const json& roles = f.array("roles");

@@ -226,6 +226,52 @@ TEST_CASE("rules about hosts follow the hosts file") {
         std::string::npos);
 }
 
+TEST_CASE("the Slurm target needs no hosts and writes job.sbatch and the logs folder") {
+  TempDir dir;
+  WorkingDir cwd(dir.path());
+  spit("job.yaml", "apiVersion: pai/v1\nkind: Job\nname: demo\n"
+                   "roles:\n  worker:\n    instances: 3\n    command: python train.py\n");
+  CompileOptions options;
+  options.spec = "job.yaml";
+  options.out_dir = "out";
+  // Without the Slurm target the spec has no inventory.
+  options.check_only = true;
+  CHECK(compile(options).code == 1);
+  options.check_only = false;
+  options.target = pai::Target::Slurm;
+  const Result r = compile(options);
+  CHECK(r.err.empty());
+  REQUIRE(r.code == 0);
+  CHECK(r.out == "demo: 1 role, 3 instances on 3 hosts, world size 3\n"
+                 "wrote out: env/ (3 files), hostfile, job.sbatch, job.token, launch.sh, "
+                 "logs/ (0 files), plan.json, roles/ (1 file)\n");
+  const std::string script = slurp("out/job.sbatch");
+  CHECK(script.find("#SBATCH --nodes=3\n") != std::string::npos);
+  CHECK(script.find("#SBATCH --output=out/logs/slurm-%j.out\n") != std::string::npos);
+  CHECK(script.find("default_dir=\"${SLURM_SUBMIT_DIR:?submit this script with sbatch}\"/out\n") !=
+        std::string::npos);
+  CHECK((fs::status("out/job.sbatch").permissions() & fs::perms::owner_exec) != fs::perms::none);
+  CHECK(fs::is_directory("out/logs"));
+  const auto plan = nlohmann::json::parse(slurp("out/plan.json"));
+  CHECK(plan["inventory"] == "slurm");
+  CHECK(plan["hosts"][2]["name"] == "slurm-2");
+}
+
+TEST_CASE("the Slurm target ignores a hosts file with a warning located in it") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  spit(dir / "hosts", "h1 slots=1\n");
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.hosts_file = dir / "hosts";
+  options.target = pai::Target::Slurm;
+  options.check_only = true;
+  const Result r = compile(options);
+  CHECK(r.code == 0);
+  CHECK(r.err == dir / "hosts: warning: hosts: --target slurm: the hosts are ignored: the job "
+                       "runs on the nodes Slurm allocates to it\n1 warning\n");
+}
+
 TEST_CASE("a Jsonnet spec compiles with its template path") {
   TempDir dir;
   fs::create_directories(dir / "tpl");

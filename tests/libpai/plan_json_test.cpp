@@ -169,18 +169,23 @@ TEST_CASE("plan.json validates against schemas/plan.schema.json") {
   namespace fs = std::filesystem;
   fs::path file =
       fs::temp_directory_path() / ("pai-plan-schema-" + std::to_string(::getpid()) + ".json");
-  {
-    std::ofstream out(file);
-    out << pai::plan_to_json(pai::testing::make_test_plan(3, 4));
+  for (pai::Inventory inventory : {pai::Inventory::Static, pai::Inventory::Slurm}) {
+    INFO(pai::to_string(inventory));
+    pai::Plan plan = pai::testing::make_test_plan(3, 4);
+    plan.inventory = inventory;
+    {
+      std::ofstream out(file);
+      out << pai::plan_to_json(plan);
+    }
+    std::string command =
+        "/usr/bin/python3 -c 'import json,sys,jsonschema; "
+        "jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open("
+        "sys.argv[2])))' " +
+        std::string(PAI_SOURCE_DIR) + "/schemas/plan.schema.json " + file.string();
+    int status = std::system(command.c_str());
+    CHECK(status == 0);
   }
-  std::string command =
-      "/usr/bin/python3 -c 'import json,sys,jsonschema; "
-      "jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys."
-      "argv[2])))' " +
-      std::string(PAI_SOURCE_DIR) + "/schemas/plan.schema.json " + file.string();
-  int status = std::system(command.c_str());
   fs::remove(file);
-  CHECK(status == 0);
 }
 
 TEST_CASE("a tampered plan fails the hash check") {
@@ -371,4 +376,34 @@ TEST_CASE("plan.json for 10000 nodes is written and read quickly") {
   CHECK(back.placements.size() == 10001);
   // Generous bound for a shared, sanitized CI machine: catches quadratic work only.
   CHECK(elapsed < std::chrono::seconds(5));
+}
+
+TEST_CASE("the inventory member is written only for a non-static inventory") {
+  pai::Plan plan = pai::testing::make_test_plan(1, 2);
+  json document = json::parse(pai::plan_to_json(plan));
+  CHECK_FALSE(document.contains("inventory"));
+  CHECK(pai::plan_from_json(pai::plan_to_json(plan), "plan.json").inventory ==
+        pai::Inventory::Static);
+
+  plan.inventory = pai::Inventory::Slurm;
+  const std::string text = pai::plan_to_json(plan);
+  CHECK(text == json::parse(text).dump(2) + "\n");
+  document = json::parse(text);
+  CHECK(document["inventory"] == "slurm");
+  pai::Plan back = pai::plan_from_json(text, "plan.json");
+  CHECK(back.inventory == pai::Inventory::Slurm);
+  CHECK(pai::plan_to_json(back) == text);
+
+  // Written by hand, "static" means what an absent member means.
+  document["inventory"] = "static";
+  CHECK(pai::plan_from_json(rehash(document), "plan.json").inventory == pai::Inventory::Static);
+}
+
+TEST_CASE("an unknown or mistyped inventory is refused") {
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2)));
+  document["inventory"] = "pbs";
+  CHECK(error_of(rehash(document)) ==
+        "plan.json: inventory: expected one of static, slurm, got \"pbs\"");
+  document["inventory"] = 1;
+  CHECK(error_of(rehash(document)) == "plan.json: inventory: expected a string");
 }

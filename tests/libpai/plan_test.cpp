@@ -27,6 +27,8 @@ TEST_CASE("enums are spelled as in the job spec") {
   CHECK(string(pai::to_string(pai::RestartPolicy::ExitCode)) == "exitCode");
   CHECK(string(pai::to_string(pai::RestartPolicy::OnFailure)) == "onFailure");
   CHECK(string(pai::to_string(pai::RestartPolicy::Never)) == "never");
+  CHECK(string(pai::to_string(pai::Inventory::Static)) == "static");
+  CHECK(string(pai::to_string(pai::Inventory::Slurm)) == "slurm");
 }
 
 TEST_CASE("find_placement and find_role look up by name") {

@@ -1,0 +1,38 @@
+#!/bin/sh
+# env/launcher-0.sh: the env contract of job nccl-allreduce-1024, role launcher, instance 0.
+# Source it with LOCAL_RANK set (default 0): LOCAL_RANK=1 . ./env/launcher-0.sh
+export PAI_JOB_NAME=nccl-allreduce-1024
+export PAI_TASK_ROLE_COUNT=2
+export PAI_TASK_ROLE_LIST=launcher,worker
+export PAI_TASK_ROLE_TASK_COUNT_launcher=1
+export PAI_RESOURCE_launcher=0,0,0,0
+export PAI_TASK_ROLE_TASK_COUNT_worker=128
+export PAI_RESOURCE_worker=8,0,0,0
+export MASTER_ADDR=slurm-0
+export MASTER_PORT=20001
+export PAI_MAX_RESTARTS=0
+export NCCL_IB_TC=106
+export NCCL_IB_GID_INDEX=3
+export NCCL_CROSS_NIC=0
+export NCCL_SOCKET_IFNAME=bond0
+export GLOO_SOCKET_IFNAME=bond0
+export NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7
+export NODE_RANK=0
+export GROUP_RANK=0
+export NNODES=129
+export NPROC_PER_NODE=1
+export LOCAL_WORLD_SIZE=1
+export ROLE_NAME=launcher
+export ROLE_WORLD_SIZE=1
+export WORLD_SIZE=129
+export RANK=0
+export PAI_CURRENT_TASK_ROLE_NAME=launcher
+export PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX=0
+export PAI_HOST_IP_launcher_0=slurm-0
+export PAI_RESTART_COUNT=0
+export TORCHELASTIC_RESTART_COUNT=0
+export OMPI_MCA_orte_default_hostfile=hostfile
+case "${LOCAL_RANK:-0}" in
+  0) export LOCAL_RANK=0 ROLE_RANK=0 ;;
+  *) echo 'env/launcher-0.sh: LOCAL_RANK must be 0..0' >&2; return 1 2>/dev/null || exit 1 ;;
+esac

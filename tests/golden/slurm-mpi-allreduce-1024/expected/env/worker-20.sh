@@ -1,0 +1,43 @@
+#!/bin/sh
+# env/worker-20.sh: the env contract of job nccl-allreduce-1024, role worker, instance 20.
+# Source it with LOCAL_RANK set (default 0): LOCAL_RANK=1 . ./env/worker-20.sh
+export PAI_JOB_NAME=nccl-allreduce-1024
+export PAI_TASK_ROLE_COUNT=2
+export PAI_TASK_ROLE_LIST=launcher,worker
+export PAI_TASK_ROLE_TASK_COUNT_launcher=1
+export PAI_RESOURCE_launcher=0,0,0,0
+export PAI_TASK_ROLE_TASK_COUNT_worker=128
+export PAI_RESOURCE_worker=8,0,0,0
+export MASTER_ADDR=slurm-0
+export MASTER_PORT=20001
+export PAI_MAX_RESTARTS=0
+export NCCL_IB_TC=106
+export NCCL_IB_GID_INDEX=3
+export NCCL_CROSS_NIC=0
+export NCCL_SOCKET_IFNAME=bond0
+export GLOO_SOCKET_IFNAME=bond0
+export NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7
+export NODE_RANK=21
+export GROUP_RANK=21
+export NNODES=129
+export NPROC_PER_NODE=8
+export LOCAL_WORLD_SIZE=8
+export ROLE_NAME=worker
+export ROLE_WORLD_SIZE=1024
+export PAI_CURRENT_TASK_ROLE_NAME=worker
+export PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX=20
+export PAI_HOST_IP_worker_20=slurm-21
+export PAI_RESTART_COUNT=0
+export TORCHELASTIC_RESTART_COUNT=0
+export OMPI_MCA_orte_default_hostfile=hostfile
+case "${LOCAL_RANK:-0}" in
+  0) export RANK=161 LOCAL_RANK=0 WORLD_SIZE=1025 ROLE_RANK=160 ;;
+  1) export RANK=162 LOCAL_RANK=1 WORLD_SIZE=1025 ROLE_RANK=161 ;;
+  2) export RANK=163 LOCAL_RANK=2 WORLD_SIZE=1025 ROLE_RANK=162 ;;
+  3) export RANK=164 LOCAL_RANK=3 WORLD_SIZE=1025 ROLE_RANK=163 ;;
+  4) export RANK=165 LOCAL_RANK=4 WORLD_SIZE=1025 ROLE_RANK=164 ;;
+  5) export RANK=166 LOCAL_RANK=5 WORLD_SIZE=1025 ROLE_RANK=165 ;;
+  6) export RANK=167 LOCAL_RANK=6 WORLD_SIZE=1025 ROLE_RANK=166 ;;
+  7) export RANK=168 LOCAL_RANK=7 WORLD_SIZE=1025 ROLE_RANK=167 ;;
+  *) echo 'env/worker-20.sh: LOCAL_RANK must be 0..7' >&2; return 1 2>/dev/null || exit 1 ;;
+esac
