@@ -234,6 +234,19 @@ bool RestartPolicyMachine::active(int instance) const {
 // "role: a of b required instances succeeded" for the first role (in governed order) short
 // of its minSucceeded, or "" when every role is complete.
 std::string RestartPolicyMachine::incomplete_role() const {
+  // OpenPAI's rule: a role that states minSucceeded completes the job once it got there (the
+  // MPI launcher role's mpirun, the workers of a parameter-server job), whatever the other
+  // roles do.
+  for (const auto& g : instances_) {
+    if (g.completion.min_succeeded < 1) continue;
+    int members = 0, succeeded = 0;
+    for (int j = 0; j < static_cast<int>(instances_.size()); ++j) {
+      if (instances_[j].role != g.role) continue;
+      ++members;
+      if (states_[j].phase == Phase::Succeeded) ++succeeded;
+    }
+    if (succeeded >= std::min(g.completion.min_succeeded, members)) return "";
+  }
   for (const auto& g : instances_) {
     int members = 0, tolerated = 0, succeeded = 0;
     for (int j = 0; j < static_cast<int>(instances_.size()); ++j) {

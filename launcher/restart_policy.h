@@ -91,7 +91,9 @@ using PolicyAction =
 
 /// The restart policy of design §8 over a set of instances: maxRestarts (per instance),
 /// maxSameError (per error signature), backoff, sync/async restarts, maxToleratedFailureRate
-/// and the roles' completion policies (minSucceeded, minFailed). Restarts only happen when
+/// and the roles' completion policies (minSucceeded, minFailed: the job completes when a role
+/// with minSucceeded >= 1 reached it, or else when every role's instances all succeeded, tolerated
+/// failures aside). Restarts only happen when
 /// restarts are enabled and the classification is retryable.
 class RestartPolicyMachine {
  public:

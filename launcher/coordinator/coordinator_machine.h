@@ -1,0 +1,104 @@
+// The coordinator as a state machine (design §2: deciding is separate from doing): connection
+// events and received messages in, messages to send and journal records out. It knows nothing
+// of sockets, threads or clocks (time is passed in), so rendezvous, spares, job-wide fault
+// tolerance and job control are tested without a network (tests/launcher/coordinator/).
+//
+// The messages are those of docs/protocol.md. Fault tolerance is the launcher's
+// RestartPolicyMachine (restart_policy.h), here governing every instance of the job and fed by
+// the reports of all launchers.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "libpai/plan.h"
+
+namespace pai::launcher::coordinator {
+
+using Clock = std::chrono::steady_clock;
+using Json = nlohmann::json;
+
+/// Settings of the coordinator beyond the plan (pai-launch run flags).
+struct CoordinatorSettings {
+  /// How long the rendezvous waits for every instance before replacing missing nodes with
+  /// spares and then failing, naming the missing peers.
+  std::chrono::milliseconds rendezvous_timeout{std::chrono::minutes(5)};
+  /// Heartbeat interval; a launcher silent for kHeartbeatMisses intervals is lost.
+  std::chrono::milliseconds heartbeat_interval{1000};
+  /// Rendezvous progress lines at most this often.
+  std::chrono::milliseconds progress_interval{1000};
+  /// Plan hosts come from the joining launchers (Slurm: the allocation is only known at
+  /// launch): a launcher joining as host i gets the address it connected from.
+  bool addresses_from_peers = false;
+};
+
+inline constexpr int kHeartbeatMisses = 5;
+
+/// Who is on the other end of an authenticated connection.
+struct Peer {
+  std::string kind;     ///< "launcher" or "control"
+  std::string node;     ///< claimed node name (launcher) or hostname (control)
+  std::string address;  ///< numeric address the connection comes from
+};
+
+// ---- Actions ----
+
+/// Send `message` on connection `session`.
+struct Send {
+  int session = 0;
+  Json message;
+};
+/// Close connection `session` after what was sent before (a reject or a release).
+struct Close {
+  int session = 0;
+  std::string reason;
+};
+/// Write an event to the coordinator's events.jsonl (`kind`, `fields`) and, when `line` is not
+/// empty, print "pai-launch: coordinator: <line>" on its terminal.
+struct Record {
+  std::string kind;
+  Json fields;
+  std::string line;
+};
+/// The job is over: after the sends before it are flushed, the server stops.
+struct Finish {
+  int exit_code = 0;
+  std::string reason;
+};
+using Action = std::variant<Send, Close, Record, Finish>;
+
+/// The coordinator of one job.
+class CoordinatorMachine {
+ public:
+  /// `plan` as loaded (placements from the compiler, or placeholders with
+  /// settings.addresses_from_peers).
+  CoordinatorMachine(Plan plan, CoordinatorSettings settings, Clock::time_point now);
+  ~CoordinatorMachine();
+  CoordinatorMachine(CoordinatorMachine&&) noexcept;
+
+  /// An authenticated connection. Launchers must then send `join`.
+  std::vector<Action> connected(int session, const Peer& peer, Clock::time_point now);
+  /// A message received on an authenticated connection. A malformed message yields a Record
+  /// and a Close for that session; it never throws.
+  std::vector<Action> received(int session, const Json& message, Clock::time_point now);
+  /// The connection closed or missed its heartbeats (`why` says which).
+  std::vector<Action> disconnected(int session, const std::string& why, Clock::time_point now);
+  /// Time passed: deadlines (rendezvous timeout, backoff, heartbeats due, job-wide hang).
+  std::vector<Action> tick(Clock::time_point now);
+  /// When tick() next has something to do.
+  std::optional<Clock::time_point> next_deadline() const;
+  bool finished() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pai::launcher::coordinator

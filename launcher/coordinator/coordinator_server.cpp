@@ -1,0 +1,502 @@
+#include "launcher/coordinator/coordinator_server.h"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "launcher/coordinator/refusal_summary.h"
+#include "launcher/coordinator/session.h"
+
+namespace pai::launcher::coordinator {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+using boost::system::error_code;
+
+namespace {
+
+// One read buffer for all connections (the loop is single-threaded); a frame larger than it
+// is assembled by the decoder over several reads.
+constexpr std::size_t kReadBufferSize = 64 * 1024;
+// Back-off after an accept error such as EMFILE, which would otherwise repeat at once.
+constexpr std::chrono::milliseconds kAcceptRetry{50};
+
+/// "5.0s", "0.5s": durations as the records print them.
+std::string seconds_text(std::chrono::milliseconds d) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1fs", static_cast<double>(d.count()) / 1000.0);
+  return text;
+}
+
+/// "64 MiB", "64 KiB", "1000 bytes".
+std::string size_text(std::size_t bytes) {
+  if (bytes >= (std::size_t{1} << 20) && bytes % (std::size_t{1} << 20) == 0) {
+    return std::to_string(bytes >> 20) + " MiB";
+  }
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+}  // namespace
+
+struct CoordinatorServer::Impl final : SessionListener {
+  // What the server knows of a connection beyond the session itself.
+  struct Connection {
+    std::shared_ptr<Session> session;
+    bool unauthenticated = true;  // counted in `unauthenticated`
+    bool machine_knows = false;   // connected() was called and disconnected() is still owed
+  };
+
+  Impl(Plan plan, ServerOptions server_options);
+
+  // Declared first, destroyed last: sessions and timers below belong to it.
+  asio::io_context io;
+  asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
+  tcp::acceptor acceptor{io};
+  asio::steady_timer machine_timer{io};
+  // Handshake deadlines, heartbeat silence, closing sessions and refusal summaries.
+  asio::steady_timer watch_timer{io};
+  asio::steady_timer finish_timer{io};
+  asio::steady_timer accept_retry{io};
+
+  ServerOptions options;
+  std::string job;
+  CoordinatorMachine machine;
+  std::unordered_map<int, Connection> connections;
+  std::vector<char> read_buffer = std::vector<char>(kReadBufferSize);
+  int next_id = 1;
+  std::size_t unauthenticated = 0;
+  RefusalSummary refusals;
+  std::optional<Clock::time_point> machine_wake;
+  std::optional<Clock::time_point> watch_wake;
+  bool finishing = false;
+  bool stopped = false;
+  int exit_code = 0;
+  int bound_port = 0;
+
+  std::mutex mutex;
+  std::condition_variable finished_cv;
+  std::optional<int> result;  // guarded by mutex
+
+  std::thread thread;
+
+  void listen();
+  void run();
+  void accept();
+  void on_accept(const error_code& ec, tcp::socket socket);
+  void refuse(const std::string& reason, Clock::time_point now);
+
+  void apply(std::vector<Action> actions);
+  void send(int id, const Json& message);
+  void arm_machine();
+  void arm_watch(Clock::time_point when);
+  void watch();
+  std::chrono::milliseconds silence_limit() const {
+    return options.settings.heartbeat_interval * kHeartbeatMisses;
+  }
+  // Tells the machine a connection it knows is gone (once).
+  void lose(Connection& connection, const std::string& why);
+
+  void begin_finish(int code);
+  void check_flushed();
+  void stop();
+
+  void emit(const Record& record);
+  void reject_record(const Session& session, const std::string& reason);
+
+  // SessionListener
+  void welcomed(Session& session) override;
+  void received(Session& session, const Json& message) override;
+  void failed(Session& session, const std::string& reason, bool protocol_error) override;
+  void drained(Session& session) override;
+  void closed(Session& session) override;
+};
+
+CoordinatorServer::Impl::Impl(Plan plan, ServerOptions server_options)
+    : options(std::move(server_options)),
+      job(plan.name),
+      machine(std::move(plan), options.settings, Clock::now()) {}
+
+void CoordinatorServer::Impl::listen() {
+  std::string where = options.listen_address + ":" + std::to_string(options.port);
+  try {
+    tcp::endpoint endpoint(asio::ip::make_address(options.listen_address),
+                           static_cast<unsigned short>(options.port));
+    acceptor.open(endpoint.protocol());
+    acceptor.set_option(tcp::acceptor::reuse_address(true));
+    acceptor.bind(endpoint);
+    acceptor.listen(asio::socket_base::max_listen_connections);
+    bound_port = acceptor.local_endpoint().port();
+  } catch (const boost::system::system_error& e) {
+    throw std::runtime_error("cannot listen on " + where + ": " + e.code().message());
+  }
+}
+
+void CoordinatorServer::Impl::run() {
+  // A handler that throws (a record sink that cannot write, a message that cannot be
+  // serialized) costs that one action, not the job's coordinator.
+  for (;;) {
+    try {
+      io.run();
+      return;
+    } catch (const std::exception& e) {
+      emit(Record{"coordinator-error", Json{{"what", e.what()}},
+                  std::string("internal error: ") + e.what()});
+    }
+  }
+}
+
+// ---- Accepting ----
+
+void CoordinatorServer::Impl::accept() {
+  acceptor.async_accept(
+      [this](const error_code& ec, tcp::socket socket) { on_accept(ec, std::move(socket)); });
+}
+
+void CoordinatorServer::Impl::on_accept(const error_code& ec, tcp::socket socket) {
+  if (ec == asio::error::operation_aborted || stopped || finishing) return;
+  auto now = Clock::now();
+  if (ec) {
+    refuse("accept failed: " + ec.message(), now);
+    if (ec == asio::error::connection_aborted) {
+      accept();
+    } else {
+      accept_retry.expires_after(kAcceptRetry);
+      accept_retry.async_wait([this](const error_code& wait_ec) {
+        if (!wait_ec && !stopped && !finishing) accept();
+      });
+    }
+    return;
+  }
+  if (unauthenticated >= options.max_unauthenticated) {
+    error_code ignored;
+    socket.close(ignored);
+    refuse(
+        "more than " + std::to_string(options.max_unauthenticated) + " unauthenticated connections",
+        now);
+    accept();
+    return;
+  }
+  int id = next_id++;
+  auto session =
+      std::make_shared<Session>(std::move(socket), id, options.token, job, read_buffer, *this);
+  connections.emplace(id, Connection{session});
+  ++unauthenticated;
+  session->start();
+  arm_watch(session->accepted_at() + options.handshake_timeout);
+  accept();
+}
+
+void CoordinatorServer::Impl::refuse(const std::string& reason, Clock::time_point now) {
+  for (const Record& record : refusals.refused(reason, now)) emit(record);
+  if (auto due = refusals.next_due()) arm_watch(*due);
+}
+
+// ---- The machine ----
+
+void CoordinatorServer::Impl::apply(std::vector<Action> actions) {
+  for (auto& action : actions) {
+    std::visit(Overloaded{
+                   [&](Send& a) { send(a.session, a.message); },
+                   [&](Close& a) {
+                     auto it = connections.find(a.session);
+                     if (it == connections.end()) return;
+                     // The machine closed it: it expects no disconnected() for it.
+                     it->second.machine_knows = false;
+                     it->second.session->close_after_flush();
+                     arm_watch(Clock::now() + options.flush_timeout);
+                   },
+                   [&](Record& a) { emit(a); },
+                   [&](Finish& a) { begin_finish(a.exit_code); },
+               },
+               action);
+  }
+  arm_machine();
+}
+
+void CoordinatorServer::Impl::send(int id, const Json& message) {
+  auto it = connections.find(id);
+  // Gone already: the machine has heard or will hear disconnected() for it.
+  if (it == connections.end()) return;
+  Session& session = *it->second.session;
+  if (session.state() != Session::State::Authenticated) return;
+  if (session.send(message) <= options.max_queued_output) return;
+  std::string reason = "more than " + size_text(options.max_queued_output) +
+                       " of output queued: the peer does not read";
+  emit(Record{
+      "connection-dropped",
+      Json{{"address", session.address()}, {"node", session.claim().node}, {"reason", reason}},
+      "dropped " + session.claim().peer + " " + session.claim().node + " (" + session.address() +
+          "): " + reason});
+  session.close();
+  // Not now: the machine is being obeyed (this may be one of many sends it asked for).
+  if (it->second.machine_knows) {
+    it->second.machine_knows = false;
+    asio::post(io, [this, id, reason] {
+      if (!finishing && !stopped) apply(machine.disconnected(id, reason, Clock::now()));
+    });
+  }
+}
+
+void CoordinatorServer::Impl::arm_machine() {
+  if (finishing || stopped) return;
+  auto next = machine.next_deadline();
+  if (next == machine_wake) return;
+  machine_wake = next;
+  if (!next) {
+    machine_timer.cancel();
+    return;
+  }
+  machine_timer.expires_at(*next);
+  machine_timer.async_wait([this](const error_code& ec) {
+    if (ec || finishing || stopped) return;
+    machine_wake.reset();
+    apply(machine.tick(Clock::now()));
+  });
+}
+
+void CoordinatorServer::Impl::lose(Connection& connection, const std::string& why) {
+  if (!connection.machine_knows || finishing) return;
+  connection.machine_knows = false;
+  apply(machine.disconnected(connection.session->id(), why, Clock::now()));
+}
+
+// ---- Deadlines of connections ----
+
+void CoordinatorServer::Impl::arm_watch(Clock::time_point when) {
+  if (stopped || (watch_wake && *watch_wake <= when)) return;
+  watch_wake = when;
+  watch_timer.expires_at(when);
+  watch_timer.async_wait([this](const error_code& ec) {
+    if (ec || stopped) return;
+    watch_wake.reset();
+    watch();
+  });
+}
+
+void CoordinatorServer::Impl::watch() {
+  auto now = Clock::now();
+  for (const Record& record : refusals.due(now)) emit(record);
+  std::vector<std::shared_ptr<Session>> late_handshakes;
+  std::vector<int> silent;
+  std::optional<Clock::time_point> next;
+  auto consider = [&](Clock::time_point when) {
+    if (!next || when < *next) next = when;
+  };
+  for (auto& [id, connection] : connections) {
+    Session& session = *connection.session;
+    switch (session.state()) {
+      case Session::State::Handshaking: {
+        auto deadline = session.accepted_at() + options.handshake_timeout;
+        if (now >= deadline) {
+          late_handshakes.push_back(connection.session);
+        } else {
+          consider(deadline);
+        }
+        break;
+      }
+      case Session::State::Authenticated: {
+        // Control clients (status, logs -f, rsh) may rightly stay silent for long.
+        if (session.claim().peer != "launcher") break;
+        auto deadline = session.last_received() + silence_limit();
+        if (now >= deadline) {
+          silent.push_back(id);
+        } else {
+          consider(deadline);
+        }
+        break;
+      }
+      case Session::State::Closing: {
+        auto deadline = session.closing_since() + options.flush_timeout;
+        if (now >= deadline) {
+          session.close();
+        } else {
+          consider(deadline);
+        }
+        break;
+      }
+      case Session::State::Closed:
+        break;
+    }
+  }
+  for (const auto& session : late_handshakes) {
+    std::string reason = "no handshake within " + seconds_text(options.handshake_timeout);
+    reject_record(*session, reason);
+    session->reject(reason);
+    consider(now + options.flush_timeout);
+  }
+  std::string why = "no heartbeat for " + seconds_text(silence_limit());
+  for (int id : silent) {
+    auto it = connections.find(id);
+    if (it == connections.end()) continue;
+    it->second.session->close();
+    lose(it->second, why);
+  }
+  if (auto due = refusals.next_due()) consider(*due);
+  if (next) arm_watch(*next);
+}
+
+// ---- Finishing ----
+
+void CoordinatorServer::Impl::begin_finish(int code) {
+  if (finishing) return;
+  finishing = true;
+  exit_code = code;
+  machine_timer.cancel();
+  accept_retry.cancel();
+  error_code ignored;
+  acceptor.close(ignored);
+  finish_timer.expires_after(options.flush_timeout);
+  finish_timer.async_wait([this](const error_code& ec) {
+    if (!ec) stop();
+  });
+  // After the actions that came with Finish were carried out (their sends queued).
+  asio::post(io, [this] { check_flushed(); });
+}
+
+void CoordinatorServer::Impl::check_flushed() {
+  if (!finishing || stopped) return;
+  for (const auto& [id, connection] : connections) {
+    if (connection.session->pending_output() > 0) return;
+  }
+  stop();
+}
+
+void CoordinatorServer::Impl::stop() {
+  if (stopped) return;
+  stopped = true;
+  error_code ignored;
+  acceptor.close(ignored);
+  machine_timer.cancel();
+  watch_timer.cancel();
+  finish_timer.cancel();
+  accept_retry.cancel();
+  for (auto& [id, connection] : connections) connection.session->close();
+  connections.clear();
+  io.stop();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    result = exit_code;
+  }
+  finished_cv.notify_all();
+}
+
+// ---- Records ----
+
+void CoordinatorServer::Impl::emit(const Record& record) {
+  if (!options.record) return;
+  try {
+    options.record(record);
+  } catch (const std::exception& e) {
+    // The sink is the journal itself: there is nowhere else to say it.
+    std::fprintf(stderr, "pai-launch: coordinator: cannot record %s: %s\n", record.kind.c_str(),
+                 e.what());
+  }
+}
+
+void CoordinatorServer::Impl::reject_record(const Session& session, const std::string& reason) {
+  Json fields{{"address", session.address()}, {"reason", reason}};
+  std::string who = session.address();
+  if (session.authenticated()) {
+    fields["node"] = session.claim().node;
+    who = session.claim().peer + " " + session.claim().node + " (" + who + ")";
+  }
+  // A connection closed before saying anything is journaled but not shown: every node's
+  // network check probes the coordinator's port that way.
+  emit(Record{"connection-rejected", std::move(fields),
+              session.silent() ? std::string()
+                               : "rejected a connection from " + who + ": " + reason});
+}
+
+// ---- SessionListener ----
+
+void CoordinatorServer::Impl::welcomed(Session& session) {
+  auto it = connections.find(session.id());
+  if (it == connections.end()) return;
+  it->second.unauthenticated = false;
+  --unauthenticated;
+  if (finishing) {
+    session.close();
+    return;
+  }
+  it->second.machine_knows = true;
+  Peer peer{session.claim().peer, session.claim().node, session.address()};
+  apply(machine.connected(session.id(), peer, Clock::now()));
+  if (peer.kind == "launcher") arm_watch(session.last_received() + silence_limit());
+}
+
+void CoordinatorServer::Impl::received(Session& session, const Json& message) {
+  if (finishing) return;
+  apply(machine.received(session.id(), message, Clock::now()));
+}
+
+void CoordinatorServer::Impl::failed(Session& session, const std::string& reason,
+                                     bool protocol_error) {
+  // Every connection that never authenticated is a rejection, whatever ended it: a wrong
+  // token shows up here as a client hanging up on the server's proof.
+  if (protocol_error || !session.authenticated()) reject_record(session, reason);
+  auto it = connections.find(session.id());
+  if (it != connections.end()) lose(it->second, reason);
+  arm_watch(session.closing_since() + options.flush_timeout);
+}
+
+void CoordinatorServer::Impl::drained(Session&) {
+  if (finishing) check_flushed();
+}
+
+void CoordinatorServer::Impl::closed(Session& session) {
+  auto it = connections.find(session.id());
+  if (it == connections.end()) return;
+  Connection connection = std::move(it->second);
+  connections.erase(it);
+  if (connection.unauthenticated) --unauthenticated;
+  lose(connection, "connection closed");
+  if (finishing) check_flushed();
+}
+
+// ---- CoordinatorServer ----
+
+CoordinatorServer::CoordinatorServer(Plan plan, ServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(plan), std::move(options))) {
+  impl_->listen();
+  impl_->accept();
+  impl_->arm_machine();
+  impl_->thread = std::thread([impl = impl_.get()] { impl->run(); });
+}
+
+CoordinatorServer::~CoordinatorServer() {
+  impl_->io.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+  // Sessions held by pending handlers go with the io_context, after their sockets' owners.
+  impl_->connections.clear();
+}
+
+int CoordinatorServer::port() const { return impl_->bound_port; }
+
+int CoordinatorServer::wait(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(impl_->mutex);
+  if (!impl_->finished_cv.wait_for(lock, timeout, [&] { return impl_->result.has_value(); })) {
+    return -1;
+  }
+  return *impl_->result;
+}
+
+}  // namespace pai::launcher::coordinator

@@ -1,0 +1,70 @@
+// The coordinator's network side: one Boost.Asio event loop in its own thread (no thread per
+// peer) that accepts launchers and control clients, authenticates them (net/auth.h), frames
+// their messages (net/frame.h), watches heartbeats and carries out what CoordinatorMachine
+// decides. Rejected connections (no or wrong token, replays, bad frames, floods) are logged
+// and closed; the job is served on.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "launcher/coordinator/coordinator_machine.h"
+#include "libpai/plan.h"
+
+namespace pai::launcher::coordinator {
+
+struct ServerOptions {
+  std::string listen_address = "0.0.0.0";  ///< where to listen
+  int port = 0;                            ///< 0 = any (tests); the plan's coordinator port
+  std::string token;
+  CoordinatorSettings settings;
+  /// Receives every Record (events.jsonl + terminal); called on the server's thread. Empty:
+  /// records are dropped.
+  std::function<void(const Record&)> record;
+
+  // Flood limits (docs/protocol.md); tests shrink them.
+  /// A connection that has not finished the handshake by then is rejected and closed.
+  std::chrono::milliseconds handshake_timeout{10000};
+  /// Connections accepted beyond this many unauthenticated ones are closed at once and
+  /// summarized in one "connections-refused" record per second at most.
+  std::size_t max_unauthenticated = 4096;
+  /// A peer with more output queued than this (it does not read) is dropped.
+  std::size_t max_queued_output = std::size_t{64} << 20;
+  /// How long queued output may take to drain when a connection closes or the job finishes.
+  std::chrono::milliseconds flush_timeout{2000};
+};
+
+/// Runs the coordinator in a background thread from construction to destruction.
+///
+/// Records of its own, besides the machine's: "connection-rejected" {address, reason[, node]}
+/// (failed handshake, bad frame, replay, truncated frame, handshake timeout),
+/// "connection-dropped" {address, node, reason} (output queue over the limit),
+/// "connections-refused" {count, reason} (flood) and "coordinator-error" {what}.
+/// The machine hears disconnected() for every connection it was told about, unless it closed
+/// it itself (a Close action): a lost connection, a protocol error, missed heartbeats
+/// ("no heartbeat for 5.0s") or a dropped peer.
+class CoordinatorServer {
+ public:
+  /// Binds and listens (throws std::runtime_error naming the address and the reason), then
+  /// starts the thread.
+  CoordinatorServer(Plan plan, ServerOptions options);
+  /// Stops the loop and joins the thread; open connections are closed.
+  ~CoordinatorServer();
+  CoordinatorServer(const CoordinatorServer&) = delete;
+  CoordinatorServer& operator=(const CoordinatorServer&) = delete;
+
+  /// The port it listens on.
+  int port() const;
+  /// Blocks until the machine finished and its last messages were flushed (or `timeout`
+  /// passed); the job's exit code, or -1 on timeout.
+  int wait(std::chrono::milliseconds timeout);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pai::launcher::coordinator

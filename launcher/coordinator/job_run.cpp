@@ -1,0 +1,466 @@
+#include "launcher/coordinator/job_run.h"
+
+#include <csignal>
+#include <utility>
+
+#include "launcher/coordinator/job_hang.h"
+#include "launcher/coordinator/node_checks.h"
+#include "launcher/coordinator/node_reports.h"
+#include "launcher/coordinator/replacement.h"
+
+namespace pai::launcher::coordinator {
+
+namespace {
+
+std::vector<GovernedInstance> governed(const Plan& plan) {
+  std::vector<GovernedInstance> out;
+  for (const Placement& p : plan.placements) {
+    const Role* role = find_role(plan, p.role);
+    out.push_back(GovernedInstance{p.role, p.index, role ? role->nproc_per_node : 1,
+                                   role ? role->completion : Completion{}});
+  }
+  return out;
+}
+
+// "worker-1 (node-1)", "worker-0, worker-1 and ps-0" for a batch of instances.
+std::string batch_names(const CoordinatorState& state, const std::vector<int>& instances) {
+  std::vector<std::string> names;
+  for (int i : instances) names.push_back(state.instance_name(i));
+  if (instances.size() == 1) {
+    const Node& n = state.nodes[static_cast<std::size_t>(
+        state.instances[static_cast<std::size_t>(instances[0])].node)];
+    return names[0] + " on " + n.name;
+  }
+  return name_list(names);
+}
+
+}  // namespace
+
+JobRun::JobRun(CoordinatorState& state)
+    : state_(state), policy_(state.plan.fault_tolerance, governed(state.plan), state.plan.nodes) {}
+
+void JobRun::start(Clock::time_point now) {
+  now_ = now;
+  process(policy_.start());
+}
+
+// ---- The policy ----
+
+void JobRun::feed(const PolicyEvent& event) {
+  queue_.push_back(event);
+  process({});
+}
+
+// Actions may feed events (a stop of an instance whose node is gone is over at once); they
+// are queued and fed after the batch, so batches never interleave.
+void JobRun::process(std::vector<PolicyAction> actions) {
+  apply(actions);
+  if (draining_) return;
+  draining_ = true;
+  while (!queue_.empty() && state_.phase == Phase::Running) {
+    const PolicyEvent event = queue_.front();
+    queue_.pop_front();
+    apply(policy_.on(event));
+  }
+  queue_.clear();
+  draining_ = false;
+}
+
+void JobRun::apply(const std::vector<PolicyAction>& actions) {
+  std::vector<int> stops;
+  std::vector<int> restarts;
+  for (const PolicyAction& action : actions) {
+    if (const auto* stop = std::get_if<StopInstance>(&action)) stops.push_back(stop->instance);
+    if (const auto* restart = std::get_if<ScheduleRestart>(&action)) {
+      restarts.push_back(restart->instance);
+    }
+  }
+  bool first_stop = true;
+  bool first_restart = true;
+  for (const PolicyAction& action : actions) {
+    if (state_.phase != Phase::Running) return;
+    if (const auto* start = std::get_if<StartInstance>(&action)) {
+      start_instance(start->instance, start->restart_count,
+                     start->restart_count > 0 && state_.plan.sanity_check.enabled);
+    } else if (const auto* stop = std::get_if<StopInstance>(&action)) {
+      stop_instance(*stop, first_stop
+                               ? "stopping " + batch_names(state_, stops) + ": " + stop->reason
+                               : std::string());
+      first_stop = false;
+    } else if (const auto* restart = std::get_if<ScheduleRestart>(&action)) {
+      schedule_restart(*restart, first_restart ? batch_names(state_, restarts) : std::string());
+      first_restart = false;
+    } else if (const auto* failure = std::get_if<FailJob>(&action)) {
+      fail(*failure);
+    } else if (std::holds_alternative<CompleteJob>(action)) {
+      state_.finish_job(0, "the job succeeded", "job-succeeded", Json::object(), "job succeeded");
+    }
+  }
+  start_ready();
+}
+
+void JobRun::schedule_restart(const ScheduleRestart& restart, const std::string& batch) {
+  Instance& inst = state_.instances.at(static_cast<std::size_t>(restart.instance));
+  inst.backoff_until = now_ + std::chrono::seconds(restart.delay_seconds);
+  state_.nodes[static_cast<std::size_t>(inst.node)].last_event =
+      "restart " + std::to_string(restart.restart_count) + " in " +
+      std::to_string(restart.delay_seconds) + "s";
+  std::string line;
+  if (!batch.empty()) {
+    line = "restarting " + batch + " in " + std::to_string(restart.delay_seconds) + "s (restart " +
+           std::to_string(restart.restart_count) + " of " +
+           std::to_string(state_.plan.fault_tolerance.max_restarts) + "): " + restart.reason;
+  }
+  state_.record("restart",
+                Json{{"instance", state_.instance_name(restart.instance)},
+                     {"attempt", restart.restart_count},
+                     {"delaySeconds", restart.delay_seconds},
+                     {"reason", restart.reason}},
+                line);
+}
+
+void JobRun::start_instance(int instance, int attempt, bool recheck) {
+  Instance& inst = state_.instances.at(static_cast<std::size_t>(instance));
+  inst.attempt = attempt;
+  inst.backoff_until.reset();
+  inst.start_pending = true;
+  int node = inst.node;
+  if (state_.nodes[static_cast<std::size_t>(node)].session < 0) {
+    const Node& lost = state_.nodes[static_cast<std::size_t>(node)];
+    const std::string what = "node " + lost.name + " lost" +
+                             (lost.lost_reason.empty() ? "" : " (" + lost.lost_reason + ")");
+    const int spare = state_.ready_spare();
+    if (spare < 0) {
+      fail(what + " and no spare left");
+      return;
+    }
+    replace_node(state_, instance, spare, what);
+    if (!assign_all(state_, "re-assigned " + state_.instance_name(instance) + " to " +
+                                state_.nodes[static_cast<std::size_t>(spare)].name)) {
+      return;
+    }
+    node = spare;
+  }
+  if (recheck) request_checks(state_, node, true);
+}
+
+void JobRun::stop_instance(const StopInstance& stop, const std::string& line) {
+  Instance& inst = state_.instances.at(static_cast<std::size_t>(stop.instance));
+  state_.record("stop",
+                Json{{"instance", state_.instance_name(stop.instance)},
+                     {"signal", stop.signal},
+                     {"dumpStacks", stop.dump_stacks},
+                     {"reason", stop.reason}},
+                line);
+  inst.policy_stop = true;
+  inst.start_pending = false;
+  const bool has_processes = inst.run == Run::Running || inst.run == Run::Stopping;
+  if (has_processes && state_.send_to_node(inst.node, Json{{"type", "stop"},
+                                                           {"instance", stop.instance},
+                                                           {"signal", stop.signal},
+                                                           {"dumpStacks", stop.dump_stacks},
+                                                           {"reason", stop.reason}})) {
+    inst.run = Run::Stopping;
+    return;
+  }
+  // Nothing runs there (not started yet, or its node is gone): the stop is over.
+  instance_stopped(stop.instance);
+}
+
+void JobRun::instance_stopped(int instance) {
+  Instance& inst = state_.instances.at(static_cast<std::size_t>(instance));
+  if (inst.failed_exit) {
+    inst.run = Run::Failed;
+  } else if (inst.policy_stop || inst.paused || inst.run != Run::Running) {
+    inst.run = Run::Stopped;
+  } else {
+    inst.run = Run::Succeeded;
+  }
+  inst.heartbeat.reset();
+  const bool feed_policy = !paused_ || inst.policy_stop;
+  inst.policy_stop = false;
+  if (feed_policy) feed(InstanceStopped{instance});
+  start_ready();
+}
+
+// Starts what is pending once every pending node passed its checks; in sync mode also once
+// no instance is still stopping or backing off, so the whole job starts together on one
+// assignment (a replacement re-places every instance).
+void JobRun::start_ready() {
+  if (paused_ || state_.phase != Phase::Running) return;
+  const bool sync = state_.plan.fault_tolerance.mode == FaultToleranceMode::Sync;
+  std::vector<int> ready;
+  for (std::size_t i = 0; i < state_.instances.size(); ++i) {
+    const Instance& inst = state_.instances[i];
+    if (inst.start_pending) {
+      const Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
+      if (n.session < 0 || n.health != Health::Ready || inst.run == Run::Stopping) return;
+      ready.push_back(static_cast<int>(i));
+    } else if (sync && (inst.backoff_until || inst.run == Run::Stopping)) {
+      return;
+    }
+  }
+  if (ready.empty()) return;
+  for (int i : ready) {
+    Instance& inst = state_.instances[static_cast<std::size_t>(i)];
+    Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
+    state_.send_to_node(inst.node,
+                        Json{{"type", "start"}, {"instance", i}, {"attempt", inst.attempt}});
+    inst.start_pending = false;
+    inst.run = Run::Running;
+    inst.failed_exit = false;
+    inst.heartbeat.reset();
+    n.last_event = "started attempt " + std::to_string(inst.attempt);
+    state_.record(
+        "start",
+        Json{{"instance", state_.instance_name(i)}, {"node", n.name}, {"attempt", inst.attempt}},
+        i == ready.front() ? "starting " + batch_names(state_, ready) + " (attempt " +
+                                 std::to_string(inst.attempt) + ")"
+                           : std::string());
+  }
+}
+
+void JobRun::fail(const FailJob& failure) {
+  std::string summary;
+  Json fields{{"reason", failure.reason},
+              {"exitCode", failure.exit_code},
+              {"localRank", failure.local_rank}};
+  if (failure.instance >= 0) {
+    summary = state_.instances.at(static_cast<std::size_t>(failure.instance)).failure_summary;
+    fields["instance"] = state_.instance_name(failure.instance);
+    fields["status"] = Json{{"code", failure.status.code}, {"signal", failure.status.signal}};
+    fields["classification"] = Json{{"retryable", failure.classification.retryable},
+                                    {"reason", failure.classification.reason},
+                                    {"matchedLine", failure.classification.matched_line},
+                                    {"signature", failure.classification.signature}};
+    fields["summary"] = summary;
+  }
+  const std::string reason = summary.empty() ? failure.reason : failure.reason + "\n" + summary;
+  state_.finish_job(failure.exit_code, reason, "job-failed", std::move(fields),
+                    "job failed: " + reason);
+}
+
+void JobRun::fail(const std::string& reason) {
+  state_.finish_job(1, reason, "job-failed", Json{{"reason", reason}, {"exitCode", 1}},
+                    "job failed: " + reason);
+}
+
+// ---- Reports ----
+
+void JobRun::check_own(int node, int instance, const net::MessageReader& message,
+                       const char* field) const {
+  const Node& n = state_.nodes.at(static_cast<std::size_t>(node));
+  if (n.instance != instance) {
+    message.fail(field, "node " + n.name + " does not run instance " + std::to_string(instance));
+  }
+}
+
+void JobRun::exited(int node, const net::MessageReader& message, Clock::time_point now) {
+  now_ = now;
+  const ExitReport report = read_exited(message, static_cast<int>(state_.instances.size()));
+  const ProcessExited& event = report.event;
+  check_own(node, event.instance, message, "instance");
+  Instance& inst = state_.instances[static_cast<std::size_t>(event.instance)];
+  if (inst.run != Run::Running && inst.run != Run::Stopping) return;  // a late report
+  const std::string name = state_.instance_name(event.instance);
+  const std::string rank = "local rank " + std::to_string(event.local_rank);
+  Node& n = state_.nodes[static_cast<std::size_t>(node)];
+  std::string line;
+  if (!event.status.success() && !report.stopping) {
+    inst.failed_exit = true;
+    line = name + " " + rank + " on " + n.name + " failed: " + event.classification.reason;
+    n.last_event = rank + " failed: " + event.classification.reason;
+  }
+  state_.record("exited",
+                Json{{"instance", name},
+                     {"localRank", event.local_rank},
+                     {"status", {{"code", event.status.code}, {"signal", event.status.signal}}},
+                     {"retryable", event.classification.retryable},
+                     {"reason", event.classification.reason},
+                     {"stopping", report.stopping}},
+                line);
+  if (!paused_) feed(event);
+}
+
+void JobRun::stopped(int node, const net::MessageReader& message, Clock::time_point now) {
+  now_ = now;
+  const int instance = read_instance(message, static_cast<int>(state_.instances.size()));
+  check_own(node, instance, message, "instance");
+  const Instance& inst = state_.instances[static_cast<std::size_t>(instance)];
+  if (inst.run != Run::Running && inst.run != Run::Stopping) return;  // a late report
+  state_.nodes[static_cast<std::size_t>(node)].last_event = "stopped";
+  instance_stopped(instance);
+}
+
+void JobRun::hang(int node, const net::MessageReader& message, Clock::time_point now) {
+  now_ = now;
+  const HangReport report = read_hang(message, static_cast<int>(state_.instances.size()));
+  check_own(node, report.instance, message, "instance");
+  if (state_.instances[static_cast<std::size_t>(report.instance)].run != Run::Running) return;
+  const Classification c =
+      classify_hang(state_.plan.fault_tolerance.policy, report.seconds, report.exiting);
+  state_.record("hang",
+                Json{{"instance", state_.instance_name(report.instance)},
+                     {"exiting", report.exiting},
+                     {"seconds", report.seconds}},
+                state_.instance_name(report.instance) + " on " +
+                    state_.nodes[static_cast<std::size_t>(node)].name + ": " + c.reason);
+  if (!paused_) feed(HangDetected{report.instance, c});
+}
+
+void JobRun::heartbeat(int node, const net::MessageReader& message, Clock::time_point now) {
+  now_ = now;
+  const auto entries = read_heartbeat(message, static_cast<int>(state_.instances.size()), now);
+  for (const HeartbeatEntry& e : entries) check_own(node, e.instance, message, "instances");
+  for (const HeartbeatEntry& e : entries) {
+    Instance& inst = state_.instances[static_cast<std::size_t>(e.instance)];
+    if (inst.run == Run::Running) inst.heartbeat = e.heartbeat;
+  }
+  detect_hang();
+}
+
+void JobRun::failure(int node, const net::MessageReader& message) {
+  FailureReport report = read_failure(message, static_cast<int>(state_.instances.size()));
+  check_own(node, report.instance, message, "instance");
+  state_.record("failure", Json{{"instance", state_.instance_name(report.instance)},
+                                {"rank", report.rank},
+                                {"summary", report.summary}});
+  state_.instances[static_cast<std::size_t>(report.instance)].failure_summary =
+      std::move(report.summary);
+}
+
+// ---- Nodes ----
+
+void JobRun::node_checked(int node, Clock::time_point now) {
+  now_ = now;
+  Node& n = state_.nodes.at(static_cast<std::size_t>(node));
+  if (n.health == Health::Failed && n.instance >= 0) {
+    const int instance = n.instance;
+    const CheckOutcome outcome = handle_failed_checks(state_, node);
+    if (outcome != CheckOutcome::Replaced) return;
+    const int spare = state_.instances[static_cast<std::size_t>(instance)].node;
+    if (!assign_all(state_, "re-assigned " + state_.instance_name(instance) + " to " +
+                                state_.nodes[static_cast<std::size_t>(spare)].name)) {
+      return;
+    }
+    request_checks(state_, spare, true);
+    return;
+  }
+  start_ready();
+}
+
+void JobRun::node_joined(int node, Clock::time_point now) {
+  now_ = now;
+  Node& n = state_.nodes.at(static_cast<std::size_t>(node));
+  if (n.instance >= 0) {
+    if (n.health == Health::Ready) {
+      n.lost_reason.clear();
+      state_.send_to_node(node, assign_message(state_, n.instance));
+      start_ready();
+    } else {
+      node_checked(node, now);
+    }
+    return;
+  }
+  if (n.health != Health::Ready) {
+    state_.release(node, "spare " + n.name + " is not used: " + n.failed_text());
+    return;
+  }
+  n.last_event = "standing by";
+  state_.send_to_node(node, Json{{"type", "standby"}});
+  const auto moved = replace_failed_nodes(state_);
+  if (moved.empty()) return;
+  if (!assign_all(state_, "re-assigned " + state_.instance_name(moved.front()) + " to " + n.name)) {
+    return;
+  }
+  for (int instance : moved) {
+    request_checks(state_, state_.instances[static_cast<std::size_t>(instance)].node, true);
+  }
+}
+
+void JobRun::node_lost(int node, const std::string& why, Clock::time_point now) {
+  now_ = now;
+  Node& n = state_.nodes.at(static_cast<std::size_t>(node));
+  n.lost_reason = why;
+  n.last_event = "lost: " + why;
+  if (n.instance < 0) {
+    state_.record("spare-lost", Json{{"node", n.name}, {"reason", why}},
+                  "spare " + n.name + " lost: " + why);
+    return;
+  }
+  const int instance = n.instance;
+  Instance& inst = state_.instances[static_cast<std::size_t>(instance)];
+  state_.record(
+      "node-lost",
+      Json{{"node", n.name}, {"instance", state_.instance_name(instance)}, {"reason", why}},
+      "node " + n.name + " (" + state_.instance_name(instance) + ") lost: " + why);
+  inst.heartbeat.reset();
+  if (inst.run == Run::Stopping) {
+    instance_stopped(instance);
+  } else if (paused_) {
+    // resume() finds the node gone and gives the instance to a spare.
+    if (inst.start_pending || inst.run == Run::Running) inst.paused = true;
+    if (inst.run == Run::Running) inst.run = Run::Stopped;
+    inst.start_pending = false;
+  } else if (inst.start_pending || inst.run == Run::Running) {
+    ProcessExited event;
+    event.instance = instance;
+    event.local_rank = -1;
+    event.status = ExitStatus{0, SIGKILL};
+    event.classification.retryable = state_.plan.fault_tolerance.policy != RestartPolicy::Never;
+    event.classification.reason = "launcher on " + n.name + " lost: " + why;
+    event.classification.signature = "node-lost";
+    inst.start_pending = false;
+    inst.failed_exit = true;
+    feed(event);
+  }
+  start_ready();
+}
+
+// ---- Time ----
+
+void JobRun::tick(Clock::time_point now) {
+  now_ = now;
+  if (!paused_) {
+    for (std::size_t i = 0; i < state_.instances.size() && state_.phase == Phase::Running; ++i) {
+      Instance& inst = state_.instances[i];
+      if (inst.backoff_until && *inst.backoff_until <= now) {
+        inst.backoff_until.reset();
+        feed(BackoffElapsed{static_cast<int>(i)});
+      }
+    }
+  }
+  detect_hang();
+}
+
+std::optional<Clock::time_point> JobRun::next_deadline() const {
+  if (state_.phase != Phase::Running || paused_) return std::nullopt;
+  std::optional<Clock::time_point> next;
+  auto consider = [&](std::optional<Clock::time_point> t) {
+    if (t && (!next || *t < *next)) next = t;
+  };
+  for (const Instance& inst : state_.instances) consider(inst.backoff_until);
+  if (state_.plan.fault_tolerance.hang.enabled) consider(next_job_hang_check(state_));
+  return next;
+}
+
+void JobRun::detect_hang() {
+  if (paused_ || state_.phase != Phase::Running || !state_.plan.fault_tolerance.hang.enabled) {
+    return;
+  }
+  const auto hang = find_job_hang(state_, now_);
+  if (!hang) return;
+  const Classification c =
+      classify_hang(state_.plan.fault_tolerance.policy, hang->idle_seconds, false);
+  state_.record("hang",
+                Json{{"instance", state_.instance_name(hang->instance)},
+                     {"seconds", hang->idle_seconds},
+                     {"jobWide", true}},
+                "job-wide hang: no output or progress from any running instance for its hang "
+                "interval; " +
+                    state_.instance_name(hang->instance) + " idle longest (" +
+                    std::to_string(hang->idle_seconds) + "s)");
+  feed(HangDetected{hang->instance, c});
+}
+
+}  // namespace pai::launcher::coordinator

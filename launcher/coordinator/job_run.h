@@ -1,0 +1,89 @@
+// The job's run after the rendezvous (design §8): the launcher's RestartPolicyMachine governs
+// every instance of the plan, fed by the reports of all launchers; its actions become
+// messages (start, stop, finish), restarts are preceded by sanity checks, lost or failing
+// nodes are replaced by spares, job-wide hangs are found from heartbeats, and the job can be
+// paused, resumed and have an instance killed. Internal to launcher/coordinator/.
+#pragma once
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launcher/coordinator/coordinator_state.h"
+#include "launcher/net/message.h"
+#include "launcher/restart_policy.h"
+
+namespace pai::launcher::coordinator {
+
+/// The answer to a control request: `ok` or `error` with `text`.
+struct ControlReply {
+  bool ok = true;
+  std::string text;
+};
+
+class JobRun {
+ public:
+  /// Governs every placement of state.plan (total = plan.nodes).
+  explicit JobRun(CoordinatorState& state);
+
+  /// Starts every instance.
+  void start(Clock::time_point now);
+
+  // ---- Reports of the launcher of `node` (its instance is checked; ProtocolError if not) ----
+  void exited(int node, const net::MessageReader& message, Clock::time_point now);
+  void stopped(int node, const net::MessageReader& message, Clock::time_point now);
+  void hang(int node, const net::MessageReader& message, Clock::time_point now);
+  void heartbeat(int node, const net::MessageReader& message, Clock::time_point now);
+  void failure(int node, const net::MessageReader& message);
+
+  /// A node answered `run-checks` (its results applied).
+  void node_checked(int node, Clock::time_point now);
+  /// A node joined while the job runs (its results applied): a spare stands by, a node that
+  /// holds an instance (it was lost) gets its assignment again.
+  void node_joined(int node, Clock::time_point now);
+  /// The launcher of `node` is gone: for a node holding an instance, a node failure.
+  void node_lost(int node, const std::string& why, Clock::time_point now);
+
+  // ---- Job control ----
+  /// Stops every running instance (SIGTERM, "paused by WHO"); their reports are not fed to
+  /// the policy until resume().
+  ControlReply pause(const std::string& who, Clock::time_point now);
+  /// Starts the paused instances again with the same attempt numbers.
+  ControlReply resume(const std::string& who, Clock::time_point now);
+  /// SIGKILLs the instance "role-index" as a failure.
+  ControlReply kill(const std::string& instance, const std::string& who);
+
+  /// Backoffs elapsed and the job-wide hang.
+  void tick(Clock::time_point now);
+  std::optional<Clock::time_point> next_deadline() const;
+
+  bool paused() const { return paused_; }
+  int restart_count(int instance) const { return policy_.restart_count(instance); }
+
+ private:
+  void feed(const PolicyEvent& event);
+  void process(std::vector<PolicyAction> actions);
+  void apply(const std::vector<PolicyAction>& actions);
+  void start_instance(int instance, int attempt, bool recheck);
+  void stop_instance(const StopInstance& stop, const std::string& line);
+  /// `batch` names the instances of the batch on its first restart ("" on the others).
+  void schedule_restart(const ScheduleRestart& restart, const std::string& batch);
+  void instance_stopped(int instance);
+  void start_ready();
+  void fail(const FailJob& failure);
+  void fail(const std::string& reason);
+  void detect_hang();
+  /// ProtocolError (on `field` of `message`) unless `node` holds `instance`.
+  void check_own(int node, int instance, const net::MessageReader& message,
+                 const char* field) const;
+
+  CoordinatorState& state_;
+  RestartPolicyMachine policy_;
+  std::deque<PolicyEvent> queue_;
+  bool draining_ = false;
+  bool paused_ = false;
+  Clock::time_point now_;
+};
+
+}  // namespace pai::launcher::coordinator

@@ -1,0 +1,136 @@
+#include "launcher/coordinator/log_subscriptions.h"
+
+#include <limits>
+#include <vector>
+
+namespace pai::launcher::coordinator {
+
+void LogSubscriptions::subscribe(int client, const net::MessageReader& request) {
+  const int rank = request.integer("rank", -1, std::numeric_limits<int>::max());
+  const bool follow = request.boolean("follow");
+  const std::int64_t tail = request.int64("tail");
+  if (tail < 0) request.fail("tail", "expected a non-negative integer");
+  auto error = [&](const std::string& text) {
+    state_.send(client, Json{{"type", "error"}, {"text", text}});
+  };
+  if (clients_.count(client) != 0) return error("logs are already streaming on this connection");
+  if (state_.phase == Phase::Rendezvous) return error("no instance is running yet (rendezvous)");
+  if (rank >= state_.placed.world_size) {
+    return error("rank " + std::to_string(rank) + " is not in the job (world size " +
+                 std::to_string(state_.placed.world_size) + ")");
+  }
+  const std::set<int> sessions = sessions_for(rank);
+  if (sessions.empty()) {
+    return error(rank < 0 ? "no node of the job is connected"
+                          : "the node of rank " + std::to_string(rank) + " is not connected");
+  }
+  Client& c = clients_[client];
+  c.rank = rank;
+  c.follow = follow;
+  c.pending = sessions;
+  for (int session : sessions) {
+    state_.send(session, Json{{"type", "subscribe-logs"}, {"rank", rank}, {"tail", tail}});
+    tails_[session].push_back(client);
+    subscribed_.insert(session);
+  }
+}
+
+void LogSubscriptions::log(int session, const net::MessageReader& message) {
+  const int rank = message.integer("rank", 0, std::numeric_limits<int>::max());
+  const int instance =
+      message.integer("instance", 0, static_cast<int>(state_.instances.size()) - 1);
+  message.bytes("data");
+  const Json relayed{
+      {"type", "log"}, {"rank", rank}, {"instance", instance}, {"data", message.string("data")}};
+  auto tail = tails_.find(session);
+  if (tail != tails_.end() && !tail->second.empty()) {
+    auto it = clients_.find(tail->second.front());
+    if (it != clients_.end() && wants(it->second, rank)) state_.send(it->first, relayed);
+    return;
+  }
+  for (const auto& [id, c] : clients_) {
+    if (c.live.count(session) != 0 && wants(c, rank)) state_.send(id, relayed);
+  }
+}
+
+void LogSubscriptions::log_end(int session) {
+  auto tail = tails_.find(session);
+  if (tail == tails_.end() || tail->second.empty()) return;  // a subscription without tail
+  const int client = tail->second.front();
+  tail->second.pop_front();
+  tail_done(session, client);
+  unsubscribe_unneeded();
+}
+
+void LogSubscriptions::session_closed(int session) {
+  clients_.erase(session);
+  auto tail = tails_.find(session);
+  if (tail != tails_.end()) {
+    const std::deque<int> waiting = tail->second;
+    tails_.erase(tail);
+    for (int client : waiting) tail_done(session, client);
+  }
+  for (auto& [id, c] : clients_) c.live.erase(session);
+  subscribed_.erase(session);
+  unsubscribe_unneeded();
+}
+
+void LogSubscriptions::node_took_instance(int node) {
+  const int session = state_.nodes.at(static_cast<std::size_t>(node)).session;
+  if (session < 0) return;
+  for (auto& [id, c] : clients_) {
+    if (!c.follow || sessions_for(c.rank).count(session) == 0) continue;
+    // No tail: the follower has seen the old node's output; it goes on with the new one's.
+    if (subscribed_.insert(session).second) {
+      state_.send(session, Json{{"type", "subscribe-logs"}, {"rank", -1}, {"tail", 0}});
+    }
+    c.live.insert(session);
+  }
+}
+
+std::set<int> LogSubscriptions::sessions_for(int rank) const {
+  std::set<int> out;
+  for (std::size_t i = 0; i < state_.instances.size(); ++i) {
+    const Node& n = state_.nodes[static_cast<std::size_t>(state_.instances[i].node)];
+    if (n.session < 0) continue;
+    const Placement& p = state_.placed.placements[i];
+    const Role* role = find_role(state_.placed, p.role);
+    const int last = p.first_rank + (role != nullptr ? role->nproc_per_node : 1) - 1;
+    if (rank < 0 || (rank >= p.first_rank && rank <= last)) out.insert(n.session);
+  }
+  return out;
+}
+
+void LogSubscriptions::tail_done(int session, int client) {
+  auto it = clients_.find(client);
+  if (it == clients_.end()) return;
+  Client& c = it->second;
+  c.pending.erase(session);
+  if (c.follow) {
+    if (state_.sessions.count(session) != 0) c.live.insert(session);
+    return;
+  }
+  if (c.pending.empty()) {
+    state_.send(client, Json{{"type", "done"}});
+    clients_.erase(it);
+  }
+}
+
+void LogSubscriptions::unsubscribe_unneeded() {
+  for (auto it = subscribed_.begin(); it != subscribed_.end();) {
+    const int session = *it;
+    bool needed = tails_.count(session) != 0 && !tails_.at(session).empty();
+    for (const auto& [id, c] : clients_) {
+      needed = needed || c.pending.count(session) != 0 || c.live.count(session) != 0;
+    }
+    if (needed) {
+      ++it;
+      continue;
+    }
+    state_.send(session, Json{{"type", "unsubscribe-logs"}});
+    tails_.erase(session);
+    it = subscribed_.erase(it);
+  }
+}
+
+}  // namespace pai::launcher::coordinator

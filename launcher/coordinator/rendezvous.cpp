@@ -1,0 +1,126 @@
+#include "launcher/coordinator/rendezvous.h"
+
+#include <algorithm>
+
+#include "launcher/coordinator/replacement.h"
+
+namespace pai::launcher::coordinator {
+
+namespace {
+
+// Names listed in one progress line before "and N more".
+constexpr std::size_t kListedNodes = 8;
+
+}  // namespace
+
+Rendezvous::Rendezvous(CoordinatorState& state)
+    : state_(state), deadline_(state.started + state.settings.rendezvous_timeout) {}
+
+bool Rendezvous::node_checked(int node, Clock::time_point now) {
+  Node& n = state_.nodes.at(static_cast<std::size_t>(node));
+  if (n.health == Health::Failed) {
+    if (n.instance >= 0) {
+      if (handle_failed_checks(state_, node) == CheckOutcome::JobFailed) return false;
+    } else {
+      state_.release(node, "spare " + n.name + " is not used: " + n.failed_text());
+    }
+  } else if (n.instance < 0) {
+    replace_failed_nodes(state_);
+  }
+  return settle(now);
+}
+
+void Rendezvous::node_lost(Clock::time_point now) { settle(now); }
+
+bool Rendezvous::tick(Clock::time_point now) {
+  if (now >= deadline_) {
+    for (int instance : state_.unready_instances()) {
+      const int spare = state_.ready_spare();
+      if (spare < 0) break;
+      const Node& n = state_.nodes[static_cast<std::size_t>(
+          state_.instances[static_cast<std::size_t>(instance)].node)];
+      replace_node(state_, instance, spare,
+                   n.problem(state_.plan.sanity_check.max_attempts) + " at the rendezvous timeout");
+    }
+    if (state_.unready_instances().empty()) return settle(now);
+    const std::size_t total = state_.instances.size();
+    const std::string reason = "rendezvous timed out after " +
+                               duration_text(state_.settings.rendezvous_timeout) + ": " +
+                               std::to_string(total - state_.unready_instances().size()) + "/" +
+                               std::to_string(total) + " joined; missing " + missing_text(", ");
+    state_.finish_job(1, reason, "job-failed", Json{{"reason", reason}, {"exitCode", 1}},
+                      "job failed: " + reason);
+    return false;
+  }
+  if (dirty_ && last_progress_ && now >= *last_progress_ + state_.settings.progress_interval) {
+    progress(now);
+  }
+  return false;
+}
+
+std::optional<Clock::time_point> Rendezvous::next_deadline() const {
+  if (state_.phase != Phase::Rendezvous) return std::nullopt;
+  Clock::time_point next = deadline_;
+  if (dirty_ && last_progress_) {
+    next = std::min(next, *last_progress_ + state_.settings.progress_interval);
+  }
+  return next;
+}
+
+bool Rendezvous::settle(Clock::time_point now) {
+  if (state_.phase != Phase::Rendezvous) return false;
+  dirty_ = true;
+  const bool complete = state_.unready_instances().empty();
+  if (complete || !last_progress_ || now >= *last_progress_ + state_.settings.progress_interval) {
+    progress(now);
+  }
+  return complete;
+}
+
+void Rendezvous::progress(Clock::time_point now) {
+  const std::string text = progress_text();
+  const auto unready = state_.unready_instances();
+  Json waiting = Json::array();
+  for (int instance : unready) {
+    const Node& n = state_.nodes[static_cast<std::size_t>(
+        state_.instances[static_cast<std::size_t>(instance)].node)];
+    waiting.push_back(
+        Json{{"node", n.name}, {"why", n.problem(state_.plan.sanity_check.max_attempts)}});
+  }
+  state_.record("progress",
+                Json{{"ready", state_.instances.size() - unready.size()},
+                     {"total", state_.instances.size()},
+                     {"waiting", waiting}},
+                text);
+  for (const auto& [id, session] : state_.sessions) {
+    if (session.node >= 0) state_.send(id, Json{{"type", "progress"}, {"text", text}});
+  }
+  last_progress_ = now;
+  dirty_ = false;
+}
+
+std::string Rendezvous::progress_text() const {
+  const std::size_t total = state_.instances.size();
+  const std::size_t unready = state_.unready_instances().size();
+  std::string text = std::to_string(total - unready) + "/" + std::to_string(total) + " joined";
+  if (unready > 0) text += "; waiting for " + missing_text("; ");
+  return text;
+}
+
+std::string Rendezvous::missing_text(const char* separator) const {
+  const auto unready = state_.unready_instances();
+  std::string text;
+  const std::size_t shown = std::min(unready.size(), kListedNodes);
+  for (std::size_t k = 0; k < shown; ++k) {
+    const Node& n = state_.nodes[static_cast<std::size_t>(
+        state_.instances[static_cast<std::size_t>(unready[k])].node)];
+    if (k > 0) text += separator;
+    text += n.name + ": " + n.problem(state_.plan.sanity_check.max_attempts);
+  }
+  if (shown < unready.size()) {
+    text += std::string(separator) + "and " + std::to_string(unready.size() - shown) + " more";
+  }
+  return text;
+}
+
+}  // namespace pai::launcher::coordinator

@@ -1,0 +1,63 @@
+#include "launcher/coordinator/status_report.h"
+
+namespace pai::launcher::coordinator {
+
+std::string node_state(const CoordinatorState& state, int node) {
+  const Node& n = state.nodes.at(static_cast<std::size_t>(node));
+  if (n.instance < 0 && !n.replaced_by.empty()) return "replaced";
+  if (n.session < 0) return "no-connection";
+  if (n.health == Health::Checking) return "checking";
+  if (n.health == Health::Failed) return "failed";
+  if (n.instance < 0) return state.phase == Phase::Rendezvous ? "ready" : "standby";
+  const Instance& inst = state.instances[static_cast<std::size_t>(n.instance)];
+  if (inst.start_pending) return "ready";
+  switch (inst.run) {
+    case Run::Waiting:
+      return "ready";
+    case Run::Running:
+    case Run::Stopping:
+      return "running";
+    case Run::Stopped:
+      return "stopped";
+    case Run::Succeeded:
+      return "succeeded";
+    case Run::Failed:
+      return "failed";
+  }
+  return "ready";
+}
+
+Json status_message(const CoordinatorState& state, const JobRun* job) {
+  const char* phase = "rendezvous";
+  if (state.phase == Phase::Finished) {
+    phase = "finished";
+  } else if (state.phase == Phase::Running) {
+    phase = job != nullptr && job->paused() ? "paused" : "running";
+  }
+  Json nodes = Json::array();
+  for (std::size_t k = 0; k < state.nodes.size(); ++k) {
+    const Node& n = state.nodes[k];
+    Json entry{{"node", n.name},
+               {"address", n.host.address},
+               {"instance", n.instance},
+               {"role", ""},
+               {"index", -1},
+               {"ranks", Json::array()},
+               {"state", node_state(state, static_cast<int>(k))},
+               {"restarts", 0},
+               {"lastEvent", n.last_event}};
+    if (n.instance >= 0) {
+      const Placement& p = state.placed.placements[static_cast<std::size_t>(n.instance)];
+      const Role* role = find_role(state.placed, p.role);
+      const int nproc = role != nullptr ? role->nproc_per_node : 1;
+      entry["role"] = p.role;
+      entry["index"] = p.index;
+      entry["ranks"] = Json::array({p.first_rank, p.first_rank + nproc - 1});
+      if (job != nullptr) entry["restarts"] = job->restart_count(n.instance);
+    }
+    nodes.push_back(std::move(entry));
+  }
+  return Json{{"type", "status"}, {"job", state.plan.name}, {"phase", phase}, {"nodes", nodes}};
+}
+
+}  // namespace pai::launcher::coordinator

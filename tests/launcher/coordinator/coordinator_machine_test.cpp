@@ -1,0 +1,235 @@
+#include "launcher/coordinator/coordinator_machine.h"
+
+#include <catch2/catch.hpp>
+
+#include "libpai/placement.h"
+#include "machine_harness.h"
+
+using namespace pai::launcher::coordinator;
+using namespace pai::launcher::coordinator::testing;
+
+
+TEST_CASE("three nodes rendezvous - each is assigned its instance and started") {
+  MachineHarness h;
+  h.join("spare-0");
+  h.join_all();
+
+  for (int i = 0; i < 3; ++i) {
+    const std::string node = "node-" + std::to_string(i);
+    const Json assign = h.only(node, "assign");
+    CHECK(assign.at("instance") == i);
+    const auto hosts = assigned_hosts(h.plan, assign);
+    REQUIRE(hosts.size() == 3);
+    CHECK(hosts[0].name == "node-0");
+    CHECK(hosts[0].address == "10.0.0.1");
+    CHECK(hosts[0].slots == 8);
+    CHECK(hosts[2].name == "node-2");
+    const Json start = h.only(node, "start");
+    CHECK(start == Json{{"type", "start"}, {"instance", i}, {"attempt", 0}});
+  }
+  CHECK(h.sent("spare-0", "assign").empty());
+  CHECK(h.only("spare-0", "standby") == Json{{"type", "standby"}});
+
+  // The hosts place exactly as the compiler placed them: ranks and MASTER_ADDR agree.
+  pai::Plan replaced = h.plan;
+  pai::place(replaced, assigned_hosts(h.plan, h.only("node-1", "assign")));
+  REQUIRE(replaced.placements.size() == 3);
+  CHECK(replaced.placements[1].first_rank == 2);
+  CHECK(replaced.placements[2].first_rank == 4);
+  CHECK(replaced.master.address == "10.0.0.1");
+  CHECK(replaced.master.port == h.plan.master.port);
+
+  const auto assignment = h.records("assignment");
+  REQUIRE(assignment.size() == 1);
+  CHECK(assignment[0].line.rfind(
+            "rendezvous complete: 3 nodes ready after 0s; MASTER_ADDR 10.0.0.1:", 0) == 0);
+  CHECK(assignment[0].fields.at("master").at("host") == "node-0");
+  CHECK(h.records("start").at(0).line == "starting worker-0, worker-1 and ps-0 (attempt 0)");
+}
+
+TEST_CASE("a node name outside the plan is rejected") {
+  MachineHarness h;
+  h.join("gpu-999", passing_checks(), "10.0.9.9");
+  CHECK(h.closed("gpu-999"));
+  const auto rejected = h.records("peer-rejected");
+  REQUIRE(rejected.size() == 1);
+  CHECK(rejected[0].line ==
+        "rejected launcher gpu-999 from 10.0.9.9: node gpu-999 is not a host or spare of job "
+        "test-job");
+  CHECK(h.records("join").empty());
+}
+
+TEST_CASE("a second launcher claiming a connected node is rejected") {
+  MachineHarness h;
+  h.join("node-1");
+  const int first = h.sessions.at("node-1");
+  h.clear();
+  h.join("node-1");
+  CHECK(h.closed("node-1"));
+  CHECK(h.records("peer-rejected").at(0).fields.at("reason") ==
+        "node node-1 is already connected from 10.0.0.2");
+  // The first connection still holds the node.
+  h.clear();
+  h.sessions["node-1"] = first;
+  h.disconnect("node-1");
+  CHECK(h.records("disconnected").size() == 1);
+}
+
+TEST_CASE("a launcher connecting from another address than its plan host is rejected") {
+  MachineHarness h;
+  h.join("node-1", passing_checks(), "10.0.0.77");
+  CHECK(h.closed("node-1"));
+  CHECK(h.records("peer-rejected").at(0).fields.at("reason") ==
+        "claims node node-1 (address 10.0.0.2) but connects from 10.0.0.77");
+}
+
+TEST_CASE("an IPv4-mapped peer address matches its plan host") {
+  MachineHarness h;
+  h.join("node-1", passing_checks(), "::ffff:10.0.0.2");
+  CHECK_FALSE(h.closed("node-1"));
+  CHECK(h.records("join").size() == 1);
+}
+
+TEST_CASE("with addresses from peers the assignment carries the addresses nodes came from") {
+  CoordinatorSettings settings;
+  settings.addresses_from_peers = true;
+  MachineHarness h(pai::testing::make_test_plan(), settings);
+  h.join("node-0", passing_checks(), "172.16.0.10");
+  h.join("node-1", passing_checks(), "172.16.0.11");
+  h.join("node-2", passing_checks(), "172.16.0.12");
+  const auto hosts = assigned_hosts(h.plan, h.only("node-2", "assign"));
+  CHECK(hosts[0].address == "172.16.0.10");
+  CHECK(hosts[1].address == "172.16.0.11");
+  CHECK(h.records("assignment").at(0).fields.at("master").at("address") == "172.16.0.10");
+}
+
+TEST_CASE("a join naming another node than the authenticated one is rejected") {
+  MachineHarness h;
+  const int id = h.connect("node-1");
+  h.receive(id, Json{{"type", "join"}, {"node", "node-2"}, {"checks", Json::array()}, {"pid", 1}});
+  CHECK(h.closed("node-1"));
+  CHECK(h.records("peer-rejected").at(0).fields.at("reason") ==
+        "join names node node-2 but the connection authenticated as node-1");
+}
+
+TEST_CASE("a launcher must join before anything else") {
+  MachineHarness h;
+  const int id = h.connect("node-1");
+  h.receive(id, Json{{"type", "heartbeat"}, {"instances", Json::array()}});
+  CHECK(h.closed("node-1"));
+  CHECK(h.records("protocol-error").at(0).fields.at("error") ==
+        "heartbeat: type: a launcher must send join first");
+}
+
+TEST_CASE("an unknown peer kind is rejected") {
+  MachineHarness h;
+  h.connect("intruder", "10.9.9.9", "observer");
+  CHECK(h.closed("intruder"));
+  CHECK(h.records("peer-rejected").at(0).fields.at("reason") == "unknown peer kind \"observer\"");
+}
+
+TEST_CASE("malformed messages close their connection and the machine serves the others") {
+  MachineHarness h;
+  h.join("spare-0");
+  h.join_all();
+  const int admin = h.control();
+
+  SECTION("a missing field") {
+    h.clear();
+    h.receive("node-0", Json{{"type", "stopped"}});
+    CHECK(h.records("protocol-error").at(0).fields.at("error") == "stopped: instance: missing");
+    CHECK(h.closed("node-0"));
+  }
+  SECTION("a mistyped field") {
+    h.clear();
+    h.receive("node-0", Json{{"type", "heartbeat"}, {"instances", "many"}});
+    CHECK(h.records("protocol-error").at(0).fields.at("error") ==
+          "heartbeat: instances: expected an array");
+    CHECK(h.closed("node-0"));
+  }
+  SECTION("a nested mistyped field") {
+    h.clear();
+    Json bad = exited(0, 0, 1, 0, true, "x");
+    bad["status"]["code"] = "one";
+    h.receive("node-0", bad);
+    CHECK(h.records("protocol-error").at(0).fields.at("error") ==
+          "exited.status: code: expected an integer");
+    CHECK(h.closed("node-0"));
+  }
+  SECTION("an unknown type") {
+    h.clear();
+    h.receive("node-0", Json{{"type", "teleport"}});
+    CHECK(h.records("protocol-error").at(0).fields.at("error") ==
+          "teleport: type: not a launcher message");
+    CHECK(h.closed("node-0"));
+  }
+  SECTION("not an object") {
+    h.clear();
+    h.receive("node-0", Json::array({1, 2}));
+    CHECK(h.closed("node-0"));
+  }
+  SECTION("a report for another node's instance") {
+    h.clear();
+    h.receive("node-0", Json{{"type", "stopped"}, {"instance", 1}});
+    CHECK(h.records("protocol-error").at(0).fields.at("error") ==
+          "stopped: instance: node node-0 does not run instance 1");
+    CHECK(h.closed("node-0"));
+  }
+  SECTION("a control request a launcher may not make") {
+    h.clear();
+    h.receive("node-0", Json{{"type", "status"}});
+    CHECK(h.closed("node-0"));
+  }
+  SECTION("an unknown control request") {
+    h.clear();
+    h.receive(admin, Json{{"type", "join"}, {"node", "x"}});
+    CHECK(h.records("protocol-error").at(0).fields.at("error") ==
+          "join: type: not a control request");
+    CHECK(h.closed("admin-host"));
+    CHECK_FALSE(h.closed("node-0"));
+    return;
+  }
+  // The launcher is treated as lost; everyone else is served on.
+  CHECK(h.records("node-lost").size() == 1);
+  CHECK(h.sent("node-1", "stop").size() == 1);
+  h.clear();
+  h.receive(admin, Json{{"type", "status"}});
+  CHECK(h.sent_to(admin, "status").size() == 1);
+  CHECK_FALSE(h.machine.finished());
+}
+
+TEST_CASE("heartbeats go to every launcher each interval") {
+  MachineHarness h;
+  h.join("node-0");
+  h.join("spare-0");
+  h.control();
+  REQUIRE(h.machine.next_deadline().has_value());
+  CHECK(*h.machine.next_deadline() <= h.start + 1s);
+  h.clear();
+  h.advance(999ms);
+  CHECK(h.sent("node-0", "heartbeat").empty());
+  h.advance(1ms);
+  CHECK(h.sent("node-0", "heartbeat").size() == 1);
+  CHECK(h.sent("spare-0", "heartbeat").size() == 1);
+  CHECK(h.sent("admin-host", "heartbeat").empty());
+  h.advance(1s);
+  CHECK(h.sent("node-0", "heartbeat").size() == 2);
+}
+
+TEST_CASE("a finished machine answers nothing and closes new connections") {
+  pai::Plan plan = pai::testing::make_test_plan();
+  plan.fault_tolerance.restart_enabled = false;
+  MachineHarness h(plan);
+  h.join_all();
+  h.receive("node-1", exited(1, 0, 1, 0, false, "exit code 1: not retryable"));
+  h.stopped("node-0", 0);
+  h.stopped("node-1", 1);
+  h.stopped("node-2", 2);
+  REQUIRE(h.machine.finished());
+  CHECK_FALSE(h.machine.next_deadline().has_value());
+  h.clear();
+  h.advance(10s);
+  CHECK(h.log.empty());
+  h.connect("node-late");
+  CHECK(h.closed("node-late"));
+}

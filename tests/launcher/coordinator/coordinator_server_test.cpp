@@ -1,0 +1,372 @@
+#include "launcher/coordinator/coordinator_server.h"
+
+#include <sys/resource.h>
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "coordinator_server_harness.h"
+
+using namespace pai::testing;
+using pai::launcher::coordinator::CoordinatorServer;
+using pai::launcher::coordinator::kHeartbeatMisses;
+using pai::net::FrameKind;
+
+namespace {
+
+// Joins node-0..node-2 and checks each gets its own instance and no host changes.
+void join_all_and_assign(int port) {
+  std::vector<std::unique_ptr<pai::net::Client>> launchers;
+  for (int i = 0; i < 3; ++i) launchers.push_back(join(port, i));
+  for (int i = 0; i < 3; ++i) {
+    Json assign = await(*launchers[i], "assign");
+    CHECK(assign.at("instance") == i);
+    // Every node is where the plan put it: no host changes travel.
+    CHECK(assign.at("hosts") == Json::array());
+  }
+}
+
+// The flood test holds about 1,000 descriptors in this one process (both ends).
+void raise_descriptor_limit() {
+  rlimit limit{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
+  if (limit.rlim_cur < 4096 && limit.rlim_max > limit.rlim_cur) {
+    limit.rlim_cur = std::min<rlim_t>(limit.rlim_max, 4096);
+    REQUIRE(::setrlimit(RLIMIT_NOFILE, &limit) == 0);
+  }
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
+  REQUIRE(limit.rlim_cur >= 1100);
+}
+
+}  // namespace
+
+TEST_CASE("three launchers join and each receives its assign") {
+  Journal journal;
+  CoordinatorServer server(loopback_plan(), server_options(journal));
+  REQUIRE(server.port() > 0);
+  join_all_and_assign(server.port());
+  CHECK(journal.all("connection-rejected").empty());
+}
+
+TEST_CASE("a wrong token is rejected and the others are served on") {
+  Journal journal;
+  CoordinatorServer server(loopback_plan(), server_options(journal));
+
+  // The client checks the server's proof first and hangs up: it never talks to a coordinator
+  // that does not know its token.
+  try {
+    pai::net::Client intruder(
+        client_options(server.port(), "launcher", "node-1", "127.0.0.9", "wrong-token"));
+    FAIL("a client with a wrong token was accepted");
+  } catch (const pai::net::ConnectionError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("the coordinator does not know the job token"));
+  }
+  auto hung_up = journal.wait_for("connection-rejected", from_address("127.0.0.9"));
+  REQUIRE(hung_up);
+  CHECK(hung_up->fields.at("reason") == "closed during the handshake");
+
+  // A client that sends a proof made without the token is told so.
+  RawConnection forger(server.port(), "127.0.0.8");
+  pai::net::ClientHandshake handshake("wrong-token", "test-job", {"launcher", "node-1"});
+  REQUIRE(forger.write(handshake.hello()));
+  auto challenge = forger.read_frame();
+  REQUIRE(challenge);
+  CHECK(challenge->kind == FrameKind::Challenge);
+  REQUIRE(forger.write(
+      pai::net::encode_frame(FrameKind::Auth, 0, Json{{"proof", std::string(64, '0')}}.dump())));
+  auto reject = forger.read_frame();
+  REQUIRE(reject);
+  CHECK(reject_reason(*reject) == "authentication failed: the client does not know the job token");
+  CHECK(forger.closed_by_server());
+  auto forged = journal.wait_for("connection-rejected", from_address("127.0.0.8"));
+  REQUIRE(forged);
+  CHECK(forged->fields.at("reason") ==
+        "authentication failed: the client does not know the job token");
+
+  join_all_and_assign(server.port());
+}
+
+TEST_CASE("a replayed frame closes only its connection") {
+  Journal journal;
+  CoordinatorServer server(loopback_plan(), server_options(journal));
+
+  RawConnection spare(server.port(), "127.0.1.1");
+  auto channel = spare.handshake({"launcher", "spare-0"});
+  std::string sealed_join = channel.seal(
+      Json{{"type", "join"}, {"node", "spare-0"}, {"checks", Json::array()}, {"pid", 7}});
+  REQUIRE(spare.write(sealed_join));
+  REQUIRE(spare.write(sealed_join));
+  CHECK(spare.closed_by_server());
+  auto replay = journal.wait_for("connection-rejected", from_address("127.0.1.1"));
+  REQUIRE(replay);
+  CHECK(replay->fields.at("reason") ==
+        "sealed frame with sequence number 1, expected 2 (replayed, reordered or lost frame)");
+  CHECK(replay->fields.at("node") == "spare-0");
+
+  join_all_and_assign(server.port());
+}
+
+TEST_CASE("bad frames are answered with a reject and closed") {
+  Journal journal;
+  CoordinatorServer server(loopback_plan(), server_options(journal));
+  std::string why;
+  std::string bytes;
+  SECTION("oversized header") {
+    bytes = frame_header(2u << 20, pai::net::kProtocolVersion, 1);
+    why = "frame body of 2097152 bytes is over the limit of 1048576";
+  }
+  SECTION("an oversized handshake frame") {
+    bytes = frame_header(100000, pai::net::kProtocolVersion, 1) + std::string(20000, 'x');
+    why = "handshake frame over 16384 bytes";
+  }
+  SECTION("unknown kind") {
+    bytes = frame_header(2, pai::net::kProtocolVersion, 99) + "{}";
+    why = "unknown frame kind 99";
+  }
+  SECTION("garbage bytes") {
+    bytes = "GET / HTTP/1.1\r\nHost: coordinator\r\n\r\n";
+    why = "unsupported protocol version 47 (expected 1)";
+  }
+  SECTION("a sealed frame before the handshake") {
+    bytes = pai::net::encode_frame(FrameKind::Sealed, 1, "{}", std::string(32, 'm'));
+    why = "unexpected sealed frame to start the handshake (expected hello)";
+  }
+  RawConnection peer(server.port(), "127.0.0.7");
+  REQUIRE(peer.write(bytes));
+  auto reject = peer.read_frame();
+  REQUIRE(reject);
+  CHECK(reject_reason(*reject) == why);
+  CHECK(peer.closed_by_server());
+  auto record = journal.wait_for("connection-rejected", from_address("127.0.0.7"));
+  REQUIRE(record);
+  CHECK(record->fields.at("reason") == why);
+  CHECK(record->line == "rejected a connection from 127.0.0.7: " + why);
+
+  join_all_and_assign(server.port());
+}
+
+TEST_CASE("a truncated frame is rejected before and after the handshake") {
+  Journal journal;
+  CoordinatorServer server(loopback_plan(), server_options(journal));
+
+  RawConnection early(server.port(), "127.0.0.7");
+  REQUIRE(early.write(frame_header(100, pai::net::kProtocolVersion, 1) + "{\"job\":"));
+  early.shutdown_write();
+  auto reject = early.read_frame();
+  REQUIRE(reject);
+  CHECK(reject_reason(*reject) == "truncated frame");
+  auto before = journal.wait_for("connection-rejected", from_address("127.0.0.7"));
+  REQUIRE(before);
+  CHECK(before->fields.at("reason") == "truncated frame");
+
+  RawConnection late(server.port(), "127.0.0.1");
+  auto channel = late.handshake({"launcher", "node-0"});
+  std::string sealed = channel.seal(
+      Json{{"type", "join"}, {"node", "node-0"}, {"checks", Json::array()}, {"pid", 7}});
+  REQUIRE(late.write(sealed.substr(0, sealed.size() - 5)));
+  late.shutdown_write();
+  CHECK(late.closed_by_server());
+  auto after = journal.wait_for("connection-rejected", from_address("127.0.0.1"));
+  REQUIRE(after);
+  CHECK(after->fields.at("reason") == "truncated frame");
+  CHECK(after->fields.at("node") == "node-0");
+}
+
+TEST_CASE("a flood of silent connections does not keep launchers out") {
+  raise_descriptor_limit();
+  Journal journal;
+  CoordinatorServer server(loopback_plan(), server_options(journal));
+  std::vector<std::unique_ptr<RawConnection>> flood;
+  for (int i = 0; i < 500; ++i) flood.push_back(std::make_unique<RawConnection>(server.port()));
+  join_all_and_assign(server.port());
+  CHECK(journal.all("connections-refused").empty());
+  for (const auto& silent : flood) CHECK_FALSE(silent->eof());
+}
+
+TEST_CASE("connections beyond the unauthenticated limit are refused and summarized") {
+  Journal journal;
+  auto options = server_options(journal);
+  options.max_unauthenticated = 4;
+  CoordinatorServer server(loopback_plan(), options);
+
+  std::vector<std::unique_ptr<RawConnection>> flood;
+  for (int i = 0; i < 10; ++i) flood.push_back(std::make_unique<RawConnection>(server.port()));
+  // Accepted in order: the first four wait for their handshake, the rest are closed at once.
+  for (int i = 4; i < 10; ++i) CHECK(flood[i]->closed_by_server(2s));
+  for (int i = 0; i < 4; ++i) CHECK_FALSE(flood[i]->closed_by_server(10ms));
+
+  std::size_t refused = 0;
+  auto deadline = std::chrono::steady_clock::now() + 3s;
+  while (refused < 6 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(50ms);
+    refused = 0;
+    for (const auto& record : journal.all("connections-refused")) {
+      CHECK(record.fields.at("reason") == "more than 4 unauthenticated connections");
+      refused += record.fields.at("count").get<std::size_t>();
+    }
+  }
+  CHECK(refused == 6);
+  // At most one summary a second: the first refusal, then the other five together.
+  CHECK(journal.all("connections-refused").size() == 2);
+
+  // Once the silent ones are gone, there is room again.
+  flood.clear();
+  CHECK(journal.wait_count("connection-rejected", 4));
+  join_all_and_assign(server.port());
+}
+
+TEST_CASE("a handshake that does not finish in time is rejected") {
+  Journal journal;
+  auto options = server_options(journal);
+  options.handshake_timeout = 200ms;
+  CoordinatorServer server(loopback_plan(), options);
+
+  RawConnection silent(server.port(), "127.0.0.7");
+  RawConnection halfway(server.port(), "127.0.0.8");
+  pai::net::ClientHandshake handshake(kToken, "test-job", {"launcher", "node-0"});
+  REQUIRE(halfway.write(handshake.hello()));
+  auto challenge = halfway.read_frame();
+  REQUIRE(challenge);
+  CHECK(challenge->kind == FrameKind::Challenge);
+
+  for (RawConnection* peer : {&silent, &halfway}) {
+    auto reject = peer->read_frame(3s);
+    REQUIRE(reject);
+    CHECK(reject_reason(*reject) == "no handshake within 0.2s");
+    CHECK(peer->closed_by_server());
+  }
+  CHECK(journal.wait_for("connection-rejected", from_address("127.0.0.7")));
+  CHECK(journal.wait_for("connection-rejected", from_address("127.0.0.8")));
+}
+
+TEST_CASE("a launcher that stops sending heartbeats is disconnected - control clients are not") {
+  Journal journal;
+  auto options = server_options(journal);
+  options.settings.heartbeat_interval = 100ms;
+  CoordinatorServer server(loopback_plan(), options);
+
+  pai::net::Client control(client_options(server.port(), "control", "laptop", "127.0.0.9"));
+  auto quiet = join(server.port(), 0);
+  auto joined = std::chrono::steady_clock::now();
+  auto beating = join(server.port(), 1);
+
+  bool quiet_closed = false;
+  auto deadline = joined + 3s;
+  while (!quiet_closed && std::chrono::steady_clock::now() < deadline) {
+    beating->send(Json{{"type", "heartbeat"}, {"instances", Json::array()}});
+    quiet_closed = closed_by_server(*quiet, 50ms);
+  }
+  REQUIRE(quiet_closed);
+  CHECK(std::chrono::steady_clock::now() - joined >= kHeartbeatMisses * 100ms - 50ms);
+
+  // The one that beats and the silent control client stay.
+  for (int i = 0; i < 10; ++i) {
+    beating->send(Json{{"type", "heartbeat"}, {"instances", Json::array()}});
+    CHECK_FALSE(closed_by_server(*beating, 50ms));
+  }
+  CHECK_FALSE(closed_by_server(control, 10ms));
+  CHECK(journal.all("connection-rejected").empty());
+  auto lost = journal.wait_for("disconnected");
+  REQUIRE(lost);
+  CHECK(lost->fields.at("node") == "node-0");
+  CHECK(lost->fields.at("reason") == "no heartbeat for 0.5s");
+}
+
+TEST_CASE("wait returns the job's exit code once the machine finished") {
+  Journal journal;
+  auto options = server_options(journal);
+  SECTION("every instance succeeded") {
+    CoordinatorServer server(loopback_plan(), options);
+    CHECK(server.wait(10ms) == -1);
+    std::vector<std::unique_ptr<pai::net::Client>> launchers;
+    for (int i = 0; i < 3; ++i) launchers.push_back(join(server.port(), i));
+    for (int i = 0; i < 3; ++i) {
+      CHECK(await(*launchers[i], "start").at("instance") == i);
+    }
+    for (int i = 0; i < 3; ++i) {
+      launchers[i]->send(Json{{"type", "exited"},
+                              {"instance", i},
+                              {"localRank", 0},
+                              {"status", {{"code", 0}, {"signal", 0}}},
+                              {"classification",
+                               {{"retryable", false},
+                                {"reason", "exited with code 0"},
+                                {"matchedLine", ""},
+                                {"signature", ""}}},
+                              {"stopping", false}});
+      launchers[i]->send(Json{{"type", "stopped"}, {"instance", i}});
+    }
+    CHECK(server.wait(5s) == 0);
+    // The finish messages were flushed before the server stopped.
+    for (auto& launcher : launchers) {
+      CHECK(await(*launcher, "finish").at("exitCode") == 0);
+      CHECK(closed_by_server(*launcher, 2s));
+    }
+    CHECK(journal.wait_for("job-succeeded", nullptr, 0ms));
+  }
+  SECTION("the rendezvous timed out") {
+    options.settings.rendezvous_timeout = 200ms;
+    CoordinatorServer server(loopback_plan(), options);
+    auto lonely = join(server.port(), 0);
+    CHECK(server.wait(5s) == 1);
+    Json finish = await(*lonely, "finish");
+    CHECK(finish.at("exitCode") == 1);
+    CHECK(closed_by_server(*lonely, 2s));
+    // No longer listening.
+    CHECK_THROWS_AS(join(server.port(), 1), pai::net::ConnectionError);
+  }
+}
+
+TEST_CASE("a control client that does not read is dropped") {
+  Journal journal;
+  auto options = server_options(journal);
+  options.max_queued_output = 64 << 10;
+  CoordinatorServer server(loopback_plan(), options);
+
+  RawConnection control(server.port(), "127.0.0.9");
+  auto channel = control.handshake({"control", "laptop"});
+  // Each status answer is far larger than its request; the socket buffers fill, then the
+  // server's queue grows past its limit.
+  bool dropped = false;
+  for (int i = 0; i < 100000 && !dropped; ++i) {
+    if (!control.write(channel.seal(Json{{"type", "status"}}))) break;
+    if (i % 1000 == 999) dropped = !journal.all("connection-dropped").empty();
+  }
+  auto record = journal.wait_for("connection-dropped");
+  REQUIRE(record);
+  CHECK(record->fields.at("address") == "127.0.0.9");
+  CHECK(record->fields.at("node") == "laptop");
+  CHECK(record->fields.at("reason") == "more than 64 KiB of output queued: the peer does not read");
+  join_all_and_assign(server.port());
+}
+
+TEST_CASE("the listen address must be free and valid") {
+  Journal journal;
+  CoordinatorServer first(loopback_plan(), server_options(journal));
+  auto options = server_options(journal);
+  options.port = first.port();
+  try {
+    CoordinatorServer second(loopback_plan(), options);
+    FAIL("a second server listened on a port in use");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) == "cannot listen on 127.0.0.1:" + std::to_string(first.port()) +
+                                       ": Address already in use");
+  }
+  options.listen_address = "coordinator.invalid";
+  options.port = 0;
+  CHECK_THROWS_WITH(CoordinatorServer(loopback_plan(), options),
+                    "cannot listen on coordinator.invalid:0: Invalid argument");
+}
+
+TEST_CASE("without a record sink the server still serves") {
+  pai::launcher::coordinator::ServerOptions options;
+  options.listen_address = "127.0.0.1";
+  options.token = kToken;
+  CoordinatorServer server(loopback_plan(), options);
+  RawConnection garbage(server.port());
+  REQUIRE(garbage.write("garbage bytes, not a frame"));
+  CHECK(garbage.closed_by_server());
+  join_all_and_assign(server.port());
+}

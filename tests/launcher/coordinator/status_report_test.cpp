@@ -1,0 +1,92 @@
+#include "launcher/coordinator/status_report.h"
+
+#include <catch2/catch.hpp>
+
+#include "machine_harness.h"
+
+using namespace pai::launcher::coordinator;
+using namespace pai::launcher::coordinator::testing;
+
+namespace {
+
+Json node_entry(const Json& status, const std::string& node) {
+  for (const Json& n : status.at("nodes")) {
+    if (n.at("node") == node) return n;
+  }
+  FAIL("no status entry for " << node);
+  return {};
+}
+
+pai::Plan test_plan() {
+  pai::Plan plan = pai::testing::make_test_plan();
+  plan.fault_tolerance.max_tolerated_failure_rate = -1;
+  return plan;
+}
+
+}  // namespace
+
+TEST_CASE("status during the rendezvous shows who is ready - failing - or missing") {
+  MachineHarness h(test_plan());
+  h.join("node-0");
+  h.join("node-1", failing_checks());
+  const int admin = h.control();
+  h.clear();
+  h.receive(admin, Json{{"type", "status"}});
+  const Json status = h.only("admin-host", "status");
+  CHECK(status.at("job") == "test-job");
+  CHECK(status.at("phase") == "rendezvous");
+  CHECK(node_entry(status, "node-0").at("state") == "ready");
+  CHECK(node_entry(status, "node-1").at("state") == "checking");
+  CHECK(node_entry(status, "node-1").at("lastEvent") == "running checks (attempt 2)");
+  CHECK(node_entry(status, "node-2").at("state") == "no-connection");
+  CHECK(node_entry(status, "spare-0").at("state") == "no-connection");
+  CHECK(node_entry(status, "spare-0").at("instance") == -1);
+}
+
+TEST_CASE("status while running shows instances - ranks - states and restarts") {
+  MachineHarness h(test_plan());
+  h.join("spare-0");
+  h.join_all();
+  h.receive("node-1", exited(1, 0, 1, 0, true, "exit code 1: retryable"));
+  h.stopped("node-0", 0);
+  h.stopped("node-1", 1);
+  h.stopped("node-2", 2);
+  const int admin = h.control();
+  h.clear();
+  h.receive(admin, Json{{"type", "status"}});
+  const Json status = h.only("admin-host", "status");
+  CHECK(status.at("phase") == "running");
+  const Json worker1 = node_entry(status, "node-1");
+  CHECK(worker1 == Json{{"node", "node-1"},
+                        {"address", "10.0.0.2"},
+                        {"instance", 1},
+                        {"role", "worker"},
+                        {"index", 1},
+                        {"ranks", {2, 3}},
+                        {"state", "failed"},
+                        {"restarts", 1},
+                        {"lastEvent", "restart 1 in 10s"}});
+  CHECK(node_entry(status, "node-0").at("state") == "stopped");
+  CHECK(node_entry(status, "node-2").at("ranks") == Json::array({4, 4}));
+  CHECK(node_entry(status, "spare-0").at("state") == "standby");
+}
+
+TEST_CASE("status shows a replaced node and the spare running its instance") {
+  MachineHarness h(test_plan());
+  h.join("spare-0");
+  h.join("node-1");
+  h.join("node-2");
+  h.join("node-0", failing_checks());
+  const int admin = h.control();
+  h.clear();
+  h.receive(admin, Json{{"type", "status"}});
+  const Json status = h.only("admin-host", "status");
+  const Json replaced = node_entry(status, "node-0");
+  CHECK(replaced.at("state") == "replaced");
+  CHECK(replaced.at("instance") == -1);
+  CHECK(replaced.at("lastEvent") == "replaced by spare spare-0: failed check burn");
+  const Json spare = node_entry(status, "spare-0");
+  CHECK(spare.at("state") == "running");
+  CHECK(spare.at("role") == "worker");
+  CHECK(spare.at("ranks") == Json::array({0, 1}));
+}
