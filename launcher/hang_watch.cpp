@@ -36,7 +36,9 @@ std::int64_t HangWatch::interval() const {
 std::optional<HangWatch::Clock::time_point> HangWatch::deadline() const {
   if (!running_) return std::nullopt;
   std::optional<Clock::time_point> earliest;
-  if (interval() > 0) earliest = last_activity_ + std::chrono::seconds(interval());
+  if (interval() > 0 && silence_verdicts_) {
+    earliest = last_activity_ + std::chrono::seconds(interval());
+  }
   // Exiting ranks are watched whenever hang detection is on.
   if (first_exit_ && interval() > 0 && exit_interval_ > 0) {
     auto exit_deadline = *first_exit_ + std::chrono::seconds(exit_interval_);
@@ -51,8 +53,15 @@ HangWatch::Verdict HangWatch::check(Clock::time_point now) const {
       now >= *first_exit_ + std::chrono::seconds(exit_interval_)) {
     return Verdict::StuckExiting;
   }
-  if (now >= last_activity_ + std::chrono::seconds(interval())) return Verdict::Silent;
+  if (silence_verdicts_ && now >= last_activity_ + std::chrono::seconds(interval())) {
+    return Verdict::Silent;
+  }
   return Verdict::Alive;
+}
+
+std::int64_t HangWatch::idle_ms(Clock::time_point now) const {
+  if (!running_) return 0;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(now - last_activity_).count();
 }
 
 }  // namespace pai::launcher

@@ -32,6 +32,12 @@ class HangWatch {
   /// detection); 0 restores the plan's setting.
   void set_interval(std::int64_t seconds);
 
+  /// Whether silence counts here. Off in a multi-node job: the coordinator judges silence
+  /// job-wide from heartbeats; "stuck exiting" is still judged here.
+  void set_silence_verdicts(bool on) { silence_verdicts_ = on; }
+  /// Milliseconds since the last activity (0 when not running).
+  std::int64_t idle_ms(Clock::time_point now) const;
+
   /// The silence interval in force (seconds); 0 when detection is off.
   std::int64_t interval() const;
   /// The exit interval (seconds).
@@ -46,6 +52,7 @@ class HangWatch {
   std::int64_t plan_interval_;
   std::int64_t exit_interval_;
   std::int64_t override_ = 0;
+  bool silence_verdicts_ = true;
   bool running_ = false;
   Clock::time_point last_activity_{};
   std::optional<Clock::time_point> first_exit_;

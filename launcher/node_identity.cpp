@@ -118,4 +118,17 @@ const Placement& identify_node(const Plan& plan, const NodeHints& hints, const L
                   host_list(plan) + "); pass --node NAME or --node-rank N");
 }
 
+const Host* identify_spare(const Plan& plan, const NodeHints& hints, const LocalIdentity& local) {
+  if (hints.node_rank) return nullptr;
+  const std::string short_name = local.hostname.substr(0, local.hostname.find('.'));
+  for (const Host& spare : plan.spares) {
+    if (hints.name ? spare.name == *hints.name
+                   : !local.hostname.empty() &&
+                         (spare.name == local.hostname || spare.name == short_name)) {
+      return &spare;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace pai::launcher

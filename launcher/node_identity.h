@@ -38,4 +38,9 @@ LocalIdentity local_identity();
 const Placement& identify_node(const Plan& plan, const NodeHints& hints, const LocalIdentity& local,
                                std::string* how);
 
+/// The spare of the plan this node is, by --node NAME or by hostname (or its part before the
+/// first '.'), or nullptr. Consulted in a multi-node job before identify_node, so a launcher on
+/// a spare waits as standby.
+const Host* identify_spare(const Plan& plan, const NodeHints& hints, const LocalIdentity& local);
+
 }  // namespace pai::launcher

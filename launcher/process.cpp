@@ -131,7 +131,7 @@ int spawn_process(const SpawnRequest& request) {
   setup.process_group = request.process_group;
   setup.stdout_fd = request.stdout_fd;
   setup.stderr_fd = request.stderr_fd;
-  setup.stdin_fd = devnull;
+  setup.stdin_fd = request.stdin_fd >= 0 ? request.stdin_fd : devnull;
   setup.parent = getpid();
   setup.working_dir = request.working_dir.c_str();
 

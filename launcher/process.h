@@ -21,6 +21,7 @@ struct SpawnRequest {
   int process_group = 0;    ///< join this group; 0 = lead a new one
   int stdout_fd = -1;       ///< becomes the child's fd 1; -1 = inherit
   int stderr_fd = -1;       ///< becomes the child's fd 2; -1 = inherit
+  int stdin_fd = -1;        ///< becomes the child's fd 0; -1 = /dev/null
 };
 
 /// The program could not be started. `exit_code` is the shell's code for it: 127 not found,
@@ -38,7 +39,8 @@ class SpawnError : public std::runtime_error {
 
 /// Starts a process and returns its pid. Between fork and exec the child joins its process
 /// group, restores the default disposition and an empty mask for every signal, asks for
-/// SIGKILL when the launcher dies (PR_SET_PDEATHSIG), reads stdin from /dev/null and changes
+/// SIGKILL when the launcher dies (PR_SET_PDEATHSIG), reads stdin from `stdin_fd` (default
+/// /dev/null) and changes
 /// to `working_dir`. The launcher's own descriptors are close-on-exec, so none leaks.
 /// Throws SpawnError when the program cannot be started.
 int spawn_process(const SpawnRequest& request);

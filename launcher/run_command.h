@@ -1,6 +1,9 @@
-// `pai-launch run`: load the plan, identify this node, prepare logs, supervise its instance.
+// `pai-launch run`: load the plan, identify this node, prepare logs, supervise its instance —
+// alone for a one-node job, as a node of the coordinator's job otherwise (the launcher of the
+// coordinator's host also runs the coordinator).
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -20,6 +23,14 @@ struct RunOptions {
   /// Where control sockets go (`<control_root>/<job>/<role>-<i>.sock`); the docker runtime
   /// bind-mounts it into containers.
   std::string control_root = kLauncherRunDir;
+  /// --slurm: the hosts come from the Slurm allocation (SLURM_JOB_NODELIST, SLURM_NODEID).
+  bool slurm = false;
+  /// --rendezvous-timeout: how long the coordinator waits for every instance, and a launcher
+  /// for the coordinator.
+  std::chrono::milliseconds rendezvous_timeout{std::chrono::minutes(5)};
+  /// --heartbeat-interval: between launchers and the coordinator; a peer silent for 5
+  /// intervals is lost.
+  std::chrono::milliseconds heartbeat_interval{1000};
 };
 
 /// Runs the command, printing each phase with its timing on stderr. Returns the exit code of

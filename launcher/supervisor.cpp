@@ -56,9 +56,9 @@ struct Supervisor::Impl {
     std::unique_ptr<RankOutput> output;  // null when it could not be created
   };
   struct Instance {
-    Instance(const Placement* p, const Role* r, HangWatch watch)
-        : placement(p), role(r), name(p->role + "-" + std::to_string(p->index)), hang(watch) {}
-    const Placement* placement = nullptr;
+    Instance(int p, const Placement& pl, const Role* r, HangWatch watch)
+        : placement_index(p), role(r), name(pl.role + "-" + std::to_string(pl.index)), hang(watch) {}
+    int placement_index = 0;  // into plan.placements, which a re-placement may rebuild
     const Role* role = nullptr;
     std::string name;
     std::string log_dir;
@@ -79,6 +79,7 @@ struct Supervisor::Impl {
   const Plan& plan;
   SupervisorOptions options;
   EventLog& events;
+  SupervisorHooks* hooks;
   EventLoop loop;
   SignalFd signals;
   std::vector<Instance> instances;
@@ -88,23 +89,41 @@ struct Supervisor::Impl {
   bool draining = false;
   bool done = false;
   int exit_code = 1;
+  bool finishing = false;  // finish() was called: run() ends once nothing runs
+  bool job_wide_hangs = false;
+  bool reap_known_only = false;
   Terminal terminal;
 
-  Impl(const Plan& p, std::vector<const Placement*> placements, SupervisorOptions o, EventLog& e)
+  Impl(const Plan& p, std::vector<const Placement*> placements, SupervisorOptions o, EventLog& e,
+       SupervisorHooks* h)
       : plan(p),
         options(std::move(o)),
         events(e),
+        hooks(h),
         policy(p.fault_tolerance, governed(p, placements), p.nodes),
         terminal{options.terminal_stdout, options.terminal_stderr,
                  isatty(options.terminal_stdout) == 1, isatty(options.terminal_stderr) == 1} {
-    const auto& hang = plan.fault_tolerance.hang;
     for (const Placement* placement : placements) {
-      Instance inst(placement, find_role(plan, placement->role),
-                    HangWatch(hang.enabled, hang.interval_seconds, hang.exit_interval_seconds));
-      inst.log_dir = options.log_dir + "/" + inst.name;
-      instances.push_back(std::move(inst));
+      add_instance(static_cast<int>(placement - plan.placements.data()));
     }
-    open_control_sockets();
+  }
+
+  // Adds the instance of plan.placements[index] and opens its control socket.
+  int add_instance(int index) {
+    const auto& hang = plan.fault_tolerance.hang;
+    const Placement& placement = plan.placements.at(index);
+    Instance inst(index, placement, find_role(plan, placement.role),
+                  HangWatch(hang.enabled, hang.interval_seconds, hang.exit_interval_seconds));
+    inst.hang.set_silence_verdicts(!job_wide_hangs);
+    inst.log_dir = options.log_dir + "/" + inst.name;
+    instances.push_back(std::move(inst));
+    const int i = static_cast<int>(instances.size()) - 1;
+    open_control_socket(i);
+    return i;
+  }
+
+  const Placement& placement_of(const Instance& inst) const {
+    return plan.placements.at(inst.placement_index);
   }
 
   // Also on an exception out of run(): nothing it started may outlive the supervisor.
@@ -126,14 +145,12 @@ struct Supervisor::Impl {
 
   // ---- setup ----
 
-  void open_control_sockets() {
+  void open_control_socket(int i) {
     if (options.control_dir.empty()) return;
-    for (int i = 0; i < static_cast<int>(instances.size()); ++i) {
-      Instance& inst = instances[i];
-      inst.control_path = options.control_dir + "/" + inst.name + ".sock";
-      inst.control = std::make_unique<ControlServer>(
-          inst.control_path, loop, [this, i](const ControlRequest& r) { return on_control(i, r); });
-    }
+    Instance& inst = instances[i];
+    inst.control_path = options.control_dir + "/" + inst.name + ".sock";
+    inst.control = std::make_unique<ControlServer>(
+        inst.control_path, loop, [this, i](const ControlRequest& r) { return on_control(i, r); });
   }
 
   std::string on_control(int i, const ControlRequest& request) {
@@ -167,7 +184,8 @@ struct Supervisor::Impl {
   void drain() {
     draining = true;
     while (!pending.empty()) {
-      const std::vector<PolicyAction> actions = policy.on(pending.front());
+      const std::vector<PolicyAction> actions =
+          hooks != nullptr ? hooks->decide(pending.front()) : policy.on(pending.front());
       pending.pop_front();
       for (const PolicyAction& action : actions) execute(action);
     }
@@ -217,6 +235,9 @@ struct Supervisor::Impl {
     ctx.restart_count = attempt;
     ctx.control_socket = inst.control_path;
     ctx.hostfile = options.hostfile;
+    ctx.rsh_agent = options.rsh_agent;
+    ctx.coordinator = options.coordinator;
+    ctx.token_file = options.token_file;
     EnvList base;
     for (char** e = environ; *e != nullptr; ++e) {
       std::string_view entry(*e);
@@ -228,7 +249,7 @@ struct Supervisor::Impl {
     for (int r = 0; r < role.nproc_per_node; ++r) {
       Rank& rank = inst.ranks[r];
       rank.local_rank = r;
-      rank.global_rank = inst.placement->first_rank + r;
+      rank.global_rank = placement_of(inst).first_rank + r;
       rank.log_path = inst.log_dir + "/rank-" + std::to_string(rank.global_rank) + ".attempt-" +
                       std::to_string(attempt) + ".log";
       const std::string prefix = "[" + inst.name + "/" + std::to_string(rank.global_rank) + "]";
@@ -240,7 +261,7 @@ struct Supervisor::Impl {
         SpawnRequest request;
         request.argv = role.launch_argv;
         request.env = base;
-        for (auto& kv : process_env(plan, *inst.placement, r, ctx)) {
+        for (auto& kv : process_env(plan, placement_of(inst), r, ctx)) {
           request.env.push_back(std::move(kv));
         }
         request.working_dir = role.working_dir;
@@ -268,7 +289,10 @@ struct Supervisor::Impl {
         break;
       }
       rank.output->close_child_ends();
-      rank.output->watch(loop, [this, i] { instances[i].hang.activity(Clock::now()); });
+      rank.output->watch(loop, [this, i, r] {
+        instances[i].hang.activity(Clock::now());
+        if (hooks != nullptr) hooks->on_output(i, r);
+      });
       if (inst.pgid == 0) inst.pgid = rank.pid;
       ++inst.live;
       by_pid[rank.pid] = {i, r};
@@ -347,13 +371,14 @@ struct Supervisor::Impl {
     }
   }
 
-  void fail_job(const FailJob& f) {
+  // The root-cause summary of a failure of `instance` (-1 = none) at `local_rank`.
+  FailureReport failure_report(const FailJob& f) const {
     FailureReport report;
     report.job = plan.name;
     report.reason = f.reason;
     report.classification = f.classification;
     if (f.instance >= 0) {
-      Instance& inst = instances[f.instance];
+      const Instance& inst = instances[f.instance];
       report.instance = inst.name;
       const int r = std::max(f.local_rank, 0);
       if (r < static_cast<int>(inst.ranks.size())) {
@@ -367,6 +392,11 @@ struct Supervisor::Impl {
         report.log_path = rank.log_path;
       }
     }
+    return report;
+  }
+
+  void fail_job(const FailJob& f) {
+    const FailureReport report = failure_report(f);
     events.record("job-failed", {{"job", plan.name},
                                  {"reason", f.reason},
                                  {"exitCode", static_cast<std::int64_t>(f.exit_code)},
@@ -392,13 +422,27 @@ struct Supervisor::Impl {
     }
   }
 
+  // The next ended child, or 0. While sanity checks wait for their own children in another
+  // thread, only the supervisor's own pids are waited for.
+  int next_exited(int* status) {
+    if (!reap_known_only) return ::waitpid(-1, status, WNOHANG);
+    for (const auto& [pid, where] : by_pid) {
+      if (::waitpid(pid, status, WNOHANG) == pid) return pid;
+    }
+    return 0;
+  }
+
   void reap() {
     for (;;) {
       int status = 0;
-      const int pid = ::waitpid(-1, &status, WNOHANG);
+      const int pid = next_exited(&status);
       if (pid <= 0) return;
       auto it = by_pid.find(pid);
-      if (it == by_pid.end()) continue;  // a grandchild we adopted as subreaper
+      if (it == by_pid.end()) {
+        // An exec of the hooks, or a grandchild we adopted as subreaper.
+        if (hooks != nullptr) hooks->on_child_exit(pid, status);
+        continue;
+      }
       auto [i, r] = it->second;
       by_pid.erase(it);
       Instance& inst = instances[i];
@@ -424,6 +468,10 @@ struct Supervisor::Impl {
                              {"retryable", c.retryable},
                              {"classification", c.reason},
                              {"matchedLine", c.matched_line}});
+      if (hooks != nullptr && !inst.stopping && !exit.success()) {
+        FailJob f{c.reason, 1, i, r, exit, c};
+        hooks->failure_summary(i, rank.global_rank, format_failure_summary(failure_report(f)));
+      }
       push(ProcessExited{i, r, exit, c});
       if (inst.live == 0) {
         for (Rank& each : inst.ranks) {
@@ -435,8 +483,35 @@ struct Supervisor::Impl {
         inst.kill_at.reset();
         inst.hang.stop();
         push(InstanceStopped{i});
+        if (finishing) settle_finish();
       }
     }
+  }
+
+  // ---- finishing on request (multi-node) ----
+
+  void finish(int code, const std::string& reason) {
+    if (finishing) {
+      // A second request: no more grace.
+      for (const Instance& inst : instances) signal_group(inst, SIGKILL);
+      return;
+    }
+    finishing = true;
+    exit_code = code;
+    events.record("finish", {{"exitCode", static_cast<std::int64_t>(code)}, {"reason", reason}});
+    for (int i = 0; i < static_cast<int>(instances.size()); ++i) {
+      if (instances[i].live > 0 && !instances[i].stopping) {
+        stop_instance(StopInstance{i, SIGTERM, false, reason});
+      }
+    }
+    settle_finish();
+  }
+
+  void settle_finish() {
+    for (const Instance& inst : instances) {
+      if (inst.live > 0) return;
+    }
+    done = true;
   }
 
   std::optional<Clock::time_point> next_deadline() const {
@@ -444,6 +519,7 @@ struct Supervisor::Impl {
     auto consider = [&](const std::optional<Clock::time_point>& t) {
       if (t && (!next || *t < *next)) next = t;
     };
+    if (hooks != nullptr) consider(hooks->next_deadline());
     for (const Instance& inst : instances) {
       consider(inst.hang.deadline());
       consider(inst.signal_at);
@@ -455,6 +531,7 @@ struct Supervisor::Impl {
 
   void on_deadlines() {
     const auto now = Clock::now();
+    if (hooks != nullptr) hooks->on_deadline(now);
     for (int i = 0; i < static_cast<int>(instances.size()); ++i) {
       Instance& inst = instances[i];
       if (inst.signal_at && *inst.signal_at <= now) send_stop_signal(inst);
@@ -508,7 +585,9 @@ struct Supervisor::Impl {
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     loop.watch(signals.fd(), [this] { on_signals(); });
     draining = true;
-    for (const PolicyAction& action : policy.start()) execute(action);
+    if (hooks == nullptr) {
+      for (const PolicyAction& action : policy.start()) execute(action);
+    }
     drain();
     while (!done) {
       int timeout = -1;
@@ -531,11 +610,63 @@ struct Supervisor::Impl {
 };
 
 Supervisor::Supervisor(const Plan& plan, std::vector<const Placement*> instances,
-                       SupervisorOptions options, EventLog& events)
-    : impl_(std::make_unique<Impl>(plan, std::move(instances), std::move(options), events)) {}
+                       SupervisorOptions options, EventLog& events, SupervisorHooks* hooks)
+    : impl_(std::make_unique<Impl>(plan, std::move(instances), std::move(options), events, hooks)) {
+}
 
 Supervisor::~Supervisor() = default;
 
 int Supervisor::run() { return impl_->run(); }
+
+int Supervisor::add_instance(const Placement& placement) {
+  return impl_->add_instance(static_cast<int>(&placement - impl_->plan.placements.data()));
+}
+
+void Supervisor::apply(const PolicyAction& action) {
+  // Like a decision of the local policy: events it raises are decided after it.
+  impl_->draining = true;
+  impl_->execute(action);
+  impl_->drain();
+}
+
+void Supervisor::kill_instance(int instance) {
+  Impl::Instance& inst = impl_->instances.at(instance);
+  impl_->events.record("kill", {{"instance", inst.name}, {"reason", std::string("pai-launch kill")}});
+  impl_->signal_group(inst, SIGKILL);
+}
+
+void Supervisor::finish(int exit_code, const std::string& reason) {
+  impl_->finish(exit_code, reason);
+}
+
+void Supervisor::set_job_wide_hangs(bool on) {
+  impl_->job_wide_hangs = on;
+  for (auto& inst : impl_->instances) inst.hang.set_silence_verdicts(!on);
+}
+
+std::vector<std::string> Supervisor::log_files(int instance) const {
+  std::vector<std::string> out;
+  for (const auto& rank : impl_->instances.at(instance).ranks) out.push_back(rank.log_path);
+  return out;
+}
+
+InstanceActivity Supervisor::activity(int instance) const {
+  const Impl::Instance& inst = impl_->instances.at(instance);
+  InstanceActivity a;
+  a.running = inst.live > 0;
+  a.idle_ms = inst.hang.idle_ms(std::chrono::steady_clock::now());
+  a.hang_interval = inst.hang.interval();
+  a.step = inst.last_step;
+  return a;
+}
+
+int Supervisor::instances() const { return static_cast<int>(impl_->instances.size()); }
+
+void Supervisor::set_reap_known_only(bool on) {
+  impl_->reap_known_only = on;
+  if (!on) impl_->reap();
+}
+
+EventLoop& Supervisor::loop() { return impl_->loop; }
 
 }  // namespace pai::launcher

@@ -147,9 +147,18 @@ EnvList instance_env(const Plan& plan, const Placement& placement, const Process
   env.emplace_back("PAI_RESTART_COUNT", restarts);
   env.emplace_back("TORCHELASTIC_RESTART_COUNT", restarts);
   if (!ctx.control_socket.empty()) env.emplace_back("PAI_CONTROL_SOCKET", ctx.control_socket);
+  if (!ctx.coordinator.empty()) env.emplace_back("PAI_COORDINATOR", ctx.coordinator);
+  if (!ctx.token_file.empty()) env.emplace_back("PAI_TOKEN_FILE", ctx.token_file);
   if (plan.framework == Framework::Mpi) {
     if (!ctx.hostfile.empty()) env.emplace_back("OMPI_MCA_orte_default_hostfile", ctx.hostfile);
-    if (!ctx.rsh_agent.empty()) env.emplace_back("OMPI_MCA_plm_rsh_agent", ctx.rsh_agent);
+    if (!ctx.rsh_agent.empty()) {
+      env.emplace_back("OMPI_MCA_plm_rsh_agent", ctx.rsh_agent);
+      // Every orted is started by mpirun's node through the agent (a remote orted has no
+      // coordinator credentials to start others), and stays attached to that session, so
+      // the launcher that ran it sees it end.
+      env.emplace_back("OMPI_MCA_plm_rsh_no_tree_spawn", "1");
+      env.emplace_back("OMPI_MCA_orte_leave_session_attached", "1");
+    }
   }
   return env;
 }
@@ -178,7 +187,7 @@ EnvList process_env(const Plan& plan, const Placement& placement, int local_rank
 }
 
 bool is_reserved_env_name(const std::string& name) {
-  static constexpr std::array<std::string_view, 20> kExact = {"RANK",
+  static constexpr std::array<std::string_view, 22> kExact = {"RANK",
                                                               "WORLD_SIZE",
                                                               "LOCAL_RANK",
                                                               "LOCAL_WORLD_SIZE",
@@ -195,6 +204,8 @@ bool is_reserved_env_name(const std::string& name) {
                                                               "TORCHELASTIC_RESTART_COUNT",
                                                               "PAI_MAX_RESTARTS",
                                                               "PAI_CONTROL_SOCKET",
+                                                              "PAI_COORDINATOR",
+                                                              "PAI_TOKEN_FILE",
                                                               "PAI_JOB_NAME",
                                                               "PAI_OUTPUT_DIR",
                                                               "PAI_TASK_ROLE_COUNT"};

@@ -22,6 +22,10 @@ struct ProcessContext {
   std::string control_socket;  ///< PAI_CONTROL_SOCKET
   std::string hostfile;        ///< OMPI_MCA_orte_default_hostfile (MPI jobs)
   std::string rsh_agent;       ///< OMPI_MCA_plm_rsh_agent (MPI jobs)
+  /// PAI_COORDINATOR ("address:port") and PAI_TOKEN_FILE of a multi-node job: what
+  /// `pai-launch rsh` and the control commands use from inside the job.
+  std::string coordinator;
+  std::string token_file;
 };
 
 /// OpenPAI's per-instance variables of *other* instances (PAI_HOST_IP_<role>_<i>, ...)

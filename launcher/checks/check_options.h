@@ -46,6 +46,9 @@ struct CheckOptions {
   std::string coordinator_address;
   /// Coordinator port to test with coordinator_address.
   int coordinator_port = 0;
+  /// This launcher serves the coordinator's port itself (a multi-node job's first host): the
+  /// port is tested for being reachable, not for being free.
+  bool coordinator_served_here = false;
   /// The CUDA driver library opened at run time; tests substitute a fake.
   std::string cuda_library = "libcuda.so.1";
   /// The NVML library opened at run time.

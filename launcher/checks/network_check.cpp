@@ -128,17 +128,37 @@ void check_rdma(const Plan& plan, const CheckOptions& options, std::vector<std::
 
 // Ports this node will listen on: its own labelled ports, plus the coordinator's and
 // MASTER_PORT when they live on this host.
-std::set<int> reserved_ports(const Plan& plan, const Placement& placement) {
+std::set<int> reserved_ports(const Plan& plan, const Placement& placement,
+                             const CheckOptions& options) {
   std::set<int> ports;
   for (const auto& [label, list] : placement.ports) ports.insert(list.begin(), list.end());
-  if (plan.coordinator.port > 0 && plan.coordinator.host == placement.host.name)
+  if (plan.coordinator.port > 0 && plan.coordinator.host == placement.host.name &&
+      !options.coordinator_served_here)
     ports.insert(plan.coordinator.port);
   if (plan.master.port > 0 && plan.master.host == placement.host.name)
     ports.insert(plan.master.port);
   return ports;
 }
 
-std::string port_taken(int port) {
+// Why `port` cannot be bound on `address` (a numeric address of this node; any other text
+// means every address), or "".
+std::string port_taken(int port, const std::string& address) {
+  in_addr v4{};
+  if (inet_pton(AF_INET, address.c_str(), &v4) == 1) {
+    // Several nodes of a test cluster share one machine on addresses of their own.
+    Socket own(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (own.fd < 0) return std::string("cannot open a socket: ") + std::strerror(errno);
+    int one = 1;
+    setsockopt(own.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr = v4;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    if (bind(own.fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return "";
+    // Not an address of this machine (a name in the plan that only resolves elsewhere):
+    // fall back to every address.
+    if (errno != EADDRNOTAVAIL) return std::strerror(errno);
+  }
   Socket s(socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
   bool v6 = s.fd >= 0;
   Socket s4(v6 ? -1 : socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -231,10 +251,10 @@ CheckResult run_network_check(const Plan& plan, const Placement& placement,
     }
   }
 
-  auto ports = reserved_ports(plan, placement);
+  auto ports = reserved_ports(plan, placement, options);
   int taken = 0;
   for (int p : ports) {
-    std::string why = port_taken(p);
+    std::string why = port_taken(p, placement.host.address);
     if (!why.empty()) {
       problems.push_back("port " + std::to_string(p) + " is not free: " + why);
       ++taken;

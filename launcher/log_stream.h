@@ -1,0 +1,40 @@
+// `pai-launch logs` on one node: the ranks' current log files, sent to the coordinator from
+// where a subscription starts (the last `tail` bytes) and then as they grow. The log files are
+// the source, so nothing the relay does is slowed down by a follower.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace pai::launcher {
+
+class LogStream {
+ public:
+  /// Sends one chunk of rank `rank`'s output.
+  using Send = std::function<void(int rank, std::string_view data)>;
+
+  explicit LogStream(Send send) : send_(std::move(send)) {}
+
+  /// Follows rank `rank` (-1 = every rank) starting `tail` bytes before the end of each file.
+  void subscribe(int rank, std::int64_t tail);
+  void unsubscribe() { subscribed_ = false; }
+  bool subscribed() const { return subscribed_; }
+  /// Rank `rank` (global) writes to `path` (its current attempt's log); sends what is new.
+  void grew(int rank, const std::string& path);
+
+ private:
+  struct Position {
+    std::string path;
+    std::int64_t offset = 0;
+  };
+  Send send_;
+  bool subscribed_ = false;
+  int rank_ = -1;
+  std::int64_t tail_ = 0;
+  std::map<int, Position> positions_;
+};
+
+}  // namespace pai::launcher

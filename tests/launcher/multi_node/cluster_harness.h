@@ -1,0 +1,101 @@
+// A multi-node job on one machine: real pai-launch processes, one per node, each a loopback
+// address of its own (Linux routes all of 127.0.0.0/8 to lo). Each test takes its own
+// 127.<subnet>.0.0/24, so tests running side by side never share an address or a port.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "launcher/launcher_harness.h"
+
+namespace pai::testing {
+
+/// A job of `nodes` instances of role "worker" (plus `spares`) running `script` with /bin/sh in
+/// `nproc` processes each, on hosts node-1.. at 127.<subnet>.0.1... Fast settings: backoff 0,
+/// grace 1 s, hang detection and sanity checks off, sync restarts up to 2.
+inline Plan cluster_plan(const std::string& name, int subnet, int nodes, int spares,
+                         const std::string& script, int nproc = 1) {
+  Plan plan = local_plan(name, script, nproc);
+  plan.roles[0].instances = nodes;
+  plan.hosts.clear();
+  for (int i = 1; i <= nodes + spares; ++i) {
+    Host host{"node-" + std::to_string(i),
+              "127." + std::to_string(subnet) + ".0." + std::to_string(i), 0};
+    (i <= nodes ? plan.hosts : plan.spares).push_back(host);
+  }
+  plan.fault_tolerance.max_restarts = 2;
+  place(plan, plan.hosts);
+  return plan;
+}
+
+/// The launchers of one job; each node's output is in its own folder.
+class Cluster {
+ public:
+  /// Writes plan.json and job.token into a fresh folder.
+  explicit Cluster(const Plan& plan) : plan_(plan) {
+    plan_path_ = write_plan(dir_, plan_);
+    token_path_ = dir_ / "job.token";
+    spit(token_path_, "cluster-test-token-0123456789abcdef\n");
+    ::chmod(token_path_.c_str(), 0600);
+  }
+
+  /// Starts the launcher of `node` with `extra` arguments and `env` set for it alone.
+  Launcher& start(const std::string& node, std::vector<std::string> extra = {},
+                  const std::map<std::string, std::string>& env = {}) {
+    auto& slot = dirs_[node];
+    if (!slot) slot = std::make_unique<TempDir>();
+    std::vector<std::string> args = {"run",          "--plan",         plan_path_,
+                                     "--node",       node,             "--token-file",
+                                     token_path_,    "--log-dir",      dir_ / "logs",
+                                     "--heartbeat-interval-ms", "200", "--rendezvous-timeout",
+                                     "20s"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
+    auto launcher = std::make_unique<Launcher>(*slot, args);
+    for (const auto& [k, v] : env) ::unsetenv(k.c_str());
+    auto& placed = launchers_[node];
+    placed = std::move(launcher);
+    return *placed;
+  }
+
+  /// Starts every host's launcher and every spare's.
+  void start_all() {
+    for (const Host& h : plan_.hosts) start(h.name);
+    for (const Host& h : plan_.spares) start(h.name);
+  }
+
+  Launcher& launcher(const std::string& node) { return *launchers_.at(node); }
+
+  /// Waits for every launcher; node name → exit code.
+  std::map<std::string, int> wait_all(double timeout_s = 40) {
+    std::map<std::string, int> codes;
+    for (auto& [node, launcher] : launchers_) codes[node] = launcher->wait(timeout_s);
+    return codes;
+  }
+
+  /// All launchers' stderr, for failure messages.
+  std::string transcript() const {
+    std::string out;
+    for (const auto& [node, launcher] : launchers_) {
+      out += "===== " + node + " =====\n" + launcher->err() + launcher->out();
+    }
+    return out;
+  }
+
+  const TempDir& dir() const { return dir_; }
+  const Plan& plan() const { return plan_; }
+
+ private:
+  Plan plan_;
+  TempDir dir_;
+  std::string plan_path_;
+  std::string token_path_;
+  std::map<std::string, std::unique_ptr<TempDir>> dirs_;
+  std::map<std::string, std::unique_ptr<Launcher>> launchers_;
+};
+
+}  // namespace pai::testing

@@ -1,0 +1,187 @@
+// Multi-node jobs end to end: real launchers as a cluster on one machine (issue 4).
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "launcher/multi_node/cluster_harness.h"
+
+using namespace pai;
+using namespace pai::testing;
+
+namespace {
+
+// Lines "RANK=..." the ranks wrote to `dir`/ranks (one file per rank and attempt).
+std::set<std::string> files_in(const std::string& dir) {
+  std::set<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] != '.') names.insert(e->d_name);
+    }
+    closedir(d);
+  }
+  return names;
+}
+
+void expect_all_exit(const std::map<std::string, int>& codes, int expected, Cluster& cluster) {
+  for (const auto& [node, code] : codes) {
+    INFO(cluster.transcript());
+    INFO("node " << node);
+    CHECK(code == expected);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("three launchers rendezvous and every rank gets a unique rank and the env") {
+  TempDir out;
+  const std::string results = out / "ranks";
+  ::mkdir(results.c_str(), 0755);
+  Plan plan = cluster_plan(
+      "mn-rendezvous", 101, 3, 0,
+      "echo \"RANK=$RANK WORLD_SIZE=$WORLD_SIZE LOCAL_RANK=$LOCAL_RANK NODE_RANK=$NODE_RANK "
+      "MASTER_ADDR=$MASTER_ADDR MASTER_PORT=$MASTER_PORT\" > " +
+          results + "/rank-$RANK",
+      2);
+  Cluster cluster(plan);
+  cluster.start_all();
+  auto codes = cluster.wait_all();
+  expect_all_exit(codes, 0, cluster);
+  const auto names = files_in(results);
+  CHECK(names == std::set<std::string>{"rank-0", "rank-1", "rank-2", "rank-3", "rank-4", "rank-5"});
+  for (int r = 0; r < 6; ++r) {
+    const std::string line = slurp(results + "/rank-" + std::to_string(r));
+    INFO(line);
+    CHECK(line.find("RANK=" + std::to_string(r) + " WORLD_SIZE=6 LOCAL_RANK=" +
+                    std::to_string(r % 2) + " NODE_RANK=" + std::to_string(r / 2)) !=
+          std::string::npos);
+    CHECK(line.find("MASTER_ADDR=127.101.0.1 MASTER_PORT=" +
+                    std::to_string(cluster.plan().master.port)) != std::string::npos);
+  }
+  CHECK(leftover_processes("mn-rendezvous").empty());
+}
+
+namespace {
+
+// A job whose ranks record "<attempt>" runs in `results`/rank-R.attempt-K, and whose rank
+// `victim` SIGKILLs itself on its first attempt once every rank started.
+Plan restart_plan(const std::string& name, int subnet, const std::string& results, int victim,
+                  FaultToleranceMode mode) {
+  const std::string script =
+      "touch " + results + "/rank-$RANK.attempt-$PAI_RESTART_COUNT\n"
+      "if [ \"$RANK\" = " + std::to_string(victim) +
+      " ] && [ \"$PAI_RESTART_COUNT\" = 0 ]; then\n"
+      "  while [ $(ls " + results + " | grep -c 'attempt-0') -lt 3 ]; do sleep 0.05; done\n"
+      "  kill -9 $$\n"
+      "fi\n"
+      "sleep 2\n";
+  Plan plan = cluster_plan(name, subnet, 3, 0, script);
+  plan.fault_tolerance.mode = mode;
+  plan.fault_tolerance.policy = RestartPolicy::OnFailure;
+  return plan;
+}
+
+}  // namespace
+
+TEST_CASE("sync fault tolerance: a rank killed on node 2 restarts every node") {
+  TempDir out;
+  const std::string results = out / "runs";
+  ::mkdir(results.c_str(), 0755);
+  Cluster cluster(restart_plan("mn-sync", 102, results, 1, FaultToleranceMode::Sync));
+  cluster.start_all();
+  auto codes = cluster.wait_all();
+  expect_all_exit(codes, 0, cluster);
+  CHECK(files_in(results) == std::set<std::string>{"rank-0.attempt-0", "rank-1.attempt-0",
+                                                   "rank-2.attempt-0", "rank-0.attempt-1",
+                                                   "rank-1.attempt-1", "rank-2.attempt-1"});
+  CHECK(leftover_processes("mn-sync").empty());
+}
+
+TEST_CASE("async fault tolerance: a rank killed on node 2 restarts only node 2") {
+  TempDir out;
+  const std::string results = out / "runs";
+  ::mkdir(results.c_str(), 0755);
+  Cluster cluster(restart_plan("mn-async", 103, results, 1, FaultToleranceMode::Async));
+  cluster.start_all();
+  auto codes = cluster.wait_all();
+  expect_all_exit(codes, 0, cluster);
+  CHECK(files_in(results) == std::set<std::string>{"rank-0.attempt-0", "rank-1.attempt-0",
+                                                   "rank-2.attempt-0", "rank-1.attempt-1"});
+  CHECK(leftover_processes("mn-async").empty());
+}
+
+TEST_CASE("a launcher killed with SIGKILL is noticed and its node replaced by the spare") {
+  TempDir out;
+  const std::string results = out / "runs";
+  ::mkdir(results.c_str(), 0755);
+  // Attempt 0 waits to be killed; attempt 1 (after the replacement) finishes at once.
+  const std::string script =
+      "echo $PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX > " + results +
+      "/rank-$RANK.attempt-$PAI_RESTART_COUNT\n"
+      "[ \"$PAI_RESTART_COUNT\" = 0 ] && exec sleep 30\n"
+      "exit 0\n";
+  Plan plan = cluster_plan("mn-spare", 104, 3, 1, script);
+  Cluster cluster(plan);
+  cluster.start_all();
+  REQUIRE(wait_for_file(results + "/rank-2.attempt-0", 20));
+  REQUIRE(wait_for_file(results + "/rank-1.attempt-0", 20));
+  REQUIRE(wait_for_file(results + "/rank-0.attempt-0", 20));
+  ::kill(cluster.launcher("node-2").pid(), SIGKILL);
+  CHECK(cluster.launcher("node-2").wait(5) == 128 + SIGKILL);
+  std::map<std::string, int> codes;
+  for (const char* node : {"node-1", "node-3", "node-4"}) {
+    codes[node] = cluster.launcher(node).wait(40);
+  }
+  expect_all_exit(codes, 0, cluster);
+  CHECK(files_in(results).count("rank-1.attempt-1") == 1);
+  INFO(cluster.transcript());
+  CHECK(cluster.launcher("node-4").err().find("assigned worker-1") != std::string::npos);
+  CHECK(leftover_processes("mn-spare").empty());
+}
+
+TEST_CASE("when the coordinator dies every launcher stops its processes and exits") {
+  // exec: a launcher killed with SIGKILL takes its direct children along (PR_SET_PDEATHSIG),
+  // not their children.
+  Plan plan = cluster_plan("mn-coordinator-lost", 105, 3, 0, "exec sleep 60");
+  Cluster cluster(plan);
+  cluster.start_all();
+  // Wait until the job runs everywhere.
+  const std::string events = cluster.dir() / "logs/worker-2/events.jsonl";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (slurp(events).find("process-started") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(slurp(events).find("process-started") != std::string::npos);
+  ::kill(cluster.launcher("node-1").pid(), SIGKILL);
+  CHECK(cluster.launcher("node-1").wait(5) == 128 + SIGKILL);
+  for (const char* node : {"node-2", "node-3"}) {
+    INFO(cluster.transcript());
+    CHECK(cluster.launcher(node).wait(10) == 1);
+    CHECK(cluster.launcher(node).err().find("coordinator") != std::string::npos);
+  }
+  CHECK(leftover_processes("mn-coordinator-lost").empty());
+}
+
+TEST_CASE("a node whose custom sanity check fails is replaced by the spare") {
+  TempDir out;
+  const std::string results = out / "runs";
+  ::mkdir(results.c_str(), 0755);
+  Plan plan = cluster_plan("mn-check-spare", 106, 3, 1,
+                           "echo $PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX > " + results +
+                               "/rank-$RANK\n");
+  plan.sanity_check.enabled = true;
+  plan.sanity_check.checks = {};
+  plan.sanity_check.max_attempts = 1;
+  plan.sanity_check.custom = {CustomCheck{"healthy", "test -z \"$PAI_TEST_BROKEN\"", 10}};
+  Cluster cluster(plan);
+  cluster.start("node-1");
+  cluster.start("node-2", {}, {{"PAI_TEST_BROKEN", "1"}});
+  cluster.start("node-3");
+  cluster.start("node-4");
+  auto codes = cluster.wait_all();
+  expect_all_exit(codes, 0, cluster);
+  CHECK(files_in(results) == std::set<std::string>{"rank-0", "rank-1", "rank-2"});
+  INFO(cluster.transcript());
+  CHECK(cluster.launcher("node-4").err().find("assigned worker-1") != std::string::npos);
+  CHECK(cluster.launcher("node-2").err().find("replaced") != std::string::npos);
+  CHECK(leftover_processes("mn-check-spare").empty());
+}
