@@ -1,0 +1,119 @@
+// End to end: `pai-launch status|run|logs|kill|stop|start` against the real coordinator of a
+// running two-node job (two pai-launch processes on 127.120.0.1 and 127.120.0.2).
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "launcher/multi_node/cluster_harness.h"
+
+using nlohmann::json;
+using pai::testing::Launcher;
+using pai::testing::run_launcher;
+using pai::testing::TempDir;
+
+namespace {
+
+// Polls `check` every 50 ms for up to `seconds`; true once it holds.
+bool eventually(const std::function<bool()>& check, double seconds = 20) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (check()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("control commands drive a running two-node job") {
+  TempDir scratch;  // the finish file and the control commands' output files
+  // Each rank says it is up, then waits for the test's `finish` file.
+  pai::Plan plan = pai::testing::cluster_plan("control-e2e", 120, 2, 0,
+                                              "echo \"rank $RANK up, restart $PAI_RESTART_COUNT\"\n"
+                                              "while [ ! -e " +
+                                                  scratch / "finish" +
+                                                  " ]; do sleep 0.05; done\n"
+                                                  "echo \"rank $RANK done\"\n");
+  plan.fault_tolerance.policy = pai::RestartPolicy::OnFailure;
+  pai::testing::Cluster cluster(plan);
+  cluster.start_all();
+  const std::string plan_path = cluster.dir() / "plan.json";
+
+  auto control = [&](std::vector<std::string> args) {
+    return run_launcher(scratch, std::move(args), 30);
+  };
+  auto status = [&]() -> json {
+    auto r = control({"status", "--plan", plan_path, "--json"});
+    return r.code == 0 ? json::parse(r.out) : json();
+  };
+  auto all_running = [&](const json& s) {
+    if (!s.is_object() || s.value("phase", "") != "running") return false;
+    for (const json& node : s["nodes"]) {
+      if (node["state"] != "running") return false;
+    }
+    return true;
+  };
+  REQUIRE(eventually([&] { return all_running(status()); }));
+
+  auto table = control({"status", "--plan", plan_path});
+  CHECK(table.code == 0);
+  CHECK(table.out.rfind("job control-e2e: running\nNODE    ADDRESS      INSTANCE  RANKS", 0) == 0);
+  CHECK(pai::testing::count_lines_with(table.out,
+                                       "node-2  127.120.0.2  worker-1  1      running") == 1);
+
+  auto run = control({"run", "--plan", plan_path, "--", "sh", "-c", "echo hello; echo warn >&2"});
+  CHECK(run.code == 0);
+  CHECK(pai::testing::count_lines_with(run.out, "] hello") == 2);
+  CHECK(pai::testing::count_lines_with(run.out, "[node-1] hello") == 1);
+  CHECK(pai::testing::count_lines_with(run.err, "[node-2] warn") == 1);
+  run = control({"run", "--plan", plan_path, "--", "sh", "-c", "exit 5"});
+  CHECK(run.code == 5);
+  CHECK(pai::testing::count_lines_with(run.err, "pai-launch run: node-2: exit code 5") == 1);
+
+  auto logs = control({"logs", "--plan", plan_path});
+  CHECK(logs.code == 0);
+  CHECK(pai::testing::count_lines_with(logs.out, "[worker-0/0] rank 0 up, restart 0") == 1);
+  CHECK(pai::testing::count_lines_with(logs.out, "[worker-1/1] rank 1 up, restart 0") == 1);
+
+  // A killed instance is a failure: the job restarts (sync mode: every instance).
+  auto kill = control({"kill", "--plan", plan_path, "worker-1"});
+  CHECK(kill.code == 0);
+  CHECK(kill.out == "killing worker-1 on node-2\n");
+  CHECK(eventually([&] {
+    const json s = status();
+    return all_running(s) && s["nodes"][1]["restarts"] == 1;
+  }));
+  auto unknown = control({"kill", "--plan", plan_path, "worker-9"});
+  CHECK(unknown.code == 1);
+  CHECK(unknown.err == "pai-launch kill: no instance named \"worker-9\" in the job\n");
+
+  auto stop = control({"stop", "--plan", plan_path});
+  CHECK(stop.code == 0);
+  CHECK(eventually([&] { return status().value("phase", "") == "paused"; }));
+  auto start = control({"start", "--plan", plan_path});
+  CHECK(start.code == 0);
+  CHECK(eventually([&] { return all_running(status()); }));
+
+  // A follower sees the ranks finish and ends with the job.
+  TempDir follow_dir;
+  Launcher follower(follow_dir,
+                    {"logs", "--plan", plan_path, "--follow", "--rank", "0", "--tail", "0"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  pai::testing::spit(scratch / "finish", "");
+  const auto codes = cluster.wait_all(30);
+  INFO(cluster.transcript());
+  for (const auto& [node, code] : codes) CHECK(code == 0);
+  CHECK(follower.wait(30) == 0);
+  CHECK(follower.out() == "rank 0 done\n");
+  CHECK(follower.err() ==
+        "pai-launch logs: the coordinator closed the connection: the job is over\n");
+
+  // The job is over: the commands say where its coordinator was expected.
+  auto late = control({"status", "--plan", plan_path});
+  CHECK(late.code == 1);
+  CHECK(late.err.find("is the job running? the coordinator of job control-e2e is expected at "
+                      "127.120.0.1:") != std::string::npos);
+  CHECK(pai::testing::leftover_processes("control-e2e").empty());
+}
