@@ -1,0 +1,162 @@
+# Sourced by the multi-node benchmarks (rendezvous.sh, restart_64.sh,
+# rendezvous_torchrun.sh) after launch_lib.sh: compiles N-node jobs whose nodes are loopback
+# addresses of their own (Linux routes all of 127.0.0.0/8 to lo) and runs one real pai-launch
+# per node, each connecting from its node's address as on a cluster. Only processes started
+# here are ever signalled, by PID. KEEP=1 keeps the work folder (logs, journals) and prints it.
+#
+# The benchmarks use 127.50.0.0/16 and ports 47000-47999, so that they do not collide with
+# tests run on the same machine.
+
+EVENT_TIMES="$PYTHON $BENCH_DIR/event_times.py"
+BENCH_PIDS=""  # every process started here, for the cleanup
+
+stop_started() {
+  local left="" pid
+  for pid in $BENCH_PIDS; do
+    if ours_running "$pid"; then kill -TERM "$pid" 2>/dev/null && left="$left $pid"; fi
+  done
+  [ -n "$left" ] || return 0
+  sleep 1
+  for pid in $left; do
+    if ours_running "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+  done
+}
+finish_work() {
+  stop_started
+  if [ "${KEEP:-0}" = 1 ]; then echo "work folder kept: $WORK" >&2; else rm -rf "$WORK"; fi
+}
+trap finish_work EXIT
+# A signal (or a closed pipe: `bench/rendezvous.sh | head`) ends the script through the
+# EXIT trap, so that nothing it started survives it.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 141' PIPE
+trap 'exit 143' TERM
+
+# Functions declare their variables `local` (dash, bash and busybox sh have it): sh has no
+# other scope, and these helpers are called from loops of the scripts.
+
+# Each launcher and its coordinator hold one descriptor per peer.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+load_average() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# compile_cluster NAME NODES BASE PORT COMMAND [EXTRA_YAML]: compiles a job of NODES nodes
+# node-1..node-NODES, node-K at 127.50.(BASE + (K-1)/250).((K-1)%250 + 1), one instance of
+# one process on
+# each, sanity checks off, ports PORT..PORT+99 (the coordinator gets PORT), into $WORK/NAME;
+# prints the plan's path. COMMAND runs with /bin/sh -c.
+compile_cluster() {
+  local name=$1 nodes=$2 base=$3 port=$4 command=$5 extra=${6:-}
+  {
+    cat <<SPEC
+apiVersion: pai/v1
+kind: Job
+name: $name
+portRange: {min: $port, max: $((port + 99))}
+sanityCheck: {enabled: false}
+roles:
+  worker:
+    instances: $nodes
+    command: |
+$(printf '%s\n' "$command" | sed 's/^/      /')
+$extra
+hosts:
+SPEC
+    awk -v n="$nodes" -v b="$base" 'BEGIN { for (k = 1; k <= n; k++)
+      printf "  - {name: node-%d, address: 127.50.%d.%d}\n", k, b + int((k - 1) / 250), (k - 1) % 250 + 1 }'
+  } > "$WORK/$name.yaml"
+  "$PAI_COMPILE" "$WORK/$name.yaml" -o "$WORK/$name" > /dev/null
+  echo "$WORK/$name/plan.json"
+}
+
+# start_launcher PLAN K LOGDIR [ARGS...]: starts pai-launch for node-K in the background, its
+# stderr in LOGDIR/node-K.err (rank output is in the journals' folders); adds the PID to
+# LAUNCHER_PIDS and BENCH_PIDS.
+LAUNCHER_PIDS=""
+start_launcher() {
+  local plan=$1 k=$2 logs=$3
+  shift 3
+  "$PAI_LAUNCH" run --plan "$plan" --node "node-$k" --log-dir "$logs" "$@" \
+    > /dev/null 2> "$logs/node-$k.err" &
+  LAUNCHER_PIDS="$LAUNCHER_PIDS $!"
+  BENCH_PIDS="$BENCH_PIDS $!"
+}
+
+# wait_for_line FILE TEXT SECONDS: waits until FILE holds TEXT; false after SECONDS.
+wait_for_line() {
+  local deadline
+  deadline=$(($(now_ms) + $3 * 1000))
+  until grep -q -- "$2" "$1" 2>/dev/null; do
+    [ "$(now_ms)" -lt "$deadline" ] || return 1
+    sleep 0.01
+  done
+}
+
+# start_cluster PLAN NODES LOGDIR [ARGS...]: node-1, which runs the coordinator, then (once
+# it listens) node-2..node-NODES. Fails when the coordinator does not listen within 30 s.
+start_cluster() {
+  local plan=$1 nodes=$2 logs=$3 k
+  shift 3
+  mkdir -p "$logs"
+  start_launcher "$plan" 1 "$logs" "$@"
+  if ! wait_for_line "$logs/node-1.err" "coordinator: listening" 30; then
+    echo "error: node-1's coordinator did not start; its output:" >&2
+    cat "$logs/node-1.err" >&2
+    return 1
+  fi
+  k=2
+  while [ "$k" -le "$nodes" ]; do
+    start_launcher "$plan" "$k" "$logs" "$@"
+    k=$((k + 1))
+  done
+}
+
+# ours_running PID: whether PID is a running child of this shell. A zombie (exited, not yet
+# waited for) does not count, nor a PID that the system gave to another process after the
+# shell reaped ours: only our own processes are ever signalled.
+ours_running() {
+  set -- $(awk '{ print $3, $4 }' "/proc/$1/stat" 2>/dev/null) || return 1
+  [ "${1:-Z}" != Z ] && [ "${2:-}" = "$$" ]
+}
+
+# wait_pids SECONDS PID...: waits for the PIDs to end, stopping (TERM, then KILL) those still
+# running after SECONDS; sets FAILED to how many did not exit 0. (Not in $(...): a subshell
+# cannot wait for this shell's children.)
+wait_pids() {
+  local deadline pid rc
+  deadline=$(($(now_ms) + $1 * 1000))
+  shift
+  for pid in "$@"; do
+    while ours_running "$pid" && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.05; done
+  done
+  FAILED=0
+  for pid in "$@"; do
+    if ours_running "$pid"; then
+      echo "warning: PID $pid still runs after the benchmark: stopping it" >&2
+      kill -TERM "$pid" 2>/dev/null || true
+      sleep 1
+      if ours_running "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+    fi
+    rc=0
+    wait "$pid" || rc=$?
+    [ "$rc" = 0 ] || FAILED=$((FAILED + 1))
+    BENCH_PIDS=$(printf '%s\n' $BENCH_PIDS | grep -vx "$pid" | tr '\n' ' ')
+  done
+}
+
+# journals LOGDIR FIRST LAST: the events.jsonl of node-FIRST..node-LAST (node-K runs
+# worker-(K-1)).
+journals() {
+  local k=$2
+  while [ "$k" -le "$3" ]; do
+    printf '%s\n' "$1/worker-$((k - 1))/events.jsonl"
+    k=$((k + 1))
+  done
+}
+
+# stats: "<median> <min> <max>" of the numbers on stdin, one per line.
+stats() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+median() { stats | cut -d' ' -f1; }
