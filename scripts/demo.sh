@@ -19,19 +19,27 @@ for spec in "$root"/examples/*.yaml "$root"/examples/*.jsonnet; do
 done
 
 echo
-echo "== artifacts of examples/local-demo.yaml ($out/local-demo)"
-(cd "$out/local-demo" && find . -type f | sort | sed 's|^\./|  |')
+echo "== artifacts of examples/cluster-demo.yaml ($out/cluster-demo)"
+(cd "$out/cluster-demo" && find . -type f | sort | sed 's|^\./|  |')
 echo
-echo "-- env/worker-0.sh (head)"
-head -n 20 "$out/local-demo/env/worker-0.sh"
-echo
-echo "-- hostfile"
-cat "$out/local-demo/hostfile"
+echo "-- env/worker-1.sh (head)"
+head -n 16 "$out/cluster-demo/env/worker-1.sh"
 
 echo
-echo "== pai-launch: running the local demo (2 processes)"
-"$launch" run --plan "$out/local-demo/plan.json" --node localhost \
-  --token-file "$out/local-demo/job.token" --log-dir "$out/local-demo/logs"
+echo "== pai-launch: a 3-node job and a spare on this machine (node-N on 127.0.0.N)"
+echo "   launch.sh local starts one launcher per node; node-1's also runs the coordinator"
+rm -rf "$out/cluster-demo/logs"
+status=0
+PAI_LAUNCH=$launch sh "$out/cluster-demo/launch.sh" local || status=$?
+
+logs=$out/cluster-demo/logs
 echo
-echo "logs kept under $out/local-demo/logs:"
-(cd "$out/local-demo/logs" && find . -type f | sort | sed 's|^\./|  |')
+echo "== summary"
+printf '  job cluster-demo: launchers exited %s\n' "$([ $status = 0 ] && echo 'all 0' || echo "with failures ($status)")"
+printf '  coordinator: %s\n' "$(grep -o '"event":"rendezvous[^,]*\|"event":"job-[a-z]*"' "$logs/coordinator/events.jsonl" | tr '\n' ' ')"
+for log in "$logs"/worker-*/rank-*.attempt-*.log; do
+  printf '  %-28s %s\n' "${log#"$logs"/}" "$(head -n 1 "$log")"
+done
+printf '  spare node-4: %s\n' "$(grep -c '"event":"standby"' "$logs/spare-node-4/events.jsonl") standby event(s), ran nothing"
+echo "  logs and events.jsonl journals: $logs"
+exit $status
