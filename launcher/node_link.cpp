@@ -1,5 +1,6 @@
 #include "launcher/node_link.h"
 
+#include <algorithm>
 #include <thread>
 
 namespace pai::launcher {
@@ -7,6 +8,8 @@ namespace pai::launcher {
 NodeLink::NodeLink(const net::ClientOptions& options, Clock::time_point deadline,
                    const std::function<void(const std::string&)>& waiting) {
   bool told = false;
+  // Launchers usually start together with the coordinator's: retry soon, then back off.
+  auto pause = std::chrono::milliseconds(20);
   for (;;) {
     try {
       client_ = std::make_unique<net::Client>(options);
@@ -24,7 +27,8 @@ NodeLink::NodeLink(const net::ClientOptions& options, Clock::time_point deadline
         told = true;
       }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::this_thread::sleep_for(pause);
+    pause = std::min<std::chrono::milliseconds>(pause * 2, std::chrono::milliseconds(500));
   }
 }
 

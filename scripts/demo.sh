@@ -36,7 +36,10 @@ logs=$out/cluster-demo/logs
 echo
 echo "== summary"
 printf '  job cluster-demo: launchers exited %s\n' "$([ $status = 0 ] && echo 'all 0' || echo "with failures ($status)")"
-printf '  coordinator: %s\n' "$(grep -o '"event":"rendezvous[^,]*\|"event":"job-[a-z]*"' "$logs/coordinator/events.jsonl" | tr '\n' ' ')"
+journal=$logs/coordinator/events.jsonl
+printf '  coordinator: %s launchers joined, %s restart(s), %s\n' \
+  "$(grep -c '"event":"join"' "$journal")" "$(grep -c '"event":"restart"' "$journal")" \
+  "$(grep -o '"event":"job-[a-z]*"' "$journal" | cut -d'"' -f4)"
 for log in "$logs"/worker-*/rank-*.attempt-*.log; do
   printf '  %-28s %s\n' "${log#"$logs"/}" "$(head -n 1 "$log")"
 done
