@@ -74,7 +74,7 @@ void CoordinatorMachine::Impl::connected(int session, const Peer& peer) {
     state.out->emplace_back(std::in_place_type<Close>, session, "the job is over");
     return;
   }
-  state.sessions[session] = Session{peer, -1};
+  state.sessions[session] = PeerSession{peer, -1};
   if (peer.kind == "launcher" || peer.kind == "control") return;
   reject(session, "unknown peer kind \"" + peer.kind + "\"");
 }
@@ -88,7 +88,7 @@ void CoordinatorMachine::Impl::received(int session, const Json& message, Clock:
   } catch (const net::ProtocolError& e) {
     it = state.sessions.find(session);
     if (it == state.sessions.end()) return;
-    const Session s = it->second;
+    const PeerSession s = it->second;
     const std::string who = s.peer.kind + " " + s.peer.node + " (" + s.peer.address + ")";
     state.record("protocol-error",
                  Json{{"session", session},
@@ -104,7 +104,7 @@ void CoordinatorMachine::Impl::received(int session, const Json& message, Clock:
 
 void CoordinatorMachine::Impl::dispatch(int session, const net::MessageReader& message,
                                         Clock::time_point now) {
-  const Session& s = state.sessions.at(session);
+  const PeerSession& s = state.sessions.at(session);
   const std::string& type = message.type();
   if (!s.launcher()) {
     control.request(session, message, job ? &*job : nullptr, now);

@@ -77,7 +77,7 @@ struct Instance {
 };
 
 /// An authenticated connection.
-struct Session {
+struct PeerSession {
   Peer peer;
   int node = -1;  ///< launcher: the node it joined as; -1 before `join` and for control
   bool launcher() const { return peer.kind == "launcher"; }
@@ -93,7 +93,7 @@ struct CoordinatorState {
   Phase phase = Phase::Rendezvous;
   std::vector<Node> nodes;  ///< the instances' planned hosts in instance order, other hosts, spares
   std::vector<Instance> instances;
-  std::map<int, Session> sessions;
+  std::map<int, PeerSession> sessions;
   std::vector<Action>* out = nullptr;  ///< actions of the public call being served
   /// Spares that took an instance since the machine last looked (log followers join them).
   std::vector<int> took_instance;
