@@ -11,6 +11,8 @@
 #include <string>
 #include <system_error>
 
+#include "libpai/write_all.h"
+
 namespace pai {
 namespace {
 
@@ -28,18 +30,6 @@ mode_t open_mode(FileAccess access) {
       return 0600;
   }
   return 0600;
-}
-
-bool write_all(int fd, std::string_view content) {
-  while (!content.empty()) {
-    const ssize_t n = ::write(fd, content.data(), content.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    content.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
 }
 
 // Creates `path` (O_EXCL) holding `content`; 0 or the errno of the failure, after which

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "launcher/check_command.h"
-#include "launcher/ctl_command.h"
-#include "launcher/job_control_command.h"
-#include "launcher/rsh_command.h"
-#include "launcher/run_command.h"
+#include "launcher/commands/check_command.h"
+#include "launcher/commands/ctl_command.h"
+#include "launcher/commands/job_control_command.h"
+#include "launcher/commands/rsh_command.h"
+#include "launcher/commands/run_command.h"
 #include "libpai/duration.h"
 
 namespace {

@@ -7,6 +7,7 @@
 
 #include "launcher/checks/check_result_json.h"
 #include "launcher/checks/child_process.h"
+#include "libpai/write_all.h"
 
 namespace pai::checks {
 namespace {
@@ -14,19 +15,6 @@ namespace {
 // Results are small; anything near this size is garbage, not a result.
 constexpr std::size_t kResultCap = 4 << 20;
 constexpr std::string_view kMessagePrefix = "message ";
-
-bool write_all(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 }  // namespace
 

@@ -9,7 +9,7 @@
 
 #include "launcher/coordinator/coordinator_state.h"
 #include "launcher/net/message.h"
-#include "launcher/restart_policy.h"
+#include "launcher/policy/restart_policy.h"
 
 namespace pai::launcher::coordinator {
 

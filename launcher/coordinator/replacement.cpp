@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "launcher/coordinator/host_changes.h"
+#include "launcher/net/host_changes.h"
 #include "launcher/coordinator/node_checks.h"
 #include "libpai/placement.h"
 
@@ -103,7 +103,7 @@ bool assign_all(CoordinatorState& state, const std::string& why) {
            {"master", {{"host", master.host}, {"address", master.address}, {"port", master.port}}}},
       why + "; MASTER_ADDR " + master.address + ":" + std::to_string(master.port) + " (" +
           master.host + ")");
-  const Json list = host_changes(planned_hosts(state.plan), hosts);
+  const Json list = net::host_changes(net::planned_hosts(state.plan), hosts);
   for (std::size_t i = 0; i < state.instances.size(); ++i) {
     const int node = state.instances[i].node;
     state.send_to_node(node, Json{{"type", "assign"}, {"instance", i}, {"hosts", list}});
@@ -114,7 +114,7 @@ bool assign_all(CoordinatorState& state, const std::string& why) {
 Json assign_message(const CoordinatorState& state, int instance) {
   return Json{{"type", "assign"},
               {"instance", instance},
-              {"hosts", host_changes(planned_hosts(state.plan), state.instance_hosts())}};
+              {"hosts", net::host_changes(net::planned_hosts(state.plan), state.instance_hosts())}};
 }
 
 }  // namespace pai::launcher::coordinator

@@ -4,7 +4,7 @@
 #include <set>
 #include <string>
 
-#include "launcher_harness.h"
+#include "launcher/launcher_harness.h"
 
 TEST_CASE("pai-launch links only glibc dynamically") {
   std::set<std::string> glibc = {"libc.so.6",       "libm.so.6",  "ld-linux-x86-64.so.2",

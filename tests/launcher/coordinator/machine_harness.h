@@ -11,7 +11,7 @@
 
 #include "launcher/checks/check_result_json.h"
 #include "launcher/coordinator/coordinator_machine.h"
-#include "launcher/coordinator/host_changes.h"
+#include "launcher/net/host_changes.h"
 #include "launcher/net/message.h"
 #include "support/plan_fixture.h"
 
@@ -192,7 +192,7 @@ class MachineHarness {
 
 /// The host of every instance an `assign` message gives, its changes applied to `plan`'s.
 inline std::vector<pai::Host> assigned_hosts(const pai::Plan& plan, const Json& assign) {
-  return apply_host_changes(planned_hosts(plan), assign.at("hosts"));
+  return net::apply_host_changes(net::planned_hosts(plan), assign.at("hosts"));
 }
 
 }  // namespace pai::launcher::coordinator::testing

@@ -1,0 +1,36 @@
+// `pai-launch check`: the sanity checks on this node alone, as a node doctor.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "launcher/checks/check_options.h"
+#include "launcher/checks/check_result.h"
+#include "launcher/node/node_identity.h"
+
+namespace pai::launcher {
+
+/// What `pai-launch check --plan FILE [--node NAME | --node-rank N] [--only gpu,burn,...]
+/// [--json]` asks for.
+struct CheckCommandOptions {
+  std::string plan_path;
+  NodeHints node;                 ///< --node / --node-rank
+  std::vector<std::string> only;  ///< check names (kCheckNames); empty = the plan's
+  bool json = false;              ///< print {"node": ..., "results": [...]} instead of the table
+  checks::CheckOptions checks;            ///< everything else; `only` is taken from above
+};
+
+/// Loads the plan, identifies this node like `run` does (node_identity.h) and runs the checks, printing a table
+/// (check, result, figure, time; then each check's summary, and for failures the detail) or
+/// JSON to `out`, errors to `err`. Returns 0 when every check passed or was skipped, 1 when one
+/// failed, 2 for a usage or plan error (unreadable plan, unknown node, unknown check name).
+int run_check_command(const CheckCommandOptions& options, std::ostream& out, std::ostream& err);
+
+/// run_check_command() on std::cout and std::cerr.
+int run_check_command(const CheckCommandOptions& options);
+
+/// The table run_check_command() prints for `results`.
+std::string format_check_table(const std::vector<checks::CheckResult>& results);
+
+}  // namespace pai::launcher

@@ -1,0 +1,157 @@
+#include "launcher/commands/coordinator_address.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <tuple>
+
+#include "libpai/plan_json.h"
+
+namespace pai::launcher {
+
+namespace {
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+std::string this_host() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "unknown-host";
+  return name;
+}
+
+const char* const kHowToName =
+    "pass --plan plan.json, or --coordinator ADDRESS:PORT --token-file FILE --job NAME "
+    "(inside a job, PAI_COORDINATOR, PAI_TOKEN_FILE and PAI_JOB_NAME name it)";
+
+JobTarget from_plan(const JobLocator& locator) {
+  if (!locator.coordinator.empty() || !locator.job.empty()) {
+    throw LocateError("--plan names the job and its coordinator: do not combine it with " +
+                      std::string(locator.coordinator.empty() ? "--job" : "--coordinator"));
+  }
+  Plan plan;
+  try {
+    plan = load_plan_file(locator.plan_path);
+  } catch (const PlanError& e) {
+    throw LocateError(e.what());
+  }
+  JobTarget target;
+  target.job = plan.name;
+  target.address = plan.coordinator.address;
+  target.port = plan.coordinator.port;
+  std::string token_file = locator.token_file;
+  if (token_file.empty()) {
+    token_file = (std::filesystem::path(locator.plan_path).parent_path() / "job.token").string();
+  }
+  target.token = read_job_token(token_file);
+  return target;
+}
+
+}  // namespace
+
+std::string JobTarget::endpoint() const {
+  const bool v6 = address.find(':') != std::string::npos;
+  return (v6 ? "[" + address + "]" : address) + ":" + std::to_string(port);
+}
+
+std::pair<std::string, int> parse_endpoint(const std::string& text, const std::string& what) {
+  auto bad = [&](const std::string& why) -> LocateError {
+    return LocateError(what + " \"" + text + "\": " + why);
+  };
+  std::string address;
+  std::string port;
+  if (!text.empty() && text.front() == '[') {
+    const std::size_t close = text.find(']');
+    if (close == std::string::npos || close + 1 >= text.size() || text[close + 1] != ':') {
+      throw bad("expected [ADDRESS]:PORT");
+    }
+    address = text.substr(1, close - 1);
+    port = text.substr(close + 2);
+  } else {
+    const std::size_t colon = text.rfind(':');
+    if (colon == std::string::npos || text.find(':') != colon) {
+      throw bad("expected ADDRESS:PORT (an IPv6 address in brackets)");
+    }
+    address = text.substr(0, colon);
+    port = text.substr(colon + 1);
+  }
+  if (address.empty()) throw bad("the address is empty");
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) < 1 ||
+      std::stoi(port) > 65535) {
+    throw bad("the port must be a number from 1 to 65535");
+  }
+  return {address, std::stoi(port)};
+}
+
+std::string read_job_token(const std::string& path) {
+  std::ifstream in(path);
+  std::string token;
+  if (!in) {
+    throw LocateError("cannot read the job token from " + path + ": " + std::strerror(errno));
+  }
+  if (!std::getline(in, token) || token.empty()) {
+    throw LocateError("cannot read the job token from " + path + ": it is empty");
+  }
+  return token;
+}
+
+JobTarget locate_job(const JobLocator& locator) {
+  if (!locator.plan_path.empty()) return from_plan(locator);
+  JobTarget target;
+  std::string token_file;
+  if (!locator.coordinator.empty()) {
+    if (locator.token_file.empty() || locator.job.empty()) {
+      throw LocateError(std::string("--coordinator needs ") +
+                        (locator.token_file.empty() ? "--token-file" : "--job") + " too");
+    }
+    std::tie(target.address, target.port) = parse_endpoint(locator.coordinator, "--coordinator");
+    target.job = locator.job;
+    token_file = locator.token_file;
+  } else {
+    const std::string coordinator = env("PAI_COORDINATOR");
+    if (coordinator.empty()) throw LocateError(std::string("which job? ") + kHowToName);
+    std::tie(target.address, target.port) = parse_endpoint(coordinator, "PAI_COORDINATOR");
+    // Flags still override what the environment says.
+    target.job = !locator.job.empty() ? locator.job : env("PAI_JOB_NAME");
+    token_file = !locator.token_file.empty() ? locator.token_file : env("PAI_TOKEN_FILE");
+    if (target.job.empty()) {
+      throw LocateError("PAI_COORDINATOR is set but PAI_JOB_NAME is not: pass --job NAME");
+    }
+    if (token_file.empty()) {
+      throw LocateError("PAI_COORDINATOR is set but PAI_TOKEN_FILE is not: pass --token-file FILE");
+    }
+  }
+  target.token = read_job_token(token_file);
+  return target;
+}
+
+std::unique_ptr<net::Client> connect_control(const JobTarget& target) {
+  net::ClientOptions options;
+  options.address = target.address;
+  options.port = target.port;
+  options.token = target.token;
+  options.job = target.job;
+  options.claim = net::PeerClaim{"control", this_host()};
+  try {
+    return std::make_unique<net::Client>(options);
+  } catch (const net::ConnectionError& e) {
+    const std::string what = e.what();
+    // Nothing listening is the usual case of a job that is over or not started: say so. A
+    // rejected handshake (wrong token or job name) speaks for itself.
+    if (what.find(": cannot connect:") != std::string::npos ||
+        what.find(": cannot resolve") != std::string::npos) {
+      throw net::ConnectionError(what + "; is the job running? the coordinator of job " +
+                                 target.job + " is expected at " + target.endpoint());
+    }
+    throw;
+  }
+}
+
+}  // namespace pai::launcher

@@ -1,0 +1,62 @@
+// The log relay: a process's output to the terminal, prefixed, and to its log file, whole.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace pai::launcher {
+
+/// Longest line relayed to the terminal in one piece; longer runs without a newline are
+/// split into lines of this many bytes (the log file keeps them whole).
+inline constexpr std::size_t kMaxRelayedLine = 64 * 1024;
+
+/// The last bytes of a process's combined output, for classification and the summary.
+class OutputTail {
+ public:
+  /// Keeps at least the last `capacity` bytes appended.
+  explicit OutputTail(std::size_t capacity) : capacity_(capacity) {}
+  void append(std::string_view bytes);
+  /// The last (at most) `capacity` bytes.
+  std::string_view text() const;
+  /// The last `count` lines of text(), without a trailing partial newline.
+  std::string last_lines(std::size_t count) const;
+  void clear() { data_.clear(); }
+
+ private:
+  std::size_t capacity_;
+  std::string data_;
+};
+
+/// Relays one output stream of one process. Bytes go unchanged to `file_fd`; complete lines
+/// go to `terminal_fd` each behind `prefix` ("[worker-0/3] ", colored when `color`); a
+/// partial line waits for its end, for finish(), or for kMaxRelayedLine bytes. Bytes are
+/// never interpreted: binary output passes through. Write errors on the terminal are ignored
+/// (a closed terminal must not stop the job); on the file they are reported once on stderr.
+/// Each feed() costs one write to the file and one to the terminal, and no allocation once
+/// warm.
+class LogRelay {
+ public:
+  LogRelay(std::string prefix, bool color, int color_index, int terminal_fd, int file_fd,
+           OutputTail* tail);
+  /// Relays bytes read from the stream.
+  void feed(std::string_view bytes);
+  /// The stream ended: a pending partial line is relayed with a newline added.
+  void finish();
+
+ private:
+  // Relays `bytes` to the terminal, completing partial_ first.
+  void relay_lines(std::string_view bytes);
+  // Appends one terminal line to out_: prefix, head, tail, and a newline unless it has one.
+  void add_line(std::string_view head, std::string_view tail = {});
+
+  std::string prefix_;
+  int terminal_fd_;
+  int file_fd_;
+  OutputTail* tail_;
+  std::string partial_;
+  std::string out_;  // the terminal bytes of one feed, reused
+  bool file_error_reported_ = false;
+};
+
+}  // namespace pai::launcher

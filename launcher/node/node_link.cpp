@@ -1,0 +1,111 @@
+#include "launcher/node/node_link.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace pai::launcher {
+
+NodeLink::NodeLink(const net::ClientOptions& options, Clock::time_point deadline,
+                   const std::function<void(const std::string&)>& waiting) {
+  bool told = false;
+  // Launchers usually start together with the coordinator's: retry soon, then back off.
+  auto pause = std::chrono::milliseconds(20);
+  for (;;) {
+    try {
+      client_ = std::make_unique<net::Client>(options);
+      return;
+    } catch (const net::ConnectionError& e) {
+      const std::string what = e.what();
+      // A coordinator that answered and refused us will refuse us again.
+      if (what.find("rejected") != std::string::npos ||
+          what.find("job token") != std::string::npos) {
+        throw;
+      }
+      if (Clock::now() >= deadline) throw;
+      if (!told && waiting) {
+        waiting(what);
+        told = true;
+      }
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min<std::chrono::milliseconds>(pause * 2, std::chrono::milliseconds(500));
+  }
+}
+
+NodeLink::~NodeLink() {
+  if (watching_ && loop_ != nullptr) loop_->unwatch(client_->native_handle());
+}
+
+void NodeLink::attach(EventLoop& loop, std::chrono::milliseconds interval, int misses,
+                      OnMessage on_message, OnLost on_lost) {
+  loop_ = &loop;
+  interval_ = interval;
+  misses_ = misses;
+  on_message_ = std::move(on_message);
+  on_lost_ = std::move(on_lost);
+  last_received_ = Clock::now();
+  next_heartbeat_ = last_received_;
+  loop.watch(client_->native_handle(), [this] { on_readable(); });
+  watching_ = true;
+}
+
+void NodeLink::send(const nlohmann::json& message) {
+  if (lost_) return;
+  try {
+    client_->send(message);
+  } catch (const net::ConnectionError& e) {
+    lose(std::string("lost the coordinator: ") + e.what());
+  }
+}
+
+std::optional<nlohmann::json> NodeLink::receive(std::chrono::milliseconds timeout) {
+  return client_->receive(timeout);
+}
+
+void NodeLink::on_readable() {
+  try {
+    // Everything already here, then back to the loop.
+    do {
+      auto message = client_->receive(std::chrono::milliseconds(0));
+      if (!message) break;
+      last_received_ = Clock::now();
+      if (on_message_) on_message_(*message);
+      if (lost_) return;
+    } while (client_->has_buffered());
+  } catch (const net::ConnectionError& e) {
+    lose(std::string("lost the coordinator: ") + e.what());
+  }
+}
+
+void NodeLink::lose(const std::string& why) {
+  if (lost_) return;
+  lost_ = true;
+  if (watching_ && loop_ != nullptr) {
+    loop_->unwatch(client_->native_handle());
+    watching_ = false;
+  }
+  if (on_lost_) on_lost_(why);
+}
+
+std::optional<NodeLink::Clock::time_point> NodeLink::next_deadline() const {
+  if (lost_ || loop_ == nullptr) return std::nullopt;
+  return std::min(next_heartbeat_, last_received_ + interval_ * misses_);
+}
+
+void NodeLink::on_deadline(Clock::time_point now, const std::function<nlohmann::json()>& heartbeat) {
+  if (lost_ || loop_ == nullptr) return;
+  if (now >= last_received_ + interval_ * misses_) {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_received_);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "no heartbeat from the coordinator for %.1fs",
+                  static_cast<double>(ms.count()) / 1000.0);
+    lose(buf);
+    return;
+  }
+  if (now >= next_heartbeat_) {
+    next_heartbeat_ = now + interval_;
+    send(heartbeat());
+  }
+}
+
+}  // namespace pai::launcher

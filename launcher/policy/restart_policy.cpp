@@ -1,0 +1,312 @@
+#include "launcher/policy/restart_policy.h"
+
+#include <algorithm>
+#include <csignal>
+#include <utility>
+
+namespace pai::launcher {
+
+namespace {
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+std::string instance_name(const GovernedInstance& g) {
+  return g.role + "-" + std::to_string(g.index);
+}
+
+}  // namespace
+
+RestartPolicyMachine::RestartPolicyMachine(FaultTolerance fault_tolerance,
+                                           std::vector<GovernedInstance> instances,
+                                           int total_instances)
+    : ft_(std::move(fault_tolerance)),
+      instances_(std::move(instances)),
+      states_(instances_.size()),
+      total_instances_(total_instances) {}
+
+std::vector<PolicyAction> RestartPolicyMachine::start() {
+  std::vector<PolicyAction> out;
+  for (int i = 0; i < static_cast<int>(instances_.size()); ++i) {
+    states_[i] = State{};
+    out.push_back(StartInstance{i, 0});
+  }
+  if (instances_.empty()) {
+    finished_ = true;
+    out.push_back(CompleteJob{});
+  }
+  return out;
+}
+
+std::vector<PolicyAction> RestartPolicyMachine::on(const PolicyEvent& event) {
+  if (finished_) return {};
+  return std::visit(Overloaded{
+                        [&](const ProcessExited& e) -> std::vector<PolicyAction> {
+                          State& s = states_.at(e.instance);
+                          ++s.exited;
+                          if (s.phase != Phase::Running) return {};
+                          if (e.status.success()) {
+                            ++s.succeeded;
+                            return {};
+                          }
+                          return on_failure(e.instance, e.local_rank, e.status, e.classification,
+                                            false);
+                        },
+                        [&](const HangDetected& e) -> std::vector<PolicyAction> {
+                          if (states_.at(e.instance).phase != Phase::Running) return {};
+                          return on_failure(e.instance, -1, ExitStatus{}, e.classification, true);
+                        },
+                        [&](const InstanceStopped& e) { return on_stopped(e.instance); },
+                        [&](const BackoffElapsed& e) -> std::vector<PolicyAction> {
+                          State& s = states_.at(e.instance);
+                          if (s.phase != Phase::BackingOff || failing_ || stop_signal_ != 0)
+                            return {};
+                          s.phase = Phase::Running;
+                          s.after_stop = AfterStop::Nothing;
+                          s.exited = s.succeeded = 0;
+                          std::vector<PolicyAction> out;
+                          out.emplace_back(StartInstance{e.instance, s.restart_count});
+                          return out;
+                        },
+                        [&](const StopRequested& e) { return on_stop_requested(e.signal); },
+                    },
+                    event);
+}
+
+std::vector<PolicyAction> RestartPolicyMachine::on_failure(int instance, int local_rank,
+                                                           const ExitStatus& status,
+                                                           const Classification& classification,
+                                                           bool hang) {
+  std::vector<PolicyAction> out;
+  State& s = states_[instance];
+  const GovernedInstance& g = instances_[instance];
+  const int same = ++same_error_[classification.signature];
+  std::string where = instance_name(g);
+  if (local_rank >= 0) where += " local rank " + std::to_string(local_rank);
+
+  std::string refusal;
+  if (!classification.retryable) {
+    refusal = classification.reason;
+  } else if (!ft_.restart_enabled) {
+    refusal = classification.reason + ", but restarts are disabled";
+  } else if (s.restart_count >= ft_.max_restarts) {
+    refusal = classification.reason + ", but maxRestarts (" + std::to_string(ft_.max_restarts) +
+              ") is exhausted";
+  } else if (same >= ft_.max_same_error) {
+    refusal = classification.reason + ", but the same error occurred " + std::to_string(same) +
+              " times (maxSameError " + std::to_string(ft_.max_same_error) + ")";
+  }
+
+  if (refusal.empty()) {
+    const std::string reason = where + ": " + classification.reason;
+    const bool sync = ft_.mode == FaultToleranceMode::Sync;
+    for (int j = 0; j < static_cast<int>(states_.size()); ++j) {
+      if (j == instance || (sync && states_[j].phase == Phase::Running)) {
+        stop(out, j, AfterStop::Restart, SIGTERM, hang && j == instance, reason);
+      }
+    }
+    return out;
+  }
+
+  FailJob failure;
+  failure.reason = where + ": " + refusal;
+  failure.instance = instance;
+  failure.local_rank = local_rank;
+  failure.status = status;
+  failure.classification = classification;
+  if (status.signal == 0 && (status.code == 126 || status.code == 127)) {
+    failure.exit_code = status.code;
+  }
+  last_failure_ = failure;
+
+  int role_failed = 1;
+  int failed_total = 1;
+  for (int j = 0; j < static_cast<int>(states_.size()); ++j) {
+    if (states_[j].phase != Phase::Failed) continue;
+    ++failed_total;
+    if (instances_[j].role == g.role) ++role_failed;
+  }
+  const bool role_fails = g.completion.min_failed != -1 && role_failed >= g.completion.min_failed;
+  const bool rate_tolerates = ft_.max_tolerated_failure_rate > 0 &&
+                              failed_total <= ft_.max_tolerated_failure_rate * total_instances_;
+  if (!role_fails || rate_tolerates) {
+    s.tolerated = rate_tolerates;
+    stop(out, instance, AfterStop::Tolerate, SIGTERM, hang, failure.reason);
+    return out;
+  }
+  fail_job(out, std::move(failure));
+  return out;
+}
+
+void RestartPolicyMachine::stop(std::vector<PolicyAction>& out, int instance, AfterStop after,
+                                int signal, bool dump, const std::string& reason) {
+  State& s = states_[instance];
+  s.phase = Phase::Stopping;
+  s.after_stop = after;
+  if (after == AfterStop::Restart) s.restart_reason = reason;
+  out.push_back(StopInstance{instance, signal, dump, reason});
+}
+
+void RestartPolicyMachine::fail_job(std::vector<PolicyAction>& out, FailJob failure) {
+  failing_ = true;
+  failure_ = std::move(failure);
+  for (int j = 0; j < static_cast<int>(states_.size()); ++j) {
+    if (states_[j].phase == Phase::Running) {
+      stop(out, j, AfterStop::Fail, SIGTERM, false, "the job failed: " + failure_.reason);
+    } else if (states_[j].phase == Phase::Stopping) {
+      states_[j].after_stop = AfterStop::Fail;
+    } else if (states_[j].phase == Phase::BackingOff) {
+      states_[j].phase = Phase::Stopped;
+    }
+  }
+  auto rest = settle();
+  out.insert(out.end(), rest.begin(), rest.end());
+}
+
+std::vector<PolicyAction> RestartPolicyMachine::on_stopped(int instance) {
+  std::vector<PolicyAction> out;
+  State& s = states_.at(instance);
+  if (s.phase == Phase::Running) {
+    s.phase = Phase::Succeeded;
+  } else if (s.phase == Phase::Stopping) {
+    switch (s.after_stop) {
+      case AfterStop::Restart:
+        if (failing_ || stop_signal_ != 0) {
+          s.phase = Phase::Stopped;
+        } else {
+          s.phase = Phase::BackingOff;
+          ++s.restart_count;
+          out.push_back(
+              ScheduleRestart{instance, ft_.backoff_seconds, s.restart_count, s.restart_reason});
+        }
+        break;
+      case AfterStop::Tolerate:
+        s.phase = Phase::Failed;
+        break;
+      case AfterStop::Nothing:
+      case AfterStop::Fail:
+      case AfterStop::Stop:
+      case AfterStop::Complete:
+        s.phase = Phase::Stopped;
+        break;
+    }
+  } else {
+    return out;
+  }
+  auto rest = settle();
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
+std::vector<PolicyAction> RestartPolicyMachine::on_stop_requested(int signal) {
+  std::vector<PolicyAction> out;
+  const std::string reason = "pai-launch received " + signal_name(signal);
+  if (stop_signal_ != 0) {
+    for (int j = 0; j < static_cast<int>(states_.size()); ++j) {
+      if (states_[j].phase == Phase::Stopping) {
+        out.push_back(StopInstance{j, SIGKILL, false, reason + " again"});
+      }
+    }
+    return out;
+  }
+  stop_signal_ = signal;
+  for (int j = 0; j < static_cast<int>(states_.size()); ++j) {
+    if (states_[j].phase == Phase::Running) {
+      stop(out, j, AfterStop::Stop, signal, false, reason);
+    } else if (states_[j].phase == Phase::BackingOff) {
+      states_[j].phase = Phase::Stopped;
+    }
+  }
+  auto rest = settle();
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
+bool RestartPolicyMachine::active(int instance) const {
+  Phase p = states_[instance].phase;
+  return p == Phase::Running || p == Phase::Stopping || p == Phase::BackingOff;
+}
+
+// "role: a of b required instances succeeded" for the first role (in governed order) short
+// of its minSucceeded, or "" when every role is complete.
+std::string RestartPolicyMachine::incomplete_role() const {
+  // OpenPAI's rule: a role that states minSucceeded completes the job once it got there (the
+  // MPI launcher role's mpirun, the workers of a parameter-server job), whatever the other
+  // roles do.
+  for (const auto& g : instances_) {
+    if (g.completion.min_succeeded < 1) continue;
+    int members = 0, succeeded = 0;
+    for (int j = 0; j < static_cast<int>(instances_.size()); ++j) {
+      if (instances_[j].role != g.role) continue;
+      ++members;
+      if (states_[j].phase == Phase::Succeeded) ++succeeded;
+    }
+    if (succeeded >= std::min(g.completion.min_succeeded, members)) return "";
+  }
+  for (const auto& g : instances_) {
+    int members = 0, tolerated = 0, succeeded = 0;
+    for (int j = 0; j < static_cast<int>(instances_.size()); ++j) {
+      if (instances_[j].role != g.role) continue;
+      ++members;
+      if (states_[j].phase == Phase::Succeeded) ++succeeded;
+      if (states_[j].phase == Phase::Failed && states_[j].tolerated) ++tolerated;
+    }
+    const int need = g.completion.min_succeeded == -1
+                         ? members - tolerated
+                         : std::min(g.completion.min_succeeded, members);
+    if (succeeded < need) {
+      return g.role + ": " + std::to_string(succeeded) + " of " + std::to_string(need) +
+             " required instances succeeded";
+    }
+  }
+  return "";
+}
+
+std::vector<PolicyAction> RestartPolicyMachine::settle() {
+  std::vector<PolicyAction> out;
+  if (finished_) return out;
+  bool any_active = false;
+  for (int j = 0; j < static_cast<int>(states_.size()); ++j) any_active = any_active || active(j);
+
+  if (any_active) {
+    if (!failing_ && stop_signal_ == 0 && incomplete_role().empty()) {
+      for (int j = 0; j < static_cast<int>(states_.size()); ++j) {
+        if (states_[j].phase == Phase::Running) {
+          stop(out, j, AfterStop::Complete, SIGTERM, false, "the job completed");
+        } else if (states_[j].phase == Phase::BackingOff) {
+          states_[j].phase = Phase::Stopped;
+        }
+      }
+      any_active = false;
+      for (int j = 0; j < static_cast<int>(states_.size()); ++j)
+        any_active = any_active || active(j);
+      if (any_active) return out;
+    } else {
+      return out;
+    }
+  }
+
+  finished_ = true;
+  if (stop_signal_ != 0) {
+    FailJob f;
+    f.reason = "stopped: pai-launch received " + signal_name(stop_signal_);
+    f.exit_code = 128 + stop_signal_;
+    out.push_back(f);
+  } else if (failing_) {
+    out.push_back(failure_);
+  } else if (std::string missing = incomplete_role(); !missing.empty()) {
+    FailJob f = last_failure_;
+    f.reason = "role " + missing + (f.reason.empty() ? "" : "; last failure: " + f.reason);
+    f.exit_code = 1;
+    out.push_back(f);
+  } else {
+    out.push_back(CompleteJob{});
+  }
+  return out;
+}
+
+}  // namespace pai::launcher

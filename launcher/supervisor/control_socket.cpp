@@ -1,0 +1,204 @@
+#include "launcher/supervisor/control_socket.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <stdexcept>
+
+#include "libpai/duration.h"
+
+namespace pai::launcher {
+
+namespace {
+
+// Enough for one request and its newline; more pending means a too-long line.
+constexpr std::size_t kReadChunk = 8192;
+// A misbehaving client cannot exhaust the launcher's descriptors.
+constexpr std::size_t kMaxClients = 64;
+
+sockaddr_un socket_address(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr.sun_path) {
+    throw std::runtime_error("control socket path is too long (" + std::to_string(path.size()) +
+                             " bytes, at most " + std::to_string(sizeof addr.sun_path - 1) +
+                             "): " + path);
+  }
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  return addr;
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+void reply(int fd, const std::string& text) {
+  std::string line = text + "\n";
+  // Non-blocking: a client that does not read its replies loses them, nobody waits.
+  (void)::send(fd, line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+}  // namespace
+
+std::optional<ControlRequest> parse_control_line(std::string_view line, std::string* error) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  const std::size_t space = line.find(' ');
+  const std::string_view verb = line.substr(0, space);
+  const std::string_view arg = space == std::string_view::npos ? "" : line.substr(space + 1);
+  if (verb == "notify") {
+    if (arg.empty()) {
+      *error = "notify needs a message";
+      return std::nullopt;
+    }
+    return NotifyRequest{std::string(arg)};
+  }
+  if (verb == "progress") {
+    std::int64_t step = -1;
+    auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), step);
+    if (arg.empty() || ec != std::errc() || end != arg.data() + arg.size() || step < 0) {
+      *error = "progress needs a step number >= 0, got '" + std::string(arg) + "'";
+      return std::nullopt;
+    }
+    return ProgressRequest{step};
+  }
+  if (verb == "hang-interval") {
+    if (arg == "default") return HangIntervalRequest{0};
+    std::string why;
+    auto seconds = parse_duration(arg, &why);
+    if (!seconds || *seconds <= 0) {
+      *error = "hang-interval needs a duration > 0 (90, 90s, 30m, 2h) or 'default', got '" +
+               std::string(arg) + "'";
+      return std::nullopt;
+    }
+    return HangIntervalRequest{*seconds};
+  }
+  std::string shown(verb.substr(0, 64));
+  for (char& c : shown) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  }
+  *error = "unknown request '" + shown + "' (expected notify, progress or hang-interval)";
+  return std::nullopt;
+}
+
+ControlServer::ControlServer(std::string path, EventLoop& loop, RequestHandler handler)
+    : path_(std::move(path)), loop_(loop), handler_(std::move(handler)) {
+  const sockaddr_un addr = socket_address(path_);
+  listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (listen_fd_ < 0) throw std::runtime_error("cannot create control socket: " + errno_text());
+  const auto* sa = reinterpret_cast<const sockaddr*>(&addr);
+  int rc = ::bind(listen_fd_, sa, sizeof addr);
+  if (rc != 0 && errno == EADDRINUSE) {
+    int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const bool alive = probe >= 0 && ::connect(probe, sa, sizeof addr) == 0;
+    if (probe >= 0) ::close(probe);
+    if (alive) {
+      ::close(listen_fd_);
+      throw std::runtime_error("another pai-launch serves the control socket " + path_);
+    }
+    ::unlink(path_.c_str());
+    rc = ::bind(listen_fd_, sa, sizeof addr);
+  }
+  if (rc != 0 || ::listen(listen_fd_, 16) != 0) {
+    const std::string why = errno_text();
+    ::close(listen_fd_);
+    throw std::runtime_error("cannot listen on control socket " + path_ + ": " + why);
+  }
+  loop_.watch(listen_fd_, [this] { accept_clients(); });
+}
+
+ControlServer::~ControlServer() {
+  for (auto& [fd, buffer] : clients_) {
+    loop_.unwatch(fd);
+    ::close(fd);
+  }
+  loop_.unwatch(listen_fd_);
+  ::close(listen_fd_);
+  ::unlink(path_.c_str());
+}
+
+void ControlServer::accept_clients() {
+  for (;;) {
+    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    if (clients_.size() >= kMaxClients) {
+      reply(fd, "error too many connections");
+      ::close(fd);
+      continue;
+    }
+    clients_[fd];
+    loop_.watch(fd, [this, fd] { read_client(fd); });
+  }
+}
+
+void ControlServer::drop(int fd) {
+  loop_.unwatch(fd);
+  ::close(fd);
+  clients_.erase(fd);
+}
+
+void ControlServer::read_client(int fd) {
+  char chunk[kReadChunk];
+  ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+  if (n <= 0) {
+    drop(fd);
+    return;
+  }
+  std::string& buffer = clients_[fd];
+  buffer.append(chunk, static_cast<std::size_t>(n));
+  std::size_t start = 0;
+  for (std::size_t nl; (nl = buffer.find('\n', start)) != std::string::npos; start = nl + 1) {
+    std::string_view line(buffer.data() + start, nl - start);
+    if (line.size() > kMaxControlLine) break;
+    std::string error;
+    auto request = parse_control_line(line, &error);
+    if (request) error = handler_(*request);
+    reply(fd, error.empty() ? "ok" : "error " + error);
+  }
+  buffer.erase(0, start);
+  if (buffer.size() > kMaxControlLine) {
+    reply(fd, "error line too long (limit " + std::to_string(kMaxControlLine) + " bytes)");
+    drop(fd);
+  }
+}
+
+std::string send_control_request(const std::string& path, const std::string& line, int timeout_ms) {
+  const sockaddr_un addr = socket_address(path);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error("cannot create socket: " + errno_text());
+  timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    const std::string why = errno_text();
+    ::close(fd);
+    throw std::runtime_error("cannot connect to control socket " + path + ": " + why);
+  }
+  const std::string request = line + "\n";
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
+      static_cast<ssize_t>(request.size())) {
+    const std::string why = errno_text();
+    ::close(fd);
+    throw std::runtime_error("cannot send to control socket " + path + ": " + why);
+  }
+  std::string reply_line;
+  char c;
+  for (;;) {
+    ssize_t n = ::recv(fd, &c, 1, 0);
+    if (n == 1 && c != '\n') {
+      reply_line += c;
+      continue;
+    }
+    if (n == 1) break;
+    if (n < 0 && errno == EINTR) continue;
+    ::close(fd);
+    throw std::runtime_error(n == 0 ? "control socket " + path + " closed without a reply"
+                                    : "no reply from control socket " + path);
+  }
+  ::close(fd);
+  return reply_line;
+}
+
+}  // namespace pai::launcher

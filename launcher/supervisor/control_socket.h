@@ -1,0 +1,80 @@
+// The control socket (design §8): a Unix stream socket per instance, one text line per
+// request, one line per reply.
+//
+// Requests:  notify <text>            -> a "notify" event in events.jsonl
+//            progress <step>          -> a heartbeat (resets hang detection), step >= 0
+//            hang-interval <d>|default -> hang interval for this instance from now on
+// Replies:   ok | error <why>
+// A line longer than kMaxControlLine is answered with an error and the connection closed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "launcher/os/event_loop.h"
+
+namespace pai::launcher {
+
+/// Longest request line, newline excluded.
+inline constexpr std::size_t kMaxControlLine = 4096;
+
+/// `notify <text>`: a message for the journal ("loss is NaN").
+struct NotifyRequest {
+  std::string text;
+};
+/// `progress <step>`: training made progress.
+struct ProgressRequest {
+  std::int64_t step = 0;
+};
+/// `hang-interval <seconds>|default`: 0 means back to the plan's interval.
+struct HangIntervalRequest {
+  std::int64_t seconds = 0;
+};
+/// A parsed request.
+using ControlRequest = std::variant<NotifyRequest, ProgressRequest, HangIntervalRequest>;
+
+/// Parses one request line (without its newline; a trailing '\r' is ignored). On bad input
+/// returns nullopt and sets `*error` to the text after "error " in the reply.
+std::optional<ControlRequest> parse_control_line(std::string_view line, std::string* error);
+
+/// Serves the control socket of one instance inside the supervisor's event loop.
+class ControlServer {
+ public:
+  /// Handles a request; returns "" for `ok`, else the error text.
+  using RequestHandler = std::function<std::string(const ControlRequest&)>;
+
+  /// Binds and listens on `path` (its directory must exist), replacing a stale socket
+  /// left by a dead launcher. Throws std::runtime_error if another launcher serves `path`
+  /// or the socket cannot be created.
+  ControlServer(std::string path, EventLoop& loop, RequestHandler handler);
+  /// Closes every connection and removes the socket file.
+  ~ControlServer();
+  ControlServer(const ControlServer&) = delete;
+  ControlServer& operator=(const ControlServer&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  void accept_clients();
+  void read_client(int fd);
+  void drop(int fd);
+
+  std::string path_;
+  EventLoop& loop_;
+  RequestHandler handler_;
+  int listen_fd_ = -1;
+  std::map<int, std::string> clients_;  ///< fd -> bytes received, not yet a whole line
+};
+
+/// Sends `line` to the control socket at `path` and returns the reply line (without its
+/// newline). Throws std::runtime_error when it cannot connect or no reply comes within
+/// `timeout_ms`.
+std::string send_control_request(const std::string& path, const std::string& line, int timeout_ms);
+
+}  // namespace pai::launcher

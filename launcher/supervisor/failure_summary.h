@@ -1,0 +1,31 @@
+// The root-cause summary printed when a job fails (design §6).
+#pragma once
+
+#include <string>
+
+#include "launcher/policy/failure_classifier.h"
+
+namespace pai::launcher {
+
+/// Number of log lines the summary quotes.
+inline constexpr int kSummaryLogLines = 15;
+
+/// What is known about the failure that ended the job.
+struct FailureReport {
+  std::string job;       ///< job name
+  std::string reason;    ///< the policy's reason (FailJob::reason)
+  std::string instance;  ///< "worker-0", empty when no instance is to blame
+  int rank = -1;         ///< global rank of the failed process; -1 = none (a hang)
+  int local_rank = -1;
+  std::string status;  ///< describe(ExitStatus), empty for a hang
+  Classification classification;
+  std::string last_lines;  ///< the last kSummaryLogLines lines of its output
+  std::string log_path;    ///< the full log of the failed attempt
+};
+
+/// The multi-line summary, each line starting with "pai-launch: ", ending in a newline:
+/// the reason, the rank and its exit code or signal, the classification, the matched line,
+/// the last lines of its log (indented by "  | ") and where the full log is.
+std::string format_failure_summary(const FailureReport& report);
+
+}  // namespace pai::launcher

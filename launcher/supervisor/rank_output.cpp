@@ -1,0 +1,113 @@
+#include "launcher/supervisor/rank_output.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "launcher/policy/failure_classifier.h"
+#include "libpai/write_all.h"
+
+namespace pai::launcher {
+
+namespace {
+
+// Pipe capacity and read size: a process writing fast is then rarely blocked on the relay,
+// and each wakeup of the launcher moves up to this much.
+constexpr int kPipeBytes = 1 << 20;
+// Bounds the final read of a dead process's pipes when a grandchild keeps writing to them.
+constexpr int kMaxDrainReads = 64;
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+}  // namespace
+
+RankOutput::RankOutput(std::string log_path, const std::string& prefix, int color_index,
+                       const Terminal& terminal)
+    : log_path_(std::move(log_path)), tail_(kLogTailBytes) {
+  log_fd_ = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd_ < 0)
+    throw std::runtime_error("cannot write " + log_path_ + ": " + std::strerror(errno));
+  for (Stream* s : {&out_, &err_}) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+      const std::string why = std::strerror(errno);
+      close();
+      throw std::runtime_error("cannot create pipes: " + why);
+    }
+    s->read_fd = fds[0];
+    s->write_fd = fds[1];
+    fcntl(s->read_fd, F_SETFL, fcntl(s->read_fd, F_GETFL) | O_NONBLOCK);
+    fcntl(s->read_fd, F_SETPIPE_SZ, kPipeBytes);  // best effort: capped by pipe-max-size
+  }
+  out_.relay = std::make_unique<LogRelay>(prefix, terminal.color_stdout, color_index,
+                                          terminal.stdout_fd, log_fd_, &tail_);
+  err_.relay = std::make_unique<LogRelay>(prefix, terminal.color_stderr, color_index,
+                                          terminal.stderr_fd, log_fd_, &tail_);
+}
+
+RankOutput::~RankOutput() { close(); }
+
+void RankOutput::close_child_ends() {
+  close_fd(out_.write_fd);
+  close_fd(err_.write_fd);
+}
+
+void RankOutput::watch(EventLoop& loop, std::function<void()> on_output) {
+  loop_ = &loop;
+  on_output_ = std::move(on_output);
+  for (Stream* s : {&out_, &err_}) {
+    loop.watch(s->read_fd, [this, s] { read_stream(*s, 16, true); });
+  }
+}
+
+void RankOutput::read_stream(Stream& s, int max_reads, bool until_short_read) {
+  buffer_.resize(kPipeBytes);
+  for (int n = 0; n < max_reads && s.read_fd >= 0; ++n) {
+    const ssize_t got = ::read(s.read_fd, buffer_.data(), buffer_.size());
+    if (got > 0) {
+      s.relay->feed(std::string_view(buffer_.data(), static_cast<std::size_t>(got)));
+      if (on_output_) on_output_();
+      // A short read emptied the pipe: the (level-triggered) loop calls again when more
+      // comes, so a read that would only say EAGAIN is saved.
+      if (until_short_read && static_cast<std::size_t>(got) < buffer_.size()) return;
+    } else if (got < 0 && errno == EINTR) {
+      continue;
+    } else if (got < 0 && errno == EAGAIN) {
+      return;
+    } else {
+      close_stream(s);
+    }
+  }
+}
+
+void RankOutput::close_stream(Stream& s) {
+  if (s.read_fd >= 0) {
+    if (s.relay) s.relay->finish();
+    if (loop_ != nullptr) loop_->unwatch(s.read_fd);
+  }
+  close_fd(s.read_fd);
+  close_fd(s.write_fd);
+}
+
+void RankOutput::drain() {
+  for (Stream* s : {&out_, &err_}) read_stream(*s, kMaxDrainReads, false);
+}
+
+void RankOutput::close() {
+  close_stream(out_);
+  close_stream(err_);
+  close_fd(log_fd_);
+}
+
+void RankOutput::note(const std::string& text) {
+  tail_.append(text);
+  if (log_fd_ >= 0) write_all(log_fd_, text);
+}
+
+}  // namespace pai::launcher

@@ -1,0 +1,73 @@
+// The output side of one process: its stdout and stderr pipes, relayed to the terminal and
+// kept whole in its per-attempt log file, with the tail kept for classification.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "launcher/os/event_loop.h"
+#include "launcher/logs/log_relay.h"
+
+namespace pai::launcher {
+
+/// Where relayed output goes.
+struct Terminal {
+  int stdout_fd = 1;
+  int stderr_fd = 2;
+  bool color_stdout = false;
+  bool color_stderr = false;
+};
+
+/// Owns one process's pipes (read ends non-blocking, 1 MiB when the kernel allows) and its
+/// log file. Usage: construct, pass child_stdout()/child_stderr() to the spawn,
+/// close_child_ends(), watch(); after the process died drain(); finally close().
+class RankOutput {
+ public:
+  /// Creates `log_path` (truncating) and the pipes; `prefix` is "[worker-0/3]".
+  /// Throws std::runtime_error "cannot write <path>: <why>" or "cannot create pipes: <why>".
+  RankOutput(std::string log_path, const std::string& prefix, int color_index,
+             const Terminal& terminal);
+  ~RankOutput();
+  RankOutput(const RankOutput&) = delete;
+  RankOutput& operator=(const RankOutput&) = delete;
+
+  /// The write ends the child gets as fd 1 and fd 2 (until close_child_ends()).
+  int child_stdout() const { return out_.write_fd; }
+  int child_stderr() const { return err_.write_fd; }
+  /// Closes the write ends in the launcher (after the spawn), so EOF can be seen.
+  void close_child_ends();
+  /// Relays whatever arrives, from `loop`; `on_output` is called after each read of bytes.
+  void watch(EventLoop& loop, std::function<void()> on_output);
+  /// Reads what is in the pipes now (bounded, in case a grandchild keeps writing).
+  void drain();
+  /// Flushes partial lines, stops watching, closes the pipes and the log file.
+  void close();
+  /// Writes a launcher message into the log file and the tail (not to the terminal).
+  void note(const std::string& text);
+
+  const OutputTail& tail() const { return tail_; }
+  const std::string& log_path() const { return log_path_; }
+
+ private:
+  struct Stream {
+    int read_fd = -1;
+    int write_fd = -1;
+    std::unique_ptr<LogRelay> relay;
+  };
+  // Reads up to `max_reads` chunks, or until one is shorter than the buffer when
+  // `until_short_read`; closes the stream at end of file.
+  void read_stream(Stream& s, int max_reads, bool until_short_read);
+  void close_stream(Stream& s);
+
+  std::string log_path_;
+  int log_fd_ = -1;
+  OutputTail tail_;
+  Stream out_, err_;
+  EventLoop* loop_ = nullptr;
+  std::function<void()> on_output_;
+  std::vector<char> buffer_;
+};
+
+}  // namespace pai::launcher

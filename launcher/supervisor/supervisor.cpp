@@ -1,0 +1,181 @@
+#include "launcher/supervisor/supervisor.h"
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launcher/supervisor/supervisor_impl.h"
+#include "libpai/write_all.h"
+
+namespace pai::launcher {
+
+Supervisor::Impl::Impl(const Plan& p, std::vector<const Placement*> placements, SupervisorOptions o,
+                       EventLog& e, SupervisorHooks* h)
+    : plan(p),
+      options(std::move(o)),
+      events(e),
+      hooks(h),
+      policy(p.fault_tolerance, governed(p, placements), p.nodes),
+      terminal{options.terminal_stdout, options.terminal_stderr,
+               isatty(options.terminal_stdout) == 1, isatty(options.terminal_stderr) == 1} {
+  for (const Placement* placement : placements) {
+    add_instance(static_cast<int>(placement - plan.placements.data()));
+  }
+}
+
+int Supervisor::Impl::add_instance(int index) {
+  const auto& hang = plan.fault_tolerance.hang;
+  const Placement& placement = plan.placements.at(index);
+  Instance inst(index, placement, find_role(plan, placement.role),
+                HangWatch(hang.enabled, hang.interval_seconds, hang.exit_interval_seconds));
+  inst.hang.set_silence_verdicts(!job_wide_hangs);
+  inst.log_dir = options.log_dir + "/" + inst.name;
+  instances.push_back(std::move(inst));
+  const int i = static_cast<int>(instances.size()) - 1;
+  open_control_socket(i);
+  return i;
+}
+
+const Placement& Supervisor::Impl::placement_of(const Instance& inst) const {
+  return plan.placements.at(inst.placement_index);
+}
+
+Supervisor::Impl::~Impl() { sweep(); }
+
+std::vector<GovernedInstance> Supervisor::Impl::governed(
+    const Plan& p, const std::vector<const Placement*>& placements) {
+  std::vector<GovernedInstance> out;
+  for (const Placement* pl : placements) {
+    const Role* role = find_role(p, pl->role);
+    out.push_back(GovernedInstance{pl->role, pl->index, role->nproc_per_node, role->completion});
+  }
+  return out;
+}
+
+void Supervisor::Impl::say(const std::string& text) {
+  write_all(options.terminal_stderr, "pai-launch: " + text + "\n");
+}
+
+void Supervisor::Impl::open_control_socket(int i) {
+  if (options.control_dir.empty()) return;
+  Instance& inst = instances[i];
+  inst.control_path = options.control_dir + "/" + inst.name + ".sock";
+  inst.control = std::make_unique<ControlServer>(
+      inst.control_path, loop, [this, i](const ControlRequest& r) { return on_control(i, r); });
+}
+
+std::string Supervisor::Impl::on_control(int i, const ControlRequest& request) {
+  Instance& inst = instances[i];
+  if (const auto* n = std::get_if<NotifyRequest>(&request)) {
+    events.record("notify", {{"instance", inst.name}, {"message", n->text}});
+    say(inst.name + ": notify: " + n->text);
+  } else if (const auto* p = std::get_if<ProgressRequest>(&request)) {
+    inst.last_step = p->step;
+    inst.hang.activity(Clock::now());
+  } else if (const auto* h = std::get_if<HangIntervalRequest>(&request)) {
+    inst.hang.set_interval(h->seconds);
+    inst.hang.activity(Clock::now());
+    events.record("hang-interval", {{"instance", inst.name},
+                                    {"seconds", static_cast<std::int64_t>(inst.hang.interval())},
+                                    {"default", h->seconds == 0}});
+  }
+  return "";
+}
+
+int Supervisor::Impl::run() {
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  loop.watch(signals.fd(), [this] { on_signals(); });
+  draining = true;
+  if (hooks == nullptr) {
+    for (const PolicyAction& action : policy.start()) execute(action);
+  }
+  drain();
+  while (!done) {
+    int timeout = -1;
+    if (auto next = next_deadline()) {
+      auto ms = std::chrono::ceil<std::chrono::milliseconds>(*next - Clock::now()).count();
+      timeout = static_cast<int>(std::clamp<long long>(ms, 0, 24 * 3600 * 1000));
+    }
+    loop.wait_once(timeout);
+    if (!done) on_deadlines();
+  }
+  for (Instance& inst : instances) {
+    for (Rank& rank : inst.ranks) {
+      if (rank.output) rank.output->close();
+    }
+  }
+  for (Instance& inst : instances) inst.control.reset();
+  sweep();
+  return exit_code;
+}
+
+Supervisor::Supervisor(const Plan& plan, std::vector<const Placement*> instances,
+                       SupervisorOptions options, EventLog& events, SupervisorHooks* hooks)
+    : impl_(std::make_unique<Impl>(plan, std::move(instances), std::move(options), events, hooks)) {
+}
+
+Supervisor::~Supervisor() = default;
+
+int Supervisor::run() { return impl_->run(); }
+
+int Supervisor::add_instance(const Placement& placement) {
+  return impl_->add_instance(static_cast<int>(&placement - impl_->plan.placements.data()));
+}
+
+void Supervisor::apply(const PolicyAction& action) {
+  // Like a decision of the local policy: events it raises are decided after it.
+  impl_->draining = true;
+  impl_->execute(action);
+  impl_->drain();
+}
+
+void Supervisor::kill_instance(int instance) {
+  Impl::Instance& inst = impl_->instances.at(instance);
+  impl_->events.record("kill",
+                       {{"instance", inst.name}, {"reason", std::string("pai-launch kill")}});
+  impl_->signal_group(inst, SIGKILL);
+}
+
+void Supervisor::finish(int exit_code, const std::string& reason) {
+  impl_->finish(exit_code, reason);
+}
+
+void Supervisor::set_job_wide_hangs(bool on) {
+  impl_->job_wide_hangs = on;
+  for (auto& inst : impl_->instances) inst.hang.set_silence_verdicts(!on);
+}
+
+std::vector<std::string> Supervisor::log_files(int instance) const {
+  std::vector<std::string> out;
+  for (const auto& rank : impl_->instances.at(instance).ranks) out.push_back(rank.log_path);
+  return out;
+}
+
+InstanceActivity Supervisor::activity(int instance) const {
+  const Impl::Instance& inst = impl_->instances.at(instance);
+  InstanceActivity a;
+  a.running = inst.live > 0;
+  a.idle_ms = inst.hang.idle_ms(std::chrono::steady_clock::now());
+  a.hang_interval = inst.hang.interval();
+  a.step = inst.last_step;
+  return a;
+}
+
+int Supervisor::instances() const { return static_cast<int>(impl_->instances.size()); }
+
+void Supervisor::set_reap_known_only(bool on) {
+  impl_->reap_known_only = on;
+  if (!on) impl_->reap();
+}
+
+EventLoop& Supervisor::loop() { return impl_->loop; }
+
+}  // namespace pai::launcher

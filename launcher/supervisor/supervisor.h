@@ -1,0 +1,119 @@
+// The supervisor: starts an instance's processes, relays their output, reaps them, watches
+// for hangs, serves the control socket and carries out what the restart policy decides.
+//
+// One thread, one loop: signals (signalfd), pipes and sockets (epoll) and deadlines. Every
+// decision goes through RestartPolicyMachine; the supervisor only does.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launcher/logs/event_log.h"
+#include "launcher/os/event_loop.h"
+#include "launcher/policy/restart_policy.h"
+#include "libpai/plan.h"
+
+namespace pai::launcher {
+
+/// What a multi-node launcher (node_agent.h) plugs into the supervisor: the coordinator decides
+/// instead of the node's own RestartPolicyMachine, and the agent's timers, children and
+/// interest in output ride on the supervisor's one loop. Instance numbers are the
+/// supervisor's (the order of add_instance / the constructor's list).
+class SupervisorHooks {
+ public:
+  using Clock = std::chrono::steady_clock;
+  virtual ~SupervisorHooks() = default;
+  /// A policy event of this node. Returns the actions to carry out now; a remote decider
+  /// forwards the event and returns none, its actions arrive later through
+  /// Supervisor::apply().
+  virtual std::vector<PolicyAction> decide(const PolicyEvent& event) = 0;
+  /// A rank failed; `summary` is its root-cause summary (exit, matched line, log tail).
+  virtual void failure_summary(int instance, int global_rank, const std::string& summary) = 0;
+  /// When on_deadline() next has something to do.
+  virtual std::optional<Clock::time_point> next_deadline() = 0;
+  virtual void on_deadline(Clock::time_point now) = 0;
+  /// A child the supervisor did not start ended; true when it was the hooks'.
+  virtual bool on_child_exit(int pid, int wait_status) = 0;
+  /// A rank of `instance` wrote output (its log file grew).
+  virtual void on_output(int instance, int local_rank) = 0;
+};
+
+/// What heartbeats report about one instance.
+struct InstanceActivity {
+  bool running = false;
+  std::int64_t idle_ms = 0;        ///< since the last output or progress report
+  std::int64_t hang_interval = 0;  ///< seconds; 0 = detection off
+  std::int64_t step = -1;          ///< the last progress step reported
+};
+
+/// How the supervisor runs, beyond the plan.
+struct SupervisorOptions {
+  /// Root of the logs: instance `<role>-<i>` writes
+  /// `<log_dir>/<role>-<i>/rank-<r>.attempt-<k>.log`. Each instance directory must exist and be
+  /// writable.
+  std::string log_dir;
+  /// Directory of the control sockets (`<control_dir>/<role>-<i>.sock`); empty = none.
+  std::string control_dir;
+  /// MPI hostfile given to processes (OMPI_MCA_orte_default_hostfile); empty = none.
+  std::string hostfile;
+  /// OMPI_MCA_plm_rsh_agent of MPI jobs ("/path/pai-launch rsh"); empty = none.
+  std::string rsh_agent;
+  /// PAI_COORDINATOR ("address:port") and PAI_TOKEN_FILE of a multi-node job; empty = none.
+  std::string coordinator;
+  std::string token_file;
+  /// Where relayed stdout and stderr go; prefixes are colored when the descriptor is a TTY.
+  int terminal_stdout = 1;
+  int terminal_stderr = 2;
+};
+
+/// Supervises the given instances of `plan` until the job completes or fails.
+class Supervisor {
+ public:
+  /// `instances` are placements of `plan` (which must outlive the supervisor, and may be
+  /// re-placed in between: instances are remembered by their index in plan.placements);
+  /// `events` is the journal every decision is written to before it is carried out. Opens the
+  /// control sockets; throws std::runtime_error if one cannot be served. Starts nothing.
+  /// Without `hooks` the node's own RestartPolicyMachine decides.
+  Supervisor(const Plan& plan, std::vector<const Placement*> instances, SupervisorOptions options,
+             EventLog& events, SupervisorHooks* hooks = nullptr);
+  ~Supervisor();
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
+
+  /// Runs the job: 0 success, 1 failed, 126/127 a command that cannot run, 128+N stopped by
+  /// signal N. The consumed signals must already be blocked (signals.h). Nothing it started
+  /// is left running when it returns.
+  int run();
+
+  // ---- for SupervisorHooks users (multi-node) ----
+
+  /// Adds an instance (a spare given an instance by the coordinator); returns its number.
+  int add_instance(const Placement& placement);
+  /// Carries out an action decided elsewhere (the coordinator).
+  void apply(const PolicyAction& action);
+  /// SIGKILLs an instance's processes as a failure (`pai-launch kill`): the exits are reported
+  /// like any other.
+  void kill_instance(int instance);
+  /// Ends run() with `exit_code`: what still runs is stopped (SIGTERM, grace period, SIGKILL).
+  void finish(int exit_code, const std::string& reason);
+  /// Whether job-wide hang verdicts are someone else's: the node then decides only "stuck
+  /// exiting" itself.
+  void set_job_wide_hangs(bool on);
+  /// The instance's log directory and its ranks' current log files.
+  std::vector<std::string> log_files(int instance) const;
+  InstanceActivity activity(int instance) const;
+  int instances() const;
+  /// Pid-specific reaping while something else waits for its own children (sanity checks in
+  /// a thread): `on` stops waitpid(-1).
+  void set_reap_known_only(bool on);
+  EventLoop& loop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pai::launcher

@@ -1,0 +1,281 @@
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "launcher/policy/failure_classifier.h"
+#include "launcher/supervisor/failure_summary.h"
+#include "launcher/os/process.h"
+#include "launcher/supervisor/supervisor_impl.h"
+#include "libpai/env_contract.h"
+#include "libpai/write_all.h"
+
+extern char** environ;
+
+namespace pai::launcher {
+
+namespace {
+
+// How long stack dumps (SIGQUIT/SIGUSR1 or the dump command) get before the stop signal.
+constexpr auto kStackDumpWindow = std::chrono::seconds(3);
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+}  // namespace
+
+void Supervisor::Impl::drain() {
+  draining = true;
+  while (!pending.empty()) {
+    const std::vector<PolicyAction> actions =
+        hooks != nullptr ? hooks->decide(pending.front()) : policy.on(pending.front());
+    pending.pop_front();
+    for (const PolicyAction& action : actions) execute(action);
+  }
+  draining = false;
+}
+
+void Supervisor::Impl::execute(const PolicyAction& action) {
+  if (const auto* a = std::get_if<StartInstance>(&action))
+    return start_instance(a->instance, a->restart_count);
+  if (const auto* a = std::get_if<StopInstance>(&action)) return stop_instance(*a);
+  if (const auto* a = std::get_if<ScheduleRestart>(&action)) {
+    Instance& inst = instances[a->instance];
+    events.record("restart", {{"instance", inst.name},
+                              {"attempt", static_cast<std::int64_t>(a->restart_count)},
+                              {"backoffSeconds", a->delay_seconds},
+                              {"reason", a->reason}});
+    say("restarting " + inst.name + " in " + std::to_string(a->delay_seconds) + "s (attempt " +
+        std::to_string(a->restart_count) + "): " + a->reason);
+    inst.restart_at = Clock::now() + std::chrono::seconds(a->delay_seconds);
+    return;
+  }
+  if (const auto* a = std::get_if<FailJob>(&action)) return fail_job(*a);
+  events.record("job-succeeded", {{"job", plan.name}});
+  say("job '" + plan.name + "' succeeded");
+  exit_code = 0;
+  done = true;
+}
+
+void Supervisor::Impl::start_instance(int i, int attempt) {
+  Instance& inst = instances[i];
+  const Role& role = *inst.role;
+  const auto t0 = Clock::now();
+  events.record("start", {{"instance", inst.name},
+                          {"attempt", static_cast<std::int64_t>(attempt)},
+                          {"processes", static_cast<std::int64_t>(role.nproc_per_node)}});
+  inst.ranks.clear();
+  inst.ranks.resize(role.nproc_per_node);
+  inst.pgid = 0;
+  inst.live = 0;
+  inst.stopping = false;
+  inst.restart_at.reset();
+  inst.signal_at.reset();
+  inst.kill_at.reset();
+  inst.hang.start(t0);
+
+  ProcessContext ctx;
+  ctx.restart_count = attempt;
+  ctx.control_socket = inst.control_path;
+  ctx.hostfile = options.hostfile;
+  ctx.rsh_agent = options.rsh_agent;
+  ctx.coordinator = options.coordinator;
+  ctx.token_file = options.token_file;
+  EnvList base;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    std::size_t eq = entry.find('=');
+    if (eq != std::string_view::npos) base.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+
+  for (int r = 0; r < role.nproc_per_node; ++r) {
+    Rank& rank = inst.ranks[r];
+    rank.local_rank = r;
+    rank.global_rank = placement_of(inst).first_rank + r;
+    rank.log_path = inst.log_dir + "/rank-" + std::to_string(rank.global_rank) + ".attempt-" +
+                    std::to_string(attempt) + ".log";
+    const std::string prefix = "[" + inst.name + "/" + std::to_string(rank.global_rank) + "]";
+    std::string problem;
+    ExitStatus failed_start{126, 0};
+    try {
+      rank.output = std::make_unique<RankOutput>(rank.log_path, prefix, rank.global_rank, terminal);
+      SpawnRequest request;
+      request.argv = role.launch_argv;
+      request.env = base;
+      for (auto& kv : process_env(plan, placement_of(inst), r, ctx)) {
+        request.env.push_back(std::move(kv));
+      }
+      request.working_dir = role.working_dir;
+      request.process_group = inst.pgid;
+      request.stdout_fd = rank.output->child_stdout();
+      request.stderr_fd = rank.output->child_stderr();
+      rank.pid = spawn_process(request);
+    } catch (const SpawnError& e) {
+      problem = e.what();
+      failed_start.code = e.exit_code();
+    } catch (const std::runtime_error& e) {
+      problem = e.what();
+    }
+    if (!problem.empty()) {
+      say("error: " + inst.name + " rank " + std::to_string(rank.global_rank) + ": " + problem);
+      if (rank.output) {
+        rank.output->note("pai-launch: " + problem + "\n");
+        rank.output->close();
+      }
+      events.record("spawn-failed", {{"instance", inst.name},
+                                     {"rank", static_cast<std::int64_t>(rank.global_rank)},
+                                     {"error", problem}});
+      Classification c = classify_failure(failed_start, "", plan.fault_tolerance.policy, {});
+      push(ProcessExited{i, r, failed_start, c});
+      break;
+    }
+    rank.output->close_child_ends();
+    rank.output->watch(loop, [this, i, r] {
+      instances[i].hang.activity(Clock::now());
+      if (hooks != nullptr) hooks->on_output(i, r);
+    });
+    if (inst.pgid == 0) inst.pgid = rank.pid;
+    ++inst.live;
+    by_pid[rank.pid] = {i, r};
+    events.record("process-started", {{"instance", inst.name},
+                                      {"rank", static_cast<std::int64_t>(rank.global_rank)},
+                                      {"pid", static_cast<std::int64_t>(rank.pid)},
+                                      {"log", rank.log_path}});
+  }
+  if (inst.live > 0) {
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f ms", ms);
+    say("started " + inst.name + " attempt " + std::to_string(attempt) + ": " +
+        std::to_string(inst.live) + " process(es) in " + buf);
+  } else {
+    push(InstanceStopped{i});
+  }
+}
+
+void Supervisor::Impl::signal_group(const Instance& inst, int sig) {
+  if (inst.pgid > 0) ::kill(-inst.pgid, sig);
+}
+
+void Supervisor::Impl::stop_instance(const StopInstance& a) {
+  Instance& inst = instances[a.instance];
+  events.record("stop", {{"instance", inst.name},
+                         {"signal", static_cast<std::int64_t>(a.signal)},
+                         {"dumpStacks", a.dump_stacks},
+                         {"reason", a.reason}});
+  inst.hang.stop();
+  if (inst.live == 0) return;
+  inst.stopping = true;
+  inst.stop_signal = a.signal;
+  if (a.dump_stacks) {
+    dump_stacks(inst);
+    inst.signal_at =
+        Clock::now() +
+        std::min<Clock::duration>(kStackDumpWindow,
+                                  std::chrono::seconds(plan.fault_tolerance.grace_period_seconds));
+    return;
+  }
+  send_stop_signal(inst);
+}
+
+void Supervisor::Impl::send_stop_signal(Instance& inst) {
+  inst.signal_at.reset();
+  signal_group(inst, inst.stop_signal);
+  // A stopped (SIGSTOP) process acts on SIGTERM only once continued.
+  signal_group(inst, SIGCONT);
+  if (inst.stop_signal != SIGKILL && !inst.kill_at) {
+    inst.kill_at = Clock::now() + std::chrono::seconds(plan.fault_tolerance.grace_period_seconds);
+  }
+}
+
+void Supervisor::Impl::dump_stacks(Instance& inst) {
+  const std::string& command = plan.fault_tolerance.hang.dump_command;
+  if (command.empty()) {
+    events.record("stack-dump",
+                  {{"instance", inst.name}, {"method", std::string("SIGQUIT, SIGUSR1")}});
+    signal_group(inst, SIGQUIT);
+    signal_group(inst, SIGUSR1);
+    return;
+  }
+  const std::string leader = std::to_string(inst.ranks.empty() ? 0 : inst.ranks[0].pid);
+  std::string cmd =
+      replace_all(replace_all(command, "{pid}", leader), "{pgid}", std::to_string(inst.pgid));
+  events.record("stack-dump", {{"instance", inst.name}, {"command", cmd}});
+  SpawnRequest request;
+  request.argv = {"/bin/sh", "-c", cmd};
+  request.stdout_fd = options.terminal_stderr;
+  request.stderr_fd = options.terminal_stderr;
+  try {
+    spawn_process(request);  // reaped by the loop as an unknown child
+  } catch (const SpawnError& e) {
+    say(std::string("warning: stack dump command failed: ") + e.what());
+  }
+}
+
+FailureReport Supervisor::Impl::failure_report(const FailJob& f) const {
+  FailureReport report;
+  report.job = plan.name;
+  report.reason = f.reason;
+  report.classification = f.classification;
+  if (f.instance >= 0) {
+    const Instance& inst = instances[f.instance];
+    report.instance = inst.name;
+    const int r = std::max(f.local_rank, 0);
+    if (r < static_cast<int>(inst.ranks.size())) {
+      const Rank& rank = inst.ranks[r];
+      if (f.local_rank >= 0) {
+        report.rank = rank.global_rank;
+        report.local_rank = f.local_rank;
+        report.status = describe(f.status);
+      }
+      if (rank.output) report.last_lines = rank.output->tail().last_lines(kSummaryLogLines);
+      report.log_path = rank.log_path;
+    }
+  }
+  return report;
+}
+
+void Supervisor::Impl::fail_job(const FailJob& f) {
+  const FailureReport report = failure_report(f);
+  events.record("job-failed", {{"job", plan.name},
+                               {"reason", f.reason},
+                               {"exitCode", static_cast<std::int64_t>(f.exit_code)},
+                               {"rank", static_cast<std::int64_t>(report.rank)},
+                               {"matchedLine", f.classification.matched_line}});
+  write_all(options.terminal_stderr, format_failure_summary(report));
+  exit_code = f.exit_code;
+  done = true;
+}
+
+void Supervisor::Impl::finish(int code, const std::string& reason) {
+  if (finishing) {
+    // A second request: no more grace.
+    for (const Instance& inst : instances) signal_group(inst, SIGKILL);
+    return;
+  }
+  finishing = true;
+  exit_code = code;
+  events.record("finish", {{"exitCode", static_cast<std::int64_t>(code)}, {"reason", reason}});
+  for (int i = 0; i < static_cast<int>(instances.size()); ++i) {
+    if (instances[i].live > 0 && !instances[i].stopping) {
+      stop_instance(StopInstance{i, SIGTERM, false, reason});
+    }
+  }
+  settle_finish();
+}
+
+void Supervisor::Impl::settle_finish() {
+  for (const Instance& inst : instances) {
+    if (inst.live > 0) return;
+  }
+  done = true;
+}
+
+}  // namespace pai::launcher

@@ -1,0 +1,161 @@
+#include <dirent.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launcher/policy/failure_classifier.h"
+#include "launcher/supervisor/failure_summary.h"
+#include "launcher/os/process.h"
+#include "launcher/supervisor/supervisor_impl.h"
+
+namespace pai::launcher {
+
+void Supervisor::Impl::on_signals() {
+  for (int sig; (sig = signals.read_signal()) != 0;) {
+    if (sig == SIGCHLD) {
+      reap();
+      continue;
+    }
+    events.record("signal", {{"signal", static_cast<std::int64_t>(sig)}});
+    say("received " + signal_name(sig) + ", stopping the job (grace period " +
+        std::to_string(plan.fault_tolerance.grace_period_seconds) + "s)");
+    push(StopRequested{sig});
+  }
+}
+
+int Supervisor::Impl::next_exited(int* status) {
+  if (!reap_known_only) return ::waitpid(-1, status, WNOHANG);
+  for (const auto& [pid, where] : by_pid) {
+    if (::waitpid(pid, status, WNOHANG) == pid) return pid;
+  }
+  return 0;
+}
+
+void Supervisor::Impl::reap() {
+  for (;;) {
+    int status = 0;
+    const int pid = next_exited(&status);
+    if (pid <= 0) return;
+    auto it = by_pid.find(pid);
+    if (it == by_pid.end()) {
+      // An exec of the hooks, or a grandchild we adopted as subreaper.
+      if (hooks != nullptr) hooks->on_child_exit(pid, status);
+      continue;
+    }
+    auto [i, r] = it->second;
+    by_pid.erase(it);
+    Instance& inst = instances[i];
+    Rank& rank = inst.ranks[r];
+    --inst.live;
+    const ExitStatus exit = ExitStatus::from_wait_status(status);
+    // Whatever it wrote before dying is in the pipe: read it before judging the exit.
+    rank.output->drain();
+    Classification c;
+    if (inst.stopping) {
+      c.reason = "stopped by pai-launch";
+    } else if (!exit.success()) {
+      c = classify_failure(exit, rank.output->tail().text(), plan.fault_tolerance.policy,
+                           plan.fault_tolerance.retryable_errors);
+    } else if (inst.live > 0) {
+      inst.hang.rank_succeeded(Clock::now());
+    }
+    events.record("exit", {{"instance", inst.name},
+                           {"rank", static_cast<std::int64_t>(rank.global_rank)},
+                           {"pid", static_cast<std::int64_t>(pid)},
+                           {"status", describe(exit)},
+                           {"exitCode", static_cast<std::int64_t>(exit.shell_code())},
+                           {"retryable", c.retryable},
+                           {"classification", c.reason},
+                           {"matchedLine", c.matched_line}});
+    if (hooks != nullptr && !inst.stopping && !exit.success()) {
+      FailJob f{c.reason, 1, i, r, exit, c};
+      hooks->failure_summary(i, rank.global_rank, format_failure_summary(failure_report(f)));
+    }
+    push(ProcessExited{i, r, exit, c});
+    if (inst.live == 0) {
+      for (Rank& each : inst.ranks) {
+        if (each.output) each.output->close();
+      }
+      // Whatever the ranks left behind in their group goes with them.
+      signal_group(inst, SIGKILL);
+      inst.signal_at.reset();
+      inst.kill_at.reset();
+      inst.hang.stop();
+      push(InstanceStopped{i});
+      if (finishing) settle_finish();
+    }
+  }
+}
+
+auto Supervisor::Impl::next_deadline() const -> std::optional<Clock::time_point> {
+  std::optional<Clock::time_point> next;
+  auto consider = [&](const std::optional<Clock::time_point>& t) {
+    if (t && (!next || *t < *next)) next = t;
+  };
+  if (hooks != nullptr) consider(hooks->next_deadline());
+  for (const Instance& inst : instances) {
+    consider(inst.hang.deadline());
+    consider(inst.signal_at);
+    consider(inst.kill_at);
+    consider(inst.restart_at);
+  }
+  return next;
+}
+
+void Supervisor::Impl::on_deadlines() {
+  const auto now = Clock::now();
+  if (hooks != nullptr) hooks->on_deadline(now);
+  for (int i = 0; i < static_cast<int>(instances.size()); ++i) {
+    Instance& inst = instances[i];
+    if (inst.signal_at && *inst.signal_at <= now) send_stop_signal(inst);
+    if (inst.kill_at && *inst.kill_at <= now) {
+      inst.kill_at.reset();
+      events.record("kill",
+                    {{"instance", inst.name}, {"reason", std::string("grace period over")}});
+      say(inst.name + ": grace period over, sending SIGKILL");
+      signal_group(inst, SIGKILL);
+    }
+    if (inst.restart_at && *inst.restart_at <= now) {
+      inst.restart_at.reset();
+      push(BackoffElapsed{i});
+    }
+    const HangWatch::Verdict verdict = inst.hang.check(now);
+    if (verdict != HangWatch::Verdict::Alive) {
+      const bool exiting = verdict == HangWatch::Verdict::StuckExiting;
+      const std::int64_t seconds = exiting ? inst.hang.exit_interval() : inst.hang.interval();
+      Classification c = classify_hang(plan.fault_tolerance.policy, seconds, exiting);
+      events.record("hang", {{"instance", inst.name},
+                             {"seconds", seconds},
+                             {"exiting", exiting},
+                             {"lastStep", inst.last_step}});
+      say(inst.name + ": " + c.reason);
+      inst.hang.stop();
+      push(HangDetected{i, c});
+    }
+  }
+}
+
+void Supervisor::Impl::sweep() {
+  for (const Instance& inst : instances) signal_group(inst, SIGKILL);
+  for (int round = 0; round < 50; ++round) {
+    std::vector<int> children;
+    if (DIR* tasks = opendir("/proc/self/task")) {
+      while (dirent* t = readdir(tasks)) {
+        if (t->d_name[0] == '.') continue;
+        std::ifstream list(std::string("/proc/self/task/") + t->d_name + "/children");
+        for (int pid; list >> pid;) children.push_back(pid);
+      }
+      closedir(tasks);
+    }
+    if (children.empty()) return;
+    for (int pid : children) ::kill(pid, SIGKILL);
+    for (int pid : children) ::waitpid(pid, nullptr, 0);
+  }
+}
+
+}  // namespace pai::launcher

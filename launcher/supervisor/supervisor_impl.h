@@ -1,0 +1,162 @@
+// Supervisor::Impl, private to the supervisor's files: supervisor.cpp (construction, control
+// sockets, the public API, the run loop), supervisor_actions.cpp (carrying out policy actions)
+// and supervisor_events.cpp (signals, reaping, deadlines, the final sweep).
+#pragma once
+
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "launcher/supervisor/control_socket.h"
+#include "launcher/logs/event_log.h"
+#include "launcher/os/event_loop.h"
+#include "launcher/supervisor/failure_summary.h"
+#include "launcher/policy/hang_watch.h"
+#include "launcher/supervisor/rank_output.h"
+#include "launcher/policy/restart_policy.h"
+#include "launcher/os/signals.h"
+#include "launcher/supervisor/supervisor.h"
+#include "libpai/plan.h"
+
+namespace pai::launcher {
+
+struct Supervisor::Impl {
+  using Clock = std::chrono::steady_clock;
+
+  struct Rank {
+    int local_rank = 0;
+    int global_rank = 0;
+    int pid = 0;
+    std::string log_path;
+    std::unique_ptr<RankOutput> output;  // null when it could not be created
+  };
+  struct Instance {
+    Instance(int p, const Placement& pl, const Role* r, HangWatch watch)
+        : placement_index(p),
+          role(r),
+          name(pl.role + "-" + std::to_string(pl.index)),
+          hang(watch) {}
+    int placement_index = 0;  // into plan.placements, which a re-placement may rebuild
+    const Role* role = nullptr;
+    std::string name;
+    std::string log_dir;
+    std::vector<Rank> ranks;
+    int pgid = 0;
+    int live = 0;
+    HangWatch hang;
+    std::unique_ptr<ControlServer> control;
+    std::string control_path;
+    std::int64_t last_step = -1;
+    int stop_signal = SIGTERM;
+    bool stopping = false;  // a StopInstance is in progress: exits are expected
+    std::optional<Clock::time_point> signal_at;  // after the stack-dump window
+    std::optional<Clock::time_point> kill_at;    // grace period over
+    std::optional<Clock::time_point> restart_at;
+  };
+
+  const Plan& plan;
+  SupervisorOptions options;
+  EventLog& events;
+  SupervisorHooks* hooks;
+  EventLoop loop;
+  SignalFd signals;
+  std::vector<Instance> instances;
+  RestartPolicyMachine policy;
+  std::unordered_map<int, std::pair<int, int>> by_pid;  // pid -> (instance, rank index)
+  std::deque<PolicyEvent> pending;
+  bool draining = false;
+  bool done = false;
+  int exit_code = 1;
+  bool finishing = false;  // finish() was called: run() ends once nothing runs
+  bool job_wide_hangs = false;
+  bool reap_known_only = false;
+  Terminal terminal;
+
+  Impl(const Plan& p, std::vector<const Placement*> placements, SupervisorOptions o, EventLog& e,
+       SupervisorHooks* h);
+
+  // Adds the instance of plan.placements[index] and opens its control socket.
+  int add_instance(int index);
+
+  const Placement& placement_of(const Instance& inst) const;
+
+  // Also on an exception out of run(): nothing it started may outlive the supervisor.
+  ~Impl();
+
+  static std::vector<GovernedInstance> governed(const Plan& p,
+                                                const std::vector<const Placement*>& placements);
+
+  void say(const std::string& text);
+
+  // ---- setup ----
+
+  void open_control_socket(int i);
+
+  std::string on_control(int i, const ControlRequest& request);
+
+  // ---- actions ----
+
+  // Events raised while actions run are queued, so each is decided after the previous
+  // decision was fully carried out.
+  template <class Event>
+  void push(Event event);
+
+  void drain();
+
+  void execute(const PolicyAction& action);
+
+  void start_instance(int i, int attempt);
+
+  void signal_group(const Instance& inst, int sig);
+
+  void stop_instance(const StopInstance& a);
+
+  void send_stop_signal(Instance& inst);
+
+  void dump_stacks(Instance& inst);
+
+  // The root-cause summary of a failure of `instance` (-1 = none) at `local_rank`.
+  FailureReport failure_report(const FailJob& f) const;
+
+  void fail_job(const FailJob& f);
+
+  // ---- events from the world ----
+
+  void on_signals();
+
+  // The next ended child, or 0. While sanity checks wait for their own children in another
+  // thread, only the supervisor's own pids are waited for.
+  int next_exited(int* status);
+
+  void reap();
+
+  // ---- finishing on request (multi-node) ----
+
+  void finish(int code, const std::string& reason);
+
+  void settle_finish();
+
+  std::optional<Clock::time_point> next_deadline() const;
+
+  void on_deadlines();
+
+  // Kills and reaps whatever is still around: adopted grandchildren that left their group.
+  void sweep();
+
+  int run();
+};
+
+template <class Event>
+void Supervisor::Impl::push(Event event) {
+  pending.emplace_back(std::in_place_type<Event>, std::move(event));
+  if (!draining) drain();
+}
+
+}  // namespace pai::launcher

@@ -1,0 +1,308 @@
+// `pai-launch status|stop|start|run|kill|logs` against a scripted coordinator: requests,
+// rendering, exit codes, and every error path (no job, no coordinator, refusals, silence).
+#include "launcher/commands/job_control_command.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "launcher/fake_coordinator.h"
+#include "launcher/launcher_harness.h"
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using pai::launcher::ControlVerb;
+using pai::launcher::JobControlOptions;
+using pai::testing::b64;
+using pai::testing::FakeCoordinator;
+using pai::testing::FakePeer;
+using pai::testing::TempDir;
+
+namespace {
+
+// A control command against job "demo" (token "tok") at `port`, its output in files.
+struct Command {
+  TempDir dir;
+  JobControlOptions options;
+
+  Command(ControlVerb verb, int port) {
+    pai::testing::spit(dir / "job.token", "tok\n");
+    options.verb = verb;
+    options.locator.coordinator = "127.0.0.1:" + std::to_string(port);
+    options.locator.token_file = dir / "job.token";
+    options.locator.job = "demo";
+  }
+  // Runs it; "<exit code>|<stdout>|<stderr>".
+  std::string run() {
+    const int out = ::open((dir / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int err = ::open((dir / "err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    options.out_fd = out;
+    options.err_fd = err;
+    const int code = pai::launcher::job_control_command(options);
+    ::close(out);
+    ::close(err);
+    return std::to_string(code) + "|" + pai::testing::slurp(dir / "out") + "|" +
+           pai::testing::slurp(dir / "err");
+  }
+};
+
+json node(const std::string& name, const std::string& address, int instance, int index, json ranks,
+          const std::string& state, int restarts, const std::string& last) {
+  return json{{"node", name},         {"address", address},
+              {"instance", instance}, {"role", instance >= 0 ? "worker" : ""},
+              {"index", index},       {"ranks", std::move(ranks)},
+              {"state", state},       {"restarts", restarts},
+              {"lastEvent", last}};
+}
+
+const json kStatus{{"type", "status"},
+                   {"job", "demo"},
+                   {"phase", "running"},
+                   {"nodes",
+                    {node("node-1", "127.0.0.1", 0, 0, {0, 1}, "running", 0, "started attempt 0"),
+                     node("node-2", "127.0.0.2", 1, 1, {2, 3}, "running", 12, ""),
+                     node("spare-node", "127.0.0.4", -1, -1, json::array(), "standby", 0, "")}}};
+
+}  // namespace
+
+TEST_CASE("status prints the nodes of the job as an aligned table") {
+  FakeCoordinator coordinator("demo", "tok", [](FakePeer& peer) {
+    peer.expect("status");
+    peer.send(json{{"type", "heartbeat"}});  // skipped by the client
+    peer.send(kStatus);
+  });
+  Command status(ControlVerb::Status, coordinator.port());
+  CHECK(status.run() ==
+        "0|job demo: running\n"
+        "NODE        ADDRESS    INSTANCE  RANKS  STATE    RESTARTS  LAST-EVENT\n"
+        "node-1      127.0.0.1  worker-0  0-1    running  0         started attempt 0\n"
+        "node-2      127.0.0.2  worker-1  2-3    running  12        -\n"
+        "spare-node  127.0.0.4  -         -      standby  0         -\n"
+        "|");
+  CHECK(coordinator.finish().peer == "control");
+}
+
+TEST_CASE("status --json prints the coordinator's status message") {
+  FakeCoordinator coordinator("demo", "tok", [](FakePeer& peer) {
+    peer.expect("status");
+    peer.send(kStatus);
+  });
+  Command status(ControlVerb::Status, coordinator.port());
+  status.options.json = true;
+  const std::string result = status.run();
+  REQUIRE(result.rfind("0|", 0) == 0);
+  const std::string out = result.substr(2, result.rfind('|') - 2);
+  CHECK(json::parse(out) == kStatus);
+  coordinator.finish();
+}
+
+TEST_CASE("status reports a malformed status message as the coordinator's fault") {
+  json broken = kStatus;
+  broken["nodes"][1]["ranks"] = json::array({2});
+  FakeCoordinator coordinator("demo", "tok", [&](FakePeer& peer) {
+    peer.expect("status");
+    peer.send(broken);
+  });
+  Command status(ControlVerb::Status, coordinator.port());
+  CHECK(status.run() ==
+        "1||pai-launch status: the coordinator of job demo at " +
+            status.options.locator.coordinator +
+            " answered something unexpected: status: nodes[1]: ranks: expected [first, last]\n");
+  coordinator.finish();
+}
+
+TEST_CASE("stop and start and kill print the coordinator's answer and a refusal exits 1") {
+  FakeCoordinator coordinator("demo", "tok", [](FakePeer& peer) {
+    peer.expect("stop");
+    peer.send(json{{"type", "ok"}, {"text", "stopping 2 instances"}});
+  });
+  Command stop(ControlVerb::Stop, coordinator.port());
+  CHECK(stop.run() == "0|stopping 2 instances\n|");
+  coordinator.finish();
+
+  FakeCoordinator refusing("demo", "tok", [](FakePeer& peer) {
+    const json kill = peer.expect("kill");
+    if (kill.at("instance") != "worker-7") throw std::runtime_error("wrong instance");
+    peer.send(json{{"type", "error"}, {"text", "no instance named \"worker-7\" in the job"}});
+  });
+  Command kill(ControlVerb::Kill, refusing.port());
+  kill.options.instance = "worker-7";
+  CHECK(kill.run() == "1||pai-launch kill: no instance named \"worker-7\" in the job\n");
+  refusing.finish();
+
+  FakeCoordinator odd("demo", "tok", [](FakePeer& peer) {
+    peer.expect("start");
+    peer.send(json{{"type", "status"}, {"job", "demo"}});
+  });
+  Command start(ControlVerb::Start, odd.port());
+  CHECK(start.run() == "1||pai-launch start: the coordinator of job demo at " +
+                           start.options.locator.coordinator +
+                           " answered something unexpected: unexpected message \"status\"\n");
+  odd.finish();
+}
+
+TEST_CASE("a coordinator that does not answer in time fails the command") {
+  FakeCoordinator silent("demo", "tok", [](FakePeer& peer) {
+    peer.expect("status");
+    peer.wait_for_close();
+  });
+  Command status(ControlVerb::Status, silent.port());
+  status.options.reply_timeout = 200ms;
+  CHECK(status.run() == "1||pai-launch status: " + status.options.locator.coordinator +
+                            ": no answer from the coordinator within 200 ms\n");
+  silent.finish();
+}
+
+TEST_CASE("run prefixes every node's lines and exits with the worst node's code") {
+  FakeCoordinator coordinator("demo", "tok", [](FakePeer& peer) {
+    const json run = peer.expect("run");
+    if (run.at("argv") != json{"sh", "-c", "hostname; exit 3"}) throw std::runtime_error("argv");
+    auto output = [&](const char* node, const char* stream, const std::string& text) {
+      peer.send(
+          json{{"type", "exec-output"}, {"node", node}, {"stream", stream}, {"data", b64(text)}});
+    };
+    output("node-1", "stdout", "hello\nwor");
+    output("node-2", "stderr", "oops\n");
+    output("node-1", "stdout", "ld\nno newline");
+    peer.send(json{{"type", "exec-exit"}, {"node", "node-1"}, {"code", 0}});
+    output("node-2", "stdout", "bye\n");
+    peer.send(json{{"type", "exec-exit"}, {"node", "node-2"}, {"code", 3}});
+    peer.send(json{{"type", "done"}});
+  });
+  Command run(ControlVerb::Run, coordinator.port());
+  run.options.command = {"sh", "-c", "hostname; exit 3"};
+  CHECK(run.run() ==
+        "3|[node-1] hello\n[node-1] world\n[node-1] no newline\n[node-2] bye\n"
+        "|[node-2] oops\npai-launch run: node-2: exit code 3\n");
+  coordinator.finish();
+}
+
+TEST_CASE("run reports the coordinator's refusal") {
+  FakeCoordinator coordinator("demo", "tok", [](FakePeer& peer) {
+    peer.expect("run");
+    peer.send(json{{"type", "error"}, {"text", "no launcher is connected"}});
+  });
+  Command run(ControlVerb::Run, coordinator.port());
+  run.options.command = {"true"};
+  CHECK(run.run() == "1||pai-launch run: no launcher is connected\n");
+  coordinator.finish();
+}
+
+TEST_CASE("logs names every rank's lines after its instance or prints one rank bare") {
+  FakeCoordinator coordinator("demo", "tok", [](FakePeer& peer) {
+    peer.expect("status");
+    peer.send(kStatus);
+    const json logs = peer.expect("logs");
+    if (logs != json{{"type", "logs"}, {"rank", -1}, {"follow", false}, {"tail", 100}}) {
+      throw std::runtime_error("wrong logs request " + logs.dump());
+    }
+    peer.send(json{{"type", "log"}, {"rank", 2}, {"instance", 1}, {"data", b64("step 1\nst")}});
+    peer.send(json{{"type", "log"}, {"rank", 0}, {"instance", 0}, {"data", b64("loss 3.2\n")}});
+    peer.send(json{{"type", "log"}, {"rank", 2}, {"instance", 1}, {"data", b64("ep 2\n")}});
+    peer.send(json{{"type", "done"}});
+  });
+  Command logs(ControlVerb::Logs, coordinator.port());
+  logs.options.tail = 100;
+  CHECK(logs.run() == "0|[worker-1/2] step 1\n[worker-0/0] loss 3.2\n[worker-1/2] step 2\n|");
+  coordinator.finish();
+
+  FakeCoordinator one("demo", "tok", [](FakePeer& peer) {
+    const json request = peer.expect("logs");
+    if (request.at("rank") != 3 || request.at("follow") != true) {
+      throw std::runtime_error("wrong logs request " + request.dump());
+    }
+    peer.send(json{{"type", "log"}, {"rank", 3}, {"instance", 1}, {"data", b64("raw\nbytes")}});
+    // The job ends: the coordinator goes, and a follower ends with it.
+  });
+  Command follow(ControlVerb::Logs, one.port());
+  follow.options.rank = 3;
+  follow.options.follow = true;
+  CHECK(follow.run() ==
+        "0|raw\nbytes|pai-launch logs: the coordinator closed the connection: the job is over\n");
+  one.finish();
+
+  FakeCoordinator refusing("demo", "tok", [](FakePeer& peer) {
+    peer.expect("logs");
+    peer.send(json{{"type", "error"}, {"text", "rank 9 is not in the job (world size 4)"}});
+  });
+  Command bad_rank(ControlVerb::Logs, refusing.port());
+  bad_rank.options.rank = 9;
+  CHECK(bad_rank.run() == "1||pai-launch logs: rank 9 is not in the job (world size 4)\n");
+  refusing.finish();
+}
+
+TEST_CASE("logs without --follow fails when the coordinator goes before done") {
+  FakeCoordinator coordinator("demo", "tok", [](FakePeer& peer) { peer.expect("logs"); });
+  Command logs(ControlVerb::Logs, coordinator.port());
+  logs.options.rank = 0;
+  CHECK(logs.run() == "1||pai-launch logs: " + logs.options.locator.coordinator +
+                          ": the coordinator closed the connection\n");
+  coordinator.finish();
+}
+
+TEST_CASE("control commands without a reachable coordinator exit 1 and say where it was expected") {
+  const int port = pai::testing::closed_port();
+  Command status(ControlVerb::Status, port);
+  const std::string where = "127.0.0.1:" + std::to_string(port);
+  CHECK(status.run() == "1||pai-launch status: " + where +
+                            ": cannot connect: Connection refused; is the job running? the "
+                            "coordinator of job demo is expected at " +
+                            where + "\n");
+}
+
+TEST_CASE("control commands refuse bad arguments with exit 2") {
+  unsetenv("PAI_COORDINATOR");
+  Command run(ControlVerb::Run, 1);
+  CHECK(run.run() == "2||pai-launch run: no command given: pai-launch run [options] -- CMD...\n");
+  Command kill(ControlVerb::Kill, 1);
+  CHECK(kill.run() ==
+        "2||pai-launch kill: which instance? pai-launch kill ROLE-INDEX (e.g. worker-1)\n");
+  Command logs(ControlVerb::Logs, 1);
+  logs.options.tail = -1;
+  CHECK(logs.run() == "2||pai-launch logs: --tail must be 0 or more bytes\n");
+  logs.options.tail = 0;
+  logs.options.rank = -2;
+  CHECK(logs.run() == "2||pai-launch logs: --rank must be a rank of the job (0 or more)\n");
+  Command status(ControlVerb::Status, 1);
+  status.options.locator = {};
+  CHECK(status.run() ==
+        "2||pai-launch status: which job? pass --plan plan.json, or --coordinator ADDRESS:PORT "
+        "--token-file FILE --job NAME (inside a job, PAI_COORDINATOR, PAI_TOKEN_FILE and "
+        "PAI_JOB_NAME name it)\n");
+}
+
+TEST_CASE("pai-launch wires the control commands and keeps run's two meanings apart") {
+  unsetenv("PAI_COORDINATOR");
+  TempDir dir;
+  auto r = pai::testing::run_launcher(dir, {"status"});
+  CHECK(r.code == 2);
+  CHECK(r.err.rfind("pai-launch status: which job? pass --plan plan.json", 0) == 0);
+
+  r = pai::testing::run_launcher(dir, {"run", "--node", "node-1", "--", "hostname"});
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "pai-launch: error: --node is for running a node of a job; with a command, run runs it "
+        "on every node of a running job\n");
+  r = pai::testing::run_launcher(dir, {"run", "--job", "demo"});
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "pai-launch: error: --coordinator and --job go with a command: pai-launch run ... -- "
+        "CMD...\n");
+  r = pai::testing::run_launcher(dir, {"run"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "pai-launch: error: run: --plan is required\n");
+
+  const int port = pai::testing::closed_port();
+  pai::testing::spit(dir / "job.token", "tok\n");
+  r = pai::testing::run_launcher(
+      dir, {"run", "--coordinator", "127.0.0.1:" + std::to_string(port), "--token-file",
+            dir / "job.token", "--job", "demo", "--", "hostname", "-f"});
+  CHECK(r.code == 1);
+  CHECK(r.err.rfind("pai-launch run: 127.0.0.1:" + std::to_string(port) + ": cannot connect", 0) ==
+        0);
+  r = pai::testing::run_launcher(dir, {"kill"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("instance is required") != std::string::npos);
+}

@@ -1,0 +1,193 @@
+// End-to-end tests of `pai-launch run`: phases, node identification, bad input, exit codes.
+#include "launcher/commands/run_command.h"
+
+#include <catch2/catch.hpp>
+
+#include "launcher/launcher_harness.h"
+
+using namespace pai::testing;
+
+namespace {
+
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("run reports each phase with its timing and finds the node by its address") {
+  TempDir dir;
+  auto plan = local_plan("run-phases", "exit 0");
+  const std::string path = write_plan(dir, plan);
+  auto r = run_launcher(dir, {"run", "--plan", path, "--log-dir", dir / "logs"});
+  CHECK(r.code == 0);
+  CHECK(r.err.find("pai-launch: plan: job 'run-phases' from " + path +
+                   " (pai-compile test, 1 instance(s), 1 process(es)) [") == 0);
+  CHECK(count_lines_with(
+            r.err, "pai-launch: node: localhost runs worker-0 (by address 127.0.0.1) [") == 1);
+  CHECK(count_lines_with(r.err, "pai-launch: logs: " + dir.path() + "/logs/worker-0 [") == 1);
+  CHECK(count_lines_with(r.err, "pai-launch: started worker-0 attempt 0: 1 process(es) in ") == 1);
+  CHECK(count_lines_with(r.err, "pai-launch: job 'run-phases' succeeded") == 1);
+  CHECK(count_lines_with(r.err, "pai-launch: done: exit code 0 [") == 1);
+  CHECK(count_lines_with(slurp(dir / "logs/worker-0/events.jsonl"),
+                         "\"event\":\"launcher-started\"") == 1);
+}
+
+TEST_CASE("the default log directory is <output>/logs") {
+  TempDir dir;
+  auto plan = local_plan("run-output", "echo hi");
+  plan.output = dir / "out";
+  auto r = run_launcher(dir, {"run", "--plan", write_plan(dir, plan), "--node-rank", "0"});
+  CHECK(r.code == 0);
+  CHECK(slurp(dir / "out/logs/worker-0/rank-0.attempt-0.log") == "hi\n");
+}
+
+TEST_CASE("a missing plan is a clear error - exit 2") {
+  TempDir dir;
+  const std::string path = dir / "nope.json";
+  auto r = run_launcher(dir, {"run", "--plan", path});
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "pai-launch: error: " + path + ": cannot read the plan file: No such file or directory\n");
+}
+
+TEST_CASE("truncated - tampered and future-version plans are refused") {
+  TempDir dir;
+  const std::string path = write_plan(dir, local_plan("run-bad", "exit 0"));
+  const std::string good = slurp(path);
+
+  spit(path, good.substr(0, good.size() / 2));
+  auto truncated = run_launcher(dir, {"run", "--plan", path});
+  CHECK(truncated.code == 2);
+  CHECK(truncated.err.rfind("pai-launch: error: " + path + ": invalid JSON: ", 0) == 0);
+
+  spit(path, replace_once(good, "\"name\": \"run-bad\"", "\"name\": \"run-evil\""));
+  auto tampered = run_launcher(dir, {"run", "--plan", path});
+  CHECK(tampered.code == 2);
+  CHECK(tampered.err == "pai-launch: error: " + path +
+                            ": hash mismatch: the plan was modified after pai-compile wrote it\n");
+
+  spit(path, replace_once(good, "\"planVersion\": 1", "\"planVersion\": 99"));
+  auto future = run_launcher(dir, {"run", "--plan", path});
+  CHECK(future.code == 2);
+  CHECK(future.err ==
+        "pai-launch: error: " + path +
+            ": planVersion 99 is newer than this pai-launch understands (1); upgrade pai-launch\n");
+}
+
+TEST_CASE("a node that is not in the plan is refused before anything starts") {
+  TempDir dir;
+  const std::string path =
+      write_plan(dir, local_plan("run-node", "touch " + dir.path() + "/started"));
+  auto by_name = run_launcher(dir, {"run", "--plan", path, "--node", "gpu-042"});
+  CHECK(by_name.code == 2);
+  CHECK(count_lines_with(
+            by_name.err,
+            "pai-launch: error: node 'gpu-042' is not in the plan (hosts: localhost)") == 1);
+  auto by_rank = run_launcher(dir, {"run", "--plan", path, "--node-rank", "3"});
+  CHECK(by_rank.code == 2);
+  CHECK(count_lines_with(
+            by_rank.err,
+            "pai-launch: error: --node-rank 3 is out of range: the plan has 1 instances (0..0)") ==
+        1);
+  CHECK_FALSE(std::filesystem::exists(dir / "started"));
+}
+
+TEST_CASE("an unwritable log directory is reported before any process starts") {
+  TempDir dir;
+  spit(dir / "file", "");
+  const std::string path =
+      write_plan(dir, local_plan("run-logdir", "touch " + dir.path() + "/started"));
+  auto r = run_launcher(dir, {"run", "--plan", path, "--log-dir", dir / "file/logs"});
+  CHECK(r.code == 2);
+  CHECK(count_lines_with(r.err, "pai-launch: error: cannot write logs to " + dir.path() +
+                                    "/file/logs: Not a directory") == 1);
+  CHECK_FALSE(std::filesystem::exists(dir / "started"));
+}
+
+TEST_CASE("a command that does not exist exits 127 - one that cannot execute 126") {
+  TempDir dir;
+  auto missing = local_plan("run-missing", "");
+  missing.roles[0].launch_argv = {dir / "no-such-program", "--flag"};
+  auto r =
+      run_launcher(dir, {"run", "--plan", write_plan(dir, missing), "--log-dir", dir / "logs"});
+  CHECK(r.code == 127);
+  CHECK(count_lines_with(r.err, "pai-launch: error: worker-0 rank 0: cannot run '" + dir.path() +
+                                    "/no-such-program': No such file or directory") == 1);
+  CHECK(count_lines_with(r.err,
+                         "classification: exit code 127 (command not found): not retryable") == 1);
+
+  auto in_path = local_plan("run-missing-path", "");
+  in_path.roles[0].launch_argv = {"no-such-program-in-path"};
+  auto p =
+      run_launcher(dir, {"run", "--plan", write_plan(dir, in_path), "--log-dir", dir / "logs2"});
+  CHECK(p.code == 127);
+  CHECK(count_lines_with(p.err,
+                         "pai-launch: error: worker-0 rank 0: cannot run "
+                         "'no-such-program-in-path': command not found") == 1);
+
+  auto shell = local_plan("run-missing-sh", "no-such-program-in-sh");
+  auto s = run_launcher(dir, {"run", "--plan", write_plan(dir, shell), "--log-dir", dir / "logs3"});
+  CHECK(s.code == 127);
+
+  spit(dir / "not-executable", "#!/bin/sh\n");
+  auto noexec = local_plan("run-noexec", "");
+  noexec.roles[0].launch_argv = {dir / "not-executable"};
+  auto n =
+      run_launcher(dir, {"run", "--plan", write_plan(dir, noexec), "--log-dir", dir / "logs4"});
+  CHECK(n.code == 126);
+  CHECK(count_lines_with(n.err,
+                         "pai-launch: error: worker-0 rank 0: cannot run '" + dir.path() +
+                             "/not-executable': permission denied (not an executable file)") == 1);
+}
+
+TEST_CASE("the role's working directory is used") {
+  TempDir dir;
+  auto plan = local_plan("run-cwd", "pwd");
+  plan.roles[0].working_dir = dir.path();
+  auto r = run_launcher(dir, {"run", "--plan", write_plan(dir, plan), "--log-dir", dir / "logs"});
+  CHECK(r.code == 0);
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-0.log") == dir.path() + "\n");
+}
+
+TEST_CASE("usage errors exit 2") {
+  TempDir dir;
+  CHECK(run_launcher(dir, {"run"}).code == 2);
+  CHECK(run_launcher(dir, {"run", "--plan", "p", "--node", "a", "--node-rank", "1"}).code == 2);
+  CHECK(run_launcher(dir, {"frobnicate"}).code == 2);
+  auto token =
+      run_launcher(dir, {"run", "--plan", write_plan(dir, local_plan("run-token", "exit 0")),
+                         "--token-file", dir / "missing.token"});
+  CHECK(token.code == 2);
+  CHECK(count_lines_with(token.err, "pai-launch: error: cannot read the job token from " +
+                                        dir.path() + "/missing.token: No such file or directory") ==
+        1);
+}
+
+TEST_CASE("failing sanity checks start nothing and exit 1 - passing ones let the job run") {
+  TempDir dir;
+  auto plan = local_plan("run-checks", "touch " + dir.path() + "/started");
+  plan.sanity_check.enabled = true;
+  plan.sanity_check.checks = {};
+  plan.sanity_check.custom = {pai::CustomCheck{"disk-ok", "echo broken disk; exit 3", 5}};
+  auto failed =
+      run_launcher(dir, {"run", "--plan", write_plan(dir, plan), "--log-dir", dir / "logs"});
+  CHECK(failed.code == 1);
+  CHECK(count_lines_with(failed.err, "pai-launch: check custom:disk-ok: failed") == 1);
+  CHECK(count_lines_with(
+            failed.err,
+            "pai-launch: error: sanity checks failed on localhost; nothing was started") == 1);
+  CHECK_FALSE(std::filesystem::exists(dir / "started"));
+  CHECK(count_lines_with(slurp(dir / "logs/worker-0/events.jsonl"),
+                         "\"event\":\"check\",\"name\":\"custom:disk-ok\",\"status\":\"failed\"") ==
+        1);
+
+  plan.sanity_check.custom[0].command = "exit 0";
+  auto passed =
+      run_launcher(dir, {"run", "--plan", write_plan(dir, plan), "--log-dir", dir / "logs"});
+  CHECK(passed.code == 0);
+  CHECK(count_lines_with(passed.err, "pai-launch: sanity checks: passed [") == 1);
+  CHECK(std::filesystem::exists(dir / "started"));
+}

@@ -1,0 +1,102 @@
+#include "launcher/os/process.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "launcher/launcher_harness.h"
+
+using namespace pai::launcher;
+using pai::testing::slurp;
+using pai::testing::TempDir;
+
+namespace {
+
+int wait_for(int pid) {
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+TEST_CASE("a spawned process gets its env - working dir - own group - fds and clean signals") {
+  TempDir dir;
+  int out = ::open((dir / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGTERM);
+  sigprocmask(SIG_BLOCK, &blocked, nullptr);
+  SpawnRequest request;
+  request.argv = {"sh", "-c",
+                  "echo \"$GREETING $(pwd) $(ps -o pgid= -p $$ | tr -d ' ') $$\"; "
+                  "grep SigBlk /proc/self/status; read x || echo stdin-empty"};
+  request.env = {{"PATH", "/usr/bin:/bin"}, {"GREETING", "old"}, {"GREETING", "hello"}};
+  request.working_dir = dir.path();
+  request.stdout_fd = out;
+  request.stderr_fd = out;
+  const int pid = spawn_process(request);
+  sigprocmask(SIG_UNBLOCK, &blocked, nullptr);
+  ::close(out);
+  CHECK(wait_for(pid) == 0);
+  CHECK(slurp(dir / "out") == "hello " + dir.path() + " " + std::to_string(pid) + " " +
+                                      std::to_string(pid) +
+                                      "\nSigBlk:\t0000000000000000\nstdin-empty\n");
+}
+
+TEST_CASE("a second process joins the first one's group") {
+  SpawnRequest request;
+  request.argv = {"/bin/sleep", "5"};
+  const int leader = spawn_process(request);
+  request.process_group = leader;
+  const int member = spawn_process(request);
+  CHECK(getpgid(member) == leader);
+  kill(-leader, SIGKILL);
+  CHECK(wait_for(leader) == 128 + SIGKILL);
+  CHECK(wait_for(member) == 128 + SIGKILL);
+}
+
+TEST_CASE("programs that cannot run are SpawnErrors with the shell's codes") {
+  TempDir dir;
+  SpawnRequest request;
+  request.argv = {"no-such-program-anywhere"};
+  request.env = {{"PATH", dir.path()}};
+  try {
+    spawn_process(request);
+    FAIL("spawned");
+  } catch (const SpawnError& e) {
+    CHECK(e.exit_code() == 127);
+    CHECK(std::string(e.what()) == "cannot run 'no-such-program-anywhere': command not found");
+  }
+  request.argv = {dir.path()};
+  try {
+    spawn_process(request);
+    FAIL("spawned");
+  } catch (const SpawnError& e) {
+    CHECK(e.exit_code() == 126);
+    CHECK(std::string(e.what()) ==
+          "cannot run '" + dir.path() + "': permission denied (not an executable file)");
+  }
+  request.argv = {"/bin/true"};
+  request.working_dir = dir / "missing";
+  try {
+    spawn_process(request);
+    FAIL("spawned");
+  } catch (const SpawnError& e) {
+    CHECK(e.exit_code() == 127);
+    CHECK(std::string(e.what()) ==
+          "cannot run '/bin/true': working directory '" + dir.path() + "/missing' does not exist");
+  }
+}
+
+TEST_CASE("search_path walks PATH in order and skips non-executables") {
+  TempDir dir;
+  pai::testing::spit(dir / "tool", "");
+  CHECK(search_path("tool", dir.path()) == "");
+  chmod((dir / "tool").c_str(), 0755);
+  CHECK(search_path("tool", "/nonexistent:" + dir.path()) == dir / "tool");
+  CHECK(search_path("sh", "/bin:/usr/bin") == "/bin/sh");
+  CHECK(search_path("./x", "") == "./x");
+}

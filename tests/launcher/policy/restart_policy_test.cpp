@@ -1,0 +1,239 @@
+#include "launcher/policy/restart_policy.h"
+
+#include <catch2/catch.hpp>
+#include <csignal>
+
+using namespace pai::launcher;
+
+namespace {
+
+pai::FaultTolerance tolerance(int max_restarts = 3, int max_same_error = 10) {
+  pai::FaultTolerance ft;
+  ft.max_restarts = max_restarts;
+  ft.max_same_error = max_same_error;
+  ft.backoff_seconds = 1;
+  return ft;
+}
+
+GovernedInstance worker(int index, int nproc = 2) {
+  return GovernedInstance{"worker", index, nproc, pai::Completion{}};
+}
+
+Classification retryable(std::string signature = "signal:9") {
+  return Classification{true, "signal 9 (SIGKILL): retryable (killed from outside)", "", "",
+                        std::move(signature)};
+}
+
+Classification fatal() {
+  return Classification{false, "exit code 1: not retryable (no retryable error in the log)", "", "",
+                        "exit:1"};
+}
+
+ProcessExited failed(int instance, int rank, Classification c, ExitStatus s = {0, SIGKILL}) {
+  return ProcessExited{instance, rank, s, std::move(c)};
+}
+
+ProcessExited ok(int instance, int rank) { return ProcessExited{instance, rank, {}, {}}; }
+
+template <class T>
+T only(const std::vector<PolicyAction>& actions) {
+  REQUIRE(actions.size() == 1);
+  REQUIRE(std::holds_alternative<T>(actions[0]));
+  return std::get<T>(actions[0]);
+}
+
+// Drives one retryable failure of instance 0 through stop, backoff and restart.
+void restart_once(RestartPolicyMachine& m, int expected_count) {
+  const auto stop = only<StopInstance>(m.on(failed(0, 1, retryable())));
+  CHECK(stop.instance == 0);
+  CHECK(stop.signal == SIGTERM);
+  CHECK(m.on(ProcessExited{0, 0, {0, SIGTERM}, {}}).empty());
+  const auto sched = only<ScheduleRestart>(m.on(InstanceStopped{0}));
+  CHECK(sched.delay_seconds == 1);
+  CHECK(sched.restart_count == expected_count);
+  const auto start = only<StartInstance>(m.on(BackoffElapsed{0}));
+  CHECK(start.restart_count == expected_count);
+  CHECK(m.restart_count(0) == expected_count);
+}
+
+}  // namespace
+
+TEST_CASE("all ranks succeeding completes the job") {
+  RestartPolicyMachine m(tolerance(), {worker(0)}, 1);
+  const auto start = m.start();
+  REQUIRE(start.size() == 1);
+  CHECK(std::get<StartInstance>(start[0]).restart_count == 0);
+  CHECK(m.on(ok(0, 0)).empty());
+  CHECK(m.on(ok(0, 1)).empty());
+  only<CompleteJob>(m.on(InstanceStopped{0}));
+  CHECK(m.finished());
+  CHECK(m.on(InstanceStopped{0}).empty());
+}
+
+TEST_CASE("a retryable failure stops the instance - backs off and restarts it") {
+  RestartPolicyMachine m(tolerance(), {worker(0)}, 1);
+  m.start();
+  restart_once(m, 1);
+  m.on(ok(0, 0));
+  m.on(ok(0, 1));
+  only<CompleteJob>(m.on(InstanceStopped{0}));
+}
+
+TEST_CASE("a non-retryable failure stops everything and fails with the root cause") {
+  RestartPolicyMachine m(tolerance(), {worker(0)}, 1);
+  m.start();
+  const auto stop = only<StopInstance>(m.on(failed(0, 1, fatal(), {1, 0})));
+  CHECK(stop.reason ==
+        "the job failed: worker-0 local rank 1: exit code 1: not retryable (no retryable error "
+        "in the log)");
+  m.on(ProcessExited{0, 0, {0, SIGTERM}, {}});
+  const auto fail = only<FailJob>(m.on(InstanceStopped{0}));
+  CHECK(fail.exit_code == 1);
+  CHECK(fail.instance == 0);
+  CHECK(fail.local_rank == 1);
+  CHECK(fail.status.code == 1);
+  CHECK(fail.reason ==
+        "worker-0 local rank 1: exit code 1: not retryable (no retryable error in the log)");
+}
+
+TEST_CASE("exec failures fail the job with 126 or 127") {
+  RestartPolicyMachine m(tolerance(), {worker(0, 1)}, 1);
+  m.start();
+  m.on(failed(
+      0, 0,
+      Classification{false, "exit code 127 (command not found): not retryable", "", "", "exit:127"},
+      {127, 0}));
+  CHECK(only<FailJob>(m.on(InstanceStopped{0})).exit_code == 127);
+}
+
+TEST_CASE("maxRestarts exhausted fails the job") {
+  RestartPolicyMachine m(tolerance(2), {worker(0)}, 1);
+  m.start();
+  restart_once(m, 1);
+  restart_once(m, 2);
+  m.on(failed(0, 0, retryable()));
+  const auto fail = only<FailJob>(m.on(InstanceStopped{0}));
+  CHECK(fail.reason ==
+        "worker-0 local rank 0: signal 9 (SIGKILL): retryable (killed from outside), but "
+        "maxRestarts (2) is exhausted");
+  CHECK(fail.exit_code == 1);
+}
+
+TEST_CASE("maxSameError counts failures with the same signature") {
+  RestartPolicyMachine m(tolerance(10, 2), {worker(0)}, 1);
+  m.start();
+  restart_once(m, 1);
+  m.on(failed(0, 1, retryable()));
+  const auto fail = only<FailJob>(m.on(InstanceStopped{0}));
+  CHECK(fail.reason ==
+        "worker-0 local rank 1: signal 9 (SIGKILL): retryable (killed from outside), but the same "
+        "error occurred 2 times (maxSameError 2)");
+}
+
+TEST_CASE("different errors do not count towards maxSameError") {
+  RestartPolicyMachine m(tolerance(10, 2), {worker(0)}, 1);
+  m.start();
+  restart_once(m, 1);
+  only<StopInstance>(m.on(failed(0, 1, retryable("pattern:NCCL error"))));
+  CHECK(std::holds_alternative<ScheduleRestart>(m.on(InstanceStopped{0}).at(0)));
+}
+
+TEST_CASE("restarts disabled or policy never fail at the first failure") {
+  auto ft = tolerance();
+  ft.restart_enabled = false;
+  RestartPolicyMachine m(ft, {worker(0)}, 1);
+  m.start();
+  m.on(failed(0, 0, retryable()));
+  CHECK(only<FailJob>(m.on(InstanceStopped{0})).reason ==
+        "worker-0 local rank 0: signal 9 (SIGKILL): retryable (killed from outside), but "
+        "restarts are disabled");
+}
+
+TEST_CASE("sync mode restarts every instance - async only the failed one") {
+  {
+    RestartPolicyMachine m(tolerance(), {worker(0), worker(1)}, 2);
+    m.start();
+    auto actions = m.on(failed(1, 0, retryable()));
+    REQUIRE(actions.size() == 2);
+    CHECK(std::get<StopInstance>(actions[0]).instance == 0);
+    CHECK(std::get<StopInstance>(actions[1]).instance == 1);
+  }
+  {
+    auto ft = tolerance();
+    ft.mode = pai::FaultToleranceMode::Async;
+    RestartPolicyMachine m(ft, {worker(0), worker(1)}, 2);
+    m.start();
+    CHECK(only<StopInstance>(m.on(failed(1, 0, retryable()))).instance == 1);
+    CHECK(only<ScheduleRestart>(m.on(InstanceStopped{1})).instance == 1);
+    CHECK(m.restart_count(0) == 0);
+    CHECK(m.restart_count(1) == 1);
+  }
+}
+
+TEST_CASE("a hang stops the instance with stack dumps and restarts it") {
+  RestartPolicyMachine m(tolerance(), {worker(0)}, 1);
+  m.start();
+  const auto& stop = only<StopInstance>(
+      m.on(HangDetected{0, classify_hang(pai::RestartPolicy::ExitCode, 2, false)}));
+  CHECK(stop.dump_stacks);
+  CHECK(stop.reason == "worker-0: hang: no output and no progress for 2s: retryable");
+  CHECK(only<ScheduleRestart>(m.on(InstanceStopped{0})).restart_count == 1);
+}
+
+TEST_CASE("a stop request forwards the signal and exits with 128+N - a second one kills") {
+  RestartPolicyMachine m(tolerance(), {worker(0)}, 1);
+  m.start();
+  const auto stop = only<StopInstance>(m.on(StopRequested{SIGTERM}));
+  CHECK(stop.signal == SIGTERM);
+  CHECK(stop.reason == "pai-launch received SIGTERM");
+  CHECK(only<StopInstance>(m.on(StopRequested{SIGINT})).signal == SIGKILL);
+  const auto fail = only<FailJob>(m.on(InstanceStopped{0}));
+  CHECK(fail.exit_code == 128 + SIGTERM);
+  CHECK(fail.reason == "stopped: pai-launch received SIGTERM");
+}
+
+TEST_CASE("a stop request during backoff cancels the restart") {
+  RestartPolicyMachine m(tolerance(), {worker(0)}, 1);
+  m.start();
+  m.on(failed(0, 0, retryable()));
+  only<ScheduleRestart>(m.on(InstanceStopped{0}));
+  CHECK(only<FailJob>(m.on(StopRequested{SIGINT})).exit_code == 128 + SIGINT);
+  CHECK(m.on(BackoffElapsed{0}).empty());
+}
+
+TEST_CASE("minSucceeded lets a role complete before all its instances finish") {
+  GovernedInstance a{"ps", 0, 1, pai::Completion{1, -1}};
+  GovernedInstance b{"ps", 1, 1, pai::Completion{1, -1}};
+  RestartPolicyMachine m(tolerance(), {a, b}, 2);
+  m.start();
+  m.on(ok(0, 0));
+  const auto stop = only<StopInstance>(m.on(InstanceStopped{0}));
+  CHECK(stop.instance == 1);
+  CHECK(stop.reason == "the job completed");
+  only<CompleteJob>(m.on(InstanceStopped{1}));
+}
+
+TEST_CASE("minFailed -1 tolerates a failed instance but all must still succeed") {
+  GovernedInstance a{"worker", 0, 1, pai::Completion{-1, -1}};
+  GovernedInstance b{"worker", 1, 1, pai::Completion{-1, -1}};
+  RestartPolicyMachine m(tolerance(), {a, b}, 2);
+  m.start();
+  CHECK(only<StopInstance>(m.on(failed(0, 0, fatal(), {1, 0}))).instance == 0);
+  CHECK(m.on(InstanceStopped{0}).empty());
+  m.on(ok(1, 0));
+  const auto fail = only<FailJob>(m.on(InstanceStopped{1}));
+  CHECK(fail.reason ==
+        "role worker: 1 of 2 required instances succeeded; last failure: worker-0 local rank 0: "
+        "exit code 1: not retryable (no retryable error in the log)");
+}
+
+TEST_CASE("maxToleratedFailureRate lets the job finish without the failed instances") {
+  auto ft = tolerance();
+  ft.max_tolerated_failure_rate = 0.5;
+  RestartPolicyMachine m(ft, {worker(0, 1), worker(1, 1)}, 2);
+  m.start();
+  only<StopInstance>(m.on(failed(0, 0, fatal(), {1, 0})));
+  CHECK(m.on(InstanceStopped{0}).empty());
+  m.on(ok(1, 0));
+  only<CompleteJob>(m.on(InstanceStopped{1}));
+}

@@ -1,0 +1,50 @@
+#include "launcher/supervisor/failure_summary.h"
+
+#include <catch2/catch.hpp>
+
+using namespace pai::launcher;
+
+TEST_CASE("the summary names the rank - the classification - the matched line and the log") {
+  FailureReport r;
+  r.job = "llama";
+  r.reason =
+      "worker-1 local rank 2: exit code 1: not retryable (\"CUDA out of memory\" in the log)";
+  r.instance = "worker-1";
+  r.rank = 10;
+  r.local_rank = 2;
+  r.status = "exit code 1";
+  r.classification.reason = "exit code 1: not retryable (\"CUDA out of memory\" in the log)";
+  r.classification.matched_line = "torch.cuda.OutOfMemoryError: CUDA out of memory.";
+  r.last_lines = "step 3\ntorch.cuda.OutOfMemoryError: CUDA out of memory.";
+  r.log_path = "/logs/worker-1/rank-10.attempt-0.log";
+  CHECK(format_failure_summary(r) ==
+        "pai-launch: job 'llama' failed: " + r.reason +
+            "\n"
+            "pai-launch:   root cause: rank 10 (worker-1 local rank 2), exit code 1\n"
+            "pai-launch:   classification: exit code 1: not retryable (\"CUDA out of memory\" in "
+            "the log)\n"
+            "pai-launch:   matched line: torch.cuda.OutOfMemoryError: CUDA out of memory.\n"
+            "pai-launch:   last lines of its log:\n"
+            "pai-launch:   | step 3\n"
+            "pai-launch:   | torch.cuda.OutOfMemoryError: CUDA out of memory.\n"
+            "pai-launch:   full log: /logs/worker-1/rank-10.attempt-0.log\n");
+}
+
+TEST_CASE("a stop by signal has no root-cause rank") {
+  FailureReport r;
+  r.job = "j";
+  r.reason = "stopped: pai-launch received SIGTERM";
+  CHECK(format_failure_summary(r) ==
+        "pai-launch: job 'j' failed: stopped: pai-launch received SIGTERM\n");
+}
+
+TEST_CASE("an empty log says so") {
+  FailureReport r;
+  r.job = "j";
+  r.reason = "hang";
+  r.instance = "worker-0";
+  r.log_path = "/l";
+  CHECK(format_failure_summary(r) ==
+        "pai-launch: job 'j' failed: hang\npai-launch:   root cause: worker-0\n"
+        "pai-launch:   its log is empty\npai-launch:   full log: /l\n");
+}

@@ -1,0 +1,290 @@
+// End-to-end tests of supervision: the real pai-launch on small /bin/sh jobs.
+#include "launcher/supervisor/supervisor.h"
+
+#include <catch2/catch.hpp>
+
+#include "launcher/launcher_harness.h"
+
+using namespace pai::testing;
+
+namespace {
+
+std::vector<std::string> run_args(const TempDir& dir, const std::string& plan) {
+  return {"run", "--plan", plan, "--node", "localhost", "--log-dir", dir / "logs"};
+}
+
+std::string events_of(const TempDir& dir) { return slurp(dir / "logs/worker-0/events.jsonl"); }
+
+}  // namespace
+
+TEST_CASE("two processes get the env contract - their output is relayed and logged") {
+  TempDir dir;
+  auto plan = local_plan(
+      "sup-env",
+      "echo \"rank=$RANK local=$LOCAL_RANK world=$WORLD_SIZE restart=$PAI_RESTART_COUNT\"", 2);
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  CHECK(r.code == 0);
+  CHECK(count_lines_with(r.out, "[worker-0/0] rank=0 local=0 world=2 restart=0") == 1);
+  CHECK(count_lines_with(r.out, "[worker-0/1] rank=1 local=1 world=2 restart=0") == 1);
+  CHECK(slurp(dir / "logs/worker-0/rank-1.attempt-0.log") ==
+        "rank=1 local=1 world=2 restart=0\n");
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(events, "\"event\":\"process-started\"") == 2);
+  CHECK(count_lines_with(events, "\"event\":\"job-succeeded\"") == 1);
+  CHECK(leftover_processes("sup-env").empty());
+}
+
+TEST_CASE("a retryable crash is restarted and succeeds - both attempts' logs kept") {
+  TempDir dir;
+  auto plan = local_plan(
+      "sup-retry",
+      "if [ \"$PAI_RESTART_COUNT\" = 0 ]; then echo 'NCCL error: peer vanished'; exit 1; fi; "
+      "echo \"fine on attempt $PAI_RESTART_COUNT/$TORCHELASTIC_RESTART_COUNT\"");
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  CHECK(r.code == 0);
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-0.log") == "NCCL error: peer vanished\n");
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-1.log") == "fine on attempt 1/1\n");
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(events, "\"event\":\"restart\"") == 1);
+  CHECK(count_lines_with(events, "\"matchedLine\":\"NCCL error: peer vanished\"") == 1);
+  CHECK(
+      count_lines_with(r.err,
+                       "pai-launch: restarting worker-0 in 0s (attempt 1): worker-0 local rank 0: "
+                       "exit code 1: retryable (\"NCCL error\" in the log)") == 1);
+  CHECK(leftover_processes("sup-retry").empty());
+}
+
+TEST_CASE("a non-retryable crash fails fast with a root-cause summary") {
+  TempDir dir;
+  auto plan =
+      local_plan("sup-fatal",
+                 "echo step 1; echo 'RuntimeError: CUDA error: an illegal memory access was "
+                 "encountered' >&2; exit 3");
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  CHECK(r.code == 1);
+  const std::string log = dir / "logs/worker-0/rank-0.attempt-0.log";
+  CHECK(r.err.find(
+            "pai-launch: job 'sup-fatal' failed: worker-0 local rank 0: exit code 3: not retryable "
+            "(\"an illegal memory access was encountered\" in the log)\n"
+            "pai-launch:   root cause: rank 0 (worker-0 local rank 0), exit code 3\n"
+            "pai-launch:   classification: exit code 3: not retryable (\"an illegal memory access "
+            "was "
+            "encountered\" in the log)\n"
+            "pai-launch:   matched line: RuntimeError: CUDA error: an illegal memory access was "
+            "encountered\n"
+            "pai-launch:   last lines of its log:\n"
+            "pai-launch:   | step 1\n"
+            "pai-launch:   | RuntimeError: CUDA error: an illegal memory access was encountered\n"
+            "pai-launch:   full log: " +
+            log + "\n") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "logs/worker-0/rank-0.attempt-1.log"));
+  CHECK(leftover_processes("sup-fatal").empty());
+}
+
+TEST_CASE("maxRestarts exhausted exits 1") {
+  TempDir dir;
+  auto plan = local_plan("sup-maxrestarts", "echo attempt $PAI_RESTART_COUNT; kill -9 $$");
+  plan.fault_tolerance.max_restarts = 2;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  CHECK(r.code == 1);
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-2.log") == "attempt 2\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "logs/worker-0/rank-0.attempt-3.log"));
+  CHECK(
+      count_lines_with(r.err,
+                       "pai-launch: job 'sup-maxrestarts' failed: worker-0 local rank 0: signal 9 "
+                       "(SIGKILL): retryable (killed from outside), but maxRestarts (2) is "
+                       "exhausted") == 1);
+  CHECK(leftover_processes("sup-maxrestarts").empty());
+}
+
+TEST_CASE("maxSameError stops restarting an error that keeps coming back") {
+  TempDir dir;
+  auto plan = local_plan("sup-sameerror", "echo 'dial tcp: connect timeout'; exit 1");
+  plan.fault_tolerance.max_restarts = 10;
+  plan.fault_tolerance.max_same_error = 2;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  CHECK(r.code == 1);
+  CHECK(count_lines_with(r.err, "but the same error occurred 2 times (maxSameError 2)") == 1);
+  CHECK(std::filesystem::exists(dir / "logs/worker-0/rank-0.attempt-1.log"));
+  CHECK_FALSE(std::filesystem::exists(dir / "logs/worker-0/rank-0.attempt-2.log"));
+  CHECK(leftover_processes("sup-sameerror").empty());
+}
+
+TEST_CASE("a SIGSTOPped rank is detected as hung with a 2 s interval and restarted") {
+  TempDir dir;
+  auto plan = local_plan(
+      "sup-hang",
+      "if [ \"$PAI_RESTART_COUNT\" = 0 ] && [ \"$LOCAL_RANK\" = 1 ]; then kill -STOP $$; fi; "
+      "if [ \"$PAI_RESTART_COUNT\" = 0 ]; then sleep 30; fi; echo done",
+      2);
+  plan.fault_tolerance.hang.enabled = true;
+  plan.fault_tolerance.hang.interval_seconds = 2;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  CHECK(r.code == 0);
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(events, "\"event\":\"hang\"") == 1);
+  CHECK(count_lines_with(events, "\"event\":\"stack-dump\"") == 1);
+  CHECK(count_lines_with(
+            r.err, "pai-launch: worker-0: hang: no output and no progress for 2s: retryable") == 1);
+  CHECK(slurp(dir / "logs/worker-0/rank-1.attempt-1.log") == "done\n");
+  CHECK(r.seconds >= 2);
+  CHECK(r.seconds < 10);
+  CHECK(leftover_processes("sup-hang").empty());
+}
+
+TEST_CASE("ctl hang-interval changes the hang interval - notify reaches the journal") {
+  TempDir dir;
+  auto plan = local_plan("sup-ctl", "if [ \"$PAI_RESTART_COUNT\" = 1 ]; then exit 0; fi; " +
+                                        kLauncher + " ctl notify 'loss is NaN' && " + kLauncher +
+                                        " ctl progress 7 && " + kLauncher +
+                                        " ctl hang-interval 1 && sleep 30");
+  plan.fault_tolerance.hang.enabled = true;
+  plan.fault_tolerance.hang.interval_seconds = 60;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  CHECK(r.code == 0);
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(
+            events, "\"event\":\"notify\",\"instance\":\"worker-0\",\"message\":\"loss is NaN\"") ==
+        1);
+  CHECK(count_lines_with(
+            events, "\"event\":\"hang-interval\",\"instance\":\"worker-0\",\"seconds\":1") == 1);
+  CHECK(count_lines_with(events,
+                         "\"event\":\"hang\",\"instance\":\"worker-0\",\"seconds\":1,\"exiting\":"
+                         "false,\"lastStep\":7") == 1);
+  CHECK(r.seconds < 10);
+  CHECK(leftover_processes("sup-ctl").empty());
+}
+
+TEST_CASE(
+    "SIGTERM to the launcher is forwarded - a child ignoring it is killed after the grace period") {
+  TempDir dir;
+  auto plan = local_plan("sup-sigterm",
+                         "if [ \"$LOCAL_RANK\" = 0 ]; then trap 'echo got TERM; exit 0' TERM; "
+                         "else trap '' TERM; fi; touch " +
+                             dir.path() +
+                             "/ready$LOCAL_RANK; "
+                             "while :; do sleep 0.05; done",
+                         2);
+  Launcher launcher(dir, run_args(dir, write_plan(dir, plan)));
+  REQUIRE(wait_for_file(dir / "ready0"));
+  REQUIRE(wait_for_file(dir / "ready1"));
+  kill(launcher.pid(), SIGTERM);
+  CHECK(launcher.wait() == 128 + SIGTERM);
+  CHECK(count_lines_with(slurp(dir / "logs/worker-0/rank-0.attempt-0.log"), "got TERM") == 1);
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(events, "\"event\":\"signal\",\"signal\":15") == 1);
+  CHECK(count_lines_with(
+            events,
+            "\"event\":\"kill\",\"instance\":\"worker-0\",\"reason\":\"grace period over\"") == 1);
+  CHECK(count_lines_with(
+            launcher.err(),
+            "pai-launch: job 'sup-sigterm' failed: stopped: pai-launch received SIGTERM") == 1);
+  CHECK(leftover_processes("sup-sigterm").empty());
+}
+
+TEST_CASE("kill -9 of the launcher takes its children with it") {
+  TempDir dir;
+  auto plan =
+      local_plan("sup-kill9", "touch " + dir.path() + "/ready$LOCAL_RANK; exec sleep 30", 2);
+  Launcher launcher(dir, run_args(dir, write_plan(dir, plan)));
+  REQUIRE(wait_for_file(dir / "ready0"));
+  REQUIRE(wait_for_file(dir / "ready1"));
+  // Both shells have exec'd sleep once the group holds exactly two processes.
+  for (int i = 0; i < 200 && leftover_processes("sup-kill9", 0).size() != 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(leftover_processes("sup-kill9", 0).size() == 2);
+  kill(launcher.pid(), SIGKILL);
+  CHECK(launcher.wait() == 128 + SIGKILL);
+  CHECK(leftover_processes("sup-kill9").empty());
+  // A killed launcher cannot remove its socket; the next one replaces it as stale.
+  std::filesystem::remove_all("/tmp/pai/sup-kill9");
+}
+
+TEST_CASE("a forked grandchild that outlives its parent is reaped - not left a zombie") {
+  TempDir dir;
+  auto plan = local_plan("sup-grandchild",
+                         "(setsid sleep 0.2 &); touch " + dir.path() + "/ready; sleep 1.5");
+  Launcher launcher(dir, run_args(dir, write_plan(dir, plan)));
+  REQUIRE(wait_for_file(dir / "ready"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  // The orphaned sleep came to the launcher (a subreaper) and exited: it must be reaped.
+  int zombies = 0;
+  std::string children = slurp("/proc/" + std::to_string(launcher.pid()) + "/task/" +
+                                   std::to_string(launcher.pid()) + "/children");
+  std::istringstream list(children);
+  for (int pid; list >> pid;) {
+    std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+    const auto close = stat.rfind(')');
+    if (close != std::string::npos && stat.substr(close + 2, 1) == "Z") ++zombies;
+  }
+  CHECK(zombies == 0);
+  CHECK(launcher.wait() == 0);
+  CHECK(leftover_processes("sup-grandchild").empty());
+}
+
+TEST_CASE("a child that closes stdout and keeps running is still supervised") {
+  TempDir dir;
+  auto plan = local_plan("sup-closed", "echo before; exec >&- 2>&-; sleep 1; exit 4");
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  CHECK(r.code == 1);
+  CHECK(r.seconds >= 1);
+  CHECK(count_lines_with(r.out, "[worker-0/0] before") == 1);
+  CHECK(count_lines_with(r.err, "root cause: rank 0 (worker-0 local rank 0), exit code 4") == 1);
+  CHECK(leftover_processes("sup-closed").empty());
+}
+
+TEST_CASE("a child flooding output without newlines is split at 64 KiB and logged whole") {
+  TempDir dir;
+  auto plan = local_plan("sup-flood", "head -c 300000 /dev/zero | tr '\\000' x");
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  CHECK(r.code == 0);
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-0.log") == std::string(300000, 'x'));
+  CHECK(count_lines_with(r.out, "[worker-0/0] ") == 5);
+  CHECK(r.out.size() == 300000 + 5 * std::string("[worker-0/0] \n").size());
+  CHECK(leftover_processes("sup-flood").empty());
+}
+
+TEST_CASE("the documented five-line Python client talks to the control socket") {
+  TempDir dir;
+  spit(dir / "client.py",
+             "import os, socket\n"
+             "s = socket.socket(socket.AF_UNIX); s.connect(os.environ[\"PAI_CONTROL_SOCKET\"]); f "
+             "= s.makefile()\n"
+             "def ctl(line):\n"
+             "    s.sendall(line.encode() + b\"\\n\"); return f.readline().strip()\n"
+             "assert ctl(\"progress 1200\") == \"ok\" and ctl(\"hang-interval 2h\") == \"ok\"\n"
+             "print(ctl(\"progress x\"))\n");
+  auto plan = local_plan("sup-python", "/usr/bin/python3 " + dir.path() + "/client.py");
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  CHECK(r.code == 0);
+  CHECK(count_lines_with(r.out, "[worker-0/0] error progress needs a step number >= 0, got 'x'") ==
+        1);
+  CHECK(count_lines_with(
+            events_of(dir),
+            "\"event\":\"hang-interval\",\"instance\":\"worker-0\",\"seconds\":7200") == 1);
+  CHECK(leftover_processes("sup-python").empty());
+}
+
+TEST_CASE("ranks stuck exiting past exitInterval count as a hang") {
+  TempDir dir;
+  auto plan = local_plan("sup-exiting",
+                         "if [ \"$PAI_RESTART_COUNT\" = 0 ] && [ \"$LOCAL_RANK\" = 1 ]; then exec "
+                         "sleep 30; fi; exit 0",
+                         2);
+  plan.fault_tolerance.hang.enabled = true;
+  plan.fault_tolerance.hang.interval_seconds = 60;
+  plan.fault_tolerance.hang.exit_interval_seconds = 1;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  CHECK(r.code == 0);
+  CHECK(count_lines_with(r.err,
+                         "pai-launch: worker-0: hang: ranks still running 1s after the first one "
+                         "exited: retryable") == 1);
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(
+            events,
+            "\"event\":\"hang\",\"instance\":\"worker-0\",\"seconds\":1,\"exiting\":true") == 1);
+  CHECK(count_lines_with(events, "\"classification\":\"stopped by pai-launch\"") == 1);
+  CHECK(r.seconds < 10);
+  CHECK(leftover_processes("sup-exiting").empty());
+}
