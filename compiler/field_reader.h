@@ -3,6 +3,8 @@
 // location recorded under its path.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -10,6 +12,7 @@
 
 #include "compiler/diagnostics.h"
 #include "compiler/document.h"
+#include "libpai/enum_names.h"
 
 namespace pai {
 
@@ -91,6 +94,18 @@ class FieldReader {
   /// One of `values` (exactly), with a suggestion for near misses. Sets `*index`.
   bool enumeration(const Node& node, const std::string& path,
                    const std::vector<std::string>& values, size_t* index);
+  /// One of the spellings of `values` (libpai/enum_names.h), as above. Sets `*out`.
+  template <NamedEnum Enum, std::size_t N>
+  bool enumeration(const Node& node, const std::string& path, const std::array<Enum, N>& values,
+                   Enum* out) {
+    std::vector<std::string> names;
+    names.reserve(N);
+    for (Enum v : values) names.emplace_back(to_string(v));
+    size_t index = 0;
+    if (!enumeration(node, path, names, &index)) return false;
+    *out = values[index];
+    return true;
+  }
   /// A duration of at least `min_seconds` seconds (string or unquoted number).
   bool duration(const Node& node, const std::string& path, std::int64_t min_seconds,
                 std::int64_t* out);

@@ -14,9 +14,6 @@ const std::vector<std::string> kFaultToleranceKeys = {
 const std::vector<std::string> kRestartKeys = {"enabled", "maxRestarts", "backoff"};
 const std::vector<std::string> kHangKeys = {"enabled", "interval", "exitInterval",
                                             "dumpCommand"};
-const std::vector<std::string> kModes = {"sync", "async"};
-const std::vector<std::string> kPolicies = {"exitCodeAndErrorMsg", "exitCode", "onFailure",
-                                            "never"};
 const std::vector<std::string> kSanityKeys = {"enabled", "checks", "burn",        "nccl",
                                               "disk",    "timeout", "maxAttempts", "custom"};
 const std::vector<std::string> kBurnKeys = {"seconds", "minTflops"};
@@ -120,22 +117,14 @@ void parse_fault_tolerance(const Node& node, const std::string& path, FieldReade
       "hang.interval",   "hang.exitInterval",   "hang.dumpCommand"};
   if (!reader.mapping(node, path, kFaultToleranceKeys, kNested)) return;
   if (const Node* n = reader.optional(node, path, "mode")) {
-    size_t index = 0;
-    if (reader.enumeration(*n, join_path(path, "mode"), kModes, &index)) {
-      out->mode = index == 0 ? FaultToleranceMode::Sync : FaultToleranceMode::Async;
-    }
+    reader.enumeration(*n, join_path(path, "mode"), enum_values<FaultToleranceMode>(), &out->mode);
   }
   if (const Node* n = reader.optional(node, path, "restart")) {
     parse_restart(*n, join_path(path, "restart"), reader, out);
   }
   if (const Node* n = reader.optional(node, path, "policy")) {
-    size_t index = 0;
-    if (reader.enumeration(*n, join_path(path, "policy"), kPolicies, &index)) {
-      static const RestartPolicy kValues[] = {RestartPolicy::ExitCodeAndErrorMsg,
-                                              RestartPolicy::ExitCode, RestartPolicy::OnFailure,
-                                              RestartPolicy::Never};
-      out->policy = kValues[index];
-    }
+    reader.enumeration(*n, join_path(path, "policy"), enum_values<RestartPolicy>(),
+                       &out->policy);
   }
   if (const Node* n = reader.optional(node, path, "retryableErrors")) {
     reader.string_list(*n, join_path(path, "retryableErrors"), &out->retryable_errors);

@@ -1,6 +1,7 @@
 #include "compiler/spec_parser.h"
 
 #include <algorithm>
+#include <array>
 
 #include "compiler/field_reader.h"
 #include "compiler/host_list.h"
@@ -21,10 +22,8 @@ const std::vector<std::string> kCoordinatorKeys = {"host", "port"};
 const std::vector<std::string> kFabricKeys = {"type", "interface", "hcas", "gidIndex",
                                               "trafficClass"};
 const std::vector<std::string> kMountKeys = {"name", "source", "target", "readOnly"};
-const std::vector<std::string> kRuntimes = {"host", "docker", "apptainer"};
-const std::vector<std::string> kFrameworks = {"pytorch", "mpi", "tensorflow", "deepspeed",
-                                              "custom"};
-const std::vector<std::string> kFabricTypes = {"roce", "ib", "ethernet"};
+// A spec names a fabric only to choose one; "none" is the plan's word for leaving it out.
+constexpr std::array kFabricTypes = {FabricType::Roce, FabricType::Ib, FabricType::Ethernet};
 
 class SpecParser {
  public:
@@ -94,18 +93,10 @@ void SpecParser::parse_identity(const Node& root) {
   }
   if (const Node* n = reader_.optional(root, "", "image")) reader_.string(*n, "image", &job.image);
   if (const Node* n = reader_.optional(root, "", "runtime")) {
-    if (reader_.enumeration(*n, "runtime", kRuntimes, &index)) {
-      static const Runtime kValues[] = {Runtime::Host, Runtime::Docker, Runtime::Apptainer};
-      job.runtime = kValues[index];
-    }
+    reader_.enumeration(*n, "runtime", enum_values<Runtime>(), &job.runtime);
   }
   if (const Node* n = reader_.optional(root, "", "framework")) {
-    if (reader_.enumeration(*n, "framework", kFrameworks, &index)) {
-      static const Framework kValues[] = {Framework::PyTorch, Framework::Mpi,
-                                          Framework::TensorFlow, Framework::DeepSpeed,
-                                          Framework::Custom};
-      job.framework = kValues[index];
-    }
+    reader_.enumeration(*n, "framework", enum_values<Framework>(), &job.framework);
   }
 }
 
@@ -148,12 +139,9 @@ void SpecParser::parse_coordinator(const Node& node) {
 void SpecParser::parse_fabric(const Node& node) {
   if (!reader_.mapping(node, "fabric", kFabricKeys)) return;
   Fabric& fabric = spec_.job.fabric;
-  size_t index = 0;
   const Node* type = reader_.required(node, "fabric", "type");
-  if (!type || !reader_.enumeration(*type, "fabric.type", kFabricTypes, &index)) return;
-  static const FabricType kValues[] = {FabricType::Roce, FabricType::Ib, FabricType::Ethernet};
-  fabric.type = kValues[index];
-  const std::string& type_name = kFabricTypes[index];
+  if (!type || !reader_.enumeration(*type, "fabric.type", kFabricTypes, &fabric.type)) return;
+  const std::string type_name = to_string(fabric.type);
   if (fabric.type == FabricType::Roce) {
     fabric.gid_index = 3;
     fabric.traffic_class = 106;

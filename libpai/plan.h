@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "libpai/enum_names.h"
+
 namespace pai {
 
 /// Version of the plan format this build reads and writes. A launcher refuses a plan
@@ -41,8 +43,54 @@ enum class HostfileStyle { OpenMpi, Mpich };
 ///   Static: the hosts are the real machines, known when the plan was compiled.
 ///   Slurm: the hosts and spares are placeholders ("slurm-0", "slurm-spare-0", ...); the
 ///          launcher replaces them with the nodes of the Slurm allocation at launch and
-///          places the job again (launcher/slurm_inventory.h).
+///          places the job again (launcher/node/slurm_inventory.h).
 enum class Inventory { Static, Slurm };
+
+/// Spelling of the enums in the spec and in plan.json (to_string, enum_from_string and
+/// enum_values of libpai/enum_names.h read these tables).
+template <>
+struct EnumNames<Runtime> {
+  static constexpr std::array<EnumName<Runtime>, 3> table{
+      {{Runtime::Host, "host"}, {Runtime::Docker, "docker"}, {Runtime::Apptainer, "apptainer"}}};
+};
+template <>
+struct EnumNames<Framework> {
+  static constexpr std::array<EnumName<Framework>, 5> table{{{Framework::PyTorch, "pytorch"},
+                                                             {Framework::Mpi, "mpi"},
+                                                             {Framework::TensorFlow, "tensorflow"},
+                                                             {Framework::DeepSpeed, "deepspeed"},
+                                                             {Framework::Custom, "custom"}}};
+};
+template <>
+struct EnumNames<FabricType> {
+  static constexpr std::array<EnumName<FabricType>, 4> table{{{FabricType::None, "none"},
+                                                              {FabricType::Roce, "roce"},
+                                                              {FabricType::Ib, "ib"},
+                                                              {FabricType::Ethernet, "ethernet"}}};
+};
+template <>
+struct EnumNames<EnvConvention> {
+  static constexpr std::array<EnumName<EnvConvention>, 2> table{
+      {{EnvConvention::PerProcess, "perProcess"}, {EnvConvention::PerNode, "perNode"}}};
+};
+template <>
+struct EnumNames<FaultToleranceMode> {
+  static constexpr std::array<EnumName<FaultToleranceMode>, 2> table{
+      {{FaultToleranceMode::Sync, "sync"}, {FaultToleranceMode::Async, "async"}}};
+};
+template <>
+struct EnumNames<RestartPolicy> {
+  static constexpr std::array<EnumName<RestartPolicy>, 4> table{
+      {{RestartPolicy::ExitCodeAndErrorMsg, "exitCodeAndErrorMsg"},
+       {RestartPolicy::ExitCode, "exitCode"},
+       {RestartPolicy::OnFailure, "onFailure"},
+       {RestartPolicy::Never, "never"}}};
+};
+template <>
+struct EnumNames<Inventory> {
+  static constexpr std::array<EnumName<Inventory>, 2> table{
+      {{Inventory::Static, "static"}, {Inventory::Slurm, "slurm"}}};
+};
 
 /// A machine of the inventory. `slots` is the number of processes/GPUs it offers (0 =
 /// not stated, not checked).
@@ -201,15 +249,6 @@ struct Plan {
   int world_size = 0;  ///< total processes of the job
   int nodes = 0;       ///< total instances of the job
 };
-
-/// Spelling of the enums in the spec and in plan.json.
-const char* to_string(Runtime v);
-const char* to_string(Framework v);
-const char* to_string(FabricType v);
-const char* to_string(EnvConvention v);
-const char* to_string(FaultToleranceMode v);
-const char* to_string(RestartPolicy v);
-const char* to_string(Inventory v);
 
 /// The placement of instance `index` of role `role`, or nullptr.
 const Placement* find_placement(const Plan& plan, const std::string& role, int index);

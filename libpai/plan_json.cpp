@@ -296,7 +296,7 @@ Role read_role(const JsonFields& f) {
   r.instances = f.integer("instances", 0);
   r.nproc_per_node = f.integer("nprocPerNode", 1);
   r.env_convention =
-      f.enumeration("envConvention", std::array{EnvConvention::PerProcess, EnvConvention::PerNode});
+      f.enumeration("envConvention", enum_values<EnvConvention>());
   JsonFields res = f.object("resources");
   r.resources = Resources{res.integer("gpu", 0), res.number("cpu"), res.int64("memoryBytes"),
                           res.int64("shmBytes")};
@@ -352,15 +352,13 @@ Placement read_placement(const JsonFields& f,
 
 FaultTolerance read_fault_tolerance(const JsonFields& f) {
   FaultTolerance ft;
-  ft.mode = f.enumeration("mode", std::array{FaultToleranceMode::Sync, FaultToleranceMode::Async});
+  ft.mode = f.enumeration("mode", enum_values<FaultToleranceMode>());
   JsonFields restart = f.object("restart");
   ft.restart_enabled = restart.boolean("enabled");
   ft.max_restarts = restart.integer("maxRestarts", 0);
   ft.backoff_seconds = restart.int64("backoffSeconds");
   restart.reject_unknown();
-  ft.policy = f.enumeration("policy",
-                            std::array{RestartPolicy::ExitCodeAndErrorMsg, RestartPolicy::ExitCode,
-                                       RestartPolicy::OnFailure, RestartPolicy::Never});
+  ft.policy = f.enumeration("policy", enum_values<RestartPolicy>());
   ft.retryable_errors = f.strings("retryableErrors");
   ft.max_same_error = f.integer("maxSameError");
   ft.max_tolerated_failure_rate = f.number("maxToleratedFailureRate");
@@ -410,13 +408,10 @@ Plan read_plan(const JsonFields& f) {
   plan.name = f.string("name");
   plan.image = f.string("image");
   plan.runtime =
-      f.enumeration("runtime", std::array{Runtime::Host, Runtime::Docker, Runtime::Apptainer});
-  plan.framework = f.enumeration(
-      "framework", std::array{Framework::PyTorch, Framework::Mpi, Framework::TensorFlow,
-                              Framework::DeepSpeed, Framework::Custom});
+      f.enumeration("runtime", enum_values<Runtime>());
+  plan.framework = f.enumeration("framework", enum_values<Framework>());
   JsonFields fabric = f.object("fabric");
-  plan.fabric.type = fabric.enumeration(
-      "type", std::array{FabricType::None, FabricType::Roce, FabricType::Ib, FabricType::Ethernet});
+  plan.fabric.type = fabric.enumeration("type", enum_values<FabricType>());
   plan.fabric.interface = fabric.string("interface");
   plan.fabric.hcas = fabric.strings("hcas");
   plan.fabric.gid_index = fabric.integer("gidIndex", -1);
@@ -435,7 +430,7 @@ Plan read_plan(const JsonFields& f) {
   plan.port_range_max = range.integer("max", 0);
   range.reject_unknown();
   if (f.raw().contains("inventory")) {
-    plan.inventory = f.enumeration("inventory", std::array{Inventory::Static, Inventory::Slurm});
+    plan.inventory = f.enumeration("inventory", enum_values<Inventory>());
   }
   plan.hosts = read_hosts(f, "hosts");
   plan.spares = read_hosts(f, "spares");
