@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <cerrno>
+#include <csignal>
 #include <string>
 #include <thread>
 
@@ -34,6 +35,17 @@ TEST_CASE("write_all reports a failed write with its errno") {
   errno = 0;
   CHECK_FALSE(pai::write_all(fds[1], "x"));
   CHECK(errno == EBADF);
+}
+
+TEST_CASE("write_all reports a closed pipe instead of dying of SIGPIPE") {
+  int fds[2];
+  REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
+  ::close(fds[0]);
+  std::signal(SIGPIPE, SIG_IGN);
+  errno = 0;
+  CHECK_FALSE(pai::write_all(fds[1], "x"));
+  CHECK(errno == EPIPE);
+  ::close(fds[1]);
 }
 
 TEST_CASE("write_all of nothing writes nothing and succeeds") {
