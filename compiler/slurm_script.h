@@ -4,7 +4,7 @@
 // The compiler cannot know which nodes Slurm will allocate, so the plan's inventory is
 // placeholders ("slurm-0".., spares "slurm-spare-0"..) and plan.inventory is slurm. Each
 // `pai-launch run --slurm` replaces them with the allocation's nodes in order and places the
-// job again (launcher/slurm_inventory.h): placement depends only on the order of the hosts,
+// job again (launcher/node/slurm_inventory.h): placement depends only on the order of the hosts,
 // so every node computes the same ranks and ports without talking to the others.
 #pragma once
 

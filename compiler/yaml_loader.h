@@ -1,4 +1,5 @@
-// YAML -> document tree. The only file that includes yaml-cpp.
+// YAML -> document tree. The only reader of yaml-cpp; its emitter is used only by the Kubernetes
+// manifests (k8s_manifest.cpp), and neither header shows a yaml-cpp type.
 #pragma once
 
 #include <string>
