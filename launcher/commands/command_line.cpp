@@ -1,0 +1,217 @@
+#include "launcher/commands/command_line.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "launcher/commands/check_command.h"
+#include "launcher/commands/ctl_command.h"
+#include "launcher/commands/job_control_command.h"
+#include "launcher/commands/rsh_command.h"
+#include "launcher/commands/run_command.h"
+#include "libpai/duration.h"
+
+namespace pai::launcher {
+namespace {
+
+// What the command line asks for, as CLI11 fills it in.
+struct Flags {
+  RunOptions run;
+  JobControlOptions control;
+  CheckCommandOptions check;
+  std::vector<std::string> ctl_words;
+  std::string node;     // run/check --node
+  int node_rank = -1;   // run/check --node-rank
+  std::string rendezvous_timeout = "5m";
+  int heartbeat_ms = 1000;
+};
+
+// The subcommands, to tell which one was chosen.
+struct Subcommands {
+  CLI::App* run = nullptr;
+  CLI::App* check = nullptr;
+  CLI::App* ctl = nullptr;
+  std::vector<std::pair<CLI::App*, ControlVerb>> control;
+};
+
+int usage(const std::string& text) {
+  std::fprintf(stderr, "pai-launch: error: %s\n", text.c_str());
+  return 2;
+}
+
+// --coordinator and --job, which the control commands share (with --plan and --token-file).
+void add_job_flags(CLI::App* cmd, JobLocator& locator) {
+  cmd->add_option("--coordinator", locator.coordinator,
+                  "the job's coordinator ADDRESS:PORT (with --token-file and --job)");
+  cmd->add_option("--job", locator.job, "the job's name (with --coordinator)");
+}
+
+CLI::App* add_run(CLI::App& app, Flags& f) {
+  auto* cmd = app.add_subcommand(
+      "run",
+      "run this node's instance of a compiled job; with -- CMD...: run CMD on every node of a "
+      "running job");
+  cmd->add_option("--plan", f.run.plan_path, "plan.json written by pai-compile");
+  auto* node = cmd->add_option("--node", f.node, "this node's host name in the plan");
+  cmd->add_option("--node-rank", f.node_rank, "this node's instance index in the plan")
+      ->excludes(node);
+  cmd->add_option("--token-file", f.run.token_file, "the job token (job.token)");
+  cmd->add_option("--log-dir", f.run.log_dir,
+                  "log directory (default: <output>/logs, else logs/ next to the plan)");
+  cmd->add_flag("--slurm", f.run.slurm,
+                "take the hosts from the Slurm allocation (SLURM_JOB_NODELIST, SLURM_NODEID)");
+  cmd->add_option("--rendezvous-timeout", f.rendezvous_timeout,
+                  "multi-node: how long to wait for every instance (90s, 5m, ...)")
+      ->capture_default_str();
+  cmd->add_option("--heartbeat-interval-ms", f.heartbeat_ms,
+                  "multi-node: heartbeat interval; a peer silent for 5 intervals is lost")
+      ->check(CLI::Range(10, 60000))
+      ->capture_default_str();
+  add_job_flags(cmd, f.control.locator);
+  cmd->add_option("command", f.control.command,
+                  "a command to run on every node of the running job (after --)");
+  return cmd;
+}
+
+CLI::App* add_ctl(CLI::App& app, Flags& f) {
+  auto* cmd = app.add_subcommand(
+      "ctl",
+      "talk to this process's launcher: notify TEXT | progress STEP | hang-interval D|default");
+  cmd->add_option("request", f.ctl_words, "the request and its arguments")->required();
+  cmd->allow_extras(false);
+  return cmd;
+}
+
+CLI::App* add_check(CLI::App& app, Flags& f) {
+  auto* cmd = app.add_subcommand("check", "run the sanity checks on this node alone");
+  cmd->add_option("--plan", f.check.plan_path, "plan.json written by pai-compile")->required();
+  auto* node = cmd->add_option("--node", f.node, "this node's host name in the plan");
+  cmd->add_option("--node-rank", f.node_rank, "this node's instance index in the plan")
+      ->excludes(node);
+  cmd->add_option("--only", f.check.only, "checks to run (gpu,burn,nccl,network,mounts,disk,custom)")
+      ->delimiter(',');
+  cmd->add_flag("--json", f.check.json, "print the results as JSON");
+  return cmd;
+}
+
+// A job-control subcommand: status, stop, start, kill, logs.
+CLI::App* add_control(CLI::App& app, const char* name, const char* what,
+                      JobControlOptions& control) {
+  auto* cmd = app.add_subcommand(
+      name, std::string(what) +
+                " (the job: --plan, or --coordinator/--token-file/--job, or inside a job its "
+                "environment)");
+  cmd->add_option("--plan", control.locator.plan_path,
+                  "plan.json of the job (its coordinator; job.token next to it)");
+  cmd->add_option("--token-file", control.locator.token_file, "the job token (job.token)");
+  add_job_flags(cmd, control.locator);
+  return cmd;
+}
+
+std::vector<std::pair<CLI::App*, ControlVerb>> add_controls(CLI::App& app,
+                                                            JobControlOptions& control) {
+  auto* status =
+      add_control(app, "status", "show the nodes, ranks, states and restarts of a job", control);
+  status->add_flag("--json", control.json, "print the coordinator's status message as JSON");
+  auto* stop = add_control(app, "stop", "pause a job: stop every instance", control);
+  auto* start = add_control(app, "start", "resume a job stopped by stop", control);
+  auto* kill = add_control(app, "kill",
+                           "kill an instance's processes as a failure (policy applies)", control);
+  kill->add_option("instance", control.instance, "the instance: ROLE-INDEX, e.g. worker-1")
+      ->required();
+  auto* logs = add_control(app, "logs", "print the ranks' logs of a job", control);
+  logs->add_flag("--follow,-f", control.follow, "keep printing output as it comes");
+  logs->add_option("--rank", control.rank, "one rank only (default: every rank)");
+  logs->add_option("--tail", control.tail, "bytes of each rank's log to start with")
+      ->capture_default_str();
+  return {{status, ControlVerb::Status},
+          {stop, ControlVerb::Stop},
+          {start, ControlVerb::Start},
+          {kill, ControlVerb::Kill},
+          {logs, ControlVerb::Logs}};
+}
+
+// `run -- CMD...`: the command on every node of a running job.
+int run_everywhere(const CLI::App& cmd, Flags& f) {
+  for (const char* flag : {"--node", "--node-rank", "--log-dir", "--slurm",
+                           "--rendezvous-timeout", "--heartbeat-interval-ms"}) {
+    if (cmd.count(flag) > 0) {
+      return usage(std::string(flag) + " is for running a node of a job; with a command, " +
+                   "run runs it on every node of a running job");
+    }
+  }
+  f.control.verb = ControlVerb::Run;
+  f.control.locator.plan_path = f.run.plan_path;
+  f.control.locator.token_file = f.run.token_file;
+  return job_control_command(f.control);
+}
+
+// `run --plan P`: this node's instance of the job.
+int run_node(const CLI::App& cmd, Flags& f) {
+  if (cmd.count("--coordinator") > 0 || cmd.count("--job") > 0) {
+    return usage("--coordinator and --job go with a command: pai-launch run ... -- CMD...");
+  }
+  if (f.run.plan_path.empty()) return usage("run: --plan is required");
+  if (!f.node.empty()) f.run.node = f.node;
+  if (cmd.count("--node-rank") > 0) f.run.node_rank = f.node_rank;
+  std::string error;
+  const auto seconds = parse_duration(f.rendezvous_timeout, &error);
+  if (!seconds || *seconds == 0) {
+    return usage("--rendezvous-timeout " + f.rendezvous_timeout + ": " +
+                 (seconds ? "must be more than 0" : error));
+  }
+  f.run.rendezvous_timeout = std::chrono::seconds(*seconds);
+  f.run.heartbeat_interval = std::chrono::milliseconds(f.heartbeat_ms);
+  return run_command(f.run);
+}
+
+int check_node(const CLI::App& cmd, Flags& f) {
+  if (!f.node.empty()) f.check.node.name = f.node;
+  if (cmd.count("--node-rank") > 0) f.check.node.node_rank = f.node_rank;
+  return run_check_command(f.check);
+}
+
+int dispatch(const Subcommands& sub, Flags& f) {
+  if (*sub.run) return f.control.command.empty() ? run_node(*sub.run, f) : run_everywhere(*sub.run, f);
+  if (*sub.check) return check_node(*sub.check, f);
+  if (*sub.ctl) return ctl_command(f.ctl_words);
+  for (const auto& [cmd, verb] : sub.control) {
+    if (*cmd) f.control.verb = verb;
+  }
+  return job_control_command(f.control);
+}
+
+}  // namespace
+
+int launch_main(int argc, char** argv) {
+  // rsh is called like ssh, with ssh's options (Open MPI's agent): it parses them itself.
+  if (argc >= 2 && std::strcmp(argv[1], "rsh") == 0) {
+    return rsh_command(std::vector<std::string>(argv + 2, argv + argc));
+  }
+  CLI::App app{"pai-launch: start, supervise and restart the processes of a pai job on this node"};
+  app.set_version_flag("--version", std::string("pai-launch ") + PAI_VERSION);
+  app.require_subcommand(1);
+  Flags flags;
+  Subcommands sub;
+  sub.run = add_run(app, flags);
+  sub.ctl = add_ctl(app, flags);
+  sub.check = add_check(app, flags);
+  sub.control = add_controls(app, flags.control);
+  // Listed for --help; launch_main() hands `rsh` over before CLI11 sees it.
+  app.add_subcommand("rsh",
+                     "Open MPI's remote shell agent: rsh [ssh options] HOST COMMAND... runs "
+                     "COMMAND on a node of the running job")
+      ->allow_extras();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  return dispatch(sub, flags);
+}
+
+}  // namespace pai::launcher
