@@ -434,6 +434,15 @@ ControlReply parse_control_reply(const nlohmann::json& body);
 /// object with a non-negative integer instance, string name and address and integer slots.
 std::vector<HostChange> parse_host_changes(const nlohmann::json& hosts);
 
+/// A visitor made of lambdas, for std::visit over the variants above.
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+/// Deduces Overloaded's lambdas.
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
 /// The "type" of a message struct.
 template <class Message>
 constexpr const char* type_of(const Message&) {
