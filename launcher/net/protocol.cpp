@@ -272,9 +272,10 @@ template <class Variant, class Unknown, std::size_t... I>
 Variant parse(const Json& body, const Limits& limits, Unknown unknown, std::index_sequence<I...>) {
   const MessageReader m(body);
   std::optional<Variant> out;
-  ((m.type() == std::variant_alternative_t<I, Variant>::kType &&
-    (out.emplace(read(m, limits, Tag<std::variant_alternative_t<I, Variant>>{})), true)) ||
-   ...);
+  auto read_if_named = [&]<class T>(Tag<T> tag) {
+    if (!out && m.type() == T::kType) out.emplace(read(m, limits, tag));
+  };
+  (read_if_named(Tag<std::variant_alternative_t<I, Variant>>{}), ...);
   if (!out) unknown(m);
   return std::move(*out);
 }
