@@ -157,35 +157,35 @@ class Swarm {
 
   // What a launcher whose command is `true` answers; anything else is a protocol error here.
   void on_message(Launcher& l, const net::CoordinatorToNode& message) {
-    std::visit(
-        net::Overloaded{
-            [](const net::Heartbeat&) {},
-            [](const net::Progress&) {},
-            [&](const net::Assign&) {
-              l.assigned = true;
-              last_assign_ns_ = wall_ns();
-              ++assigned_;
-            },
-            [&](const net::Start& start) {
-              send(l, net::Exited{start.instance, 0, {0, 0}, {false, "", "", ""}, false});
-              send(l, net::Stopped{start.instance});
-            },
-            // Its process already ended: the instance is stopped at once.
-            [&](const net::Stop& stop) { send(l, net::Stopped{stop.instance}); },
-            [&](const net::RunChecks&) { send(l, net::Checks{"[]"}); },
-            [&](const net::Finish& finish) {
-              l.exit_code = finish.exit_code;
-              if (l.exit_code != 0) {
-                std::cerr << "rendezvous_clients: " << l.host.name << ": finish " << l.exit_code
-                          << ": " << finish.reason << "\n";
-              }
-              close(l);
-            },
-            [&](const auto&) {
-              net::fail(message, "type", "not expected by a launcher whose command is `true`");
-            },
-        },
-        message);
+    std::visit(net::Overloaded{
+                   [](const net::Heartbeat&) {},
+                   [](const net::Progress&) {},
+                   [&](const net::Assign&) {
+                     l.assigned = true;
+                     last_assign_ns_ = wall_ns();
+                     ++assigned_;
+                   },
+                   [&](const net::Start& start) {
+                     send(l, net::Exited{start.instance, 0, {0, 0}, {false, "", "", ""}, false});
+                     send(l, net::Stopped{start.instance});
+                   },
+                   // Its process already ended: the instance is stopped at once.
+                   [&](const net::Stop& stop) { send(l, net::Stopped{stop.instance}); },
+                   [&](const net::RunChecks&) { send(l, net::Checks{"[]"}); },
+                   [&](const net::Finish& finish) {
+                     l.exit_code = finish.exit_code;
+                     if (l.exit_code != 0) {
+                       std::cerr << "rendezvous_clients: " << l.host.name << ": finish "
+                                 << l.exit_code << ": " << finish.reason << "\n";
+                     }
+                     close(l);
+                   },
+                   [&](const auto&) {
+                     net::fail(message, "type",
+                               "not expected by a launcher whose command is `true`");
+                   },
+               },
+               message);
   }
 
   void send(Launcher& l, const net::NodeToCoordinator& message) {

@@ -8,10 +8,10 @@
 #include <optional>
 #include <utility>
 
+#include "launcher/commands/status_table.h"
 #include "launcher/logs/log_relay.h"
 #include "launcher/net/message.h"
 #include "launcher/net/protocol.h"
-#include "launcher/commands/status_table.h"
 #include "libpai/write_all.h"
 
 namespace pai::launcher {
@@ -93,7 +93,8 @@ class ControlSession {
     if (options_.rank < 0) {
       send(net::StatusRequest{});
       for (const net::NodeStatus& node : expect<net::StatusReply>(options_.reply_timeout).nodes) {
-        if (node.instance >= 0) instances[node.instance] = node.role + "-" + std::to_string(node.index);
+        if (node.instance < 0) continue;
+        instances[node.instance] = node.role + "-" + std::to_string(node.index);
       }
     }
     send(net::LogsRequest{options_.rank, options_.follow, options_.tail});

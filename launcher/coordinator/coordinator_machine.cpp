@@ -34,8 +34,7 @@ struct CoordinatorMachine::Impl {
 
   void connected(int session, const Peer& peer);
   void received(int session, const Json& message, Clock::time_point now);
-  void launcher_message(int session, const net::NodeToCoordinator& message,
-                        Clock::time_point now);
+  void launcher_message(int session, const net::NodeToCoordinator& message, Clock::time_point now);
   void join(int session, const net::Join& message, Clock::time_point now);
   void checks(int node, const net::Checks& message, Clock::time_point now);
   /// The job's run, for reports of instances; ProtocolError before the rendezvous completed.
@@ -109,8 +108,7 @@ void CoordinatorMachine::Impl::received(int session, const Json& message, Clock:
   }
 }
 
-void CoordinatorMachine::Impl::launcher_message(int session,
-                                                const net::NodeToCoordinator& message,
+void CoordinatorMachine::Impl::launcher_message(int session, const net::NodeToCoordinator& message,
                                                 Clock::time_point now) {
   const int node = state.sessions.at(session).node;
   if (node < 0) {
@@ -147,8 +145,7 @@ JobRun& CoordinatorMachine::Impl::running(const net::NodeToCoordinator& message)
   return *job;
 }
 
-void CoordinatorMachine::Impl::join(int session, const net::Join& message,
-                                    Clock::time_point now) {
+void CoordinatorMachine::Impl::join(int session, const net::Join& message, Clock::time_point now) {
   const std::string& name = message.node;
   std::vector<checks::CheckResult> results = parse_checks(net::Join::kType, message.checks);
 
@@ -199,8 +196,7 @@ void CoordinatorMachine::Impl::join(int session, const net::Join& message,
   }
 }
 
-void CoordinatorMachine::Impl::checks(int node, const net::Checks& message,
-                                      Clock::time_point now) {
+void CoordinatorMachine::Impl::checks(int node, const net::Checks& message, Clock::time_point now) {
   std::vector<checks::CheckResult> results = parse_checks(net::Checks::kType, message.checks);
   Node& n = state.nodes[static_cast<std::size_t>(node)];
   if (n.health != Health::Checking) net::fail(message, "checks", "no check run was requested");

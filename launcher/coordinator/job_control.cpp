@@ -14,24 +14,25 @@ void JobControl::request(int client, const net::ControlRequest& message, JobRun*
     }
     reply(client, act(*job));
   };
-  std::visit(net::Overloaded{
-                 [&](const net::StatusRequest&) { state_.send(client, status_message(state_, job)); },
-                 [&](const net::PauseRequest&) {
-                   with_job([&](JobRun& run) { return run.pause(who, now); });
-                 },
-                 [&](const net::ResumeRequest&) {
-                   with_job([&](JobRun& run) { return run.resume(who, now); });
-                 },
-                 [&](const net::KillRequest& m) {
-                   with_job([&](JobRun& run) { return run.kill(m.instance, who); });
-                 },
-                 [&](const net::RunRequest& m) { exec_.run(client, m); },
-                 [&](const net::RshRequest& m) { exec_.rsh(client, m); },
-                 [&](const net::RshStdin& m) { exec_.client_stdin(client, m); },
-                 [&](const net::LogsRequest& m) { logs_.subscribe(client, m); },
-                 [&](const net::Heartbeat&) {},
-             },
-             message);
+  std::visit(
+      net::Overloaded{
+          [&](const net::StatusRequest&) { state_.send(client, status_message(state_, job)); },
+          [&](const net::PauseRequest&) {
+            with_job([&](JobRun& run) { return run.pause(who, now); });
+          },
+          [&](const net::ResumeRequest&) {
+            with_job([&](JobRun& run) { return run.resume(who, now); });
+          },
+          [&](const net::KillRequest& m) {
+            with_job([&](JobRun& run) { return run.kill(m.instance, who); });
+          },
+          [&](const net::RunRequest& m) { exec_.run(client, m); },
+          [&](const net::RshRequest& m) { exec_.rsh(client, m); },
+          [&](const net::RshStdin& m) { exec_.client_stdin(client, m); },
+          [&](const net::LogsRequest& m) { logs_.subscribe(client, m); },
+          [&](const net::Heartbeat&) {},
+      },
+      message);
 }
 
 void JobControl::session_closed(int session, const std::string& why) {

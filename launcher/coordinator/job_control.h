@@ -18,8 +18,7 @@ class JobControl {
 
   /// A request from control session `client`; `job` is null before the job runs. Throws
   /// net::ProtocolError for a request that cannot be served (stdin without a command).
-  void request(int client, const net::ControlRequest& message, JobRun* job,
-               Clock::time_point now);
+  void request(int client, const net::ControlRequest& message, JobRun* job, Clock::time_point now);
   /// Output and end of an `exec` from the launcher on `session`, for its client.
   void relay(int session, const net::ExecOutput& message) { exec_.output(session, message); }
   /// The end of an `exec` from the launcher on `session`.

@@ -154,9 +154,8 @@ void JobRun::stop_instance(const StopInstance& stop, const std::string& line) {
   inst.policy_stop = true;
   inst.start_pending = false;
   const bool has_processes = inst.run == Run::Running || inst.run == Run::Stopping;
-  if (has_processes &&
-      state_.send_to_node(inst.node,
-                          net::Stop{stop.instance, stop.signal, stop.dump_stacks, stop.reason})) {
+  if (has_processes && state_.send_to_node(inst.node, net::Stop{stop.instance, stop.signal,
+                                                                stop.dump_stacks, stop.reason})) {
     inst.run = Run::Stopping;
     return;
   }
@@ -316,7 +315,8 @@ void JobRun::heartbeat(int node, const net::NodeHeartbeat& message, Clock::time_
   }
   for (const net::HeartbeatInstance& e : message.instances) {
     Instance& inst = state_.instances[static_cast<std::size_t>(e.instance)];
-    if (inst.run == Run::Running) inst.heartbeat = InstanceHeartbeat{e.idle_ms, e.hang_interval, now};
+    if (inst.run == Run::Running)
+      inst.heartbeat = InstanceHeartbeat{e.idle_ms, e.hang_interval, now};
   }
   detect_hang();
 }

@@ -8,8 +8,7 @@
 
 namespace pai::launcher::coordinator {
 
-std::vector<checks::CheckResult> parse_checks(const std::string& type,
-                                              const std::string& array) {
+std::vector<checks::CheckResult> parse_checks(const std::string& type, const std::string& array) {
   try {
     return checks::results_from_json(array);
   } catch (const checks::CheckResultError& e) {

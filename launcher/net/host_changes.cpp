@@ -13,7 +13,8 @@ std::vector<Host> planned_hosts(const Plan& plan) {
   return hosts;
 }
 
-std::vector<HostChange> host_changes(const std::vector<Host>& base, const std::vector<Host>& hosts) {
+std::vector<HostChange> host_changes(const std::vector<Host>& base,
+                                     const std::vector<Host>& hosts) {
   std::vector<HostChange> changes;
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     const Host& h = hosts[i];

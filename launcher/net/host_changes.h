@@ -4,9 +4,8 @@
 // identical host lists otherwise).
 #pragma once
 
-#include <vector>
-
 #include <nlohmann/json_fwd.hpp>
+#include <vector>
 
 #include "launcher/net/protocol.h"
 #include "libpai/plan.h"
@@ -21,7 +20,8 @@ std::vector<HostChange> host_changes(const std::vector<Host>& base, const std::v
 
 /// `base` with `changes` applied. Throws net::ProtocolError "assign: hosts: instance I is not
 /// in the plan (N instances)" for a change beyond `base`.
-std::vector<Host> apply_host_changes(std::vector<Host> base, const std::vector<HostChange>& changes);
+std::vector<Host> apply_host_changes(std::vector<Host> base,
+                                     const std::vector<HostChange>& changes);
 
 /// The same for the JSON `hosts` of an `assign` (parse_host_changes, then the above), for
 /// readers not yet on protocol.h's types.

@@ -1,6 +1,7 @@
 // The messages of the coordinator protocol (docs/protocol.md) as types: one struct per message
 // kind and direction, one std::variant per direction, and their conversion to and from the
-// JSON bodies of sealed frames (protocol.cpp, the only place that knows the field names).
+// JSON bodies of sealed frames (protocol.cpp writes, protocol_parse.cpp reads: the only
+// places that know the field names).
 // Senders build a struct and convert it once; receivers parse a body into their direction's
 // variant and dispatch with std::visit. Fields hold decoded values: `data` members carry raw
 // bytes (base64 is the conversion's business), instance and rank numbers are ints.
@@ -10,11 +11,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "launcher/net/frame.h"
 
@@ -270,9 +270,9 @@ struct UnsubscribeLogs {
 };
 
 /// What a coordinator sends a node launcher.
-using CoordinatorToNode = std::variant<Progress, Assign, Standby, RunChecks, Start, Stop, Kill,
-                                       Finish, Exec, ExecStdin, ExecKill, SubscribeLogs,
-                                       UnsubscribeLogs, Heartbeat>;
+using CoordinatorToNode =
+    std::variant<Progress, Assign, Standby, RunChecks, Start, Stop, Kill, Finish, Exec, ExecStdin,
+                 ExecKill, SubscribeLogs, UnsubscribeLogs, Heartbeat>;
 
 // ---- Control client -> coordinator ----
 

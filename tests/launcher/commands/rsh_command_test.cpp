@@ -34,9 +34,9 @@ std::string usage_error(const std::vector<std::string>& args) {
 
 // A node of a `status` reply that holds no instance.
 json node(const std::string& name, const std::string& address) {
-  return json{{"node", name},   {"address", address},    {"instance", -1},
-              {"role", ""},     {"index", -1},           {"ranks", json::array()},
-              {"state", "ready"}, {"restarts", 0},       {"lastEvent", ""}};
+  return json{{"node", name},     {"address", address}, {"instance", -1},
+              {"role", ""},       {"index", -1},        {"ranks", json::array()},
+              {"state", "ready"}, {"restarts", 0},      {"lastEvent", ""}};
 }
 
 const json kStatus{{"type", "status"},

@@ -169,7 +169,14 @@ TEST_CASE("coordinator replies to control clients keep their bytes") {
       "running",
       {{"node-0", "10.0.0.1", 0, "worker", 0, {0, 1}, "running", 0, "started attempt 0"},
        {"node-1", "10.0.0.2", 1, "worker", 1, {2, 3}, "running", 0, "started attempt 0"},
-       {"node-2", "10.0.0.3", -1, "", -1, {}, "replaced", 0,
+       {"node-2",
+        "10.0.0.3",
+        -1,
+        "",
+        -1,
+        {},
+        "replaced",
+        0,
         "replaced by spare spare-0: failed check burn"},
        {"spare-0", "10.0.1.1", 2, "ps", 0, {4, 4}, "running", 0, "started attempt 0"}}};
   reply_golden(
@@ -205,14 +212,15 @@ TEST_CASE("optional fields read as their defaults") {
         Exec{1, {"true"}, false});
   CHECK(std::get<ExecStdin>(to_node(Json::parse(R"({"type":"exec-stdin","id":1,"data":""})"))) ==
         ExecStdin{1, "", false});
-  CHECK(std::get<Hang>(from_node(Json::parse(
-            R"({"type":"hang","instance":2,"exiting":true,"seconds":600})"))) ==
+  CHECK(std::get<Hang>(from_node(
+            Json::parse(R"({"type":"hang","instance":2,"exiting":true,"seconds":600})"))) ==
         Hang{2, true, 600, ""});
   // A node without instance: its role, index and ranks are not read.
   const auto reply = parse_control_reply(Json::parse(
       R"({"type":"status","job":"j","phase":"rendezvous","nodes":[{"node":"s","address":"a",)"
       R"("instance":-1,"index":"?","state":"ready","restarts":0,"lastEvent":""}]})"));
-  CHECK(std::get<StatusReply>(reply).nodes.at(0) == NodeStatus{"s", "a", -1, "", -1, {}, "ready", 0, ""});
+  CHECK(std::get<StatusReply>(reply).nodes.at(0) ==
+        NodeStatus{"s", "a", -1, "", -1, {}, "ready", 0, ""});
 }
 
 TEST_CASE("a missing field is refused naming the message and the field") {
