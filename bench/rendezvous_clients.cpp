@@ -29,7 +29,7 @@
 
 #include "launcher/net/auth.h"
 #include "launcher/net/frame.h"
-#include "launcher/net/message.h"
+#include "launcher/net/protocol.h"
 #include "libpai/plan.h"
 #include "libpai/plan_json.h"
 
@@ -38,7 +38,6 @@ namespace {
 namespace asio = boost::asio;
 namespace net = pai::net;
 using asio::ip::tcp;
-using Json = nlohmann::json;
 
 std::int64_t wall_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -148,54 +147,50 @@ class Swarm {
       if (l.handshake->done()) {
         last_welcome_ns_ = wall_ns();
         l.joined = true;
-        send(l, Json{{"type", "join"},
-                     {"node", l.host.name},
-                     {"checks", Json::array()},
-                     {"pid", static_cast<std::int64_t>(::getpid())}});
+        send(l, net::Join{l.host.name, "[]", static_cast<std::int64_t>(::getpid())});
       }
       return;
     }
-    on_message(l, net::MessageReader(l.handshake->channel().open(frame)));
+    on_message(l, net::parse_coordinator_to_node(l.handshake->channel().open(frame),
+                                                 static_cast<int>(plan_.placements.size())));
   }
 
   // What a launcher whose command is `true` answers; anything else is a protocol error here.
-  void on_message(Launcher& l, const net::MessageReader& m) {
-    const std::string& type = m.type();
-    if (type == "heartbeat" || type == "progress") return;
-    if (type == "assign") {
-      m.integer("instance", 0, 1 << 30);
-      m.array("hosts");
-      l.assigned = true;
-      last_assign_ns_ = wall_ns();
-      ++assigned_;
-    } else if (type == "start") {
-      const int instance = m.integer("instance", 0, 1 << 30);
-      send(l, Json{{"type", "exited"},
-                   {"instance", instance},
-                   {"localRank", 0},
-                   {"status", {{"code", 0}, {"signal", 0}}},
-                   {"classification",
-                    {{"retryable", false}, {"reason", ""}, {"matchedLine", ""}, {"signature", ""}}},
-                   {"stopping", false}});
-      send(l, Json{{"type", "stopped"}, {"instance", instance}});
-    } else if (type == "stop") {
-      // Its process already ended: the instance is stopped at once.
-      send(l, Json{{"type", "stopped"}, {"instance", m.integer("instance", 0, 1 << 30)}});
-    } else if (type == "run-checks") {
-      send(l, Json{{"type", "checks"}, {"checks", Json::array()}});
-    } else if (type == "finish") {
-      l.exit_code = m.integer("exitCode", 0, 255);
-      if (l.exit_code != 0) {
-        std::cerr << "rendezvous_clients: " << l.host.name << ": finish " << l.exit_code << ": "
-                  << m.string("reason") << "\n";
-      }
-      close(l);
-    } else {
-      m.fail("type", "not expected by a launcher whose command is `true`");
-    }
+  void on_message(Launcher& l, const net::CoordinatorToNode& message) {
+    std::visit(net::Overloaded{
+                   [](const net::Heartbeat&) {},
+                   [](const net::Progress&) {},
+                   [&](const net::Assign&) {
+                     l.assigned = true;
+                     last_assign_ns_ = wall_ns();
+                     ++assigned_;
+                   },
+                   [&](const net::Start& start) {
+                     send(l, net::Exited{start.instance, 0, {0, 0}, {false, "", "", ""}, false});
+                     send(l, net::Stopped{start.instance});
+                   },
+                   // Its process already ended: the instance is stopped at once.
+                   [&](const net::Stop& stop) { send(l, net::Stopped{stop.instance}); },
+                   [&](const net::RunChecks&) { send(l, net::Checks{"[]"}); },
+                   [&](const net::Finish& finish) {
+                     l.exit_code = finish.exit_code;
+                     if (l.exit_code != 0) {
+                       std::cerr << "rendezvous_clients: " << l.host.name << ": finish "
+                                 << l.exit_code << ": " << finish.reason << "\n";
+                     }
+                     close(l);
+                   },
+                   [&](const auto&) {
+                     net::fail(message, "type",
+                               "not expected by a launcher whose command is `true`");
+                   },
+               },
+               message);
   }
 
-  void send(Launcher& l, const Json& message) { write(l, l.handshake->channel().seal(message)); }
+  void send(Launcher& l, const net::NodeToCoordinator& message) {
+    write(l, l.handshake->channel().seal(net::to_json(message)));
+  }
 
   void write(Launcher& l, const std::string& bytes) {
     l.outbox += bytes;
@@ -220,7 +215,7 @@ class Swarm {
   void heartbeat_tick() {
     for (auto& l : launchers_) {
       if (l->joined && !l->done) {
-        send(*l, Json{{"type", "heartbeat"}, {"instances", Json::array()}});
+        send(*l, net::NodeHeartbeat{});
       }
     }
     heartbeat_.expires_after(std::chrono::milliseconds(options_.heartbeat_ms));

@@ -1,21 +1,48 @@
 // libFuzzer harness over the coordinator protocol's receiving side (docs/protocol.md): bytes
 // from an unauthenticated peer go through FrameDecoder, then every decoded frame through a
-// server handshake and through sealed-frame opening. ProtocolError is the only way to say no.
+// server handshake and through sealed-frame opening, and every opened body through the
+// message parsers of all four directions (protocol.h). ProtocolError is the only way to say
+// no; a message that parses must convert back to JSON that parses to the same message.
 //
 // Input layout: byte 0 picks the read size (1..256 bytes per feed, so frames arrive split
 // like they do from a socket); the rest is the byte stream.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "launcher/net/auth.h"
 #include "launcher/net/frame.h"
+#include "launcher/net/protocol.h"
 
 namespace {
 
 // Known to fuzz/make_frame_seeds.py, which MACs the sealed seed frames with it.
 constexpr char kSessionKey[] = "frame-fuzz-session-key";
+// Instances of the plan the node-side parsers check instance numbers against.
+constexpr int kInstances = 4;
+
+// `body` as a message of one direction: refused, or the same message after a round trip.
+template <class Parse>
+void round_trip(const nlohmann::json& body, Parse parse) {
+  try {
+    const auto message = parse(body);
+    if (!(parse(pai::net::to_json(message)) == message)) __builtin_trap();
+  } catch (const pai::net::ProtocolError&) {
+  }
+}
+
+void parse_every_direction(const nlohmann::json& body) {
+  round_trip(body, [](const nlohmann::json& b) {
+    return pai::net::parse_node_to_coordinator(b, kInstances);
+  });
+  round_trip(body, [](const nlohmann::json& b) {
+    return pai::net::parse_coordinator_to_node(b, kInstances);
+  });
+  round_trip(body, pai::net::parse_control_request);
+  round_trip(body, pai::net::parse_control_reply);
+}
 
 }  // namespace
 
@@ -57,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             pai::net::header_and_body(authentic.kind, authentic.seq, authentic.body);
         authentic.mac = pai::net::hmac_sha256(kSessionKey, authentic.signed_bytes);
         try {
-          resealed.open(authentic);
+          parse_every_direction(resealed.open(authentic));
         } catch (const pai::net::ProtocolError&) {
         }
       }

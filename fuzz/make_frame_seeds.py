@@ -41,6 +41,16 @@ SEEDS = {
     "exec-output": (255, sealed(
         {"type": "exec-output", "id": 1, "stream": "stdout", "data": "aGVsbG8K"},
         {"type": "exec-exit", "id": 1, "code": 0})),
+    "assign-stop": (31, sealed(
+        {"type": "assign", "instance": 2,
+         "hosts": [{"instance": 2, "name": "spare-0", "address": "10.0.1.1", "slots": 8}]},
+        {"type": "stop", "instance": 2, "signal": 15, "dumpStacks": False, "reason": "paused"})),
+    "status-logs": (63, sealed(
+        {"type": "logs", "rank": -1, "follow": True, "tail": 16384},
+        {"type": "status", "job": "demo", "phase": "running",
+         "nodes": [{"node": "gpu-001", "address": "10.0.0.1", "instance": 0, "role": "worker",
+                    "index": 0, "ranks": [0, 7], "state": "running", "restarts": 0,
+                    "lastEvent": ""}]})),
 }
 
 

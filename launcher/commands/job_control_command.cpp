@@ -8,9 +8,10 @@
 #include <optional>
 #include <utility>
 
+#include "launcher/commands/status_table.h"
 #include "launcher/logs/log_relay.h"
 #include "launcher/net/message.h"
-#include "launcher/commands/status_table.h"
+#include "launcher/net/protocol.h"
 #include "libpai/write_all.h"
 
 namespace pai::launcher {
@@ -33,52 +34,48 @@ class ControlSession {
       : options_(options), client_(client), endpoint_(std::move(endpoint)) {}
 
   int status() {
-    client_.send(Json{{"type", "status"}});
-    const Json answer = expect("status", options_.reply_timeout);
-    write_all(options_.out_fd, options_.json ? answer.dump(2) + "\n" : render_status_table(answer));
+    send(net::StatusRequest{});
+    const auto answer = expect<net::StatusReply>(options_.reply_timeout);
+    write_all(options_.out_fd,
+              options_.json ? net::to_json(answer).dump(2) + "\n" : render_status_table(answer));
     return 0;
   }
 
   // stop, start and kill: one request, answered `ok` or `error`.
-  int request(Json message) {
-    client_.send(message);
-    const Json answer = expect("ok", options_.reply_timeout);
-    const net::MessageReader ok(answer);
-    write_all(options_.out_fd, ok.string("text") + "\n");
+  int request(const net::ControlRequest& message) {
+    send(message);
+    write_all(options_.out_fd, expect<net::OkReply>(options_.reply_timeout).text + "\n");
     return 0;
   }
 
   int run() {
-    client_.send(Json{{"type", "run"}, {"argv", options_.command}});
+    send(net::RunRequest{options_.command});
     const bool color = ::isatty(options_.out_fd) == 1;
     std::map<std::string, int> codes;
     std::map<std::string, int> colors;  // node -> color, in order of first output
-    std::map<std::pair<std::string, std::string>, std::unique_ptr<LogRelay>> relays;
+    std::map<std::pair<net::Stream, std::string>, std::unique_ptr<LogRelay>> relays;
     for (;;) {
-      const Json message = next(kUnbounded, /*unbounded=*/true);
-      const net::MessageReader m(message);
-      if (m.type() == "exec-output") {
-        const std::string node = m.string("node");
-        const std::string stream = m.string("stream");
-        auto& relay = relays[{node, stream}];
+      const net::ControlReply reply =
+          next<net::NodeExecOutput, net::NodeExecExit, net::Done>(kUnbounded, /*unbounded=*/true);
+      if (const auto* output = std::get_if<net::NodeExecOutput>(&reply)) {
+        auto& relay = relays[{output->stream, output->node}];
         if (!relay) {
-          const int index = colors.emplace(node, static_cast<int>(colors.size())).first->second;
-          relay = std::make_unique<LogRelay>("[" + node + "]", color, index,
-                                             stream == "stderr" ? options_.err_fd : options_.out_fd,
-                                             -1, nullptr);
+          const int index =
+              colors.emplace(output->node, static_cast<int>(colors.size())).first->second;
+          relay = std::make_unique<LogRelay>(
+              "[" + output->node + "]", color, index,
+              output->stream == net::Stream::Stderr ? options_.err_fd : options_.out_fd, -1,
+              nullptr);
         }
-        relay->feed(m.bytes("data"));
-      } else if (m.type() == "exec-exit") {
-        const std::string node = m.string("node");
-        codes[node] = m.integer("code", -1, 1 << 20);
-        for (const char* stream : {"stdout", "stderr"}) {
-          auto it = relays.find({node, stream});
+        relay->feed(output->data);
+      } else if (const auto* exit = std::get_if<net::NodeExecExit>(&reply)) {
+        codes[exit->node] = exit->code;
+        for (net::Stream stream : {net::Stream::Stdout, net::Stream::Stderr}) {
+          auto it = relays.find({stream, exit->node});
           if (it != relays.end()) it->second->finish();
         }
-      } else if (m.type() == "done") {
-        break;
       } else {
-        unexpected(m);
+        break;  // done
       }
     }
     int worst = 0;
@@ -94,33 +91,22 @@ class ControlSession {
     // Lines of every rank are told apart as the launchers' terminals do: "[worker-0/3] ".
     std::map<int, std::string> instances;
     if (options_.rank < 0) {
-      client_.send(Json{{"type", "status"}});
-      const Json answer = expect("status", options_.reply_timeout);
-      // Only names are taken from it: a node it cannot name gets "instance-I" below.
-      for (const Json& node : net::MessageReader(answer).array("nodes")) {
-        if (!node.is_object() || !node.value("instance", Json()).is_number_integer() ||
-            !node.value("role", Json()).is_string() || !node.value("index", Json()).is_number()) {
-          continue;
-        }
-        const int instance = node["instance"].get<int>();
-        if (instance < 0) continue;
-        instances[instance] =
-            node["role"].get<std::string>() + "-" + std::to_string(node["index"].get<int>());
+      send(net::StatusRequest{});
+      for (const net::NodeStatus& node : expect<net::StatusReply>(options_.reply_timeout).nodes) {
+        if (node.instance < 0) continue;
+        instances[node.instance] = node.role + "-" + std::to_string(node.index);
       }
     }
-    client_.send(Json{{"type", "logs"},
-                      {"rank", options_.rank},
-                      {"follow", options_.follow},
-                      {"tail", options_.tail}});
+    send(net::LogsRequest{options_.rank, options_.follow, options_.tail});
     const bool color = ::isatty(options_.out_fd) == 1;
     std::map<int, std::unique_ptr<LogRelay>> relays;
     auto finish = [&] {
       for (auto& [rank, relay] : relays) relay->finish();
     };
     for (;;) {
-      std::optional<Json> message;
+      std::optional<net::ControlReply> reply;
       try {
-        message = next(kUnbounded, /*unbounded=*/true);
+        reply = next<net::Log, net::Done>(kUnbounded, /*unbounded=*/true);
       } catch (const net::ConnectionError& e) {
         // A follower ends with the job: the coordinator goes away when the job is over.
         if (!options_.follow || !closed_by_coordinator(e)) throw;
@@ -128,31 +114,25 @@ class ControlSession {
         say("the coordinator closed the connection: the job is over");
         return 0;
       }
-      const net::MessageReader m(*message);
-      if (m.type() == "log") {
-        const int rank = m.integer("rank", 0, 1 << 30);
-        const std::string data = m.bytes("data");
-        if (options_.rank >= 0) {
-          write_all(options_.out_fd, data);
-          continue;
-        }
-        auto& relay = relays[rank];
-        if (!relay) {
-          const int instance = m.integer("instance", 0, 1 << 30);
-          auto name = instances.find(instance);
-          const std::string prefix =
-              "[" +
-              (name != instances.end() ? name->second : "instance-" + std::to_string(instance)) +
-              "/" + std::to_string(rank) + "]";
-          relay = std::make_unique<LogRelay>(prefix, color, rank, options_.out_fd, -1, nullptr);
-        }
-        relay->feed(data);
-      } else if (m.type() == "done") {
+      const auto* log = std::get_if<net::Log>(&*reply);
+      if (log == nullptr) {  // done
         finish();
         return 0;
-      } else {
-        unexpected(m);
       }
+      if (options_.rank >= 0) {
+        write_all(options_.out_fd, log->data);
+        continue;
+      }
+      auto& relay = relays[log->rank];
+      if (!relay) {
+        auto name = instances.find(log->instance);
+        const std::string prefix =
+            "[" +
+            (name != instances.end() ? name->second : "instance-" + std::to_string(log->instance)) +
+            "/" + std::to_string(log->rank) + "]";
+        relay = std::make_unique<LogRelay>(prefix, color, log->rank, options_.out_fd, -1, nullptr);
+      }
+      relay->feed(log->data);
     }
   }
 
@@ -162,9 +142,13 @@ class ControlSession {
   }
 
  private:
-  // The next message that is not a heartbeat. An `error` answer throws Refused; silence
-  // past `timeout` throws ConnectionError (unless `unbounded`: then it waits on).
-  Json next(std::chrono::milliseconds timeout, bool unbounded = false) {
+  void send(const net::ControlRequest& message) { client_.send(net::to_json(message)); }
+
+  // The next answer that is not a heartbeat; it must be one of `Expected`, which is told by
+  // its type before its fields are read. An `error` answer throws Refused; silence past
+  // `timeout` throws ConnectionError (unless `unbounded`: then it waits on).
+  template <class... Expected>
+  net::ControlReply next(std::chrono::milliseconds timeout, bool unbounded = false) {
     for (;;) {
       std::optional<Json> message = client_.receive(timeout);
       if (!message) {
@@ -172,23 +156,21 @@ class ControlSession {
         throw net::ConnectionError(endpoint_ + ": no answer from the coordinator within " +
                                    std::to_string(timeout.count()) + " ms");
       }
-      const net::MessageReader m(*message);
-      if (m.type() == "heartbeat") continue;
-      if (m.type() == "error") throw Refused{m.string("text")};
-      return *message;
+      const std::string type = net::MessageReader(*message).type();
+      if (type == net::Heartbeat::kType) continue;
+      if (type != net::ErrorReply::kType && ((type != Expected::kType) && ...)) {
+        throw net::ProtocolError("unexpected message \"" + type + "\"");
+      }
+      net::ControlReply reply = net::parse_control_reply(*message);
+      if (const auto* error = std::get_if<net::ErrorReply>(&reply)) throw Refused{error->text};
+      return reply;
     }
   }
 
-  // The next message, which must be of `type`.
-  Json expect(const std::string& type, std::chrono::milliseconds timeout) {
-    Json message = next(timeout);
-    const net::MessageReader m(message);
-    if (m.type() != type) unexpected(m);
-    return message;
-  }
-
-  [[noreturn]] static void unexpected(const net::MessageReader& m) {
-    throw net::ProtocolError("unexpected message \"" + m.type() + "\"");
+  // The next answer, which must be a `Reply`.
+  template <class Reply>
+  Reply expect(std::chrono::milliseconds timeout) {
+    return std::get<Reply>(next<Reply>(timeout));
   }
 
   static bool closed_by_coordinator(const net::ConnectionError& e) {
@@ -262,11 +244,11 @@ int job_control_command(const JobControlOptions& options) {
       case ControlVerb::Status:
         return session.status();
       case ControlVerb::Stop:
-        return session.request(Json{{"type", "stop"}});
+        return session.request(net::PauseRequest{});
       case ControlVerb::Start:
-        return session.request(Json{{"type", "start"}});
+        return session.request(net::ResumeRequest{});
       case ControlVerb::Kill:
-        return session.request(Json{{"type", "kill"}, {"instance", options.instance}});
+        return session.request(net::KillRequest{options.instance});
       case ControlVerb::Run:
         return session.run();
       case ControlVerb::Logs:

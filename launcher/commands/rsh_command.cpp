@@ -9,7 +9,7 @@
 #include <optional>
 #include <string_view>
 
-#include "launcher/net/message.h"
+#include "launcher/net/client.h"
 #include "libpai/write_all.h"
 
 namespace pai::launcher {
@@ -101,22 +101,21 @@ class RemoteCommand {
 
  private:
   void send_stdin(std::string_view data, bool eof) {
-    client_.send(Json{{"type", "exec-stdin"}, {"data", net::base64_encode(data)}, {"eof", eof}});
+    client_.send(net::to_json(net::RshStdin{std::string(data), eof}));
   }
 
   // The exit code once the command ended.
   std::optional<int> handle(const std::optional<Json>& message) {
     if (!message) return std::nullopt;  // part of a frame so far
-    const net::MessageReader m(*message);
-    if (m.type() == "exec-output") {
-      write_all(m.string("stream") == "stderr" ? err_fd_ : out_fd_, m.bytes("data"));
-    } else if (m.type() == "exec-exit") {
-      const int code = m.integer("code", -1, 1 << 20);
-      return code < 0 ? kRshFailure : std::min(code, 255);
-    } else if (m.type() == "error") {
-      throw Refused{m.string("text")};
-    } else if (m.type() != "heartbeat") {
-      throw net::ProtocolError("unexpected message \"" + m.type() + "\"");
+    const net::ControlReply reply = net::parse_control_reply(*message);
+    if (const auto* output = std::get_if<net::NodeExecOutput>(&reply)) {
+      write_all(output->stream == net::Stream::Stderr ? err_fd_ : out_fd_, output->data);
+    } else if (const auto* exit = std::get_if<net::NodeExecExit>(&reply)) {
+      return exit->code < 0 ? kRshFailure : std::min(exit->code, 255);
+    } else if (const auto* error = std::get_if<net::ErrorReply>(&reply)) {
+      throw Refused{error->text};
+    } else if (!std::holds_alternative<net::Heartbeat>(reply)) {
+      throw net::ProtocolError(std::string("unexpected message \"") + net::type_of(reply) + "\"");
     }
     return std::nullopt;
   }
@@ -172,16 +171,13 @@ RshRequest parse_rsh_arguments(const std::vector<std::string>& args) {
   return request;
 }
 
-std::string resolve_rsh_host(const Json& status, const std::string& host) {
-  const net::MessageReader message(status);
+std::string resolve_rsh_host(const net::StatusReply& status, const std::string& host) {
   std::vector<std::string> names;
   std::vector<std::string> by_address;
-  for (const Json& node : message.array("nodes")) {
-    if (!node.is_object() || !node.value("node", Json()).is_string()) continue;
-    const std::string name = node["node"].get<std::string>();
-    if (name == host) return name;
-    names.push_back(name);
-    if (node.value("address", std::string()) == host) by_address.push_back(name);
+  for (const net::NodeStatus& node : status.nodes) {
+    if (node.node == host) return node.node;
+    names.push_back(node.node);
+    if (node.address == host) by_address.push_back(node.node);
   }
   if (by_address.size() == 1) return by_address.front();
   if (by_address.size() > 1) {
@@ -192,7 +188,7 @@ std::string resolve_rsh_host(const Json& status, const std::string& host) {
   }
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  throw RshUsageError("no node named or addressed " + host + " in job " + message.string("job") +
+  throw RshUsageError("no node named or addressed " + host + " in job " + status.job +
                       " (nodes: " + list + ")");
 }
 
@@ -218,20 +214,20 @@ int rsh_command(const std::vector<std::string>& args, int in_fd, int out_fd, int
   try {
     std::unique_ptr<net::Client> client = connect_control(target);
     // The coordinator knows nodes by name; the hostfile mpirun reads holds addresses.
-    client->send(Json{{"type", "status"}});
-    std::optional<Json> status;
-    while (!status || net::MessageReader(*status).type() == "heartbeat") {
-      status = client->receive(kStatusTimeout);
-      if (!status) throw net::ConnectionError(target.endpoint() + ": no answer to status");
+    client->send(net::to_json(net::StatusRequest{}));
+    std::optional<net::ControlReply> reply;
+    while (!reply || std::holds_alternative<net::Heartbeat>(*reply)) {
+      const std::optional<Json> message = client->receive(kStatusTimeout);
+      if (!message) throw net::ConnectionError(target.endpoint() + ": no answer to status");
+      reply = net::parse_control_reply(*message);
     }
-    if (net::MessageReader(*status).type() != "status") {
-      throw net::ProtocolError("expected status, got \"" + net::MessageReader(*status).type() +
+    const auto* status = std::get_if<net::StatusReply>(&*reply);
+    if (status == nullptr) {
+      throw net::ProtocolError(std::string("expected status, got \"") + net::type_of(*reply) +
                                "\"");
     }
     const std::string node = resolve_rsh_host(*status, request.host);
-    client->send(Json{{"type", "rsh"},
-                      {"node", node},
-                      {"argv", std::vector<std::string>{"/bin/sh", "-c", request.command}}});
+    client->send(net::to_json(net::RshRequest{node, {"/bin/sh", "-c", request.command}}));
     RemoteCommand command(*client, in_fd, out_fd, err_fd);
     return command.relay(!request.no_stdin);
   } catch (const RshUsageError& e) {

@@ -5,12 +5,12 @@
 // and its exit code becomes this process's.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "launcher/commands/coordinator_address.h"
+#include "launcher/net/protocol.h"
 
 namespace pai::launcher {
 
@@ -39,10 +39,10 @@ class RshUsageError : public std::runtime_error {
 /// missing HOST or COMMAND.
 RshRequest parse_rsh_arguments(const std::vector<std::string>& args);
 
-/// The node `host` means among the nodes of a `status` message: the node of that name, else
+/// The node `host` means among the nodes of a `status` reply: the node of that name, else
 /// the one node with that address (hostfiles hold addresses). Throws RshUsageError when none
 /// or several match.
-std::string resolve_rsh_host(const nlohmann::json& status, const std::string& host);
+std::string resolve_rsh_host(const net::StatusReply& status, const std::string& host);
 
 /// Runs `pai-launch rsh ARGS...` with stdin `in_fd`, stdout `out_fd`, stderr `err_fd`.
 /// Returns the remote command's exit code, or kRshFailure (with a message on `err_fd`) when

@@ -11,7 +11,7 @@
 #include "launcher/coordinator/rendezvous.h"
 #include "launcher/coordinator/replacement.h"
 #include "launcher/net/frame.h"
-#include "launcher/net/message.h"
+#include "launcher/net/protocol.h"
 
 namespace pai::launcher::coordinator {
 
@@ -34,9 +34,11 @@ struct CoordinatorMachine::Impl {
 
   void connected(int session, const Peer& peer);
   void received(int session, const Json& message, Clock::time_point now);
-  void dispatch(int session, const net::MessageReader& message, Clock::time_point now);
-  void join(int session, const net::MessageReader& message, Clock::time_point now);
-  void checks(int node, const net::MessageReader& message, Clock::time_point now);
+  void launcher_message(int session, const net::NodeToCoordinator& message, Clock::time_point now);
+  void join(int session, const net::Join& message, Clock::time_point now);
+  void checks(int node, const net::Checks& message, Clock::time_point now);
+  /// The job's run, for reports of instances; ProtocolError before the rendezvous completed.
+  JobRun& running(const net::NodeToCoordinator& message);
   void reject(int session, const std::string& reason);
   void begin_job(Clock::time_point now);
   void gone(int session, const std::string& why, Clock::time_point now);
@@ -83,8 +85,12 @@ void CoordinatorMachine::Impl::received(int session, const Json& message, Clock:
   auto it = state.sessions.find(session);
   if (it == state.sessions.end() || state.phase == Phase::Finished) return;
   try {
-    const net::MessageReader reader(message);
-    dispatch(session, reader, now);
+    const int instances = static_cast<int>(state.instances.size());
+    if (it->second.launcher()) {
+      launcher_message(session, net::parse_node_to_coordinator(message, instances), now);
+    } else {
+      control.request(session, net::parse_control_request(message), job ? &*job : nullptr, now);
+    }
   } catch (const net::ProtocolError& e) {
     it = state.sessions.find(session);
     if (it == state.sessions.end()) return;
@@ -102,48 +108,46 @@ void CoordinatorMachine::Impl::received(int session, const Json& message, Clock:
   }
 }
 
-void CoordinatorMachine::Impl::dispatch(int session, const net::MessageReader& message,
-                                        Clock::time_point now) {
-  const PeerSession& s = state.sessions.at(session);
-  const std::string& type = message.type();
-  if (!s.launcher()) {
-    control.request(session, message, job ? &*job : nullptr, now);
+void CoordinatorMachine::Impl::launcher_message(int session, const net::NodeToCoordinator& message,
+                                                Clock::time_point now) {
+  const int node = state.sessions.at(session).node;
+  if (node < 0) {
+    const auto* first = std::get_if<net::Join>(&message);
+    if (first == nullptr) net::fail(message, "type", "a launcher must send join first");
+    join(session, *first, now);
     return;
   }
-  if (s.node < 0) {
-    if (type != "join") message.fail("type", "a launcher must send join first");
-    join(session, message, now);
-    return;
-  }
-  const int node = s.node;
-  if (type == "checks") {
-    checks(node, message, now);
-  } else if (type == "heartbeat") {
-    if (job) {
-      job->heartbeat(node, message, now);
-    } else {
-      message.array("instances");
-    }
-  } else if (type == "exited" || type == "stopped" || type == "hang" || type == "failure") {
-    if (!job) message.fail("type", "no instance runs before the rendezvous completes");
-    if (type == "exited") job->exited(node, message, now);
-    if (type == "stopped") job->stopped(node, message, now);
-    if (type == "hang") job->hang(node, message, now);
-    if (type == "failure") job->failure(node, message);
-  } else if (type == "join") {
-    message.fail("type",
-                 "already joined as node " + state.nodes[static_cast<std::size_t>(node)].name);
-  } else if (!control.relay(session, message)) {
-    message.fail("type", "not a launcher message");
-  }
+  std::visit(
+      net::Overloaded{
+          [&](const net::Join&) {
+            net::fail(message, "type",
+                      "already joined as node " + state.nodes[static_cast<std::size_t>(node)].name);
+          },
+          [&](const net::Checks& m) { checks(node, m, now); },
+          // Before the rendezvous completed a heartbeat says only that the launcher lives.
+          [&](const net::NodeHeartbeat& m) {
+            if (job) job->heartbeat(node, m, now);
+          },
+          [&](const net::Exited& m) { running(message).exited(node, m, now); },
+          [&](const net::Stopped& m) { running(message).stopped(node, m, now); },
+          [&](const net::Hang& m) { running(message).hang(node, m, now); },
+          [&](const net::Failure& m) { running(message).failure(node, m); },
+          [&](const net::ExecOutput& m) { control.relay(session, m); },
+          [&](const net::ExecExit& m) { control.relay(session, m); },
+          [&](const net::Log& m) { control.relay(session, m); },
+          [&](const net::LogEnd& m) { control.relay(session, m); },
+      },
+      message);
 }
 
-void CoordinatorMachine::Impl::join(int session, const net::MessageReader& message,
-                                    Clock::time_point now) {
-  const std::string name = message.string("node");
-  const Json& list = message.array("checks");
-  const std::int64_t pid = message.int64("pid");
-  std::vector<checks::CheckResult> results = parse_checks("join", list);
+JobRun& CoordinatorMachine::Impl::running(const net::NodeToCoordinator& message) {
+  if (!job) net::fail(message, "type", "no instance runs before the rendezvous completes");
+  return *job;
+}
+
+void CoordinatorMachine::Impl::join(int session, const net::Join& message, Clock::time_point now) {
+  const std::string& name = message.node;
+  std::vector<checks::CheckResult> results = parse_checks(net::Join::kType, message.checks);
 
   const Peer peer = state.sessions.at(session).peer;
   if (name != peer.node) {
@@ -181,9 +185,9 @@ void CoordinatorMachine::Impl::join(int session, const net::MessageReader& messa
       "join",
       Json{{"node", name},
            {"address", peer.address},
-           {"pid", pid},
+           {"pid", message.pid},
            {"ready", node.health == Health::Ready},
-           {"checks", list}},
+           {"checks", Json::parse(message.checks)}},
       node.health == Health::Ready ? std::string() : check_failure_line(node, max_attempts));
   if (state.phase == Phase::Rendezvous) {
     if (rendezvous.node_checked(n, now)) begin_job(now);
@@ -192,20 +196,20 @@ void CoordinatorMachine::Impl::join(int session, const net::MessageReader& messa
   }
 }
 
-void CoordinatorMachine::Impl::checks(int node, const net::MessageReader& message,
-                                      Clock::time_point now) {
-  const Json& list = message.array("checks");
-  std::vector<checks::CheckResult> results = parse_checks("checks", list);
+void CoordinatorMachine::Impl::checks(int node, const net::Checks& message, Clock::time_point now) {
+  std::vector<checks::CheckResult> results = parse_checks(net::Checks::kType, message.checks);
   Node& n = state.nodes[static_cast<std::size_t>(node)];
-  if (n.health != Health::Checking) message.fail("checks", "no check run was requested");
+  if (n.health != Health::Checking) net::fail(message, "checks", "no check run was requested");
   apply_checks(n, std::move(results));
   const bool ready = n.health == Health::Ready;
   n.last_event = ready ? "checks passed (attempt " + std::to_string(n.check_attempt) + ")"
                        : n.failed_text() + " (attempt " + std::to_string(n.check_attempt) + ")";
-  state.record(
-      "checks",
-      Json{{"node", n.name}, {"attempt", n.check_attempt}, {"ready", ready}, {"checks", list}},
-      ready ? std::string() : check_failure_line(n, state.plan.sanity_check.max_attempts));
+  state.record("checks",
+               Json{{"node", n.name},
+                    {"attempt", n.check_attempt},
+                    {"ready", ready},
+                    {"checks", Json::parse(message.checks)}},
+               ready ? std::string() : check_failure_line(n, state.plan.sanity_check.max_attempts));
   if (state.phase == Phase::Rendezvous) {
     if (rendezvous.node_checked(node, now)) begin_job(now);
   } else {
@@ -221,9 +225,7 @@ void CoordinatorMachine::Impl::reject(int session, const std::string& reason) {
       "rejected " + peer.kind + " " + peer.node + " from " + peer.address + ": " + reason);
   // The refused launcher says why, not just that the connection closed.
   if (peer.kind == "launcher") {
-    state.send(session, Json{{"type", "finish"},
-                             {"exitCode", 2},
-                             {"reason", "refused by the coordinator: " + reason}});
+    state.send(session, net::Finish{2, "refused by the coordinator: " + reason});
   }
   state.close(session, reason);
 }
@@ -244,7 +246,7 @@ void CoordinatorMachine::Impl::begin_job(Clock::time_point now) {
       n.last_event = "assigned " + state.instance_name(n.instance);
     } else {
       n.last_event = "standing by";
-      state.send_to_node(static_cast<int>(k), Json{{"type", "standby"}});
+      state.send_to_node(static_cast<int>(k), net::Standby{});
     }
   }
   compare_facts(state, ready);
@@ -277,7 +279,7 @@ void CoordinatorMachine::Impl::tick(Clock::time_point now) {
   if (state.phase == Phase::Finished) return;
   if (now >= next_heartbeat) {
     for (const auto& [id, session] : state.sessions) {
-      if (session.launcher()) state.send(id, Json{{"type", "heartbeat"}});
+      if (session.launcher()) state.send(id, net::CoordinatorToNode{net::Heartbeat{}});
     }
     next_heartbeat = now + state.settings.heartbeat_interval;
   }

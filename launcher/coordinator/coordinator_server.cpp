@@ -17,6 +17,7 @@
 
 #include "launcher/coordinator/refusal_summary.h"
 #include "launcher/coordinator/session.h"
+#include "launcher/net/protocol.h"
 
 namespace pai::launcher::coordinator {
 
@@ -47,13 +48,6 @@ std::string size_text(std::size_t bytes) {
   if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
   return std::to_string(bytes) + " bytes";
 }
-
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-Overloaded(F...) -> Overloaded<F...>;
 
 }  // namespace
 
@@ -214,7 +208,7 @@ void CoordinatorServer::Impl::refuse(const std::string& reason, Clock::time_poin
 
 void CoordinatorServer::Impl::apply(std::vector<Action> actions) {
   for (auto& action : actions) {
-    std::visit(Overloaded{
+    std::visit(net::Overloaded{
                    [&](Send& a) { send(a.session, a.message); },
                    [&](Close& a) {
                      auto it = connections.find(a.session);

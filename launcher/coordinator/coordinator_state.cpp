@@ -112,14 +112,18 @@ std::vector<Host> CoordinatorState::instance_hosts() const {
   return hosts;
 }
 
-void CoordinatorState::send(int session, Json message) {
-  out->emplace_back(std::in_place_type<Send>, session, std::move(message));
+void CoordinatorState::send(int session, const net::CoordinatorToNode& message) {
+  out->emplace_back(std::in_place_type<Send>, session, net::to_json(message));
 }
 
-bool CoordinatorState::send_to_node(int node, Json message) {
+void CoordinatorState::send(int session, const net::ControlReply& message) {
+  out->emplace_back(std::in_place_type<Send>, session, net::to_json(message));
+}
+
+bool CoordinatorState::send_to_node(int node, const net::CoordinatorToNode& message) {
   const int session = nodes.at(static_cast<std::size_t>(node)).session;
   if (session < 0) return false;
-  send(session, std::move(message));
+  send(session, message);
   return true;
 }
 
@@ -146,7 +150,7 @@ void CoordinatorState::close(int session, const std::string& reason) {
 void CoordinatorState::release(int node, const std::string& reason) {
   const int session = nodes.at(static_cast<std::size_t>(node)).session;
   if (session < 0) return;
-  send(session, Json{{"type", "finish"}, {"exitCode", 0}, {"reason", reason}});
+  send(session, net::Finish{0, reason});
   close(session, reason);
 }
 
@@ -154,7 +158,7 @@ void CoordinatorState::finish_job(int exit_code, const std::string& reason, cons
                                   Json fields, const std::string& line) {
   for (const auto& [id, session] : sessions) {
     if (session.launcher()) {
-      send(id, Json{{"type", "finish"}, {"exitCode", exit_code}, {"reason", reason}});
+      send(id, net::Finish{exit_code, reason});
     }
   }
   record(kind, std::move(fields), line);

@@ -14,6 +14,7 @@
 
 #include "launcher/checks/check_result.h"
 #include "launcher/coordinator/coordinator_machine.h"
+#include "launcher/net/protocol.h"
 #include "libpai/plan.h"
 
 namespace pai::launcher::coordinator {
@@ -118,9 +119,12 @@ struct CoordinatorState {
   std::vector<Host> instance_hosts() const;
 
   // ---- Actions ----
-  void send(int session, Json message);
+  /// Sends `message` to the launcher on `session` (its JSON is made here, once).
+  void send(int session, const net::CoordinatorToNode& message);
+  /// Sends `message` to the control client on `session`.
+  void send(int session, const net::ControlReply& message);
   /// Sends to the node's live launcher; false when it has none.
-  bool send_to_node(int node, Json message);
+  bool send_to_node(int node, const net::CoordinatorToNode& message);
   void record(std::string kind, Json fields, std::string line = {});
   /// Closes a session and forgets it (the server owes no disconnected() for it); its node,
   /// if any, is no longer connected.

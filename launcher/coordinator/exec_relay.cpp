@@ -1,11 +1,9 @@
 #include "launcher/coordinator/exec_relay.h"
 
-#include <limits>
-
 namespace pai::launcher::coordinator {
 
-void ExecRelay::run(int client, const net::MessageReader& request) {
-  const std::vector<std::string> argv = request.strings("argv");
+void ExecRelay::run(int client, const net::RunRequest& request) {
+  const std::vector<std::string>& argv = request.argv;
   if (argv.empty()) return reply_error(client, "run: the command is empty");
   if (busy(client)) return reply_error(client, "a command is already running on this connection");
   std::vector<std::string> nodes;
@@ -15,7 +13,7 @@ void ExecRelay::run(int client, const net::MessageReader& request) {
     const std::int64_t exec = next_id_++;
     execs_[exec] = Exec{client, id, node, false};
     nodes.push_back(node);
-    state_.send(id, Json{{"type", "exec"}, {"id", exec}, {"argv", argv}, {"stdin", false}});
+    state_.send(id, net::Exec{exec, argv, false});
   }
   if (nodes.empty()) return reply_error(client, "no launcher is connected");
   const std::string& who = state_.sessions.at(client).peer.node;
@@ -24,9 +22,9 @@ void ExecRelay::run(int client, const net::MessageReader& request) {
                     (nodes.size() == 1 ? "" : "s") + " (requested by " + who + ")");
 }
 
-void ExecRelay::rsh(int client, const net::MessageReader& request) {
-  const std::string node = request.string("node");
-  const std::vector<std::string> argv = request.strings("argv");
+void ExecRelay::rsh(int client, const net::RshRequest& request) {
+  const std::string& node = request.node;
+  const std::vector<std::string>& argv = request.argv;
   if (argv.empty()) return reply_error(client, "rsh: the command is empty");
   if (busy(client)) return reply_error(client, "a command is already running on this connection");
   const int n = state_.find_node(node);
@@ -36,45 +34,31 @@ void ExecRelay::rsh(int client, const net::MessageReader& request) {
   const std::int64_t exec = next_id_++;
   execs_[exec] = Exec{client, session, node, true};
   rsh_clients_.insert(client);
-  state_.send(session, Json{{"type", "exec"}, {"id", exec}, {"argv", argv}, {"stdin", true}});
+  state_.send(session, net::Exec{exec, argv, true});
   const std::string& who = state_.sessions.at(client).peer.node;
   state_.record("rsh", Json{{"node", node}, {"argv", argv}, {"by", who}});
 }
 
-void ExecRelay::client_stdin(int client, const net::MessageReader& message) {
-  message.bytes("data");  // validated here, relayed as received
-  const bool eof = message.boolean("eof");
+void ExecRelay::client_stdin(int client, const net::RshStdin& message) {
   for (const auto& [id, exec] : execs_) {
     if (exec.client != client || !exec.rsh) continue;
-    state_.send(
-        exec.session,
-        Json{{"type", "exec-stdin"}, {"id", id}, {"data", message.string("data")}, {"eof", eof}});
+    state_.send(exec.session, net::ExecStdin{id, message.data, message.eof});
     return;
   }
-  if (rsh_clients_.count(client) == 0) message.fail("data", "no remote command was started");
+  if (rsh_clients_.count(client) == 0) net::fail(message, "data", "no remote command was started");
 }
 
-void ExecRelay::output(int session, const net::MessageReader& message) {
-  const std::int64_t id = message.int64("id");
-  const std::string stream = message.string("stream");
-  if (stream != "stdout" && stream != "stderr") {
-    message.fail("stream", "expected \"stdout\" or \"stderr\", got \"" + stream + "\"");
-  }
-  message.bytes("data");
-  auto it = execs_.find(id);
+void ExecRelay::output(int session, const net::ExecOutput& message) {
+  auto it = execs_.find(message.id);
   // Output of a command whose client left (it is being killed) goes nowhere.
   if (it == execs_.end() || it->second.session != session) return;
-  state_.send(it->second.client, Json{{"type", "exec-output"},
-                                      {"node", it->second.node},
-                                      {"stream", stream},
-                                      {"data", message.string("data")}});
+  state_.send(it->second.client,
+              net::NodeExecOutput{it->second.node, message.stream, message.data});
 }
 
-void ExecRelay::exit(int session, const net::MessageReader& message) {
-  const std::int64_t id = message.int64("id");
-  const int code =
-      message.integer("code", std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-  auto it = execs_.find(id);
+void ExecRelay::exit(int session, const net::ExecExit& message) {
+  const int code = message.code;
+  auto it = execs_.find(message.id);
   if (it == execs_.end() || it->second.session != session) return;
   finish(it, code);
 }
@@ -84,15 +68,13 @@ void ExecRelay::session_closed(int session, const std::string& why) {
   for (auto it = execs_.begin(); it != execs_.end();) {
     if (it->second.client == session) {
       if (state_.sessions.count(it->second.session) != 0) {
-        state_.send(it->second.session, Json{{"type", "exec-kill"}, {"id", it->first}});
+        state_.send(it->second.session, net::ExecKill{it->first});
       }
       it = execs_.erase(it);
     } else if (it->second.session == session) {
       const std::string text = "pai-launch: node " + it->second.node + " lost: " + why + "\n";
-      state_.send(it->second.client, Json{{"type", "exec-output"},
-                                          {"node", it->second.node},
-                                          {"stream", "stderr"},
-                                          {"data", net::base64_encode(text)}});
+      state_.send(it->second.client,
+                  net::NodeExecOutput{it->second.node, net::Stream::Stderr, text});
       auto next = std::next(it);
       finish(it, 255);
       it = next;
@@ -105,8 +87,8 @@ void ExecRelay::session_closed(int session, const std::string& why) {
 void ExecRelay::finish(std::map<std::int64_t, Exec>::iterator it, int code) {
   const Exec exec = it->second;
   execs_.erase(it);
-  state_.send(exec.client, Json{{"type", "exec-exit"}, {"node", exec.node}, {"code", code}});
-  if (!exec.rsh && !busy(exec.client)) state_.send(exec.client, Json{{"type", "done"}});
+  state_.send(exec.client, net::NodeExecExit{exec.node, code});
+  if (!exec.rsh && !busy(exec.client)) state_.send(exec.client, net::Done{});
 }
 
 bool ExecRelay::busy(int client) const {
@@ -117,7 +99,7 @@ bool ExecRelay::busy(int client) const {
 }
 
 void ExecRelay::reply_error(int client, const std::string& text) {
-  state_.send(client, Json{{"type", "error"}, {"text", text}});
+  state_.send(client, net::ErrorReply{text});
 }
 
 }  // namespace pai::launcher::coordinator

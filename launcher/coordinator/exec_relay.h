@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "launcher/coordinator/coordinator_state.h"
-#include "launcher/net/message.h"
+#include "launcher/net/protocol.h"
 
 namespace pai::launcher::coordinator {
 
@@ -20,16 +20,17 @@ class ExecRelay {
  public:
   explicit ExecRelay(CoordinatorState& state) : state_(state) {}
 
-  /// `run` {"argv"} from control session `client`: exec on every joined launcher.
-  void run(int client, const net::MessageReader& request);
-  /// `rsh` {"node", "argv"}: exec on one node with its stdin fed by the client.
-  void rsh(int client, const net::MessageReader& request);
-  /// `exec-stdin` {"data", "eof"} from an rsh client (dropped once the command ended; a
-  /// protocol error from a client that never started one).
-  void client_stdin(int client, const net::MessageReader& message);
-  /// `exec-output` / `exec-exit` from the launcher on `session`.
-  void output(int session, const net::MessageReader& message);
-  void exit(int session, const net::MessageReader& message);
+  /// `run` from control session `client`: exec on every joined launcher.
+  void run(int client, const net::RunRequest& request);
+  /// `rsh`: exec on one node with its stdin fed by the client.
+  void rsh(int client, const net::RshRequest& request);
+  /// `exec-stdin` from an rsh client (dropped once the command ended; a protocol error from a
+  /// client that never started one).
+  void client_stdin(int client, const net::RshStdin& message);
+  /// `exec-output` from the launcher on `session`.
+  void output(int session, const net::ExecOutput& message);
+  /// `exec-exit` from the launcher on `session`.
+  void exit(int session, const net::ExecExit& message);
   /// A session is gone: a client's commands are killed, a node's are over.
   void session_closed(int session, const std::string& why);
 

@@ -4,47 +4,35 @@
 
 namespace pai::launcher::coordinator {
 
-void JobControl::request(int client, const net::MessageReader& message, JobRun* job,
+void JobControl::request(int client, const net::ControlRequest& message, JobRun* job,
                          Clock::time_point now) {
-  const std::string& type = message.type();
-  const std::string& who = state_.sessions.at(client).peer.node;
-  if (type == "status") {
-    state_.send(client, status_message(state_, job));
-  } else if (type == "stop" || type == "start" || type == "kill") {
-    const std::string instance = type == "kill" ? message.string("instance") : std::string();
+  const std::string who = state_.sessions.at(client).peer.node;
+  // Pausing, resuming and killing need the job's run.
+  auto with_job = [&](auto act) {
     if (job == nullptr) {
       return reply(client, {false, "the job has not started yet: the rendezvous is not complete"});
     }
-    if (type == "stop") return reply(client, job->pause(who, now));
-    if (type == "start") return reply(client, job->resume(who, now));
-    return reply(client, job->kill(instance, who));
-  } else if (type == "run") {
-    exec_.run(client, message);
-  } else if (type == "rsh") {
-    exec_.rsh(client, message);
-  } else if (type == "exec-stdin") {
-    exec_.client_stdin(client, message);
-  } else if (type == "logs") {
-    logs_.subscribe(client, message);
-  } else if (type != "heartbeat") {
-    message.fail("type", "not a control request");
-  }
-}
-
-bool JobControl::relay(int session, const net::MessageReader& message) {
-  const std::string& type = message.type();
-  if (type == "exec-output") {
-    exec_.output(session, message);
-  } else if (type == "exec-exit") {
-    exec_.exit(session, message);
-  } else if (type == "log") {
-    logs_.log(session, message);
-  } else if (type == "log-end") {
-    logs_.log_end(session);
-  } else {
-    return false;
-  }
-  return true;
+    reply(client, act(*job));
+  };
+  std::visit(
+      net::Overloaded{
+          [&](const net::StatusRequest&) { state_.send(client, status_message(state_, job)); },
+          [&](const net::PauseRequest&) {
+            with_job([&](JobRun& run) { return run.pause(who, now); });
+          },
+          [&](const net::ResumeRequest&) {
+            with_job([&](JobRun& run) { return run.resume(who, now); });
+          },
+          [&](const net::KillRequest& m) {
+            with_job([&](JobRun& run) { return run.kill(m.instance, who); });
+          },
+          [&](const net::RunRequest& m) { exec_.run(client, m); },
+          [&](const net::RshRequest& m) { exec_.rsh(client, m); },
+          [&](const net::RshStdin& m) { exec_.client_stdin(client, m); },
+          [&](const net::LogsRequest& m) { logs_.subscribe(client, m); },
+          [&](const net::Heartbeat&) {},
+      },
+      message);
 }
 
 void JobControl::session_closed(int session, const std::string& why) {
@@ -52,8 +40,12 @@ void JobControl::session_closed(int session, const std::string& why) {
   logs_.session_closed(session);
 }
 
-void JobControl::reply(int client, const ControlReply& answer) {
-  state_.send(client, Json{{"type", answer.ok ? "ok" : "error"}, {"text", answer.text}});
+void JobControl::reply(int client, const ControlAnswer& answer) {
+  if (answer.ok) {
+    state_.send(client, net::OkReply{answer.text});
+  } else {
+    state_.send(client, net::ErrorReply{answer.text});
+  }
 }
 
 }  // namespace pai::launcher::coordinator

@@ -5,7 +5,6 @@
 
 #include "launcher/coordinator/job_hang.h"
 #include "launcher/coordinator/node_checks.h"
-#include "launcher/coordinator/node_reports.h"
 #include "launcher/coordinator/replacement.h"
 
 namespace pai::launcher::coordinator {
@@ -155,11 +154,8 @@ void JobRun::stop_instance(const StopInstance& stop, const std::string& line) {
   inst.policy_stop = true;
   inst.start_pending = false;
   const bool has_processes = inst.run == Run::Running || inst.run == Run::Stopping;
-  if (has_processes && state_.send_to_node(inst.node, Json{{"type", "stop"},
-                                                           {"instance", stop.instance},
-                                                           {"signal", stop.signal},
-                                                           {"dumpStacks", stop.dump_stacks},
-                                                           {"reason", stop.reason}})) {
+  if (has_processes && state_.send_to_node(inst.node, net::Stop{stop.instance, stop.signal,
+                                                                stop.dump_stacks, stop.reason})) {
     inst.run = Run::Stopping;
     return;
   }
@@ -204,8 +200,7 @@ void JobRun::start_ready() {
   for (int i : ready) {
     Instance& inst = state_.instances[static_cast<std::size_t>(i)];
     Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
-    state_.send_to_node(inst.node,
-                        Json{{"type", "start"}, {"instance", i}, {"attempt", inst.attempt}});
+    state_.send_to_node(inst.node, net::Start{i, inst.attempt});
     inst.start_pending = false;
     inst.run = Run::Running;
     inst.failed_exit = false;
@@ -247,26 +242,32 @@ void JobRun::fail(const std::string& reason) {
 
 // ---- Reports ----
 
-void JobRun::check_own(int node, int instance, const net::MessageReader& message,
-                       const char* field) const {
+void JobRun::check_own(int node, int instance, const char* type, const char* field) const {
   const Node& n = state_.nodes.at(static_cast<std::size_t>(node));
   if (n.instance != instance) {
-    message.fail(field, "node " + n.name + " does not run instance " + std::to_string(instance));
+    throw net::field_error(type, field,
+                           "node " + n.name + " does not run instance " + std::to_string(instance));
   }
 }
 
-void JobRun::exited(int node, const net::MessageReader& message, Clock::time_point now) {
+void JobRun::exited(int node, const net::Exited& message, Clock::time_point now) {
   now_ = now;
-  const ExitReport report = read_exited(message, static_cast<int>(state_.instances.size()));
-  const ProcessExited& event = report.event;
-  check_own(node, event.instance, message, "instance");
+  check_own(node, message.instance, message.kType, "instance");
+  ProcessExited event;
+  event.instance = message.instance;
+  event.local_rank = message.local_rank;
+  event.status = ExitStatus{message.status.code, message.status.signal};
+  event.classification.retryable = message.classification.retryable;
+  event.classification.reason = message.classification.reason;
+  event.classification.matched_line = message.classification.matched_line;
+  event.classification.signature = message.classification.signature;
   Instance& inst = state_.instances[static_cast<std::size_t>(event.instance)];
   if (inst.run != Run::Running && inst.run != Run::Stopping) return;  // a late report
   const std::string name = state_.instance_name(event.instance);
   const std::string rank = "local rank " + std::to_string(event.local_rank);
   Node& n = state_.nodes[static_cast<std::size_t>(node)];
   std::string line;
-  if (!event.status.success() && !report.stopping) {
+  if (!event.status.success() && !message.stopping) {
     inst.failed_exit = true;
     line = name + " " + rank + " on " + n.name + " failed: " + event.classification.reason;
     n.last_event = rank + " failed: " + event.classification.reason;
@@ -277,56 +278,55 @@ void JobRun::exited(int node, const net::MessageReader& message, Clock::time_poi
                      {"status", {{"code", event.status.code}, {"signal", event.status.signal}}},
                      {"retryable", event.classification.retryable},
                      {"reason", event.classification.reason},
-                     {"stopping", report.stopping}},
+                     {"stopping", message.stopping}},
                 line);
   if (!paused_) feed(event);
 }
 
-void JobRun::stopped(int node, const net::MessageReader& message, Clock::time_point now) {
+void JobRun::stopped(int node, const net::Stopped& message, Clock::time_point now) {
   now_ = now;
-  const int instance = read_instance(message, static_cast<int>(state_.instances.size()));
-  check_own(node, instance, message, "instance");
+  const int instance = message.instance;
+  check_own(node, instance, message.kType, "instance");
   const Instance& inst = state_.instances[static_cast<std::size_t>(instance)];
   if (inst.run != Run::Running && inst.run != Run::Stopping) return;  // a late report
   state_.nodes[static_cast<std::size_t>(node)].last_event = "stopped";
   instance_stopped(instance);
 }
 
-void JobRun::hang(int node, const net::MessageReader& message, Clock::time_point now) {
+void JobRun::hang(int node, const net::Hang& message, Clock::time_point now) {
   now_ = now;
-  const HangReport report = read_hang(message, static_cast<int>(state_.instances.size()));
-  check_own(node, report.instance, message, "instance");
-  if (state_.instances[static_cast<std::size_t>(report.instance)].run != Run::Running) return;
+  check_own(node, message.instance, message.kType, "instance");
+  if (state_.instances[static_cast<std::size_t>(message.instance)].run != Run::Running) return;
   const Classification c =
-      classify_hang(state_.plan.fault_tolerance.policy, report.seconds, report.exiting);
+      classify_hang(state_.plan.fault_tolerance.policy, message.seconds, message.exiting);
   state_.record("hang",
-                Json{{"instance", state_.instance_name(report.instance)},
-                     {"exiting", report.exiting},
-                     {"seconds", report.seconds}},
-                state_.instance_name(report.instance) + " on " +
+                Json{{"instance", state_.instance_name(message.instance)},
+                     {"exiting", message.exiting},
+                     {"seconds", message.seconds}},
+                state_.instance_name(message.instance) + " on " +
                     state_.nodes[static_cast<std::size_t>(node)].name + ": " + c.reason);
-  if (!paused_) feed(HangDetected{report.instance, c});
+  if (!paused_) feed(HangDetected{message.instance, c});
 }
 
-void JobRun::heartbeat(int node, const net::MessageReader& message, Clock::time_point now) {
+void JobRun::heartbeat(int node, const net::NodeHeartbeat& message, Clock::time_point now) {
   now_ = now;
-  const auto entries = read_heartbeat(message, static_cast<int>(state_.instances.size()), now);
-  for (const HeartbeatEntry& e : entries) check_own(node, e.instance, message, "instances");
-  for (const HeartbeatEntry& e : entries) {
+  for (const net::HeartbeatInstance& e : message.instances) {
+    check_own(node, e.instance, message.kType, "instances");
+  }
+  for (const net::HeartbeatInstance& e : message.instances) {
     Instance& inst = state_.instances[static_cast<std::size_t>(e.instance)];
-    if (inst.run == Run::Running) inst.heartbeat = e.heartbeat;
+    if (inst.run == Run::Running)
+      inst.heartbeat = InstanceHeartbeat{e.idle_ms, e.hang_interval, now};
   }
   detect_hang();
 }
 
-void JobRun::failure(int node, const net::MessageReader& message) {
-  FailureReport report = read_failure(message, static_cast<int>(state_.instances.size()));
-  check_own(node, report.instance, message, "instance");
-  state_.record("failure", Json{{"instance", state_.instance_name(report.instance)},
-                                {"rank", report.rank},
-                                {"summary", report.summary}});
-  state_.instances[static_cast<std::size_t>(report.instance)].failure_summary =
-      std::move(report.summary);
+void JobRun::failure(int node, const net::Failure& message) {
+  check_own(node, message.instance, message.kType, "instance");
+  state_.record("failure", Json{{"instance", state_.instance_name(message.instance)},
+                                {"rank", message.rank},
+                                {"summary", message.summary}});
+  state_.instances[static_cast<std::size_t>(message.instance)].failure_summary = message.summary;
 }
 
 // ---- Nodes ----
@@ -367,7 +367,7 @@ void JobRun::node_joined(int node, Clock::time_point now) {
     return;
   }
   n.last_event = "standing by";
-  state_.send_to_node(node, Json{{"type", "standby"}});
+  state_.send_to_node(node, net::Standby{});
   const auto moved = replace_failed_nodes(state_);
   if (moved.empty()) return;
   if (!assign_all(state_, "re-assigned " + state_.instance_name(moved.front()) + " to " + n.name)) {

@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "launcher/coordinator/coordinator_state.h"
-#include "launcher/net/message.h"
+#include "launcher/net/protocol.h"
 #include "launcher/policy/restart_policy.h"
 
 namespace pai::launcher::coordinator {
 
-/// The answer to a control request: `ok` or `error` with `text`.
-struct ControlReply {
+/// The answer to a job-control request: `ok` or `error` with `text`.
+struct ControlAnswer {
   bool ok = true;
   std::string text;
 };
@@ -31,11 +31,11 @@ class JobRun {
   void start(Clock::time_point now);
 
   // ---- Reports of the launcher of `node` (its instance is checked; ProtocolError if not) ----
-  void exited(int node, const net::MessageReader& message, Clock::time_point now);
-  void stopped(int node, const net::MessageReader& message, Clock::time_point now);
-  void hang(int node, const net::MessageReader& message, Clock::time_point now);
-  void heartbeat(int node, const net::MessageReader& message, Clock::time_point now);
-  void failure(int node, const net::MessageReader& message);
+  void exited(int node, const net::Exited& message, Clock::time_point now);
+  void stopped(int node, const net::Stopped& message, Clock::time_point now);
+  void hang(int node, const net::Hang& message, Clock::time_point now);
+  void heartbeat(int node, const net::NodeHeartbeat& message, Clock::time_point now);
+  void failure(int node, const net::Failure& message);
 
   /// A node answered `run-checks` (its results applied).
   void node_checked(int node, Clock::time_point now);
@@ -48,11 +48,11 @@ class JobRun {
   // ---- Job control ----
   /// Stops every running instance (SIGTERM, "paused by WHO"); their reports are not fed to
   /// the policy until resume().
-  ControlReply pause(const std::string& who, Clock::time_point now);
+  ControlAnswer pause(const std::string& who, Clock::time_point now);
   /// Starts the paused instances again with the same attempt numbers.
-  ControlReply resume(const std::string& who, Clock::time_point now);
+  ControlAnswer resume(const std::string& who, Clock::time_point now);
   /// SIGKILLs the instance "role-index" as a failure.
-  ControlReply kill(const std::string& instance, const std::string& who);
+  ControlAnswer kill(const std::string& instance, const std::string& who);
 
   /// Backoffs elapsed and the job-wide hang.
   void tick(Clock::time_point now);
@@ -74,9 +74,8 @@ class JobRun {
   void fail(const FailJob& failure);
   void fail(const std::string& reason);
   void detect_hang();
-  /// ProtocolError (on `field` of `message`) unless `node` holds `instance`.
-  void check_own(int node, int instance, const net::MessageReader& message,
-                 const char* field) const;
+  /// ProtocolError (on `field` of the message of `type`) unless `node` holds `instance`.
+  void check_own(int node, int instance, const char* type, const char* field) const;
 
   CoordinatorState& state_;
   RestartPolicyMachine policy_;

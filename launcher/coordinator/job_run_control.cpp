@@ -7,7 +7,7 @@
 
 namespace pai::launcher::coordinator {
 
-ControlReply JobRun::pause(const std::string& who, Clock::time_point now) {
+ControlAnswer JobRun::pause(const std::string& who, Clock::time_point now) {
   now_ = now;
   if (paused_) return {false, "the job is already paused"};
   paused_ = true;
@@ -15,11 +15,8 @@ ControlReply JobRun::pause(const std::string& who, Clock::time_point now) {
   for (std::size_t i = 0; i < state_.instances.size(); ++i) {
     Instance& inst = state_.instances[i];
     if (inst.run != Run::Running) continue;
-    if (state_.send_to_node(inst.node, Json{{"type", "stop"},
-                                            {"instance", i},
-                                            {"signal", SIGTERM},
-                                            {"dumpStacks", false},
-                                            {"reason", "paused by " + who}})) {
+    if (state_.send_to_node(inst.node,
+                            net::Stop{static_cast<int>(i), SIGTERM, false, "paused by " + who})) {
       inst.run = Run::Stopping;
     }
     inst.paused = true;
@@ -31,7 +28,7 @@ ControlReply JobRun::pause(const std::string& who, Clock::time_point now) {
   return {true, text};
 }
 
-ControlReply JobRun::resume(const std::string& who, Clock::time_point now) {
+ControlAnswer JobRun::resume(const std::string& who, Clock::time_point now) {
   now_ = now;
   if (!paused_) return {false, "the job is not paused"};
   paused_ = false;
@@ -51,14 +48,14 @@ ControlReply JobRun::resume(const std::string& who, Clock::time_point now) {
   return {true, text};
 }
 
-ControlReply JobRun::kill(const std::string& instance, const std::string& who) {
+ControlAnswer JobRun::kill(const std::string& instance, const std::string& who) {
   const int i = state_.find_instance(instance);
   if (i < 0) return {false, "no instance named \"" + instance + "\" in the job"};
   if (paused_) return {false, "the job is paused; start it first"};
   Instance& inst = state_.instances[static_cast<std::size_t>(i)];
   const Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
   if (inst.run != Run::Running) return {false, instance + " is not running"};
-  if (!state_.send_to_node(inst.node, Json{{"type", "kill"}, {"instance", i}})) {
+  if (!state_.send_to_node(inst.node, net::Kill{i})) {
     return {false, instance + ": node " + n.name + " is not connected"};
   }
   state_.record("kill", Json{{"instance", instance}, {"node", n.name}, {"by", who}},

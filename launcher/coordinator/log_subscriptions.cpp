@@ -1,18 +1,12 @@
 #include "launcher/coordinator/log_subscriptions.h"
 
-#include <limits>
 #include <vector>
 
 namespace pai::launcher::coordinator {
 
-void LogSubscriptions::subscribe(int client, const net::MessageReader& request) {
-  const int rank = request.integer("rank", -1, std::numeric_limits<int>::max());
-  const bool follow = request.boolean("follow");
-  const std::int64_t tail = request.int64("tail");
-  if (tail < 0) request.fail("tail", "expected a non-negative integer");
-  auto error = [&](const std::string& text) {
-    state_.send(client, Json{{"type", "error"}, {"text", text}});
-  };
+void LogSubscriptions::subscribe(int client, const net::LogsRequest& request) {
+  const int rank = request.rank;
+  auto error = [&](const std::string& text) { state_.send(client, net::ErrorReply{text}); };
   if (clients_.count(client) != 0) return error("logs are already streaming on this connection");
   if (state_.phase == Phase::Rendezvous) return error("no instance is running yet (rendezvous)");
   if (rank >= state_.placed.world_size) {
@@ -26,30 +20,25 @@ void LogSubscriptions::subscribe(int client, const net::MessageReader& request) 
   }
   Client& c = clients_[client];
   c.rank = rank;
-  c.follow = follow;
+  c.follow = request.follow;
   c.pending = sessions;
   for (int session : sessions) {
-    state_.send(session, Json{{"type", "subscribe-logs"}, {"rank", rank}, {"tail", tail}});
+    state_.send(session, net::SubscribeLogs{rank, request.tail});
     tails_[session].push_back(client);
     subscribed_.insert(session);
   }
 }
 
-void LogSubscriptions::log(int session, const net::MessageReader& message) {
-  const int rank = message.integer("rank", 0, std::numeric_limits<int>::max());
-  const int instance =
-      message.integer("instance", 0, static_cast<int>(state_.instances.size()) - 1);
-  message.bytes("data");
-  const Json relayed{
-      {"type", "log"}, {"rank", rank}, {"instance", instance}, {"data", message.string("data")}};
+void LogSubscriptions::log(int session, const net::Log& message) {
+  const int rank = message.rank;
   auto tail = tails_.find(session);
   if (tail != tails_.end() && !tail->second.empty()) {
     auto it = clients_.find(tail->second.front());
-    if (it != clients_.end() && wants(it->second, rank)) state_.send(it->first, relayed);
+    if (it != clients_.end() && wants(it->second, rank)) state_.send(it->first, message);
     return;
   }
   for (const auto& [id, c] : clients_) {
-    if (c.live.count(session) != 0 && wants(c, rank)) state_.send(id, relayed);
+    if (c.live.count(session) != 0 && wants(c, rank)) state_.send(id, message);
   }
 }
 
@@ -82,7 +71,7 @@ void LogSubscriptions::node_took_instance(int node) {
     if (!c.follow || sessions_for(c.rank).count(session) == 0) continue;
     // No tail: the follower has seen the old node's output; it goes on with the new one's.
     if (subscribed_.insert(session).second) {
-      state_.send(session, Json{{"type", "subscribe-logs"}, {"rank", -1}, {"tail", 0}});
+      state_.send(session, net::SubscribeLogs{-1, 0});
     }
     c.live.insert(session);
   }
@@ -111,7 +100,7 @@ void LogSubscriptions::tail_done(int session, int client) {
     return;
   }
   if (c.pending.empty()) {
-    state_.send(client, Json{{"type", "done"}});
+    state_.send(client, net::Done{});
     clients_.erase(it);
   }
 }
@@ -127,7 +116,7 @@ void LogSubscriptions::unsubscribe_unneeded() {
       ++it;
       continue;
     }
-    state_.send(session, Json{{"type", "unsubscribe-logs"}});
+    state_.send(session, net::UnsubscribeLogs{});
     tails_.erase(session);
     it = subscribed_.erase(it);
   }

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "launcher/coordinator/coordinator_state.h"
-#include "launcher/net/message.h"
+#include "launcher/net/protocol.h"
 
 namespace pai::launcher::coordinator {
 
@@ -22,10 +22,10 @@ class LogSubscriptions {
  public:
   explicit LogSubscriptions(CoordinatorState& state) : state_(state) {}
 
-  /// `logs` {"rank", "follow", "tail"} from control session `client`.
-  void subscribe(int client, const net::MessageReader& request);
-  /// `log` {"rank", "instance", "data"} from the launcher on `session`.
-  void log(int session, const net::MessageReader& message);
+  /// `logs` from control session `client`.
+  void subscribe(int client, const net::LogsRequest& request);
+  /// `log` from the launcher on `session`, relayed as is.
+  void log(int session, const net::Log& message);
   /// `log-end` {} from the launcher on `session`: the tail it was asked for is complete.
   void log_end(int session);
   /// A session is gone: a client's subscription ends; a node's pending tails are complete.

@@ -8,9 +8,9 @@
 
 namespace pai::launcher::coordinator {
 
-std::vector<checks::CheckResult> parse_checks(const std::string& type, const Json& array) {
+std::vector<checks::CheckResult> parse_checks(const std::string& type, const std::string& array) {
   try {
-    return checks::results_from_json(array.dump());
+    return checks::results_from_json(array);
   } catch (const checks::CheckResultError& e) {
     throw net::ProtocolError(type + ": checks: " + e.what());
   }
@@ -45,7 +45,7 @@ void request_checks(CoordinatorState& state, int node, bool new_round) {
   if (new_round) n.failed_checks.clear();
   n.health = Health::Checking;
   n.last_event = "running checks (attempt " + std::to_string(n.check_attempt) + ")";
-  state.send_to_node(node, Json{{"type", "run-checks"}, {"attempt", n.check_attempt}});
+  state.send_to_node(node, net::RunChecks{n.check_attempt});
 }
 
 void compare_facts(CoordinatorState& state, const std::vector<int>& nodes) {

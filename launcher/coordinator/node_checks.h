@@ -10,9 +10,9 @@
 
 namespace pai::launcher::coordinator {
 
-/// Parses the "checks" array of a `join` or `checks` message (the JSON of checks::to_json).
+/// Parses the "checks" array of a `join` or `checks` message (JSON text of checks::to_json).
 /// Throws net::ProtocolError "<type>: checks: <what>" when it is not.
-std::vector<checks::CheckResult> parse_checks(const std::string& type, const Json& array);
+std::vector<checks::CheckResult> parse_checks(const std::string& type, const std::string& array);
 
 /// Takes a node's latest results: Ready when every check passed or was skipped, else Failed
 /// with the failed checks' names and the first one's summary.

@@ -93,7 +93,7 @@ void Rendezvous::progress(Clock::time_point now) {
                      {"waiting", waiting}},
                 text);
   for (const auto& [id, session] : state_.sessions) {
-    if (session.node >= 0) state_.send(id, Json{{"type", "progress"}, {"text", text}});
+    if (session.node >= 0) state_.send(id, net::Progress{text});
   }
   last_progress_ = now;
   dirty_ = false;

@@ -103,18 +103,17 @@ bool assign_all(CoordinatorState& state, const std::string& why) {
            {"master", {{"host", master.host}, {"address", master.address}, {"port", master.port}}}},
       why + "; MASTER_ADDR " + master.address + ":" + std::to_string(master.port) + " (" +
           master.host + ")");
-  const Json list = net::host_changes(net::planned_hosts(state.plan), hosts);
+  net::Assign assign{0, net::host_changes(net::planned_hosts(state.plan), hosts)};
   for (std::size_t i = 0; i < state.instances.size(); ++i) {
-    const int node = state.instances[i].node;
-    state.send_to_node(node, Json{{"type", "assign"}, {"instance", i}, {"hosts", list}});
+    assign.instance = static_cast<int>(i);
+    state.send_to_node(state.instances[i].node, assign);
   }
   return true;
 }
 
-Json assign_message(const CoordinatorState& state, int instance) {
-  return Json{{"type", "assign"},
-              {"instance", instance},
-              {"hosts", net::host_changes(net::planned_hosts(state.plan), state.instance_hosts())}};
+net::Assign assign_message(const CoordinatorState& state, int instance) {
+  return net::Assign{instance,
+                     net::host_changes(net::planned_hosts(state.plan), state.instance_hosts())};
 }
 
 }  // namespace pai::launcher::coordinator

@@ -35,6 +35,6 @@ CheckOutcome handle_failed_checks(CoordinatorState& state, int node);
 bool assign_all(CoordinatorState& state, const std::string& why);
 
 /// The `assign` message for one instance.
-Json assign_message(const CoordinatorState& state, int instance);
+net::Assign assign_message(const CoordinatorState& state, int instance);
 
 }  // namespace pai::launcher::coordinator

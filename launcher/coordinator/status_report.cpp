@@ -27,37 +27,35 @@ std::string node_state(const CoordinatorState& state, int node) {
   return "ready";
 }
 
-Json status_message(const CoordinatorState& state, const JobRun* job) {
-  const char* phase = "rendezvous";
+net::StatusReply status_message(const CoordinatorState& state, const JobRun* job) {
+  net::StatusReply reply;
+  reply.job = state.plan.name;
+  reply.phase = "rendezvous";
   if (state.phase == Phase::Finished) {
-    phase = "finished";
+    reply.phase = "finished";
   } else if (state.phase == Phase::Running) {
-    phase = job != nullptr && job->paused() ? "paused" : "running";
+    reply.phase = job != nullptr && job->paused() ? "paused" : "running";
   }
-  Json nodes = Json::array();
   for (std::size_t k = 0; k < state.nodes.size(); ++k) {
     const Node& n = state.nodes[k];
-    Json entry{{"node", n.name},
-               {"address", n.host.address},
-               {"instance", n.instance},
-               {"role", ""},
-               {"index", -1},
-               {"ranks", Json::array()},
-               {"state", node_state(state, static_cast<int>(k))},
-               {"restarts", 0},
-               {"lastEvent", n.last_event}};
+    net::NodeStatus entry;
+    entry.node = n.name;
+    entry.address = n.host.address;
+    entry.instance = n.instance;
+    entry.state = node_state(state, static_cast<int>(k));
+    entry.last_event = n.last_event;
     if (n.instance >= 0) {
       const Placement& p = state.placed.placements[static_cast<std::size_t>(n.instance)];
       const Role* role = find_role(state.placed, p.role);
       const int nproc = role != nullptr ? role->nproc_per_node : 1;
-      entry["role"] = p.role;
-      entry["index"] = p.index;
-      entry["ranks"] = Json::array({p.first_rank, p.first_rank + nproc - 1});
-      if (job != nullptr) entry["restarts"] = job->restart_count(n.instance);
+      entry.role = p.role;
+      entry.index = p.index;
+      entry.ranks = {p.first_rank, p.first_rank + nproc - 1};
+      if (job != nullptr) entry.restarts = job->restart_count(n.instance);
     }
-    nodes.push_back(std::move(entry));
+    reply.nodes.push_back(std::move(entry));
   }
-  return Json{{"type", "status"}, {"job", state.plan.name}, {"phase", phase}, {"nodes", nodes}};
+  return reply;
 }
 
 }  // namespace pai::launcher::coordinator

@@ -13,7 +13,7 @@ namespace pai::launcher::coordinator {
 /// no-connection, checking, ready, standby, running, stopped, failed, succeeded or replaced.
 std::string node_state(const CoordinatorState& state, int node);
 
-/// The `status` message; `job` is null before the job runs.
-Json status_message(const CoordinatorState& state, const JobRun* job);
+/// The `status` reply; `job` is null before the job runs.
+net::StatusReply status_message(const CoordinatorState& state, const JobRun* job);
 
 }  // namespace pai::launcher::coordinator

@@ -34,6 +34,10 @@ constexpr std::size_t kCompactThreshold = 64 * 1024;
 
 }  // namespace
 
+ProtocolError field_error(std::string_view type, std::string_view field, const std::string& what) {
+  return ProtocolError(std::string(type) + ": " + std::string(field) + ": " + what);
+}
+
 std::string header_and_body(FrameKind kind, std::uint64_t seq, std::string_view body) {
   if (body.size() > kMaxFrameBody) {
     throw ProtocolError("frame body of " + std::to_string(body.size()) +

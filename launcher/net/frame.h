@@ -30,6 +30,9 @@ class ProtocolError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// ProtocolError "<type>: <field>: <what>", the form of every error about a message's field.
+ProtocolError field_error(std::string_view type, std::string_view field, const std::string& what);
+
 struct Frame {
   FrameKind kind = FrameKind::Hello;
   std::uint64_t seq = 0;

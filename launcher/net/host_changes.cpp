@@ -13,42 +13,34 @@ std::vector<Host> planned_hosts(const Plan& plan) {
   return hosts;
 }
 
-nlohmann::json host_changes(const std::vector<Host>& base, const std::vector<Host>& hosts) {
-  nlohmann::json changes = nlohmann::json::array();
+std::vector<HostChange> host_changes(const std::vector<Host>& base,
+                                     const std::vector<Host>& hosts) {
+  std::vector<HostChange> changes;
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     const Host& h = hosts[i];
     if (i < base.size() && base[i].name == h.name && base[i].address == h.address &&
         base[i].slots == h.slots) {
       continue;
     }
-    changes.push_back(
-        {{"instance", i}, {"name", h.name}, {"address", h.address}, {"slots", h.slots}});
+    changes.push_back(HostChange{i, h.name, h.address, h.slots});
   }
   return changes;
 }
 
-std::vector<Host> apply_host_changes(std::vector<Host> base, const nlohmann::json& changes) {
-  if (!changes.is_array()) throw ProtocolError("assign: hosts: expected an array");
-  for (const nlohmann::json& c : changes) {
-    const bool well_formed =
-        c.is_object() && c.contains("instance") && c["instance"].is_number_unsigned() &&
-        c.contains("name") && c["name"].is_string() && c.contains("address") &&
-        c["address"].is_string() && c.contains("slots") && c["slots"].is_number_integer();
-    if (!well_formed) {
-      throw ProtocolError(
-          "assign: hosts: each change needs an instance, a string name and address and an "
-          "integer slots");
+std::vector<Host> apply_host_changes(std::vector<Host> base,
+                                     const std::vector<HostChange>& changes) {
+  for (const HostChange& c : changes) {
+    if (c.instance >= base.size()) {
+      throw ProtocolError("assign: hosts: instance " + std::to_string(c.instance) +
+                          " is not in the plan (" + std::to_string(base.size()) + " instances)");
     }
-    const auto i = c["instance"].get<std::uint64_t>();
-    if (i >= base.size()) {
-      throw ProtocolError("assign: hosts: instance " + std::to_string(i) +
-                               " is not in the plan (" + std::to_string(base.size()) +
-                               " instances)");
-    }
-    base[i] = Host{c["name"].get<std::string>(), c["address"].get<std::string>(),
-                   c["slots"].get<int>()};
+    base[c.instance] = Host{c.name, c.address, c.slots};
   }
   return base;
+}
+
+std::vector<Host> apply_host_changes(std::vector<Host> base, const nlohmann::json& changes) {
+  return apply_host_changes(std::move(base), parse_host_changes(changes));
 }
 
 }  // namespace pai::net

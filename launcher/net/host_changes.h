@@ -4,10 +4,10 @@
 // identical host lists otherwise).
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "launcher/net/protocol.h"
 #include "libpai/plan.h"
 
 namespace pai::net {
@@ -15,13 +15,16 @@ namespace pai::net {
 /// The hosts of `plan`'s placements, in instance order: the base the changes apply to.
 std::vector<Host> planned_hosts(const Plan& plan);
 
-/// `[{"instance": i, "name", "address", "slots"}...]` for each i where hosts[i] differs from
-/// base[i] (same sizes).
-nlohmann::json host_changes(const std::vector<Host>& base, const std::vector<Host>& hosts);
+/// One change for each i where hosts[i] differs from base[i] (same sizes).
+std::vector<HostChange> host_changes(const std::vector<Host>& base, const std::vector<Host>& hosts);
 
-/// `base` with `changes` applied. Throws net::ProtocolError naming the problem for an entry
-/// that is not an object with an instance in range, string name and address and an integer
-/// slots.
+/// `base` with `changes` applied. Throws net::ProtocolError "assign: hosts: instance I is not
+/// in the plan (N instances)" for a change beyond `base`.
+std::vector<Host> apply_host_changes(std::vector<Host> base,
+                                     const std::vector<HostChange>& changes);
+
+/// The same for the JSON `hosts` of an `assign` (parse_host_changes, then the above), for
+/// readers not yet on protocol.h's types.
 std::vector<Host> apply_host_changes(std::vector<Host> base, const nlohmann::json& changes);
 
 }  // namespace pai::net

@@ -30,7 +30,7 @@ MessageReader::MessageReader(const nlohmann::json& message) : message_(message) 
 bool MessageReader::has(const char* key) const { return message_.contains(key); }
 
 void MessageReader::fail(const char* key, const std::string& what) const {
-  throw ProtocolError(type_ + ": " + key + ": " + what);
+  throw field_error(type_, key, what);
 }
 
 // Every accessor goes through here, so a missing field reads the same everywhere.

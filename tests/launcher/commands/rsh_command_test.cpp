@@ -32,14 +32,21 @@ std::string usage_error(const std::vector<std::string>& args) {
   return {};
 }
 
+// A node of a `status` reply that holds no instance.
+json node(const std::string& name, const std::string& address) {
+  return json{{"node", name},     {"address", address}, {"instance", -1},
+              {"role", ""},       {"index", -1},        {"ranks", json::array()},
+              {"state", "ready"}, {"restarts", 0},      {"lastEvent", ""}};
+}
+
 const json kStatus{{"type", "status"},
                    {"job", "demo"},
                    {"phase", "running"},
                    {"nodes",
-                    {{{"node", "node-1"}, {"address", "127.0.0.1"}},
-                     {{"node", "node-2"}, {"address", "127.0.0.2"}},
-                     {{"node", "node-3"}, {"address", "127.0.0.2"}},
-                     {{"node", "node-4"}, {"address", "127.0.0.4"}}}}};
+                    {node("node-1", "127.0.0.1"), node("node-2", "127.0.0.2"),
+                     node("node-3", "127.0.0.2"), node("node-4", "127.0.0.4")}}};
+const pai::net::StatusReply kStatusReply =
+    std::get<pai::net::StatusReply>(pai::net::parse_control_reply(kStatus));
 
 // pai-launch rsh ARGS against job "demo" at `port` (through the environment, as mpirun's
 // children see it) with `input` on stdin; "<exit code>|<stdout>|<stderr>".
@@ -99,11 +106,11 @@ TEST_CASE("rsh refuses arguments it cannot use") {
 }
 
 TEST_CASE("rsh finds the node by name or by its address") {
-  CHECK(resolve_rsh_host(kStatus, "node-3") == "node-3");
-  CHECK(resolve_rsh_host(kStatus, "127.0.0.4") == "node-4");
+  CHECK(resolve_rsh_host(kStatusReply, "node-3") == "node-3");
+  CHECK(resolve_rsh_host(kStatusReply, "127.0.0.4") == "node-4");
   auto error = [](const std::string& host) {
     try {
-      resolve_rsh_host(kStatus, host);
+      resolve_rsh_host(kStatusReply, host);
     } catch (const RshUsageError& e) {
       return std::string(e.what());
     }

@@ -30,10 +30,9 @@ TEST_CASE("a node failing checks names them and keeps the first summary") {
 }
 
 TEST_CASE("check results that do not parse are a protocol error") {
-  CHECK_THROWS_AS(parse_checks("join", Json::array({Json{{"name", "gpu"}}})),
+  CHECK_THROWS_AS(parse_checks("join", Json::array({Json{{"name", "gpu"}}}).dump()),
                   pai::net::ProtocolError);
-  CHECK_THROWS_WITH(parse_checks("join", Json::array({1})),
-                    Catch::Matchers::StartsWith("join: checks: "));
+  CHECK_THROWS_WITH(parse_checks("join", "[1]"), Catch::Matchers::StartsWith("join: checks: "));
 }
 
 TEST_CASE("run-checks starts a new round or counts the next attempt") {

@@ -2,6 +2,7 @@
 #include "launcher/net/host_changes.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "launcher/net/frame.h"
 
@@ -19,19 +20,21 @@ std::vector<Host> three() {
 
 TEST_CASE("host changes list only the instances whose host differs") {
   std::vector<Host> hosts = three();
-  CHECK(host_changes(three(), hosts) == Json::array());
+  CHECK(host_changes(three(), hosts).empty());
   hosts[1] = Host{"spare", "10.0.1.1", 8};
   hosts[2].address = "127.0.0.1";
-  const Json changes = host_changes(three(), hosts);
+  const std::vector<HostChange> changes = host_changes(three(), hosts);
   REQUIRE(changes.size() == 2);
-  CHECK(changes[0] == Json{{"instance", 1}, {"name", "spare"}, {"address", "10.0.1.1"}, {"slots", 8}});
-  CHECK(changes[1].at("instance") == 2);
+  CHECK(changes[0] == HostChange{1, "spare", "10.0.1.1", 8});
+  CHECK(changes[1].instance == 2);
   const std::vector<Host> back = apply_host_changes(three(), changes);
   REQUIRE(back.size() == 3);
   CHECK(back[0].name == "a");
   CHECK(back[1].name == "spare");
   CHECK(back[1].address == "10.0.1.1");
   CHECK(back[2].address == "127.0.0.1");
+  // The JSON of an `assign` applies the same way.
+  CHECK(apply_host_changes(three(), to_json(Assign{0, changes}).at("hosts"))[1].name == "spare");
 }
 
 TEST_CASE("malformed host changes are protocol errors") {

@@ -1,0 +1,253 @@
+#include "launcher/net/protocol.h"
+
+#include <nlohmann/json.hpp>
+#include <type_traits>
+#include <utility>
+
+#include "launcher/net/message.h"
+
+// Writing: one write() per message, the inverse of its read() in protocol_parse.cpp.
+
+namespace pai::net {
+namespace {
+
+using Json = nlohmann::json;
+
+template <class T>
+struct IsVariant : std::false_type {};
+template <class... T>
+struct IsVariant<std::variant<T...>> : std::true_type {};
+
+template <class T>
+requires std::is_empty_v<T>
+void write(Json&, const T&) {}
+
+void write(Json& j, const Log& m) {
+  j["rank"] = m.rank;
+  j["instance"] = m.instance;
+  j["data"] = base64_encode(m.data);
+}
+
+void write(Json& j, const Join& m) {
+  j["node"] = m.node;
+  j["checks"] = Json::parse(m.checks);
+  j["pid"] = m.pid;
+}
+
+void write(Json& j, const Checks& m) { j["checks"] = Json::parse(m.checks); }
+
+void write(Json& j, const Exited& m) {
+  j["instance"] = m.instance;
+  j["localRank"] = m.local_rank;
+  j["status"] = Json{{"code", m.status.code}, {"signal", m.status.signal}};
+  j["classification"] = Json{{"retryable", m.classification.retryable},
+                             {"reason", m.classification.reason},
+                             {"matchedLine", m.classification.matched_line},
+                             {"signature", m.classification.signature}};
+  j["stopping"] = m.stopping;
+}
+
+void write(Json& j, const Stopped& m) { j["instance"] = m.instance; }
+
+void write(Json& j, const Hang& m) {
+  j["instance"] = m.instance;
+  j["exiting"] = m.exiting;
+  j["seconds"] = m.seconds;
+  j["reason"] = m.reason;
+}
+
+void write(Json& j, const NodeHeartbeat& m) {
+  Json list = Json::array();
+  for (const HeartbeatInstance& i : m.instances) {
+    list.push_back(Json{{"instance", i.instance},
+                        {"idleMs", i.idle_ms},
+                        {"hangInterval", i.hang_interval},
+                        {"step", i.step}});
+  }
+  j["instances"] = std::move(list);
+}
+
+void write(Json& j, const Failure& m) {
+  j["instance"] = m.instance;
+  j["rank"] = m.rank;
+  j["summary"] = m.summary;
+}
+
+void write(Json& j, const ExecOutput& m) {
+  j["id"] = m.id;
+  j["stream"] = to_string(m.stream);
+  j["data"] = base64_encode(m.data);
+}
+
+void write(Json& j, const ExecExit& m) {
+  j["id"] = m.id;
+  j["code"] = m.code;
+}
+
+void write(Json& j, const Progress& m) { j["text"] = m.text; }
+
+void write(Json& j, const Assign& m) {
+  Json list = Json::array();
+  for (const HostChange& c : m.hosts) {
+    list.push_back(Json{
+        {"instance", c.instance}, {"name", c.name}, {"address", c.address}, {"slots", c.slots}});
+  }
+  j["instance"] = m.instance;
+  j["hosts"] = std::move(list);
+}
+
+void write(Json& j, const RunChecks& m) { j["attempt"] = m.attempt; }
+
+void write(Json& j, const Start& m) {
+  j["instance"] = m.instance;
+  j["attempt"] = m.attempt;
+}
+
+void write(Json& j, const Stop& m) {
+  j["instance"] = m.instance;
+  j["signal"] = m.signal;
+  j["dumpStacks"] = m.dump_stacks;
+  j["reason"] = m.reason;
+}
+
+void write(Json& j, const Kill& m) { j["instance"] = m.instance; }
+
+void write(Json& j, const Finish& m) {
+  j["exitCode"] = m.exit_code;
+  j["reason"] = m.reason;
+}
+
+void write(Json& j, const Exec& m) {
+  j["id"] = m.id;
+  j["argv"] = m.argv;
+  j["stdin"] = m.takes_stdin;
+}
+
+void write(Json& j, const ExecStdin& m) {
+  j["id"] = m.id;
+  j["data"] = base64_encode(m.data);
+  j["eof"] = m.eof;
+}
+
+void write(Json& j, const ExecKill& m) { j["id"] = m.id; }
+
+void write(Json& j, const SubscribeLogs& m) {
+  j["rank"] = m.rank;
+  j["tail"] = m.tail;
+}
+
+void write(Json& j, const KillRequest& m) { j["instance"] = m.instance; }
+
+void write(Json& j, const RunRequest& m) { j["argv"] = m.argv; }
+
+void write(Json& j, const RshRequest& m) {
+  j["node"] = m.node;
+  j["argv"] = m.argv;
+}
+
+void write(Json& j, const RshStdin& m) {
+  j["data"] = base64_encode(m.data);
+  j["eof"] = m.eof;
+}
+
+void write(Json& j, const LogsRequest& m) {
+  j["rank"] = m.rank;
+  j["follow"] = m.follow;
+  j["tail"] = m.tail;
+}
+
+void write(Json& j, const StatusReply& m) {
+  Json nodes = Json::array();
+  for (const NodeStatus& n : m.nodes) {
+    nodes.push_back(Json{{"node", n.node},
+                         {"address", n.address},
+                         {"instance", n.instance},
+                         {"role", n.role},
+                         {"index", n.index},
+                         {"ranks", n.ranks},
+                         {"state", n.state},
+                         {"restarts", n.restarts},
+                         {"lastEvent", n.last_event}});
+  }
+  j["job"] = m.job;
+  j["phase"] = m.phase;
+  j["nodes"] = std::move(nodes);
+}
+
+void write(Json& j, const OkReply& m) { j["text"] = m.text; }
+
+void write(Json& j, const ErrorReply& m) { j["text"] = m.text; }
+
+void write(Json& j, const NodeExecOutput& m) {
+  j["node"] = m.node;
+  j["stream"] = to_string(m.stream);
+  j["data"] = base64_encode(m.data);
+}
+
+void write(Json& j, const NodeExecExit& m) {
+  j["node"] = m.node;
+  j["code"] = m.code;
+}
+
+}  // namespace
+
+const char* to_string(Stream stream) { return stream == Stream::Stderr ? "stderr" : "stdout"; }
+
+template <class Message>
+Json to_json(const Message& message) {
+  if constexpr (IsVariant<Message>::value) {
+    return std::visit([](const auto& m) { return to_json(m); }, message);
+  } else {
+    Json body = Json::object();
+    write(body, message);
+    body["type"] = Message::kType;
+    return body;
+  }
+}
+
+// to_json exists for exactly the messages of protocol.h and their variants.
+template Json to_json(const Heartbeat&);
+template Json to_json(const Log&);
+template Json to_json(const Join&);
+template Json to_json(const Checks&);
+template Json to_json(const Exited&);
+template Json to_json(const Stopped&);
+template Json to_json(const Hang&);
+template Json to_json(const NodeHeartbeat&);
+template Json to_json(const Failure&);
+template Json to_json(const ExecOutput&);
+template Json to_json(const ExecExit&);
+template Json to_json(const LogEnd&);
+template Json to_json(const NodeToCoordinator&);
+template Json to_json(const Progress&);
+template Json to_json(const Assign&);
+template Json to_json(const Standby&);
+template Json to_json(const RunChecks&);
+template Json to_json(const Start&);
+template Json to_json(const Stop&);
+template Json to_json(const Kill&);
+template Json to_json(const Finish&);
+template Json to_json(const Exec&);
+template Json to_json(const ExecStdin&);
+template Json to_json(const ExecKill&);
+template Json to_json(const SubscribeLogs&);
+template Json to_json(const UnsubscribeLogs&);
+template Json to_json(const CoordinatorToNode&);
+template Json to_json(const StatusRequest&);
+template Json to_json(const PauseRequest&);
+template Json to_json(const ResumeRequest&);
+template Json to_json(const KillRequest&);
+template Json to_json(const RunRequest&);
+template Json to_json(const RshRequest&);
+template Json to_json(const RshStdin&);
+template Json to_json(const LogsRequest&);
+template Json to_json(const ControlRequest&);
+template Json to_json(const StatusReply&);
+template Json to_json(const OkReply&);
+template Json to_json(const ErrorReply&);
+template Json to_json(const NodeExecOutput&);
+template Json to_json(const NodeExecExit&);
+template Json to_json(const Done&);
+template Json to_json(const ControlReply&);
+
+}  // namespace pai::net

@@ -1,0 +1,328 @@
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+#include "launcher/net/message.h"
+#include "launcher/net/protocol.h"
+
+// Parsing (protocol.h's parse_*): one read() per message, strict through MessageReader; the
+// variant's alternative is the one whose kType is the message's type. Writing is in
+// protocol.cpp.
+
+namespace pai::net {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr int kIntMin = std::numeric_limits<int>::min();
+constexpr int kIntMax = std::numeric_limits<int>::max();
+// The bounds node launchers and control clients have always read these numbers with (the
+// node checks an instance against its own; a client prints what it gets).
+constexpr int kAnyInstance = 1 << 30;
+constexpr int kMaxAttempt = 1 << 20;
+constexpr int kMaxClientCode = 1 << 20;
+
+// Bounds that differ between the directions sharing a message (`log`) or that only the
+// reader's plan knows.
+struct Limits {
+  int max_instance = kAnyInstance;
+  int max_rank = kIntMax;
+};
+
+template <class T>
+struct Tag {};
+
+// A nested object read as strictly as a message, its errors naming both:
+// "exited.status: code: missing", "status: nodes[1]: ranks: expected [first, last]".
+Json named(const Json& object, std::string type) {
+  Json copy = object;
+  copy["type"] = std::move(type);
+  return copy;
+}
+
+Stream read_stream(const MessageReader& m) {
+  const std::string stream = m.string("stream");
+  if (stream == "stdout") return Stream::Stdout;
+  if (stream == "stderr") return Stream::Stderr;
+  m.fail("stream", "expected \"stdout\" or \"stderr\", got \"" + stream + "\"");
+}
+
+std::int64_t non_negative(const MessageReader& m, const char* key) {
+  const std::int64_t value = m.int64(key);
+  if (value < 0) m.fail(key, "expected a non-negative integer");
+  return value;
+}
+
+int instance_of(const MessageReader& m, const Limits& limits) {
+  return m.integer("instance", 0, limits.max_instance);
+}
+
+// ---- Reading: one read() per message, fields in the order receivers always read them ----
+
+template <class T>
+requires std::is_empty_v<T> T read(const MessageReader&, const Limits&, Tag<T>) { return {}; }
+
+Log read(const MessageReader& m, const Limits& limits, Tag<Log>) {
+  return Log{.rank = m.integer("rank", 0, limits.max_rank),
+             .instance = instance_of(m, limits),
+             .data = m.bytes("data")};
+}
+
+Join read(const MessageReader& m, const Limits&, Tag<Join>) {
+  return Join{.node = m.string("node"), .checks = m.array("checks").dump(), .pid = m.int64("pid")};
+}
+
+Checks read(const MessageReader& m, const Limits&, Tag<Checks>) {
+  return Checks{.checks = m.array("checks").dump()};
+}
+
+Exited read(const MessageReader& m, const Limits& limits, Tag<Exited>) {
+  Exited e;
+  e.instance = instance_of(m, limits);
+  e.local_rank = m.integer("localRank", 0, kIntMax);
+  const Json status_json = named(m.object("status"), m.type() + ".status");
+  const MessageReader status(status_json);
+  e.status.code = status.integer("code", 0, 255);
+  e.status.signal = status.integer("signal", 0, 128);
+  const Json class_json = named(m.object("classification"), m.type() + ".classification");
+  const MessageReader classification(class_json);
+  e.classification.retryable = classification.boolean("retryable");
+  e.classification.reason = classification.string("reason");
+  e.classification.matched_line = classification.string("matchedLine");
+  e.classification.signature = classification.string("signature");
+  e.stopping = m.boolean("stopping");
+  return e;
+}
+
+Stopped read(const MessageReader& m, const Limits& limits, Tag<Stopped>) {
+  return Stopped{.instance = instance_of(m, limits)};
+}
+
+Hang read(const MessageReader& m, const Limits& limits, Tag<Hang>) {
+  return Hang{.instance = instance_of(m, limits),
+              .exiting = m.boolean("exiting"),
+              .seconds = non_negative(m, "seconds"),
+              .reason = m.has("reason") ? m.string("reason") : std::string()};
+}
+
+NodeHeartbeat read(const MessageReader& m, const Limits& limits, Tag<NodeHeartbeat>) {
+  const Json& list = m.array("instances");
+  NodeHeartbeat heartbeat;
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    if (!list[k].is_object()) m.fail("instances", "expected an array of objects");
+    const Json item = named(list[k], m.type() + ".instances[" + std::to_string(k) + "]");
+    const MessageReader entry(item);
+    heartbeat.instances.push_back(HeartbeatInstance{.instance = instance_of(entry, limits),
+                                                    .idle_ms = non_negative(entry, "idleMs"),
+                                                    .hang_interval = entry.int64("hangInterval"),
+                                                    .step = entry.int64("step")});
+  }
+  return heartbeat;
+}
+
+Failure read(const MessageReader& m, const Limits& limits, Tag<Failure>) {
+  return Failure{.instance = instance_of(m, limits),
+                 .rank = m.integer("rank", 0, kIntMax),
+                 .summary = m.string("summary")};
+}
+
+ExecOutput read(const MessageReader& m, const Limits&, Tag<ExecOutput>) {
+  return ExecOutput{.id = m.int64("id"), .stream = read_stream(m), .data = m.bytes("data")};
+}
+
+ExecExit read(const MessageReader& m, const Limits&, Tag<ExecExit>) {
+  return ExecExit{.id = m.int64("id"), .code = m.integer("code", kIntMin, kIntMax)};
+}
+
+Progress read(const MessageReader& m, const Limits&, Tag<Progress>) {
+  return Progress{.text = m.string("text")};
+}
+
+Assign read(const MessageReader& m, const Limits& limits, Tag<Assign>) {
+  return Assign{.instance = instance_of(m, limits), .hosts = parse_host_changes(m.array("hosts"))};
+}
+
+RunChecks read(const MessageReader& m, const Limits&, Tag<RunChecks>) {
+  return RunChecks{.attempt = m.integer("attempt", 0, kMaxAttempt)};
+}
+
+Start read(const MessageReader& m, const Limits&, Tag<Start>) {
+  return Start{.instance = m.integer("instance", 0, kAnyInstance),
+               .attempt = m.integer("attempt", 0, kMaxAttempt)};
+}
+
+Stop read(const MessageReader& m, const Limits&, Tag<Stop>) {
+  return Stop{.instance = m.integer("instance", 0, kAnyInstance),
+              .signal = m.integer("signal", 1, 64),
+              .dump_stacks = m.boolean("dumpStacks"),
+              .reason = m.string("reason")};
+}
+
+Kill read(const MessageReader& m, const Limits&, Tag<Kill>) {
+  return Kill{.instance = m.integer("instance", 0, kAnyInstance)};
+}
+
+Finish read(const MessageReader& m, const Limits&, Tag<Finish>) {
+  return Finish{.exit_code = m.integer("exitCode", 0, 255), .reason = m.string("reason")};
+}
+
+Exec read(const MessageReader& m, const Limits&, Tag<Exec>) {
+  return Exec{.id = m.int64("id"),
+              .argv = m.strings("argv"),
+              .takes_stdin = m.has("stdin") && m.boolean("stdin")};
+}
+
+ExecStdin read(const MessageReader& m, const Limits&, Tag<ExecStdin>) {
+  return ExecStdin{
+      .id = m.int64("id"), .data = m.bytes("data"), .eof = m.has("eof") && m.boolean("eof")};
+}
+
+ExecKill read(const MessageReader& m, const Limits&, Tag<ExecKill>) {
+  return ExecKill{.id = m.int64("id")};
+}
+
+SubscribeLogs read(const MessageReader& m, const Limits&, Tag<SubscribeLogs>) {
+  return SubscribeLogs{.rank = m.integer("rank", -1, kAnyInstance), .tail = m.int64("tail")};
+}
+
+KillRequest read(const MessageReader& m, const Limits&, Tag<KillRequest>) {
+  return KillRequest{.instance = m.string("instance")};
+}
+
+RunRequest read(const MessageReader& m, const Limits&, Tag<RunRequest>) {
+  return RunRequest{.argv = m.strings("argv")};
+}
+
+RshRequest read(const MessageReader& m, const Limits&, Tag<RshRequest>) {
+  return RshRequest{.node = m.string("node"), .argv = m.strings("argv")};
+}
+
+RshStdin read(const MessageReader& m, const Limits&, Tag<RshStdin>) {
+  return RshStdin{.data = m.bytes("data"), .eof = m.boolean("eof")};
+}
+
+LogsRequest read(const MessageReader& m, const Limits&, Tag<LogsRequest>) {
+  return LogsRequest{.rank = m.integer("rank", -1, kIntMax),
+                     .follow = m.boolean("follow"),
+                     .tail = non_negative(m, "tail")};
+}
+
+NodeStatus read_node_status(const Json& item, std::size_t index) {
+  const std::string name = "status: nodes[" + std::to_string(index) + "]";
+  if (!item.is_object()) throw ProtocolError(name + ": expected an object");
+  const Json entry = named(item, name);
+  const MessageReader r(entry);
+  NodeStatus node;
+  node.instance = r.integer("instance", -1, kIntMax);
+  // A node without instance has no role, index or ranks to speak of.
+  if (node.instance >= 0) {
+    node.role = r.string("role");
+    node.index = r.integer("index", 0, kIntMax);
+    const Json& span = r.array("ranks");
+    if (span.size() != 2 || !span[0].is_number_integer() || !span[1].is_number_integer()) {
+      r.fail("ranks", "expected [first, last]");
+    }
+    node.ranks = {span[0].get<std::int64_t>(), span[1].get<std::int64_t>()};
+  }
+  node.last_event = r.string("lastEvent");
+  node.node = r.string("node");
+  node.address = r.string("address");
+  node.state = r.string("state");
+  node.restarts = r.integer("restarts", 0, kIntMax);
+  return node;
+}
+
+StatusReply read(const MessageReader& m, const Limits&, Tag<StatusReply>) {
+  StatusReply status;
+  const Json& nodes = m.array("nodes");
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    status.nodes.push_back(read_node_status(nodes[i], i));
+  }
+  status.job = m.string("job");
+  status.phase = m.string("phase");
+  return status;
+}
+
+OkReply read(const MessageReader& m, const Limits&, Tag<OkReply>) {
+  return OkReply{.text = m.string("text")};
+}
+
+ErrorReply read(const MessageReader& m, const Limits&, Tag<ErrorReply>) {
+  return ErrorReply{.text = m.string("text")};
+}
+
+NodeExecOutput read(const MessageReader& m, const Limits&, Tag<NodeExecOutput>) {
+  return NodeExecOutput{
+      .node = m.string("node"), .stream = read_stream(m), .data = m.bytes("data")};
+}
+
+NodeExecExit read(const MessageReader& m, const Limits&, Tag<NodeExecExit>) {
+  return NodeExecExit{.node = m.string("node"), .code = m.integer("code", -1, kMaxClientCode)};
+}
+
+// The alternative of `Variant` whose kType is the message's type, read field by field;
+// `unknown` throws for a type the direction does not have.
+template <class Variant, class Unknown, std::size_t... I>
+Variant parse(const Json& body, const Limits& limits, Unknown unknown, std::index_sequence<I...>) {
+  const MessageReader m(body);
+  std::optional<Variant> out;
+  auto read_if_named = [&]<class T>(Tag<T> tag) {
+    if (!out && m.type() == T::kType) out.emplace(read(m, limits, tag));
+  };
+  (read_if_named(Tag<std::variant_alternative_t<I, Variant>>{}), ...);
+  if (!out) unknown(m);
+  return std::move(*out);
+}
+
+template <class Variant, class Unknown>
+Variant parse(const Json& body, const Limits& limits, Unknown unknown) {
+  return parse<Variant>(body, limits, unknown,
+                        std::make_index_sequence<std::variant_size_v<Variant>>{});
+}
+}  // namespace
+
+NodeToCoordinator parse_node_to_coordinator(const Json& body, int instances) {
+  return parse<NodeToCoordinator>(body, Limits{instances - 1, kIntMax}, [](const MessageReader& m) {
+    m.fail("type", "not a launcher message");
+  });
+}
+
+CoordinatorToNode parse_coordinator_to_node(const Json& body, int instances) {
+  return parse<CoordinatorToNode>(body, Limits{instances - 1, kIntMax}, [](const MessageReader& m) {
+    m.fail("type", "unknown message type");
+  });
+}
+
+ControlRequest parse_control_request(const Json& body) {
+  return parse<ControlRequest>(
+      body, Limits{}, [](const MessageReader& m) { m.fail("type", "not a control request"); });
+}
+
+ControlReply parse_control_reply(const Json& body) {
+  return parse<ControlReply>(body, Limits{kAnyInstance, kAnyInstance}, [](const MessageReader& m) {
+    throw ProtocolError("unexpected message \"" + m.type() + "\"");
+  });
+}
+
+std::vector<HostChange> parse_host_changes(const Json& hosts) {
+  if (!hosts.is_array()) throw ProtocolError("assign: hosts: expected an array");
+  std::vector<HostChange> changes;
+  for (const Json& c : hosts) {
+    const bool well_formed =
+        c.is_object() && c.contains("instance") && c["instance"].is_number_unsigned() &&
+        c.contains("name") && c["name"].is_string() && c.contains("address") &&
+        c["address"].is_string() && c.contains("slots") && c["slots"].is_number_integer();
+    if (!well_formed) {
+      throw ProtocolError(
+          "assign: hosts: each change needs an instance, a string name and address and an "
+          "integer slots");
+    }
+    changes.push_back(HostChange{c["instance"].get<std::size_t>(), c["name"].get<std::string>(),
+                                 c["address"].get<std::string>(), c["slots"].get<int>()});
+  }
+  return changes;
+}
+
+}  // namespace pai::net

@@ -1,0 +1,328 @@
+// The protocol's messages as types: every message kind's JSON bytes against golden strings
+// taken from the senders before they used these types (so the wire format did not change),
+// parsed back to an equal value, and every kind of malformed message refused with its exact
+// error.
+#include "launcher/net/protocol.h"
+
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "launcher/net/message.h"
+
+using namespace pai::net;
+using Json = nlohmann::json;
+
+namespace {
+
+// The plan the node-side messages come from has this many instances.
+constexpr int kInstances = 3;
+
+NodeToCoordinator from_node(const Json& body) {
+  return parse_node_to_coordinator(body, kInstances);
+}
+CoordinatorToNode to_node(const Json& body) { return parse_coordinator_to_node(body, kInstances); }
+
+// `message` serializes to exactly `golden`, which parses (as `Direction`) back to it.
+template <class Direction, class Message, class Parse>
+void check_golden(const Message& message, const std::string& golden, Parse parse) {
+  INFO(golden);
+  CHECK(to_json(message).dump() == golden);
+  const Direction parsed = parse(Json::parse(golden));
+  REQUIRE(std::holds_alternative<Message>(parsed));
+  CHECK(std::get<Message>(parsed) == message);
+  CHECK(to_json(parsed).dump() == golden);
+  CHECK(std::string(type_of(parsed)) == Message::kType);
+}
+
+template <class Message>
+void node_golden(const Message& message, const std::string& golden) {
+  check_golden<NodeToCoordinator>(message, golden, from_node);
+}
+template <class Message>
+void coordinator_golden(const Message& message, const std::string& golden) {
+  check_golden<CoordinatorToNode>(message, golden, to_node);
+}
+template <class Message>
+void request_golden(const Message& message, const std::string& golden) {
+  check_golden<ControlRequest>(message, golden, parse_control_request);
+}
+template <class Message>
+void reply_golden(const Message& message, const std::string& golden) {
+  check_golden<ControlReply>(message, golden, parse_control_reply);
+}
+
+// The error `parse` throws for `text`, which must not parse.
+template <class Parse>
+std::string error_of(const std::string& text, Parse parse) {
+  try {
+    parse(Json::parse(text));
+  } catch (const ProtocolError& e) {
+    return e.what();
+  }
+  FAIL("parsed without an error: " + text);
+  return {};
+}
+
+// gpu passes with a driver fact, burn passes: checks::to_json's array, compact.
+const std::string kChecks =
+    R"([{"detail":"","facts":{"driver":"550.54.15"},"figure":"","name":"gpu","seconds":0.0,)"
+    R"("status":"passed","summary":"8x NVIDIA H100 80GB HBM3"},{"detail":"","facts":{},)"
+    R"("figure":"","name":"burn","seconds":0.0,"status":"passed","summary":"412.3 TFLOPS"}])";
+
+}  // namespace
+
+TEST_CASE("node launcher messages keep their bytes") {
+  node_golden(Join{"node-0", kChecks, 4242},
+              R"({"checks":)" + kChecks + R"(,"node":"node-0","pid":4242,"type":"join"})");
+  node_golden(Join{"gpu-001", "[]", 4242},
+              R"({"checks":[],"node":"gpu-001","pid":4242,"type":"join"})");
+  node_golden(Checks{kChecks}, R"({"checks":)" + kChecks + R"(,"type":"checks"})");
+  node_golden(Checks{"[]"}, R"({"checks":[],"type":"checks"})");
+  node_golden(Exited{1,
+                     1,
+                     {1, 0},
+                     {true, "NCCL error: retryable", "NCCL WARN unhandled system error",
+                      "pattern:NCCL error"},
+                     false},
+              R"({"classification":{"matchedLine":"NCCL WARN unhandled system error",)"
+              R"("reason":"NCCL error: retryable","retryable":true,)"
+              R"("signature":"pattern:NCCL error"},"instance":1,"localRank":1,)"
+              R"("status":{"code":1,"signal":0},"stopping":false,"type":"exited"})");
+  node_golden(Stopped{1}, R"({"instance":1,"type":"stopped"})");
+  node_golden(Hang{1, true, 300, "ranks did not exit within 300s"},
+              R"({"exiting":true,"instance":1,"reason":"ranks did not exit within 300s",)"
+              R"("seconds":300,"type":"hang"})");
+  node_golden(NodeHeartbeat{{{1, 1500, 1800, 12}}},
+              R"({"instances":[{"hangInterval":1800,"idleMs":1500,"instance":1,"step":12}],)"
+              R"("type":"heartbeat"})");
+  node_golden(NodeHeartbeat{}, R"({"instances":[],"type":"heartbeat"})");
+  node_golden(Failure{1, 3, "Traceback (most recent call last):\nRuntimeError: NCCL\n"},
+              R"({"instance":1,"rank":3,)"
+              R"("summary":"Traceback (most recent call last):\nRuntimeError: NCCL\n",)"
+              R"("type":"failure"})");
+  node_golden(ExecOutput{7, Stream::Stderr, "GPU 0: H100\n"},
+              R"({"data":"R1BVIDA6IEgxMDAK","id":7,"stream":"stderr","type":"exec-output"})");
+  node_golden(ExecExit{7, 3}, R"({"code":3,"id":7,"type":"exec-exit"})");
+  node_golden(Log{2, 1, "step 10 loss 2.1\n"},
+              R"({"data":"c3RlcCAxMCBsb3NzIDIuMQo=","instance":1,"rank":2,"type":"log"})");
+  node_golden(LogEnd{}, R"({"type":"log-end"})");
+}
+
+TEST_CASE("coordinator messages to node launchers keep their bytes") {
+  coordinator_golden(Progress{"0/3 joined; waiting for node-0: no connection; node-1: no "
+                              "connection; node-2: no connection"},
+                     R"({"text":"0/3 joined; waiting for node-0: no connection; node-1: no )"
+                     R"(connection; node-2: no connection","type":"progress"})");
+  coordinator_golden(Assign{2, {{2, "spare-0", "10.0.1.1", 8}}},
+                     R"({"hosts":[{"address":"10.0.1.1","instance":2,"name":"spare-0",)"
+                     R"("slots":8}],"instance":2,"type":"assign"})");
+  coordinator_golden(Assign{0, {}}, R"({"hosts":[],"instance":0,"type":"assign"})");
+  coordinator_golden(Standby{}, R"({"type":"standby"})");
+  coordinator_golden(RunChecks{2}, R"({"attempt":2,"type":"run-checks"})");
+  coordinator_golden(Start{0, 0}, R"({"attempt":0,"instance":0,"type":"start"})");
+  coordinator_golden(Stop{1, SIGTERM, false, "worker-0 local rank 1: NCCL error"},
+                     R"({"dumpStacks":false,"instance":1,)"
+                     R"("reason":"worker-0 local rank 1: NCCL error","signal":15,"type":"stop"})");
+  coordinator_golden(Stop{0, SIGTERM, false, "paused by admin-host"},
+                     R"({"dumpStacks":false,"instance":0,"reason":"paused by admin-host",)"
+                     R"("signal":15,"type":"stop"})");
+  coordinator_golden(Kill{1}, R"({"instance":1,"type":"kill"})");
+  coordinator_golden(Finish{0, "replaced by spare spare-0: failed check burn"},
+                     R"({"exitCode":0,"reason":"replaced by spare spare-0: failed check burn",)"
+                     R"("type":"finish"})");
+  coordinator_golden(Finish{1, "worker-0 local rank 1: exit 1"},
+                     R"({"exitCode":1,"reason":"worker-0 local rank 1: exit 1","type":"finish"})");
+  coordinator_golden(Exec{2, {"nvidia-smi", "-L"}, false},
+                     R"({"argv":["nvidia-smi","-L"],"id":2,"stdin":false,"type":"exec"})");
+  coordinator_golden(Exec{4, {"/bin/sh", "-c", "ls"}, true},
+                     R"({"argv":["/bin/sh","-c","ls"],"id":4,"stdin":true,"type":"exec"})");
+  coordinator_golden(ExecStdin{4, "ls\n", true},
+                     R"({"data":"bHMK","eof":true,"id":4,"type":"exec-stdin"})");
+  coordinator_golden(ExecKill{4}, R"({"id":4,"type":"exec-kill"})");
+  coordinator_golden(SubscribeLogs{-1, 4096}, R"({"rank":-1,"tail":4096,"type":"subscribe-logs"})");
+  coordinator_golden(UnsubscribeLogs{}, R"({"type":"unsubscribe-logs"})");
+  coordinator_golden(Heartbeat{}, R"({"type":"heartbeat"})");
+}
+
+TEST_CASE("control requests keep their bytes") {
+  request_golden(StatusRequest{}, R"({"type":"status"})");
+  request_golden(PauseRequest{}, R"({"type":"stop"})");
+  request_golden(ResumeRequest{}, R"({"type":"start"})");
+  request_golden(KillRequest{"worker-1"}, R"({"instance":"worker-1","type":"kill"})");
+  request_golden(RunRequest{{"sh", "-c", "hostname; exit 3"}},
+                 R"({"argv":["sh","-c","hostname; exit 3"],"type":"run"})");
+  request_golden(RshRequest{"node-4", {"/bin/sh", "-c", "orted -mca ess \"env\""}},
+                 R"({"argv":["/bin/sh","-c","orted -mca ess \"env\""],"node":"node-4",)"
+                 R"("type":"rsh"})");
+  request_golden(RshStdin{"ls\n", false}, R"({"data":"bHMK","eof":false,"type":"exec-stdin"})");
+  request_golden(RshStdin{"", true}, R"({"data":"","eof":true,"type":"exec-stdin"})");
+  request_golden(LogsRequest{-1, true, 16384},
+                 R"({"follow":true,"rank":-1,"tail":16384,"type":"logs"})");
+  request_golden(Heartbeat{}, R"({"type":"heartbeat"})");
+}
+
+TEST_CASE("coordinator replies to control clients keep their bytes") {
+  const StatusReply status{
+      "test-job",
+      "running",
+      {{"node-0", "10.0.0.1", 0, "worker", 0, {0, 1}, "running", 0, "started attempt 0"},
+       {"node-1", "10.0.0.2", 1, "worker", 1, {2, 3}, "running", 0, "started attempt 0"},
+       {"node-2",
+        "10.0.0.3",
+        -1,
+        "",
+        -1,
+        {},
+        "replaced",
+        0,
+        "replaced by spare spare-0: failed check burn"},
+       {"spare-0", "10.0.1.1", 2, "ps", 0, {4, 4}, "running", 0, "started attempt 0"}}};
+  reply_golden(
+      status,
+      R"({"job":"test-job","nodes":[{"address":"10.0.0.1","index":0,"instance":0,)"
+      R"("lastEvent":"started attempt 0","node":"node-0","ranks":[0,1],"restarts":0,)"
+      R"("role":"worker","state":"running"},{"address":"10.0.0.2","index":1,"instance":1,)"
+      R"("lastEvent":"started attempt 0","node":"node-1","ranks":[2,3],"restarts":0,)"
+      R"("role":"worker","state":"running"},{"address":"10.0.0.3","index":-1,"instance":-1,)"
+      R"("lastEvent":"replaced by spare spare-0: failed check burn","node":"node-2",)"
+      R"("ranks":[],"restarts":0,"role":"","state":"replaced"},{"address":"10.0.1.1",)"
+      R"("index":0,"instance":2,"lastEvent":"started attempt 0","node":"spare-0",)"
+      R"("ranks":[4,4],"restarts":0,"role":"ps","state":"running"}],"phase":"running",)"
+      R"("type":"status"})");
+  reply_golden(OkReply{"killing worker-1 on node-1"},
+               R"({"text":"killing worker-1 on node-1","type":"ok"})");
+  reply_golden(OkReply{"paused by admin-host: stopping 3 instances"},
+               R"({"text":"paused by admin-host: stopping 3 instances","type":"ok"})");
+  reply_golden(ErrorReply{"no instance named \"worker-9\" in the job"},
+               R"({"text":"no instance named \"worker-9\" in the job","type":"error"})");
+  reply_golden(NodeExecOutput{"node-0", Stream::Stdout, "GPU 0: H100\n"},
+               R"({"data":"R1BVIDA6IEgxMDAK","node":"node-0","stream":"stdout",)"
+               R"("type":"exec-output"})");
+  reply_golden(NodeExecExit{"node-0", 0}, R"({"code":0,"node":"node-0","type":"exec-exit"})");
+  reply_golden(Log{2, 1, "step 10 loss 2.1\n"},
+               R"({"data":"c3RlcCAxMCBsb3NzIDIuMQo=","instance":1,"rank":2,"type":"log"})");
+  reply_golden(Done{}, R"({"type":"done"})");
+  reply_golden(Heartbeat{}, R"({"type":"heartbeat"})");
+}
+
+TEST_CASE("optional fields read as their defaults") {
+  CHECK(std::get<Exec>(to_node(Json::parse(R"({"type":"exec","id":1,"argv":["true"]})"))) ==
+        Exec{1, {"true"}, false});
+  CHECK(std::get<ExecStdin>(to_node(Json::parse(R"({"type":"exec-stdin","id":1,"data":""})"))) ==
+        ExecStdin{1, "", false});
+  CHECK(std::get<Hang>(from_node(
+            Json::parse(R"({"type":"hang","instance":2,"exiting":true,"seconds":600})"))) ==
+        Hang{2, true, 600, ""});
+  // A node without instance: its role, index and ranks are not read.
+  const auto reply = parse_control_reply(Json::parse(
+      R"({"type":"status","job":"j","phase":"rendezvous","nodes":[{"node":"s","address":"a",)"
+      R"("instance":-1,"index":"?","state":"ready","restarts":0,"lastEvent":""}]})"));
+  CHECK(std::get<StatusReply>(reply).nodes.at(0) ==
+        NodeStatus{"s", "a", -1, "", -1, {}, "ready", 0, ""});
+}
+
+TEST_CASE("a missing field is refused naming the message and the field") {
+  CHECK(error_of(R"({"type":"stopped"})", from_node) == "stopped: instance: missing");
+  CHECK(error_of(R"({"type":"join","node":"n","checks":[]})", from_node) == "join: pid: missing");
+  CHECK(error_of(R"({"type":"start","instance":0})", to_node) == "start: attempt: missing");
+  CHECK(error_of(R"({"type":"kill"})", parse_control_request) == "kill: instance: missing");
+  CHECK(error_of(R"({"type":"ok"})", parse_control_reply) == "ok: text: missing");
+  CHECK(error_of(R"({"type":"exited","instance":0,"localRank":0,"status":{"code":0,"signal":0},)"
+                 R"("classification":{"retryable":true,"reason":"","matchedLine":""},)"
+                 R"("stopping":false})",
+                 from_node) == "exited.classification: signature: missing");
+  CHECK(error_of(R"({"type":"heartbeat","instances":[{"instance":0,"idleMs":1,"hangInterval":1}]})",
+                 from_node) == "heartbeat.instances[0]: step: missing");
+}
+
+TEST_CASE("a mistyped field is refused naming the message and the field") {
+  CHECK(error_of(R"({"type":"heartbeat","instances":"many"})", from_node) ==
+        "heartbeat: instances: expected an array");
+  CHECK(error_of(R"({"type":"heartbeat","instances":[1]})", from_node) ==
+        "heartbeat: instances: expected an array of objects");
+  CHECK(error_of(R"({"type":"exited","instance":0,"localRank":0,"status":9})", from_node) ==
+        "exited: status: expected an object");
+  CHECK(error_of(R"({"type":"exited","instance":0,"localRank":0,"status":{"code":"one"}})",
+                 from_node) == "exited.status: code: expected an integer");
+  CHECK(error_of(R"({"type":"failure","instance":0,"rank":1,"summary":7})", from_node) ==
+        "failure: summary: expected a string");
+  CHECK(error_of(R"({"type":"join","node":"n","checks":{},"pid":1})", from_node) ==
+        "join: checks: expected an array");
+  CHECK(error_of(R"({"type":"exec-output","id":1,"stream":"stdin","data":""})", from_node) ==
+        "exec-output: stream: expected \"stdout\" or \"stderr\", got \"stdin\"");
+  CHECK(error_of(R"({"type":"stop","instance":0,"signal":15,"dumpStacks":0,"reason":""})",
+                 to_node) == "stop: dumpStacks: expected a boolean");
+  CHECK(error_of(R"({"type":"exec","id":1,"argv":["a",1]})", to_node) ==
+        "exec: argv: expected an array of strings");
+  CHECK(error_of(R"({"type":"assign","instance":0,"hosts":{}})", to_node) ==
+        "assign: hosts: expected an array");
+  CHECK(error_of(R"({"type":"assign","instance":0,"hosts":[{"instance":-1,"name":"x",)"
+                 R"("address":"y","slots":0}]})",
+                 to_node) ==
+        "assign: hosts: each change needs an instance, a string name and address and an "
+        "integer slots");
+  CHECK(error_of(R"({"type":"exec-stdin","data":"","eof":"yes"})", parse_control_request) ==
+        "exec-stdin: eof: expected a boolean");
+  CHECK(error_of(R"({"type":"status","job":"j","phase":"running","nodes":[1]})",
+                 parse_control_reply) == "status: nodes[0]: expected an object");
+  CHECK(error_of(R"({"type":"status","nodes":[{"instance":0,"role":"w","index":0,"ranks":[2]}]})",
+                 parse_control_reply) == "status: nodes[0]: ranks: expected [first, last]");
+  CHECK(error_of(R"([1,2])", from_node) ==
+        "message: expected a JSON object with a string \"type\"");
+}
+
+TEST_CASE("an out-of-range integer is refused with the range") {
+  CHECK(error_of(R"({"type":"stopped","instance":3})", from_node) ==
+        "stopped: instance: expected an integer in [0, 2], got 3");
+  CHECK(error_of(R"({"type":"hang","instance":0,"exiting":true,"seconds":-1})", from_node) ==
+        "hang: seconds: expected a non-negative integer");
+  CHECK(error_of(R"({"type":"heartbeat","instances":[{"instance":0,"idleMs":-1}]})", from_node) ==
+        "heartbeat.instances[0]: idleMs: expected a non-negative integer");
+  CHECK(error_of(R"({"type":"stop","instance":0,"signal":65,"dumpStacks":false,"reason":""})",
+                 to_node) == "stop: signal: expected an integer in [1, 64], got 65");
+  CHECK(error_of(R"({"type":"run-checks","attempt":2000000})", to_node) ==
+        "run-checks: attempt: expected an integer in [0, 1048576], got 2000000");
+  CHECK(error_of(R"({"type":"assign","instance":3,"hosts":[]})", to_node) ==
+        "assign: instance: expected an integer in [0, 2], got 3");
+  CHECK(error_of(R"({"type":"finish","exitCode":256,"reason":""})", to_node) ==
+        "finish: exitCode: expected an integer in [0, 255], got 256");
+  CHECK(error_of(R"({"type":"logs","rank":-2,"follow":false,"tail":0})", parse_control_request) ==
+        "logs: rank: expected an integer in [-1, 2147483647], got -2");
+  CHECK(error_of(R"({"type":"logs","rank":0,"follow":false,"tail":-1})", parse_control_request) ==
+        "logs: tail: expected a non-negative integer");
+  CHECK(error_of(R"({"type":"exec-exit","node":"n","code":-2})", parse_control_reply) ==
+        "exec-exit: code: expected an integer in [-1, 1048576], got -2");
+}
+
+TEST_CASE("bad base64 in a data field is refused") {
+  CHECK(error_of(R"({"type":"exec-output","id":1,"stream":"stdout","data":"abc"})", from_node) ==
+        "exec-output: data: invalid base64: length 3 is not a multiple of 4");
+  CHECK(error_of(R"({"type":"log","rank":0,"instance":0,"data":"a*=="})", from_node) ==
+        "log: data: invalid base64: unexpected character at offset 1");
+  CHECK(error_of(R"({"type":"exec-stdin","data":"aGl=","eof":false})", parse_control_request) ==
+        "exec-stdin: data: invalid base64: non-zero padding bits");
+  CHECK(error_of(R"({"type":"exec-stdin","id":1,"data":"!!!!"})", to_node) ==
+        "exec-stdin: data: invalid base64: unexpected character at offset 0");
+}
+
+TEST_CASE("an unknown type is refused as each direction always did") {
+  CHECK(error_of(R"({"type":"teleport"})", from_node) == "teleport: type: not a launcher message");
+  CHECK(error_of(R"({"type":"status"})", from_node) == "status: type: not a launcher message");
+  CHECK(error_of(R"({"type":"teleport"})", to_node) == "teleport: type: unknown message type");
+  CHECK(error_of(R"({"type":"join","node":"x"})", parse_control_request) ==
+        "join: type: not a control request");
+  CHECK(error_of(R"({"type":"teleport"})", parse_control_reply) ==
+        "unexpected message \"teleport\"");
+}
+
+TEST_CASE("a well-formed message wrong where it arrived fails naming it") {
+  try {
+    fail(NodeToCoordinator{Stopped{1}}, "instance", "node node-0 does not run instance 1");
+  } catch (const ProtocolError& e) {
+    CHECK(std::string(e.what()) == "stopped: instance: node node-0 does not run instance 1");
+    return;
+  }
+  FAIL("fail() returned");
+}
