@@ -23,7 +23,7 @@
 
 #include "launcher/checks/sanity_checks.h"
 #include "launcher/coordinator/coordinator_server.h"
-#include "launcher/node/node_agent.h"
+#include "launcher/node/run_node_agent.h"
 #include "libpai/write_all.h"
 
 extern char** environ;
