@@ -1,29 +1,28 @@
 #include "launcher/commands/run_command.h"
 
+#include <arpa/inet.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-
-#include <arpa/inet.h>
-
-#include "launcher/commands/coordinator_address.h"
-#include "launcher/logs/event_log.h"
-#include "launcher/node/node_identity.h"
-#include "launcher/os/signals.h"
-#include "launcher/node/slurm_inventory.h"
-#include "launcher/supervisor/supervisor.h"
-#include "libpai/plan_json.h"
+#include <stdexcept>
 
 #include "launcher/checks/sanity_checks.h"
-#include "launcher/coordinator/coordinator_server.h"
-#include "launcher/node/node_agent.h"
+#include "launcher/commands/coordinator_address.h"
+#include "launcher/commands/served_coordinator.h"
+#include "launcher/logs/event_log.h"
+#include "launcher/node/node_identity.h"
+#include "launcher/node/run_node_agent.h"
+#include "launcher/node/slurm_inventory.h"
+#include "launcher/os/signals.h"
+#include "launcher/supervisor/supervisor.h"
+#include "libpai/plan_json.h"
 #include "libpai/write_all.h"
 
 extern char** environ;
@@ -33,6 +32,13 @@ namespace pai::launcher {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// A usage, plan, node, token or log-dir problem found before anything started: said as an
+// error, exit code 2.
+class SetupError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 void say(const std::string& text) { write_all(2, "pai-launch: " + text + "\n"); }
 
@@ -71,13 +77,12 @@ bool numeric_address(const std::string& text) {
   return inet_pton(AF_INET, text.c_str(), buf) == 1 || inet_pton(AF_INET6, text.c_str(), buf) == 1;
 }
 
-// The job token's text, or "" with `*error` saying why.
-std::string read_token(const std::string& path, std::string* error) {
+// The job token's text.
+std::string read_token(const std::string& path) {
   try {
     return read_job_token(path);
   } catch (const LocateError& e) {
-    *error = e.what();
-    return "";
+    throw SetupError(e.what());
   }
 }
 
@@ -88,32 +93,11 @@ std::string self_path() {
   return ec ? std::string("pai-launch") : path.string();
 }
 
-// A coordinator Record as an events.jsonl event.
-EventFields event_fields(const nlohmann::json& fields) {
-  EventFields out;
-  if (!fields.is_object()) return out;
-  for (const auto& [key, value] : fields.items()) {
-    if (value.is_string()) {
-      out.emplace_back(key, value.get<std::string>());
-    } else if (value.is_boolean()) {
-      out.emplace_back(key, value.get<bool>());
-    } else if (value.is_number_integer()) {
-      out.emplace_back(key, value.get<std::int64_t>());
-    } else if (value.is_number()) {
-      out.emplace_back(key, value.get<double>());
-    } else {
-      out.emplace_back(key, value.dump());
-    }
-  }
-  return out;
-}
-
 std::string default_log_dir(const Plan& plan, const std::string& plan_path) {
   if (!plan.output.empty()) return plan.output + "/logs";
   std::filesystem::path dir = std::filesystem::path(plan_path).parent_path();
   return (dir.empty() ? std::filesystem::path(".") : dir).string() + "/logs";
 }
-
 
 // Runs this node's checks and reports them in the journal and on the terminal.
 std::vector<checks::CheckResult> run_checks(const Plan& plan, const Placement& placement,
@@ -142,44 +126,176 @@ std::vector<checks::CheckResult> run_checks(const Plan& plan, const Placement& p
 // What both paths share once the plan is loaded and the node identified.
 struct NodeRun {
   Plan plan;
-  std::string node;             // this node's host name
-  const Placement* placement;   // null on a spare
+  bool in_job = false;                   // with a coordinator (several nodes, spares or --slurm)
+  std::string node;                      // this node's host name
+  const Placement* placement = nullptr;  // null on a spare
+  std::string instance;                  // "<role>-<i>", or "spare-<node>"
   std::string log_dir;
   std::string control_dir;
   std::string token_file;
   std::unique_ptr<EventLog> events;
 };
 
-int run_alone(NodeRun& run, const RunOptions& options, Clock::time_point start) {
-  const Plan& plan = run.plan;
-  const Placement* placement = run.placement;
-  if (plan.sanity_check.enabled) {
-    auto t = Clock::now();
-    if (!checks::all_passed(run_checks(plan, *placement, *run.events))) {
-      run.events->record("job-failed", {{"job", plan.name},
-                                        {"reason", std::string("sanity checks failed")},
-                                        {"exitCode", std::int64_t{1}}});
-      say("error: sanity checks failed on " + placement->host.name + "; nothing was started" +
-          took(t));
-      return 1;
-    }
-    say("sanity checks: passed" + took(t));
-  }
+// ---- the steps of run_command, in order ----
 
-  SupervisorOptions supervisor_options;
-  supervisor_options.log_dir = run.log_dir;
-  supervisor_options.control_dir = run.control_dir;
-  if (plan.framework == Framework::Mpi) {
+Plan load_plan(const std::string& path) {
+  const auto t = Clock::now();
+  Plan plan;
+  try {
+    plan = load_plan_file(path);
+  } catch (const PlanError& e) {
+    throw SetupError(e.what());
+  }
+  say("plan: job '" + plan.name + "' from " + path + " (" + plan.compiler + ", " +
+      std::to_string(plan.nodes) + " instance(s), " + std::to_string(plan.world_size) +
+      " process(es))" + took(t));
+  return plan;
+}
+
+// A job of several nodes, or with spares, or on a Slurm allocation runs with a coordinator.
+bool runs_in_job(const Plan& plan, const RunOptions& options) {
+  return plan.nodes > 1 || !plan.spares.empty() || options.slurm;
+}
+
+// This process's environment (Slurm's variables among it).
+std::map<std::string, std::string> environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    const std::size_t eq = entry.find('=');
+    if (eq != std::string_view::npos) {
+      env.emplace(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+    }
+  }
+  return env;
+}
+
+// --slurm: the allocation's nodes become the plan's hosts; this node is the one Slurm names.
+NodeHints place_on_slurm_allocation(Plan& plan) {
+  const auto t = Clock::now();
+  try {
+    const SlurmAllocation allocation = read_slurm_allocation(environment());
+    apply_slurm_allocation(plan, allocation);
+    say("slurm: job " + allocation.job_id + ", " + std::to_string(allocation.nodes.size()) +
+        " node(s); this is " + allocation.node_name + "; coordinator at " +
+        plan.coordinator.address + ":" + std::to_string(plan.coordinator.port) + took(t));
+    return NodeHints{allocation.node_name, std::nullopt};
+  } catch (const std::invalid_argument& e) {
+    throw SetupError(std::string("--slurm: ") + e.what());
+  }
+}
+
+// Which host of the plan this is, and what it runs (nothing yet on a spare).
+void identify_this_node(NodeRun& run, const NodeHints& hints) {
+  const auto t = Clock::now();
+  try {
+    std::string how;
+    const LocalIdentity local = local_identity();
+    const Host* spare = run.in_job ? identify_spare(run.plan, hints, local) : nullptr;
+    if (spare != nullptr) {
+      run.node = spare->name;
+      run.placement = nullptr;
+      say("node: " + spare->name + " is a spare: it waits to replace a node" + took(t));
+    } else {
+      run.placement = &identify_node(run.plan, hints, local, &how);
+      run.node = run.placement->host.name;
+      say("node: " + run.node + " runs " + run.placement->role + "-" +
+          std::to_string(run.placement->index) + " (by " + how + ")" + took(t));
+    }
+  } catch (const NodeError& e) {
+    throw SetupError(e.what());
+  }
+  run.instance = run.placement != nullptr
+                     ? run.placement->role + "-" + std::to_string(run.placement->index)
+                     : "spare-" + run.node;
+}
+
+// --token-file, or job.token beside the plan for a job with a coordinator; checked readable.
+std::string find_token_file(const RunOptions& options, bool in_job) {
+  std::string token_file = options.token_file;
+  if (token_file.empty() && in_job) {
+    const auto beside = std::filesystem::path(options.plan_path).parent_path() / "job.token";
+    token_file = beside.string();
+    if (!std::filesystem::exists(beside)) {
+      throw SetupError("a multi-node job needs the job token: pass --token-file (looked for " +
+                       beside.string() + ")");
+    }
+  }
+  if (!token_file.empty()) read_token(token_file);
+  return token_file;
+}
+
+// The instance's log folder and its journal, which records the launcher's start.
+void open_journal(NodeRun& run, const RunOptions& options) {
+  const auto t = Clock::now();
+  run.log_dir =
+      options.log_dir.empty() ? default_log_dir(run.plan, options.plan_path) : options.log_dir;
+  if (std::string why = make_dirs(run.log_dir + "/" + run.instance, 0755); !why.empty()) {
+    throw SetupError("cannot write logs to " + run.log_dir + ": " + why);
+  }
+  try {
+    run.events = std::make_unique<EventLog>(run.log_dir + "/" + run.instance + "/events.jsonl");
+  } catch (const std::system_error& e) {
+    throw SetupError("cannot write logs to " + run.log_dir + ": " + e.code().message());
+  }
+  say("logs: " + run.log_dir + "/" + run.instance + took(t));
+
+  const Role* role = run.placement != nullptr ? find_role(run.plan, run.placement->role) : nullptr;
+  run.events->record("launcher-started",
+                     {{"job", run.plan.name},
+                      {"node", run.node},
+                      {"instance", run.instance},
+                      {"processes", static_cast<std::int64_t>(role ? role->nproc_per_node : 0)},
+                      {"pid", static_cast<std::int64_t>(getpid())}});
+}
+
+// `<control_root>/<job>`, private to the user.
+std::string make_control_dir(const Plan& plan, const RunOptions& options) {
+  std::string dir = options.control_root + "/" + plan.name;
+  if (std::string why = make_dirs(dir, 0700); !why.empty()) {
+    throw SetupError("cannot create the control socket directory " + dir + ": " + why);
+  }
+  return dir;
+}
+
+// ---- a one-node job ----
+
+// Its checks must pass before anything starts.
+bool passes_checks_alone(NodeRun& run) {
+  const auto t = Clock::now();
+  if (!checks::all_passed(run_checks(run.plan, *run.placement, *run.events))) {
+    run.events->record("job-failed", {{"job", run.plan.name},
+                                      {"reason", std::string("sanity checks failed")},
+                                      {"exitCode", std::int64_t{1}}});
+    say("error: sanity checks failed on " + run.placement->host.name + "; nothing was started" +
+        took(t));
+    return false;
+  }
+  say("sanity checks: passed" + took(t));
+  return true;
+}
+
+SupervisorOptions supervisor_options_alone(const NodeRun& run, const RunOptions& options) {
+  SupervisorOptions supervisor;
+  supervisor.log_dir = run.log_dir;
+  supervisor.control_dir = run.control_dir;
+  if (run.plan.framework == Framework::Mpi) {
     std::filesystem::path hostfile =
         std::filesystem::path(options.plan_path).parent_path() / "hostfile";
     if (std::filesystem::exists(hostfile)) {
-      supervisor_options.hostfile = std::filesystem::absolute(hostfile).string();
+      supervisor.hostfile = std::filesystem::absolute(hostfile).string();
     }
   }
+  return supervisor;
+}
+
+int run_alone(NodeRun& run, const RunOptions& options, Clock::time_point start) {
+  if (run.plan.sanity_check.enabled && !passes_checks_alone(run)) return 1;
   std::unique_ptr<Supervisor> supervisor;
   try {
-    supervisor = std::make_unique<Supervisor>(plan, std::vector<const Placement*>{placement},
-                                              supervisor_options, *run.events);
+    supervisor =
+        std::make_unique<Supervisor>(run.plan, std::vector<const Placement*>{run.placement},
+                                     supervisor_options_alone(run, options), *run.events);
   } catch (const std::runtime_error& e) {
     return fail(e.what());
   }
@@ -196,121 +312,129 @@ int run_alone(NodeRun& run, const RunOptions& options, Clock::time_point start) 
   return code;
 }
 
-int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start) {
-  Plan& plan = run.plan;
-  std::string error;
-  const std::string token = read_token(run.token_file, &error);
-  if (token.empty()) return fail(error);
+// ---- a node of a job with a coordinator ----
 
-  // The coordinator first: the other launchers may already be knocking, and this node's
-  // network check tests that it answers.
-  std::unique_ptr<coordinator::CoordinatorServer> server;
-  std::unique_ptr<EventLog> coordinator_events;
-  const bool hosts_coordinator = run.node == plan.coordinator.host;
-  if (hosts_coordinator) {
-    auto t = Clock::now();
-    const std::string dir = run.log_dir + "/coordinator";
-    if (std::string why = make_dirs(dir, 0755); !why.empty()) {
-      return fail("cannot write logs to " + dir + ": " + why);
-    }
-    try {
-      coordinator_events = std::make_unique<EventLog>(dir + "/events.jsonl");
-    } catch (const std::system_error& e) {
-      return fail("cannot write logs to " + dir + ": " + e.code().message());
-    }
-    coordinator::ServerOptions server_options;
-    server_options.listen_address =
-        numeric_address(plan.coordinator.address) && !options.slurm ? plan.coordinator.address
-                                                                    : "0.0.0.0";
-    server_options.port = plan.coordinator.port;
-    server_options.token = token;
-    server_options.settings.rendezvous_timeout = options.rendezvous_timeout;
-    server_options.settings.heartbeat_interval = options.heartbeat_interval;
-    server_options.settings.addresses_from_peers = options.slurm;
-    EventLog* journal = coordinator_events.get();
-    server_options.record = [journal](const coordinator::Record& r) {
-      try {
-        journal->record(r.kind, event_fields(r.fields));
-      } catch (const std::system_error&) {
-        // The terminal line below still tells.
-      }
-      if (!r.line.empty()) say("coordinator: " + r.line);
-    };
-    try {
-      server = std::make_unique<coordinator::CoordinatorServer>(plan, std::move(server_options));
-    } catch (const std::runtime_error& e) {
-      return fail(e.what());
-    }
-    say("coordinator: listening on " + plan.coordinator.address + ":" +
-        std::to_string(server->port()) + " for " + std::to_string(plan.nodes) + " instance(s)" +
-        (plan.spares.empty() ? "" : " and " + std::to_string(plan.spares.size()) + " spare(s)") +
-        took(t));
+// Starts the job's coordinator, journaling to `<log_dir>/coordinator/events.jsonl`.
+std::unique_ptr<ServedCoordinator> serve_coordinator(const NodeRun& run, const RunOptions& options,
+                                                     const std::string& token) {
+  const Plan& plan = run.plan;
+  const auto t = Clock::now();
+  const std::string dir = run.log_dir + "/coordinator";
+  if (std::string why = make_dirs(dir, 0755); !why.empty()) {
+    throw SetupError("cannot write logs to " + dir + ": " + why);
   }
-
-  std::vector<checks::CheckResult> results;
-  if (plan.sanity_check.enabled) {
-    auto t = Clock::now();
-    // A spare checks itself as the first instance would be checked, on its own address and
-    // without the ports that instance reserves on another host.
-    Placement as_spare;
-    if (run.placement == nullptr) {
-      as_spare = plan.placements.at(0);
-      as_spare.ports.clear();
-      for (const Host& h : plan.spares) {
-        if (h.name == run.node) as_spare.host = h;
-      }
-    }
-    results = run_checks(plan, run.placement != nullptr ? *run.placement : as_spare, *run.events,
-                         hosts_coordinator);
-    say(std::string("sanity checks: ") + (checks::all_passed(results) ? "passed" : "FAILED") +
-        "; reporting to the coordinator" + took(t));
+  coordinator::ServerOptions server_options;
+  server_options.listen_address = numeric_address(plan.coordinator.address) && !options.slurm
+                                      ? plan.coordinator.address
+                                      : "0.0.0.0";
+  server_options.port = plan.coordinator.port;
+  server_options.token = token;
+  server_options.settings.rendezvous_timeout = options.rendezvous_timeout;
+  server_options.settings.heartbeat_interval = options.heartbeat_interval;
+  server_options.settings.addresses_from_peers = options.slurm;
+  std::unique_ptr<ServedCoordinator> served;
+  try {
+    served = std::make_unique<ServedCoordinator>(plan, std::move(server_options), dir);
+  } catch (const std::runtime_error& e) {
+    throw SetupError(e.what());
   }
+  say("coordinator: listening on " + plan.coordinator.address + ":" +
+      std::to_string(served->port()) + " for " + std::to_string(plan.nodes) + " instance(s)" +
+      (plan.spares.empty() ? "" : " and " + std::to_string(plan.spares.size()) + " spare(s)") +
+      took(t));
+  return served;
+}
 
+// The checks whose results the node joins with (none when the plan disables them).
+std::vector<checks::CheckResult> check_before_joining(NodeRun& run, bool hosts_coordinator) {
+  if (!run.plan.sanity_check.enabled) return {};
+  const Plan& plan = run.plan;
+  const auto t = Clock::now();
+  // A spare checks itself as the first instance would be checked, on its own address and
+  // without the ports that instance reserves on another host.
+  Placement as_spare;
+  if (run.placement == nullptr) {
+    as_spare = plan.placements.at(0);
+    as_spare.ports.clear();
+    for (const Host& h : plan.spares) {
+      if (h.name == run.node) as_spare.host = h;
+    }
+  }
+  const auto results = run_checks(plan, run.placement != nullptr ? *run.placement : as_spare,
+                                  *run.events, hosts_coordinator);
+  say(std::string("sanity checks: ") + (checks::all_passed(results) ? "passed" : "FAILED") +
+      "; reporting to the coordinator" + took(t));
+  return results;
+}
+
+// The node's own address to connect from, when it has one here, so the coordinator can
+// check who we are; "" = any.
+std::string bind_address(const NodeRun& run, const RunOptions& options) {
+  const Host* me = nullptr;
+  for (const Host& h : run.plan.hosts) {
+    if (h.name == run.node) me = &h;
+  }
+  for (const Host& h : run.plan.spares) {
+    if (h.name == run.node) me = &h;
+  }
+  if (me == nullptr || !numeric_address(me->address) || options.slurm) return "";
+  const LocalIdentity local = local_identity();
+  if (std::find(local.addresses.begin(), local.addresses.end(), me->address) !=
+          local.addresses.end() ||
+      me->address.rfind("127.", 0) == 0) {
+    return me->address;
+  }
+  return "";
+}
+
+NodeAgentOptions agent_options(const NodeRun& run, const RunOptions& options,
+                               const std::string& token, std::vector<checks::CheckResult> results,
+                               bool hosts_coordinator) {
+  const Plan& plan = run.plan;
   NodeAgentOptions agent;
   agent.node = run.node;
   agent.coordinator_address = plan.coordinator.address;
   agent.coordinator_port = plan.coordinator.port;
   agent.token = token;
-  const Host* me = nullptr;
-  for (const Host& h : plan.hosts) {
-    if (h.name == run.node) me = &h;
-  }
-  for (const Host& h : plan.spares) {
-    if (h.name == run.node) me = &h;
-  }
-  // Connecting from the node's own address lets the coordinator check who we are.
-  if (me != nullptr && numeric_address(me->address) && !options.slurm) {
-    const LocalIdentity local = local_identity();
-    if (std::find(local.addresses.begin(), local.addresses.end(), me->address) !=
-            local.addresses.end() ||
-        me->address.rfind("127.", 0) == 0) {
-      agent.bind_address = me->address;
-    }
-  }
+  agent.bind_address = bind_address(run, options);
   agent.rendezvous_timeout = options.rendezvous_timeout;
   agent.heartbeat_interval = options.heartbeat_interval;
-  agent.checks = results;
+  agent.checks = std::move(results);
   agent.serves_coordinator = hosts_coordinator;
   agent.run_dir = run.control_dir;
   agent.supervisor.log_dir = run.log_dir;
   agent.supervisor.control_dir = run.control_dir;
-  agent.supervisor.coordinator = plan.coordinator.address + ":" + std::to_string(plan.coordinator.port);
+  agent.supervisor.coordinator =
+      plan.coordinator.address + ":" + std::to_string(plan.coordinator.port);
   agent.supervisor.token_file = std::filesystem::absolute(run.token_file).string();
   if (plan.framework == Framework::Mpi) {
     agent.supervisor.hostfile = run.control_dir + "/hostfile";
     agent.supervisor.rsh_agent = self_path() + " rsh";
   }
+  return agent;
+}
+
+int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start) {
+  const std::string token = read_token(run.token_file);
+  // The coordinator first: the other launchers may already be knocking, and this node's
+  // network check tests that it answers.
+  const bool hosts_coordinator = run.node == run.plan.coordinator.host;
+  std::unique_ptr<ServedCoordinator> coordinator;
+  if (hosts_coordinator) coordinator = serve_coordinator(run, options, token);
+
+  const NodeAgentOptions agent = agent_options(
+      run, options, token, check_before_joining(run, hosts_coordinator), hosts_coordinator);
   int code = 1;
   try {
-    code = run_node_agent(plan, agent, *run.events);
+    code = run_node_agent(run.plan, agent, *run.events);
   } catch (const std::exception& e) {
     say(std::string("error: ") + e.what());
     code = 1;
   }
-  if (server) {
+  if (coordinator) {
     // The other launchers must hear how the job ended before the coordinator goes.
-    server->wait(std::chrono::seconds(10));
-    server.reset();
+    coordinator->wait(std::chrono::seconds(10));
+    coordinator.reset();
   }
   say("done: exit code " + std::to_string(code) + took(start));
   return code;
@@ -321,112 +445,25 @@ int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start)
 int run_command(const RunOptions& options) {
   block_consumed_signals();
   const auto start = Clock::now();
-
-  auto t = Clock::now();
-  NodeRun run;
   try {
-    run.plan = load_plan_file(options.plan_path);
-  } catch (const PlanError& e) {
+    NodeRun run;
+    run.plan = load_plan(options.plan_path);
+    run.in_job = runs_in_job(run.plan, options);
+    const NodeHints hints = options.slurm ? place_on_slurm_allocation(run.plan)
+                                          : NodeHints{options.node, options.node_rank};
+    identify_this_node(run, hints);
+    run.token_file = find_token_file(options, run.in_job);
+    open_journal(run, options);
+    run.control_dir = make_control_dir(run.plan, options);
+    // Launchers of several nodes may share this machine and its control folder: it stays.
+    if (run.in_job) return run_in_job(run, options, start);
+    const int code = run_alone(run, options, start);
+    // Empty once the supervisor removed its socket; a peer launcher's socket keeps it.
+    ::rmdir(run.control_dir.c_str());
+    return code;
+  } catch (const SetupError& e) {
     return fail(e.what());
   }
-  Plan& plan = run.plan;
-  say("plan: job '" + plan.name + "' from " + options.plan_path + " (" + plan.compiler + ", " +
-      std::to_string(plan.nodes) + " instance(s), " + std::to_string(plan.world_size) +
-      " process(es))" + took(t));
-  const bool in_job = plan.nodes > 1 || !plan.spares.empty() || options.slurm;
-
-  NodeHints hints{options.node, options.node_rank};
-  if (options.slurm) {
-    t = Clock::now();
-    try {
-      std::map<std::string, std::string> env;
-      for (char** e = environ; *e != nullptr; ++e) {
-        std::string_view entry(*e);
-        const std::size_t eq = entry.find('=');
-        if (eq != std::string_view::npos) {
-          env.emplace(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
-        }
-      }
-      const SlurmAllocation allocation = read_slurm_allocation(env);
-      apply_slurm_allocation(plan, allocation);
-      hints = NodeHints{allocation.node_name, std::nullopt};
-      say("slurm: job " + allocation.job_id + ", " + std::to_string(allocation.nodes.size()) +
-          " node(s); this is " + allocation.node_name + "; coordinator at " +
-          plan.coordinator.address + ":" + std::to_string(plan.coordinator.port) + took(t));
-    } catch (const std::invalid_argument& e) {
-      return fail(std::string("--slurm: ") + e.what());
-    }
-  }
-
-  t = Clock::now();
-  try {
-    std::string how;
-    const LocalIdentity local = local_identity();
-    const Host* spare = in_job ? identify_spare(plan, hints, local) : nullptr;
-    if (spare != nullptr) {
-      run.node = spare->name;
-      run.placement = nullptr;
-      say("node: " + spare->name + " is a spare: it waits to replace a node" + took(t));
-    } else {
-      run.placement = &identify_node(plan, hints, local, &how);
-      run.node = run.placement->host.name;
-      say("node: " + run.node + " runs " + run.placement->role + "-" +
-          std::to_string(run.placement->index) + " (by " + how + ")" + took(t));
-    }
-  } catch (const NodeError& e) {
-    return fail(e.what());
-  }
-  const std::string instance =
-      run.placement != nullptr
-          ? run.placement->role + "-" + std::to_string(run.placement->index)
-          : "spare-" + run.node;
-
-  run.token_file = options.token_file;
-  if (run.token_file.empty() && in_job) {
-    const auto beside = std::filesystem::path(options.plan_path).parent_path() / "job.token";
-    run.token_file = beside.string();
-    if (!std::filesystem::exists(beside)) {
-      return fail("a multi-node job needs the job token: pass --token-file (looked for " +
-                  beside.string() + ")");
-    }
-  }
-  if (!run.token_file.empty()) {
-    std::string error;
-    if (read_token(run.token_file, &error).empty()) return fail(error);
-  }
-
-  t = Clock::now();
-  run.log_dir = options.log_dir.empty() ? default_log_dir(plan, options.plan_path) : options.log_dir;
-  if (std::string why = make_dirs(run.log_dir + "/" + instance, 0755); !why.empty()) {
-    return fail("cannot write logs to " + run.log_dir + ": " + why);
-  }
-  try {
-    run.events = std::make_unique<EventLog>(run.log_dir + "/" + instance + "/events.jsonl");
-  } catch (const std::system_error& e) {
-    return fail("cannot write logs to " + run.log_dir + ": " + e.code().message());
-  }
-  say("logs: " + run.log_dir + "/" + instance + took(t));
-
-  const Role* role = run.placement != nullptr ? find_role(plan, run.placement->role) : nullptr;
-  run.events->record("launcher-started",
-                     {{"job", plan.name},
-                      {"node", run.node},
-                      {"instance", instance},
-                      {"processes", static_cast<std::int64_t>(role ? role->nproc_per_node : 0)},
-                      {"pid", static_cast<std::int64_t>(getpid())}});
-
-  run.control_dir = options.control_root + "/" + plan.name;
-  if (std::string why = make_dirs(run.control_dir, 0700); !why.empty()) {
-    return fail("cannot create the control socket directory " + run.control_dir + ": " + why);
-  }
-  if (in_job) {
-    // Launchers of several nodes may share this machine (and the folder): theirs stays.
-    return run_in_job(run, options, start);
-  }
-  const int code = run_alone(run, options, start);
-  // Empty once the supervisor removed its socket; a peer launcher's socket keeps it.
-  ::rmdir(run.control_dir.c_str());
-  return code;
 }
 
 }  // namespace pai::launcher

@@ -2,16 +2,34 @@
 // instance it is assigned (or waits as a standby spare), reports every policy event to the
 // coordinator and carries out its decisions, runs commands for `pai-launch run`/`rsh`, streams
 // logs for `pai-launch logs`, and stops everything when the coordinator is lost.
+//
+// The agent decides; its parts do. It is built from the parts below (run_node_agent.h builds
+// the real ones) and fed events: messages and the loss of the link, the supervisor's policy
+// events and deadlines (as its SupervisorHooks), and the output of commands and logs.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "launcher/checks/check_result.h"
 #include "launcher/logs/event_log.h"
+#include "launcher/node/command_runner.h"
+#include "launcher/node/coordinator_link.h"
+#include "launcher/node/instance_runner.h"
+#include "launcher/node/log_subscription.h"
+#include "launcher/node/monotonic_clock.h"
+#include "launcher/node/sanity_check_runner.h"
 #include "launcher/supervisor/supervisor.h"
 #include "libpai/plan.h"
+
+namespace pai::net {
+class MessageReader;
+}  // namespace pai::net
 
 namespace pai::launcher {
 
@@ -34,9 +52,88 @@ struct NodeAgentOptions {
   SupervisorOptions supervisor;
 };
 
-/// Runs this node's part of the job; returns the launcher's exit code (design §6): what the
-/// coordinator decided for the job, 1 when the coordinator was lost or could not be reached,
-/// 128+N when stopped by signal N.
-int run_node_agent(Plan& plan, const NodeAgentOptions& options, EventLog& events);
+/// What a node agent drives; each must outlive the agent.
+struct NodeAgentParts {
+  CoordinatorLink& link;
+  InstanceRunner& instances;
+  CommandRunner& commands;
+  LogSubscription& logs;
+  SanityCheckRunner& checks;
+  MonotonicClock& clock;
+};
+
+/// This node's part of a multi-node job (docs/protocol.md, "Node launcher").
+class NodeAgent final : public SupervisorHooks {
+ public:
+  /// Heartbeat intervals without a word from the coordinator before it counts as lost.
+  static constexpr int kCoordinatorMisses = 5;
+
+  /// An agent for `options.node` of `plan` (re-placed by `assign`; it must outlive the
+  /// agent), journaling to `events`. Writes its terminal lines to
+  /// options.supervisor.terminal_stderr. Does nothing yet.
+  NodeAgent(Plan& plan, const NodeAgentOptions& options, EventLog& events, NodeAgentParts parts);
+
+  /// Runs this node's part of the job: join(), then the instance runner until the job is
+  /// over. Returns the launcher's exit code (design §6): what the coordinator decided for
+  /// the job, 1 when the coordinator was lost or could not be reached, 128+N when stopped by
+  /// signal N. Commands still running are killed.
+  int run();
+
+  /// Connects (until options.rendezvous_timeout from now) and sends `join` with the node, its
+  /// check results and the launcher's pid. False, said and journaled
+  /// (`coordinator-unreachable`), when the coordinator cannot be reached.
+  bool join();
+
+  /// A message from the coordinator. One that is not understood (unknown type, a missing or
+  /// mistyped field, an instance not ours) is said and journaled (`protocol-error`) and
+  /// otherwise ignored.
+  void on_message(const nlohmann::json& message);
+  /// The link to the coordinator is gone: commands are killed and the instance stopped; run()
+  /// then returns 1.
+  void on_lost(const std::string& why);
+  /// Output of command `id` ("stdout" or "stderr"): sent as `exec-output`.
+  void on_command_output(std::int64_t id, const char* stream, std::string_view data);
+  /// Command `id` ended with `code`: sent as `exec-exit`.
+  void on_command_exit(std::int64_t id, int code);
+  /// A chunk of rank `rank`'s log for the subscription: sent as `log`.
+  void on_log_output(int rank, std::string_view data);
+
+  // ---- SupervisorHooks ----
+
+  /// Reports the event to the coordinator (`exited`, `stopped`, `hang`) and returns no
+  /// actions; a stop request (a signal) ends the node's run with 128+N instead.
+  std::vector<PolicyAction> decide(const PolicyEvent& event) override;
+  /// Sends `failure` with the summary.
+  void failure_summary(int instance, int global_rank, const std::string& summary) override;
+  /// The link's next deadline.
+  std::optional<Clock::time_point> next_deadline() override;
+  /// Heartbeats (with the instance's activity while it runs) and the coordinator's silence.
+  void on_deadline(Clock::time_point now) override;
+  /// Hands the exit to the commands; true when it was one of theirs.
+  bool on_child_exit(int pid, int wait_status) override;
+  /// While logs are subscribed: the rank's log grew.
+  void on_output(int instance, int local_rank) override;
+
+ private:
+  void say(const std::string& text);
+  nlohmann::json heartbeat();
+  void dispatch(const net::MessageReader& m);
+  int local_of(const net::MessageReader& m) const;
+  void assign(const net::MessageReader& m);
+  void write_hostfile();
+  void run_checks(int attempt);
+  void subscribe_logs(const net::MessageReader& m);
+  void finish(const net::MessageReader& m);
+
+  Plan& plan_;
+  const NodeAgentOptions& options_;
+  EventLog& events_;
+  NodeAgentParts parts_;
+  const std::vector<Host> planned_hosts_;  // what `assign` changes are relative to
+  int global_instance_ = -1;
+  int local_instance_ = -1;
+  bool stopping_ = false;   // a stop from the coordinator is in progress
+  bool finishing_ = false;  // the job is over for this node: nothing more is reported
+};
 
 }  // namespace pai::launcher

@@ -5,14 +5,16 @@
 
 namespace pai::launcher {
 
-NodeLink::NodeLink(const net::ClientOptions& options, Clock::time_point deadline,
-                   const std::function<void(const std::string&)>& waiting) {
+NodeLink::NodeLink(net::ClientOptions options, EventLoop& loop)
+    : options_(std::move(options)), loop_(loop) {}
+
+void NodeLink::connect(TimePoint deadline, const OnWaiting& waiting) {
   bool told = false;
   // Launchers usually start together with the coordinator's: retry soon, then back off.
   auto pause = std::chrono::milliseconds(20);
   for (;;) {
     try {
-      client_ = std::make_unique<net::Client>(options);
+      client_ = std::make_unique<net::Client>(options_);
       return;
     } catch (const net::ConnectionError& e) {
       const std::string what = e.what();
@@ -33,24 +35,23 @@ NodeLink::NodeLink(const net::ClientOptions& options, Clock::time_point deadline
 }
 
 NodeLink::~NodeLink() {
-  if (watching_ && loop_ != nullptr) loop_->unwatch(client_->native_handle());
+  if (watching_) loop_.unwatch(client_->native_handle());
 }
 
-void NodeLink::attach(EventLoop& loop, std::chrono::milliseconds interval, int misses,
-                      OnMessage on_message, OnLost on_lost) {
-  loop_ = &loop;
+void NodeLink::attach(std::chrono::milliseconds interval, int misses, OnMessage on_message,
+                      OnLost on_lost) {
   interval_ = interval;
   misses_ = misses;
   on_message_ = std::move(on_message);
   on_lost_ = std::move(on_lost);
   last_received_ = Clock::now();
   next_heartbeat_ = last_received_;
-  loop.watch(client_->native_handle(), [this] { on_readable(); });
+  loop_.watch(client_->native_handle(), [this] { on_readable(); });
   watching_ = true;
 }
 
 void NodeLink::send(const nlohmann::json& message) {
-  if (lost_) return;
+  if (lost_ || !client_) return;
   try {
     client_->send(message);
   } catch (const net::ConnectionError& e) {
@@ -80,20 +81,20 @@ void NodeLink::on_readable() {
 void NodeLink::lose(const std::string& why) {
   if (lost_) return;
   lost_ = true;
-  if (watching_ && loop_ != nullptr) {
-    loop_->unwatch(client_->native_handle());
+  if (watching_) {
+    loop_.unwatch(client_->native_handle());
     watching_ = false;
   }
   if (on_lost_) on_lost_(why);
 }
 
-std::optional<NodeLink::Clock::time_point> NodeLink::next_deadline() const {
-  if (lost_ || loop_ == nullptr) return std::nullopt;
+std::optional<NodeLink::TimePoint> NodeLink::next_deadline() const {
+  if (lost_ || !watching_) return std::nullopt;
   return std::min(next_heartbeat_, last_received_ + interval_ * misses_);
 }
 
-void NodeLink::on_deadline(Clock::time_point now, const std::function<nlohmann::json()>& heartbeat) {
-  if (lost_ || loop_ == nullptr) return;
+void NodeLink::on_deadline(TimePoint now, const std::function<nlohmann::json()>& heartbeat) {
+  if (lost_ || !watching_) return;
   if (now >= last_received_ + interval_ * misses_) {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_received_);
     char buf[64];

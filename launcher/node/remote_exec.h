@@ -9,12 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "launcher/node/command_runner.h"
 #include "launcher/os/event_loop.h"
 #include "libpai/env_contract.h"
 
 namespace pai::launcher {
 
-class RemoteExec {
+/// The CommandRunner of a node launcher, on the supervisor's loop.
+class RemoteExec final : public CommandRunner {
  public:
   /// Output of command `id` ("stdout" or "stderr").
   using OnOutput = std::function<void(std::int64_t id, const char* stream, std::string_view data)>;
@@ -22,7 +24,7 @@ class RemoteExec {
   using OnExit = std::function<void(std::int64_t id, int code)>;
 
   RemoteExec(EventLoop& loop, OnOutput on_output, OnExit on_exit);
-  ~RemoteExec();
+  ~RemoteExec() override;
   RemoteExec(const RemoteExec&) = delete;
   RemoteExec& operator=(const RemoteExec&) = delete;
 
@@ -30,15 +32,15 @@ class RemoteExec {
   /// fed by write_stdin(), else /dev/null. A command that cannot start reports its exit
   /// (126/127) with the reason on stderr.
   void start(std::int64_t id, const std::vector<std::string>& argv, const EnvList& env,
-             bool with_stdin);
+             bool with_stdin) override;
   /// Feeds stdin (blocking write; small chunks); `eof` closes it.
-  void write_stdin(std::int64_t id, std::string_view data, bool eof);
+  void write_stdin(std::int64_t id, std::string_view data, bool eof) override;
   /// SIGKILLs the command's process group.
-  void kill(std::int64_t id);
+  void kill(std::int64_t id) override;
   /// The supervisor reaped `pid`; true when it was one of ours.
-  bool on_child_exit(int pid, int wait_status);
+  bool on_child_exit(int pid, int wait_status) override;
   /// Kills everything still running, including what ended commands left in their groups.
-  void kill_all();
+  void kill_all() override;
 
  private:
   struct Command;

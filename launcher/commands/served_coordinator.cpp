@@ -1,0 +1,60 @@
+#include "launcher/commands/served_coordinator.h"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <system_error>
+
+#include "libpai/write_all.h"
+
+namespace pai::launcher {
+
+namespace {
+
+// A coordinator Record as an events.jsonl event.
+EventFields event_fields(const nlohmann::json& fields) {
+  EventFields out;
+  if (!fields.is_object()) return out;
+  for (const auto& [key, value] : fields.items()) {
+    if (value.is_string()) {
+      out.emplace_back(key, value.get<std::string>());
+    } else if (value.is_boolean()) {
+      out.emplace_back(key, value.get<bool>());
+    } else if (value.is_number_integer()) {
+      out.emplace_back(key, value.get<std::int64_t>());
+    } else if (value.is_number()) {
+      out.emplace_back(key, value.get<double>());
+    } else {
+      out.emplace_back(key, value.dump());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+ServedCoordinator::ServedCoordinator(const Plan& plan, coordinator::ServerOptions options,
+                                     const std::string& log_dir) {
+  try {
+    journal_ = std::make_unique<EventLog>(log_dir + "/events.jsonl");
+  } catch (const std::system_error& e) {
+    throw std::runtime_error("cannot write logs to " + log_dir + ": " + e.code().message());
+  }
+  EventLog* journal = journal_.get();
+  options.record = [journal](const coordinator::Record& r) {
+    try {
+      journal->record(r.kind, event_fields(r.fields));
+    } catch (const std::system_error&) {
+      // The terminal line below still tells.
+    }
+    if (!r.line.empty()) write_all(2, "pai-launch: coordinator: " + r.line + "\n");
+  };
+  server_ = std::make_unique<coordinator::CoordinatorServer>(plan, std::move(options));
+}
+
+ServedCoordinator::~ServedCoordinator() = default;
+
+int ServedCoordinator::port() const { return server_->port(); }
+
+void ServedCoordinator::wait(std::chrono::milliseconds timeout) { server_->wait(timeout); }
+
+}  // namespace pai::launcher

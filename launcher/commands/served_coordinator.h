@@ -1,0 +1,38 @@
+// The job's coordinator, served by `pai-launch run` on the coordinator's host beside that
+// node's own agent: its records go to the coordinator's journal and its lines to the terminal.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "launcher/coordinator/coordinator_server.h"
+#include "launcher/logs/event_log.h"
+#include "libpai/plan.h"
+
+namespace pai::launcher {
+
+/// A CoordinatorServer journaling to `<log_dir>/events.jsonl`.
+class ServedCoordinator {
+ public:
+  /// Opens the journal in `log_dir` (which must exist) and starts listening as `options` say
+  /// (their `record` is set here). Throws std::runtime_error with the message for the user
+  /// ("cannot write logs to DIR: REASON", or the server's own) when either fails.
+  ServedCoordinator(const Plan& plan, coordinator::ServerOptions options,
+                    const std::string& log_dir);
+  /// Stops serving; open connections are closed.
+  ~ServedCoordinator();
+  ServedCoordinator(const ServedCoordinator&) = delete;
+  ServedCoordinator& operator=(const ServedCoordinator&) = delete;
+
+  /// The port it listens on.
+  int port() const;
+  /// Waits until the other launchers heard how the job ended, or `timeout` passed.
+  void wait(std::chrono::milliseconds timeout);
+
+ private:
+  std::unique_ptr<EventLog> journal_;  // outlives the server, which records into it
+  std::unique_ptr<coordinator::CoordinatorServer> server_;
+};
+
+}  // namespace pai::launcher

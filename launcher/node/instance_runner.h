@@ -1,0 +1,42 @@
+// What a node agent needs of the process that runs its instance: the supervisor
+// (supervisor/supervisor.h), with the coordinator deciding instead of the node's own restart
+// policy.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "launcher/policy/restart_policy.h"
+#include "launcher/supervisor/supervisor.h"
+#include "libpai/plan.h"
+
+namespace pai::launcher {
+
+/// Runs this node's instance (at most one; a spare gets its own later) and carries out the
+/// coordinator's decisions. Instance numbers are the runner's own: the order of
+/// add_instance().
+class InstanceRunner {
+ public:
+  virtual ~InstanceRunner() = default;
+
+  /// Runs until finish() is carried out; returns the exit code given to finish(), or 128+N
+  /// when stopped by signal N. Nothing it started is left running when it returns.
+  virtual int run() = 0;
+  /// Starts supervising `placement` (one of the plan's placements); returns its number.
+  /// Starts nothing.
+  virtual int add_instance(const Placement& placement) = 0;
+  /// Carries out a decision of the coordinator (StartInstance, StopInstance).
+  virtual void apply(const PolicyAction& action) = 0;
+  /// SIGKILLs an instance's processes as a failure (`pai-launch kill`); their exits are
+  /// reported like any other.
+  virtual void kill_instance(int instance) = 0;
+  /// Ends run() with `exit_code` once what still runs is stopped (SIGTERM, grace period,
+  /// SIGKILL).
+  virtual void finish(int exit_code, const std::string& reason) = 0;
+  /// The current log file of each local rank of `instance`, in local rank order.
+  virtual std::vector<std::string> log_files(int instance) const = 0;
+  /// What heartbeats report about `instance`.
+  virtual InstanceActivity activity(int instance) const = 0;
+};
+
+}  // namespace pai::launcher

@@ -1,0 +1,218 @@
+// Fakes of the parts a NodeAgent drives (launcher/node/*.h interfaces): each records what the
+// agent asked of it, in order, as exact text or messages, and does nothing else.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "launcher/net/client.h"
+#include "launcher/node/command_runner.h"
+#include "launcher/node/coordinator_link.h"
+#include "launcher/node/instance_runner.h"
+#include "launcher/node/log_subscription.h"
+#include "launcher/node/monotonic_clock.h"
+#include "launcher/node/sanity_check_runner.h"
+
+namespace pai::launcher::testing {
+
+using Json = nlohmann::json;
+
+/// The coordinator's end of the link: what the agent sent, and what it would deliver.
+class FakeCoordinatorLink final : public CoordinatorLink {
+ public:
+  /// When set, connect() throws net::ConnectionError with this text.
+  std::optional<std::string> refusal;
+  /// When set, connect() first tells `waiting` this (a first attempt failed).
+  std::optional<std::string> retried_because;
+  /// The deadline connect() was given.
+  std::optional<TimePoint> connect_deadline;
+  /// What attach() was given.
+  std::chrono::milliseconds interval{0};
+  int misses = 0;
+  OnMessage on_message;
+  OnLost on_lost;
+  /// What next_deadline() answers.
+  std::optional<TimePoint> deadline;
+  /// The times on_deadline() was called with; each call sends the heartbeat.
+  std::vector<TimePoint> ticks;
+
+  void connect(TimePoint until, const OnWaiting& waiting) override {
+    connect_deadline = until;
+    if (retried_because) waiting(*retried_because);
+    if (refusal) throw net::ConnectionError(*refusal);
+  }
+  void attach(std::chrono::milliseconds every, int silent_intervals, OnMessage message,
+              OnLost lost) override {
+    interval = every;
+    misses = silent_intervals;
+    on_message = std::move(message);
+    on_lost = std::move(lost);
+  }
+  void send(const Json& message) override { sent_.push_back(message); }
+  std::optional<TimePoint> next_deadline() const override { return deadline; }
+  void on_deadline(TimePoint now, const std::function<Json()>& heartbeat) override {
+    ticks.push_back(now);
+    send(heartbeat());
+  }
+
+  /// The messages sent since the last take().
+  std::vector<Json> take() { return std::exchange(sent_, {}); }
+
+ private:
+  std::vector<Json> sent_;
+};
+
+/// The supervisor: every call as one line of `calls`.
+class FakeInstanceRunner final : public InstanceRunner {
+ public:
+  /// "add_instance worker-1 on node-1", "start 0 attempt 2", "stop 0 signal 15 dumpStacks
+  /// reason …" (dumpStacks only when asked), "kill_instance 0", "finish 1 reason …".
+  std::vector<std::string> calls;
+  /// What log_files() answers, per instance.
+  std::map<int, std::vector<std::string>> log_files_of;
+  /// What activity() answers.
+  InstanceActivity current_activity;
+  /// Called by run(), as the loop would deliver events; run() then returns finish()'s code.
+  std::function<void()> while_running;
+
+  int run() override {
+    calls.push_back("run");
+    if (while_running) while_running();
+    return exit_code_;
+  }
+  int add_instance(const Placement& placement) override {
+    calls.push_back("add_instance " + placement.role + "-" + std::to_string(placement.index) +
+                    " on " + placement.host.name);
+    return instances_++;
+  }
+  void apply(const PolicyAction& action) override {
+    if (const auto* start = std::get_if<StartInstance>(&action)) {
+      calls.push_back("start " + std::to_string(start->instance) + " attempt " +
+                      std::to_string(start->restart_count));
+    } else if (const auto* stop = std::get_if<StopInstance>(&action)) {
+      calls.push_back("stop " + std::to_string(stop->instance) + " signal " +
+                      std::to_string(stop->signal) + (stop->dump_stacks ? " dumpStacks" : "") +
+                      " reason " + stop->reason);
+    } else {
+      calls.push_back("apply: an action the coordinator never sends");
+    }
+  }
+  void kill_instance(int instance) override {
+    calls.push_back("kill_instance " + std::to_string(instance));
+  }
+  void finish(int exit_code, const std::string& reason) override {
+    calls.push_back("finish " + std::to_string(exit_code) + " reason " + reason);
+    exit_code_ = exit_code;
+  }
+  std::vector<std::string> log_files(int instance) const override {
+    auto it = log_files_of.find(instance);
+    return it == log_files_of.end() ? std::vector<std::string>{} : it->second;
+  }
+  InstanceActivity activity(int) const override { return current_activity; }
+
+  /// The calls since the last take().
+  std::vector<std::string> take() { return std::exchange(calls, {}); }
+
+ private:
+  int instances_ = 0;
+  int exit_code_ = -1;
+};
+
+/// Remote commands: every call as one line of `calls`.
+class FakeCommandRunner final : public CommandRunner {
+ public:
+  /// "start 7 hostname -s stdin", "write_stdin 7 'hi' eof", "kill 7", "kill_all",
+  /// "on_child_exit 123".
+  std::vector<std::string> calls;
+  /// The environment the last start() got.
+  EnvList last_env;
+  /// The pid on_child_exit() claims as a command's.
+  int own_pid = -1;
+
+  void start(std::int64_t id, const std::vector<std::string>& argv, const EnvList& env,
+             bool with_stdin) override {
+    std::string line = "start " + std::to_string(id);
+    for (const std::string& arg : argv) line += " " + arg;
+    calls.push_back(line + (with_stdin ? " stdin" : ""));
+    last_env = env;
+  }
+  void write_stdin(std::int64_t id, std::string_view data, bool eof) override {
+    calls.push_back("write_stdin " + std::to_string(id) + " '" + std::string(data) + "'" +
+                    (eof ? " eof" : ""));
+  }
+  void kill(std::int64_t id) override { calls.push_back("kill " + std::to_string(id)); }
+  bool on_child_exit(int pid, int) override {
+    calls.push_back("on_child_exit " + std::to_string(pid));
+    return pid == own_pid;
+  }
+  void kill_all() override { calls.push_back("kill_all"); }
+
+  /// The calls since the last take().
+  std::vector<std::string> take() { return std::exchange(calls, {}); }
+};
+
+/// The log stream: every call as one line of `calls`.
+class FakeLogSubscription final : public LogSubscription {
+ public:
+  /// "subscribe -1 tail 100", "unsubscribe", "grew 2 /path/rank-2.attempt-0.log".
+  std::vector<std::string> calls;
+
+  void subscribe(int rank, std::int64_t tail) override {
+    calls.push_back("subscribe " + std::to_string(rank) + " tail " + std::to_string(tail));
+    subscribed_ = true;
+  }
+  void unsubscribe() override {
+    calls.push_back("unsubscribe");
+    subscribed_ = false;
+  }
+  bool subscribed() const override { return subscribed_; }
+  void grew(int rank, const std::string& path) override {
+    calls.push_back("grew " + std::to_string(rank) + " " + path);
+  }
+
+  /// The calls since the last take().
+  std::vector<std::string> take() { return std::exchange(calls, {}); }
+
+ private:
+  bool subscribed_ = false;
+};
+
+/// Background sanity checks that end when the test says so.
+class FakeSanityCheckRunner final : public SanityCheckRunner {
+ public:
+  /// "start worker-1 on node-1" (+ " coordinator served here").
+  std::vector<std::string> calls;
+
+  void start(const Placement& placement, const checks::CheckOptions& options, Done done) override {
+    calls.push_back("start " + placement.role + "-" + std::to_string(placement.index) + " on " +
+                    placement.host.name +
+                    (options.coordinator_served_here ? " coordinator served here" : ""));
+    done_ = std::move(done);
+  }
+
+  /// Ends the checks started last with `results`.
+  void complete(std::vector<checks::CheckResult> results) {
+    Done done = std::exchange(done_, nullptr);
+    done(std::move(results));
+  }
+
+ private:
+  Done done_;
+};
+
+/// A clock that stands still.
+class FakeClock final : public MonotonicClock {
+ public:
+  TimePoint time = TimePoint{} + std::chrono::hours(1);
+  TimePoint now() const override { return time; }
+};
+
+}  // namespace pai::launcher::testing
