@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "launcher/os/fd.h"
 #include "launcher/policy/failure_classifier.h"
 #include "libpai/write_all.h"
 
@@ -19,11 +20,6 @@ namespace {
 constexpr int kPipeBytes = 1 << 20;
 // Bounds the final read of a dead process's pipes when a grandchild keeps writing to them.
 constexpr int kMaxDrainReads = 64;
-
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
 
 }  // namespace
 
@@ -42,7 +38,7 @@ RankOutput::RankOutput(std::string log_path, const std::string& prefix, int colo
     }
     s->read_fd = fds[0];
     s->write_fd = fds[1];
-    fcntl(s->read_fd, F_SETFL, fcntl(s->read_fd, F_GETFL) | O_NONBLOCK);
+    set_nonblocking(s->read_fd);
     fcntl(s->read_fd, F_SETPIPE_SZ, kPipeBytes);  // best effort: capped by pipe-max-size
   }
   out_.relay = std::make_unique<LogRelay>(prefix, terminal.color_stdout, color_index,
