@@ -39,8 +39,4 @@ std::vector<Host> apply_host_changes(std::vector<Host> base,
   return base;
 }
 
-std::vector<Host> apply_host_changes(std::vector<Host> base, const nlohmann::json& changes) {
-  return apply_host_changes(std::move(base), parse_host_changes(changes));
-}
-
 }  // namespace pai::net

@@ -4,7 +4,6 @@
 // identical host lists otherwise).
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
 #include <vector>
 
 #include "launcher/net/protocol.h"
@@ -22,9 +21,5 @@ std::vector<HostChange> host_changes(const std::vector<Host>& base, const std::v
 /// in the plan (N instances)" for a change beyond `base`.
 std::vector<Host> apply_host_changes(std::vector<Host> base,
                                      const std::vector<HostChange>& changes);
-
-/// The same for the JSON `hosts` of an `assign` (parse_host_changes, then the above), for
-/// readers not yet on protocol.h's types.
-std::vector<Host> apply_host_changes(std::vector<Host> base, const nlohmann::json& changes);
 
 }  // namespace pai::net

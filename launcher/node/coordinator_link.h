@@ -9,13 +9,16 @@
 #include <optional>
 #include <string>
 
+#include "launcher/net/protocol.h"
+
 namespace pai::launcher {
 
 /// A node launcher's link to its job's coordinator (docs/protocol.md).
 class CoordinatorLink {
  public:
   using TimePoint = std::chrono::steady_clock::time_point;
-  /// Called for each message from the coordinator.
+  /// Called for each message from the coordinator, as its JSON body: the receiver parses it
+  /// against its plan (net::parse_coordinator_to_node).
   using OnMessage = std::function<void(const nlohmann::json&)>;
   /// Called once when the link is gone (closed, broken, or the coordinator silent for
   /// `misses` heartbeat intervals); the text says why.
@@ -35,13 +38,13 @@ class CoordinatorLink {
                       OnLost on_lost) = 0;
   /// Sends a message; a broken connection is reported through on_lost. Nothing is sent once
   /// the link is lost.
-  virtual void send(const nlohmann::json& message) = 0;
+  virtual void send(const net::NodeToCoordinator& message) = 0;
   /// When on_deadline() next has something to do (the heartbeat or the silence deadline);
   /// none before attach() or once lost.
   virtual std::optional<TimePoint> next_deadline() const = 0;
   /// Sends the heartbeat when due (`heartbeat` builds it) and notices the coordinator's
   /// silence.
-  virtual void on_deadline(TimePoint now, const std::function<nlohmann::json()>& heartbeat) = 0;
+  virtual void on_deadline(TimePoint now, const std::function<net::NodeHeartbeat()>& heartbeat) = 0;
 };
 
 }  // namespace pai::launcher

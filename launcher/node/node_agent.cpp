@@ -9,7 +9,7 @@
 #include "launcher/checks/check_result_json.h"
 #include "launcher/net/client.h"
 #include "launcher/net/host_changes.h"
-#include "launcher/net/message.h"
+#include "launcher/net/protocol.h"
 #include "launcher/policy/failure_classifier.h"
 #include "libpai/hostfile.h"
 #include "libpai/placement.h"
@@ -70,27 +70,22 @@ bool NodeAgent::join() {
   }
   say("joined the coordinator at " + where);
   events_.record("joined", {{"coordinator", where}});
-  parts_.link.send(Json{{"type", "join"},
-                        {"node", options_.node},
-                        {"checks", Json::parse(checks::to_json(options_.checks))},
-                        {"pid", static_cast<std::int64_t>(::getpid())}});
+  parts_.link.send(net::Join{.node = options_.node,
+                             .checks = checks::to_json(options_.checks),
+                             .pid = static_cast<std::int64_t>(::getpid())});
   return true;
 }
 
-void NodeAgent::on_command_output(std::int64_t id, const char* stream, std::string_view data) {
-  parts_.link.send(Json{
-      {"type", "exec-output"}, {"id", id}, {"stream", stream}, {"data", net::base64_encode(data)}});
+void NodeAgent::on_command_output(std::int64_t id, net::Stream stream, std::string_view data) {
+  parts_.link.send(net::ExecOutput{.id = id, .stream = stream, .data = std::string(data)});
 }
 
 void NodeAgent::on_command_exit(std::int64_t id, int code) {
-  parts_.link.send(Json{{"type", "exec-exit"}, {"id", id}, {"code", code}});
+  parts_.link.send(net::ExecExit{.id = id, .code = code});
 }
 
 void NodeAgent::on_log_output(int rank, std::string_view data) {
-  parts_.link.send(Json{{"type", "log"},
-                        {"rank", rank},
-                        {"instance", global_instance_},
-                        {"data", net::base64_encode(data)}});
+  parts_.link.send(net::Log{.rank = rank, .instance = global_instance_, .data = std::string(data)});
 }
 
 // ---- SupervisorHooks ----
@@ -105,36 +100,32 @@ std::vector<PolicyAction> NodeAgent::decide(const PolicyEvent& event) {
   }
   if (finishing_) return {};
   if (const auto* e = std::get_if<ProcessExited>(&event)) {
-    parts_.link.send(Json{{"type", "exited"},
-                          {"instance", global_instance_},
-                          {"localRank", e->local_rank},
-                          {"status", {{"code", e->status.code}, {"signal", e->status.signal}}},
-                          {"classification",
-                           {{"retryable", e->classification.retryable},
-                            {"reason", e->classification.reason},
-                            {"matchedLine", e->classification.matched_line},
-                            {"signature", e->classification.signature}}},
-                          {"stopping", stopping_}});
+    parts_.link.send(net::Exited{
+        .instance = global_instance_,
+        .local_rank = e->local_rank,
+        .status = {.code = e->status.code, .signal = e->status.signal},
+        .classification = {.retryable = e->classification.retryable,
+                           .reason = e->classification.reason,
+                           .matched_line = e->classification.matched_line,
+                           .signature = e->classification.signature},
+        .stopping = stopping_});
   } else if (std::get_if<InstanceStopped>(&event) != nullptr) {
     stopping_ = false;
-    parts_.link.send(Json{{"type", "stopped"}, {"instance", global_instance_}});
+    parts_.link.send(net::Stopped{.instance = global_instance_});
   } else if (const auto* h = std::get_if<HangDetected>(&event)) {
-    parts_.link.send(Json{
-        {"type", "hang"},
-        {"instance", global_instance_},
-        {"exiting", true},
-        {"seconds", static_cast<std::int64_t>(plan_.fault_tolerance.hang.exit_interval_seconds)},
-        {"reason", h->classification.reason}});
+    parts_.link.send(net::Hang{
+        .instance = global_instance_,
+        .exiting = true,
+        .seconds = static_cast<std::int64_t>(plan_.fault_tolerance.hang.exit_interval_seconds),
+        .reason = h->classification.reason});
   }
   return {};
 }
 
 void NodeAgent::failure_summary(int, int global_rank, const std::string& summary) {
   if (finishing_) return;
-  parts_.link.send(Json{{"type", "failure"},
-                        {"instance", global_instance_},
-                        {"rank", global_rank},
-                        {"summary", summary}});
+  parts_.link.send(
+      net::Failure{.instance = global_instance_, .rank = global_rank, .summary = summary});
 }
 
 std::optional<NodeAgent::Clock::time_point> NodeAgent::next_deadline() {
@@ -164,18 +155,18 @@ void NodeAgent::say(const std::string& text) {
   write_all(options_.supervisor.terminal_stderr, "pai-launch: " + text + "\n");
 }
 
-Json NodeAgent::heartbeat() {
-  Json instances = Json::array();
+net::NodeHeartbeat NodeAgent::heartbeat() {
+  net::NodeHeartbeat beat;
   if (local_instance_ >= 0) {
     const InstanceActivity a = parts_.instances.activity(local_instance_);
     if (a.running) {
-      instances.push_back({{"instance", global_instance_},
-                           {"idleMs", a.idle_ms},
-                           {"hangInterval", a.hang_interval},
-                           {"step", a.step}});
+      beat.instances.push_back({.instance = global_instance_,
+                                .idle_ms = a.idle_ms,
+                                .hang_interval = a.hang_interval,
+                                .step = a.step});
     }
   }
-  return Json{{"type", "heartbeat"}, {"instances", instances}};
+  return beat;
 }
 
 void NodeAgent::on_lost(const std::string& why) {
@@ -189,92 +180,86 @@ void NodeAgent::on_lost(const std::string& why) {
 
 void NodeAgent::on_message(const Json& message) {
   try {
-    dispatch(net::MessageReader(message));
+    dispatch(net::parse_coordinator_to_node(message, static_cast<int>(plan_.placements.size())));
   } catch (const net::ProtocolError& e) {
     say(std::string("warning: a message from the coordinator was not understood: ") + e.what());
     events_.record("protocol-error", {{"error", std::string(e.what())}});
   }
 }
 
-void NodeAgent::dispatch(const net::MessageReader& m) {
-  const std::string& type = m.type();
-  if (type == "heartbeat") return;
-  if (type == "progress") return say("rendezvous: " + m.string("text"));
-  if (type == "assign") return assign(m);
-  if (type == "standby") {
-    say("standby: " + options_.node + " is a spare and waits to be needed");
-    events_.record("standby", {{"node", options_.node}});
-    return;
-  }
-  if (type == "run-checks") return run_checks(m.integer("attempt", 0, 1 << 20));
-  if (type == "start") {
-    const int instance = local_of(m);
-    stopping_ = false;
-    return parts_.instances.apply(StartInstance{instance, m.integer("attempt", 0, 1 << 20)});
-  }
-  if (type == "stop") {
-    const int instance = local_of(m);
-    stopping_ = true;
-    return parts_.instances.apply(StopInstance{instance, m.integer("signal", 1, 64),
-                                               m.boolean("dumpStacks"), m.string("reason")});
-  }
-  if (type == "kill") return parts_.instances.kill_instance(local_of(m));
-  if (type == "finish") return finish(m);
-  if (type == "exec") {
-    EnvList env = launcher_env();
-    return parts_.commands.start(m.int64("id"), m.strings("argv"), env,
-                                 m.has("stdin") && m.boolean("stdin"));
-  }
-  if (type == "exec-stdin") {
-    return parts_.commands.write_stdin(m.int64("id"), m.bytes("data"),
-                                       m.has("eof") && m.boolean("eof"));
-  }
-  if (type == "exec-kill") return parts_.commands.kill(m.int64("id"));
-  if (type == "subscribe-logs") return subscribe_logs(m);
-  if (type == "unsubscribe-logs") return parts_.logs.unsubscribe();
-  m.fail("type", "unknown message type");
+void NodeAgent::dispatch(const net::CoordinatorToNode& message) {
+  std::visit(
+      net::Overloaded{
+          [](const net::Heartbeat&) {},
+          [&](const net::Progress& m) { say("rendezvous: " + m.text); },
+          [&](const net::Assign& m) { assign(m); },
+          [&](const net::Standby&) {
+            say("standby: " + options_.node + " is a spare and waits to be needed");
+            events_.record("standby", {{"node", options_.node}});
+          },
+          [&](const net::RunChecks& m) { run_checks(m.attempt); },
+          [&](const net::Start& m) {
+            const int instance = local_of(m, m.instance);
+            stopping_ = false;
+            parts_.instances.apply(StartInstance{instance, m.attempt});
+          },
+          [&](const net::Stop& m) {
+            const int instance = local_of(m, m.instance);
+            stopping_ = true;
+            parts_.instances.apply(StopInstance{instance, m.signal, m.dump_stacks, m.reason});
+          },
+          [&](const net::Kill& m) { parts_.instances.kill_instance(local_of(m, m.instance)); },
+          [&](const net::Finish& m) { finish(m); },
+          [&](const net::Exec& m) {
+            parts_.commands.start(m.id, m.argv, launcher_env(), m.takes_stdin);
+          },
+          [&](const net::ExecStdin& m) { parts_.commands.write_stdin(m.id, m.data, m.eof); },
+          [&](const net::ExecKill& m) { parts_.commands.kill(m.id); },
+          [&](const net::SubscribeLogs& m) { subscribe_logs(m); },
+          [&](const net::UnsubscribeLogs&) { parts_.logs.unsubscribe(); },
+      },
+      message);
 }
 
-// The runner's number of the instance a message names (it must be ours).
-int NodeAgent::local_of(const net::MessageReader& m) const {
-  const int instance = m.integer("instance", 0, 1 << 30);
+// The runner's number of the instance `message` names (it must be ours).
+template <class Message>
+int NodeAgent::local_of(const Message& message, int instance) const {
   if (instance != global_instance_ || local_instance_ < 0) {
-    m.fail("instance", "instance " + std::to_string(instance) + " does not run on this node");
+    net::fail(message, "instance",
+              "instance " + std::to_string(instance) + " does not run on this node");
   }
   return local_instance_;
 }
 
-void NodeAgent::finish(const net::MessageReader& m) {
-  const int code = m.integer("exitCode", 0, 255);
-  const std::string reason = m.string("reason");
-  if (!reason.empty()) {
-    say((code == 0 ? "" : code == 2 ? "error: " : "job failed: ") + reason);
+void NodeAgent::finish(const net::Finish& m) {
+  if (!m.reason.empty()) {
+    say((m.exit_code == 0 ? "" : m.exit_code == 2 ? "error: " : "job failed: ") + m.reason);
   }
   finishing_ = true;
   parts_.commands.kill_all();
-  parts_.instances.finish(code, reason);
+  parts_.instances.finish(m.exit_code, m.reason);
 }
 
-void NodeAgent::assign(const net::MessageReader& m) {
-  const int instance = m.integer("instance", 0, static_cast<int>(plan_.placements.size()) - 1);
-  const std::vector<Host> hosts = net::apply_host_changes(planned_hosts_, m.array("hosts"));
-  if (local_instance_ >= 0 && instance != global_instance_) {
-    m.fail("instance", "this node already runs instance " + std::to_string(global_instance_));
+void NodeAgent::assign(const net::Assign& m) {
+  const std::vector<Host> hosts = net::apply_host_changes(planned_hosts_, m.hosts);
+  if (local_instance_ >= 0 && m.instance != global_instance_) {
+    net::fail(m, "instance",
+              "this node already runs instance " + std::to_string(global_instance_));
   }
   try {
     place(plan_, hosts);
   } catch (const std::invalid_argument& e) {
-    m.fail("hosts", e.what());
+    net::fail(m, "hosts", e.what());
   }
-  const Placement& p = plan_.placements[instance];
+  const Placement& p = plan_.placements[m.instance];
   if (local_instance_ < 0) {
     // A spare's instance gets its log folder now.
     std::error_code ec;
     const std::string logs =
         options_.supervisor.log_dir + "/" + p.role + "-" + std::to_string(p.index);
     std::filesystem::create_directories(logs, ec);
-    if (ec) m.fail("instance", "cannot create the log folder " + logs + ": " + ec.message());
-    global_instance_ = instance;
+    if (ec) net::fail(m, "instance", "cannot create the log folder " + logs + ": " + ec.message());
+    global_instance_ = m.instance;
     local_instance_ = parts_.instances.add_instance(p);
   }
   write_hostfile();
@@ -319,7 +304,7 @@ void NodeAgent::write_hostfile() {
 
 void NodeAgent::run_checks(int attempt) {
   if (!plan_.sanity_check.enabled) {
-    parts_.link.send(Json{{"type", "checks"}, {"checks", Json::array()}});
+    parts_.link.send(net::Checks{});
     return;
   }
   say("running the sanity checks again (attempt " + std::to_string(attempt) + ")");
@@ -332,18 +317,18 @@ void NodeAgent::run_checks(int attempt) {
                                {"status", std::string(checks::to_string(r.status))},
                                {"summary", r.summary}});
     }
-    parts_.link.send(Json{{"type", "checks"}, {"checks", Json::parse(checks::to_json(results))}});
+    parts_.link.send(net::Checks{.checks = checks::to_json(results)});
   });
 }
 
-void NodeAgent::subscribe_logs(const net::MessageReader& m) {
-  parts_.logs.subscribe(m.integer("rank", -1, 1 << 30), m.int64("tail"));
+void NodeAgent::subscribe_logs(const net::SubscribeLogs& m) {
+  parts_.logs.subscribe(m.rank, m.tail);
   if (local_instance_ >= 0) {
     const auto files = parts_.instances.log_files(local_instance_);
     const int first = plan_.placements.at(global_instance_).first_rank;
     for (int r = 0; r < static_cast<int>(files.size()); ++r) parts_.logs.grew(first + r, files[r]);
   }
-  parts_.link.send(Json{{"type", "log-end"}});
+  parts_.link.send(net::LogEnd{});
 }
 
 }  // namespace pai::launcher

@@ -18,6 +18,7 @@
 
 #include "launcher/checks/check_result.h"
 #include "launcher/logs/event_log.h"
+#include "launcher/net/protocol.h"
 #include "launcher/node/command_runner.h"
 #include "launcher/node/coordinator_link.h"
 #include "launcher/node/instance_runner.h"
@@ -26,10 +27,6 @@
 #include "launcher/node/sanity_check_runner.h"
 #include "launcher/supervisor/supervisor.h"
 #include "libpai/plan.h"
-
-namespace pai::net {
-class MessageReader;
-}  // namespace pai::net
 
 namespace pai::launcher {
 
@@ -91,8 +88,8 @@ class NodeAgent final : public SupervisorHooks {
   /// The link to the coordinator is gone: commands are killed and the instance stopped; run()
   /// then returns 1.
   void on_lost(const std::string& why);
-  /// Output of command `id` ("stdout" or "stderr"): sent as `exec-output`.
-  void on_command_output(std::int64_t id, const char* stream, std::string_view data);
+  /// Output of command `id` on `stream`: sent as `exec-output`.
+  void on_command_output(std::int64_t id, net::Stream stream, std::string_view data);
   /// Command `id` ended with `code`: sent as `exec-exit`.
   void on_command_exit(std::int64_t id, int code);
   /// A chunk of rank `rank`'s log for the subscription: sent as `log`.
@@ -116,14 +113,15 @@ class NodeAgent final : public SupervisorHooks {
 
  private:
   void say(const std::string& text);
-  nlohmann::json heartbeat();
-  void dispatch(const net::MessageReader& m);
-  int local_of(const net::MessageReader& m) const;
-  void assign(const net::MessageReader& m);
+  net::NodeHeartbeat heartbeat();
+  void dispatch(const net::CoordinatorToNode& message);
+  template <class Message>
+  int local_of(const Message& message, int instance) const;
+  void assign(const net::Assign& m);
   void write_hostfile();
   void run_checks(int attempt);
-  void subscribe_logs(const net::MessageReader& m);
-  void finish(const net::MessageReader& m);
+  void subscribe_logs(const net::SubscribeLogs& m);
+  void finish(const net::Finish& m);
 
   Plan& plan_;
   const NodeAgentOptions& options_;

@@ -1,6 +1,7 @@
 #include "launcher/node/node_link.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <thread>
 
 namespace pai::launcher {
@@ -50,17 +51,13 @@ void NodeLink::attach(std::chrono::milliseconds interval, int misses, OnMessage 
   watching_ = true;
 }
 
-void NodeLink::send(const nlohmann::json& message) {
+void NodeLink::send(const net::NodeToCoordinator& message) {
   if (lost_ || !client_) return;
   try {
-    client_->send(message);
+    client_->send(net::to_json(message));
   } catch (const net::ConnectionError& e) {
     lose(std::string("lost the coordinator: ") + e.what());
   }
-}
-
-std::optional<nlohmann::json> NodeLink::receive(std::chrono::milliseconds timeout) {
-  return client_->receive(timeout);
 }
 
 void NodeLink::on_readable() {
@@ -93,7 +90,7 @@ std::optional<NodeLink::TimePoint> NodeLink::next_deadline() const {
   return std::min(next_heartbeat_, last_received_ + interval_ * misses_);
 }
 
-void NodeLink::on_deadline(TimePoint now, const std::function<nlohmann::json()>& heartbeat) {
+void NodeLink::on_deadline(TimePoint now, const std::function<net::NodeHeartbeat()>& heartbeat) {
   if (lost_ || !watching_) return;
   if (now >= last_received_ + interval_ * misses_) {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_received_);
@@ -105,7 +102,7 @@ void NodeLink::on_deadline(TimePoint now, const std::function<nlohmann::json()>&
   }
   if (now >= next_heartbeat_) {
     next_heartbeat_ = now + interval_;
-    send(heartbeat());
+    send(net::NodeToCoordinator{heartbeat()});
   }
 }
 

@@ -36,14 +36,12 @@ class NodeLink final : public CoordinatorLink {
   void attach(std::chrono::milliseconds interval, int misses, OnMessage on_message,
               OnLost on_lost) override;
   /// Sends a message; a broken connection is reported through on_lost.
-  void send(const nlohmann::json& message) override;
-  /// Waits up to `timeout` for one message without a loop (after connect(), before attach()).
-  std::optional<nlohmann::json> receive(std::chrono::milliseconds timeout);
+  void send(const net::NodeToCoordinator& message) override;
 
   /// The heartbeat deadline and the coordinator's silence deadline, for the loop's timeout.
   std::optional<TimePoint> next_deadline() const override;
   /// Sends the heartbeat when due (`heartbeat` builds it) and notices silence.
-  void on_deadline(TimePoint now, const std::function<nlohmann::json()>& heartbeat) override;
+  void on_deadline(TimePoint now, const std::function<net::NodeHeartbeat()>& heartbeat) override;
   bool lost() const { return lost_; }
 
  private:

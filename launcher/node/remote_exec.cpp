@@ -8,8 +8,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "launcher/policy/failure_classifier.h"
+#include "launcher/os/fd.h"
 #include "launcher/os/process.h"
+#include "launcher/policy/failure_classifier.h"
 #include "libpai/write_all.h"
 
 namespace pai::launcher {
@@ -32,11 +33,6 @@ void make_pipe(int fds[2]) {
   }
 }
 
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
-
 }  // namespace
 
 RemoteExec::RemoteExec(EventLoop& loop, OnOutput on_output, OnExit on_exit)
@@ -56,7 +52,7 @@ RemoteExec::~RemoteExec() {
 void RemoteExec::start(std::int64_t id, const std::vector<std::string>& argv, const EnvList& env,
                        bool with_stdin) {
   if (commands_.count(id) != 0) {
-    on_output_(id, "stderr", "pai-launch: duplicate command id\n");
+    on_output_(id, net::Stream::Stderr, "pai-launch: duplicate command id\n");
     on_exit_(id, 126);
     return;
   }
@@ -86,7 +82,7 @@ void RemoteExec::start(std::int64_t id, const std::vector<std::string>& argv, co
     ::close(out[0]);
     ::close(err[0]);
     if (in[1] >= 0) ::close(in[1]);
-    on_output_(id, "stderr", "pai-launch: " + problem + "\n");
+    on_output_(id, net::Stream::Stderr, "pai-launch: " + problem + "\n");
     on_exit_(id, code);
     return;
   }
@@ -97,18 +93,18 @@ void RemoteExec::start(std::int64_t id, const std::vector<std::string>& argv, co
   command->in = in[1];
   Command* c = command.get();
   commands_[id] = std::move(command);
-  for (int fd : {c->out, c->err}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  for (int fd : {c->out, c->err}) set_nonblocking(fd);
   loop_.watch(c->out, [this, id, c] {
-    read_pipe(id, c->out, "stdout");
+    read_pipe(id, c->out, net::Stream::Stdout);
     maybe_done(id);
   });
   loop_.watch(c->err, [this, id, c] {
-    read_pipe(id, c->err, "stderr");
+    read_pipe(id, c->err, net::Stream::Stderr);
     maybe_done(id);
   });
 }
 
-void RemoteExec::read_pipe(std::int64_t id, int& fd, const char* stream) {
+void RemoteExec::read_pipe(std::int64_t id, int& fd, net::Stream stream) {
   char buffer[64 * 1024];
   for (int round = 0; round < 16 && fd >= 0; ++round) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
@@ -168,8 +164,8 @@ void RemoteExec::maybe_done(std::int64_t id) {
   Command& c = *it->second;
   if (!c.exited) return;
   // Drain what the pipes still hold (a killed group closes them).
-  if (c.out >= 0) read_pipe(id, c.out, "stdout");
-  if (c.err >= 0) read_pipe(id, c.err, "stderr");
+  if (c.out >= 0) read_pipe(id, c.out, net::Stream::Stdout);
+  if (c.err >= 0) read_pipe(id, c.err, net::Stream::Stderr);
   if (c.out >= 0 || c.err >= 0) return;
   const int code = c.code;
   commands_.erase(it);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/net/protocol.h"
 #include "launcher/node/command_runner.h"
 #include "launcher/os/event_loop.h"
 #include "libpai/env_contract.h"
@@ -18,8 +19,8 @@ namespace pai::launcher {
 /// The CommandRunner of a node launcher, on the supervisor's loop.
 class RemoteExec final : public CommandRunner {
  public:
-  /// Output of command `id` ("stdout" or "stderr").
-  using OnOutput = std::function<void(std::int64_t id, const char* stream, std::string_view data)>;
+  /// Output of command `id` on `stream`.
+  using OnOutput = std::function<void(std::int64_t id, net::Stream stream, std::string_view data)>;
   /// Command `id` ended with a shell-style exit code (128+N for signal N).
   using OnExit = std::function<void(std::int64_t id, int code)>;
 
@@ -44,7 +45,7 @@ class RemoteExec final : public CommandRunner {
 
  private:
   struct Command;
-  void read_pipe(std::int64_t id, int& fd, const char* stream);
+  void read_pipe(std::int64_t id, int& fd, net::Stream stream);
   void maybe_done(std::int64_t id);
 
   EventLoop& loop_;

@@ -90,7 +90,7 @@ struct RealNode {
         link(client_options(plan, options), supervisor.loop()),
         commands(
             supervisor.loop(),
-            [this](std::int64_t id, const char* stream, std::string_view data) {
+            [this](std::int64_t id, net::Stream stream, std::string_view data) {
               agent.on_command_output(id, stream, data);
             },
             [this](std::int64_t id, int code) { agent.on_command_exit(id, code); }),

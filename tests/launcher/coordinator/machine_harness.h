@@ -192,7 +192,7 @@ class MachineHarness {
 
 /// The host of every instance an `assign` message gives, its changes applied to `plan`'s.
 inline std::vector<pai::Host> assigned_hosts(const pai::Plan& plan, const Json& assign) {
-  return net::apply_host_changes(net::planned_hosts(plan), assign.at("hosts"));
+  return net::apply_host_changes(net::planned_hosts(plan), net::parse_host_changes(assign.at("hosts")));
 }
 
 }  // namespace pai::launcher::coordinator::testing

@@ -34,21 +34,24 @@ TEST_CASE("host changes list only the instances whose host differs") {
   CHECK(back[1].address == "10.0.1.1");
   CHECK(back[2].address == "127.0.0.1");
   // The JSON of an `assign` applies the same way.
-  CHECK(apply_host_changes(three(), to_json(Assign{0, changes}).at("hosts"))[1].name == "spare");
+  CHECK(apply_host_changes(three(), parse_host_changes(to_json(Assign{0, changes}).at("hosts")))[1]
+            .name == "spare");
 }
 
 TEST_CASE("malformed host changes are protocol errors") {
   using pai::net::ProtocolError;
-  CHECK_THROWS_AS(apply_host_changes(three(), Json::object()), ProtocolError);
+  CHECK_THROWS_AS(parse_host_changes(Json::object()), ProtocolError);
   CHECK_THROWS_WITH(
-      apply_host_changes(three(), Json::parse(R"([{"instance":3,"name":"x","address":"y","slots":0}])")),
+      apply_host_changes(three(), parse_host_changes(Json::parse(
+                                      R"([{"instance":3,"name":"x","address":"y","slots":0}])"))),
       "assign: hosts: instance 3 is not in the plan (3 instances)");
   CHECK_THROWS_AS(
-      apply_host_changes(three(), Json::parse(R"([{"instance":-1,"name":"x","address":"y","slots":0}])")),
+      parse_host_changes(Json::parse(R"([{"instance":-1,"name":"x","address":"y","slots":0}])")),
       ProtocolError);
-  CHECK_THROWS_AS(apply_host_changes(three(), Json::parse(R"([{"instance":0,"name":1,"address":"y","slots":0}])")),
+  CHECK_THROWS_AS(
+      parse_host_changes(Json::parse(R"([{"instance":0,"name":1,"address":"y","slots":0}])")),
+      ProtocolError);
+  CHECK_THROWS_AS(parse_host_changes(Json::parse(R"([{"instance":0,"name":"x","address":"y"}])")),
                   ProtocolError);
-  CHECK_THROWS_AS(apply_host_changes(three(), Json::parse(R"([{"instance":0,"name":"x","address":"y"}])")),
-                  ProtocolError);
-  CHECK_THROWS_AS(apply_host_changes(three(), Json::parse(R"(["x"])")), ProtocolError);
+  CHECK_THROWS_AS(parse_host_changes(Json::parse(R"(["x"])")), ProtocolError);
 }

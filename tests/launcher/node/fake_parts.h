@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "launcher/net/client.h"
+#include "launcher/net/protocol.h"
 #include "launcher/node/command_runner.h"
 #include "launcher/node/coordinator_link.h"
 #include "launcher/node/instance_runner.h"
@@ -56,14 +57,16 @@ class FakeCoordinatorLink final : public CoordinatorLink {
     on_message = std::move(message);
     on_lost = std::move(lost);
   }
-  void send(const Json& message) override { sent_.push_back(message); }
+  void send(const net::NodeToCoordinator& message) override {
+    sent_.push_back(net::to_json(message));
+  }
   std::optional<TimePoint> next_deadline() const override { return deadline; }
-  void on_deadline(TimePoint now, const std::function<Json()>& heartbeat) override {
+  void on_deadline(TimePoint now, const std::function<net::NodeHeartbeat()>& heartbeat) override {
     ticks.push_back(now);
     send(heartbeat());
   }
 
-  /// The messages sent since the last take().
+  /// The messages sent since the last take(), as their JSON bodies.
   std::vector<Json> take() { return std::exchange(sent_, {}); }
 
  private:

@@ -550,7 +550,7 @@ TEST_CASE("exec runs commands for the coordinator and relays their output and ex
   CHECK(std::count(node.commands.last_env.begin(), node.commands.last_env.end(),
                    std::pair<std::string, std::string>{"PATH", path}) == 1);
 
-  node.agent.on_command_output(7, "stdout", "node-1\n");
+  node.agent.on_command_output(7, pai::net::Stream::Stdout, "node-1\n");
   node.agent.on_command_exit(7, 0);
   CHECK(
       node.link.take() ==
