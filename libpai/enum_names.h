@@ -24,7 +24,9 @@ struct EnumNames;
 
 /// An enum that has a name table.
 template <typename Enum>
-concept NamedEnum = requires { EnumNames<Enum>::table; };
+concept NamedEnum = requires {
+  EnumNames<Enum>::table;
+};
 
 /// The spelling of `value`; "" for a value outside the table (a cast from a bad integer).
 template <NamedEnum Enum>

@@ -23,8 +23,8 @@ struct Flags {
   JobControlOptions control;
   CheckCommandOptions check;
   std::vector<std::string> ctl_words;
-  std::string node;     // run/check --node
-  int node_rank = -1;   // run/check --node-rank
+  std::string node;    // run/check --node
+  int node_rank = -1;  // run/check --node-rank
   std::string rendezvous_timeout = "5m";
   int heartbeat_ms = 1000;
 };
@@ -91,7 +91,8 @@ CLI::App* add_check(CLI::App& app, Flags& f) {
   auto* node = cmd->add_option("--node", f.node, "this node's host name in the plan");
   cmd->add_option("--node-rank", f.node_rank, "this node's instance index in the plan")
       ->excludes(node);
-  cmd->add_option("--only", f.check.only, "checks to run (gpu,burn,nccl,network,mounts,disk,custom)")
+  cmd->add_option("--only", f.check.only,
+                  "checks to run (gpu,burn,nccl,network,mounts,disk,custom)")
       ->delimiter(',');
   cmd->add_flag("--json", f.check.json, "print the results as JSON");
   return cmd;
@@ -136,8 +137,8 @@ std::vector<std::pair<CLI::App*, ControlVerb>> add_controls(CLI::App& app,
 
 // `run -- CMD...`: the command on every node of a running job.
 int run_everywhere(const CLI::App& cmd, Flags& f) {
-  for (const char* flag : {"--node", "--node-rank", "--log-dir", "--slurm",
-                           "--rendezvous-timeout", "--heartbeat-interval-ms"}) {
+  for (const char* flag : {"--node", "--node-rank", "--log-dir", "--slurm", "--rendezvous-timeout",
+                           "--heartbeat-interval-ms"}) {
     if (cmd.count(flag) > 0) {
       return usage(std::string(flag) + " is for running a node of a job; with a command, " +
                    "run runs it on every node of a running job");
@@ -175,7 +176,8 @@ int check_node(const CLI::App& cmd, Flags& f) {
 }
 
 int dispatch(const Subcommands& sub, Flags& f) {
-  if (*sub.run) return f.control.command.empty() ? run_node(*sub.run, f) : run_everywhere(*sub.run, f);
+  if (*sub.run)
+    return f.control.command.empty() ? run_node(*sub.run, f) : run_everywhere(*sub.run, f);
   if (*sub.check) return check_node(*sub.check, f);
   if (*sub.ctl) return ctl_command(f.ctl_words);
   for (const auto& [cmd, verb] : sub.control) {
