@@ -13,6 +13,7 @@
 #include "launcher/coordinator/coordinator_machine.h"
 #include "launcher/net/host_changes.h"
 #include "launcher/net/message.h"
+#include "launcher/net/protocol.h"
 #include "support/plan_fixture.h"
 
 namespace pai::launcher::coordinator::testing {
@@ -41,16 +42,15 @@ inline Json failing_checks(const std::string& check = "burn",
 /// An `exited` report of a failed rank.
 inline Json exited(int instance, int local_rank, int code, int signal, bool retryable,
                    const std::string& reason, bool stopping = false) {
-  return Json{{"type", "exited"},
-              {"instance", instance},
-              {"localRank", local_rank},
-              {"status", {{"code", code}, {"signal", signal}}},
-              {"classification",
-               {{"retryable", retryable},
-                {"reason", reason},
-                {"matchedLine", ""},
-                {"signature", retryable ? "pattern:NCCL error" : "exit:1"}}},
-              {"stopping", stopping}};
+  return net::to_json(net::Exited{
+      .instance = instance,
+      .local_rank = local_rank,
+      .status = {.code = code, .signal = signal},
+      .classification = {.retryable = retryable,
+                         .reason = reason,
+                         .matched_line = "",
+                         .signature = retryable ? "pattern:NCCL error" : "exit:1"},
+      .stopping = stopping});
 }
 
 class MachineHarness {

@@ -9,6 +9,7 @@
 
 #include "fake_parts.h"
 #include "launcher/checks/check_result_json.h"
+#include "launcher/net/protocol.h"
 #include "support/plan_fixture.h"
 #include "support/temp_dir.h"
 
@@ -136,16 +137,14 @@ Json protocol_error(const std::string& error) {
 Json exited(int instance, int local_rank, int code, int signal, bool stopping,
             const std::string& reason, bool retryable = false, const std::string& line = "",
             const std::string& signature = "") {
-  return Json{{"type", "exited"},
-              {"instance", instance},
-              {"localRank", local_rank},
-              {"status", {{"code", code}, {"signal", signal}}},
-              {"classification",
-               {{"retryable", retryable},
-                {"reason", reason},
-                {"matchedLine", line},
-                {"signature", signature}}},
-              {"stopping", stopping}};
+  return pai::net::to_json(pai::net::Exited{.instance = instance,
+                                            .local_rank = local_rank,
+                                            .status = {.code = code, .signal = signal},
+                                            .classification = {.retryable = retryable,
+                                                               .reason = reason,
+                                                               .matched_line = line,
+                                                               .signature = signature},
+                                            .stopping = stopping});
 }
 
 // A rank stopped by the launcher, as the supervisor reports it.
