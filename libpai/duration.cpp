@@ -54,8 +54,10 @@ std::optional<std::int64_t> parse_duration(std::string_view text, std::string* e
       overflow = true;
     }
   }
-  if (overflow || __builtin_mul_overflow(value, multiplier, &value)) {
-    return fail(error, "duration overflows");
+  if (overflow || __builtin_mul_overflow(value, multiplier, &value) ||
+      value > kMaxDurationSeconds) {
+    return fail(error, "duration must be at most " + format_duration(kMaxDurationSeconds) +
+                           ", got \"" + std::string(text) + "\"");
   }
   return value;
 }

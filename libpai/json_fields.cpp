@@ -1,5 +1,6 @@
 #include "libpai/json_fields.h"
 
+#include "libpai/duration.h"
 #include "libpai/plan_json.h"
 
 namespace pai {
@@ -39,6 +40,15 @@ double JsonFields::number(const char* key) const {
 
 std::int64_t JsonFields::int64(const char* key) const {
   return int64_at(get(key), [&] { return child(key); });
+}
+
+std::int64_t JsonFields::seconds(const char* key) const {
+  const std::int64_t n = int64(key);
+  if (n < 0 || n > kMaxDurationSeconds) {
+    fail(child(key), "expected seconds from 0 to " + std::to_string(kMaxDurationSeconds) + " (" +
+                         format_duration(kMaxDurationSeconds) + "), got " + std::to_string(n));
+  }
+  return n;
 }
 
 int JsonFields::integer(const char* key, int min) const {

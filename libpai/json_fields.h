@@ -31,6 +31,8 @@ class JsonFields {
   bool boolean(const char* key) const;
   double number(const char* key) const;
   std::int64_t int64(const char* key) const;
+  /// A duration in whole seconds, in [0, kMaxDurationSeconds] (libpai/duration.h).
+  std::int64_t seconds(const char* key) const;
   /// An integer in [min, INT_MAX].
   int integer(const char* key, int min = INT_MIN) const;
   /// The member `key` as an object view.

@@ -356,7 +356,7 @@ FaultTolerance read_fault_tolerance(const JsonFields& f) {
   JsonFields restart = f.object("restart");
   ft.restart_enabled = restart.boolean("enabled");
   ft.max_restarts = restart.integer("maxRestarts", 0);
-  ft.backoff_seconds = restart.int64("backoffSeconds");
+  ft.backoff_seconds = restart.seconds("backoffSeconds");
   restart.reject_unknown();
   ft.policy = f.enumeration("policy", enum_values<RestartPolicy>());
   ft.retryable_errors = f.strings("retryableErrors");
@@ -364,11 +364,11 @@ FaultTolerance read_fault_tolerance(const JsonFields& f) {
   ft.max_tolerated_failure_rate = f.number("maxToleratedFailureRate");
   JsonFields hang = f.object("hang");
   ft.hang.enabled = hang.boolean("enabled");
-  ft.hang.interval_seconds = hang.int64("intervalSeconds");
-  ft.hang.exit_interval_seconds = hang.int64("exitIntervalSeconds");
+  ft.hang.interval_seconds = hang.seconds("intervalSeconds");
+  ft.hang.exit_interval_seconds = hang.seconds("exitIntervalSeconds");
   ft.hang.dump_command = hang.string("dumpCommand");
   hang.reject_unknown();
-  ft.grace_period_seconds = f.int64("gracePeriodSeconds");
+  ft.grace_period_seconds = f.seconds("gracePeriodSeconds");
   f.reject_unknown();
   return ft;
 }
@@ -378,7 +378,7 @@ SanityCheck read_sanity_check(const JsonFields& f) {
   s.enabled = f.boolean("enabled");
   s.checks = f.strings("checks");
   JsonFields burn = f.object("burn");
-  s.burn_seconds = burn.int64("seconds");
+  s.burn_seconds = burn.seconds("seconds");
   s.burn_min_tflops = burn.number("minTflops");
   burn.reject_unknown();
   JsonFields nccl = f.object("nccl");
@@ -388,13 +388,13 @@ SanityCheck read_sanity_check(const JsonFields& f) {
   JsonFields disk = f.object("disk");
   s.disk_min_free_bytes = disk.int64("minFreeBytes");
   disk.reject_unknown();
-  s.timeout_seconds = f.int64("timeoutSeconds");
+  s.timeout_seconds = f.seconds("timeoutSeconds");
   s.max_attempts = f.integer("maxAttempts");
   const json& custom = f.array("custom");
   for (std::size_t i = 0; i < custom.size(); ++i) {
     JsonFields c(custom[i], f.item("custom", i), f.file());
     s.custom.push_back(
-        CustomCheck{c.string("name"), c.string("command"), c.int64("timeoutSeconds")});
+        CustomCheck{c.string("name"), c.string("command"), c.seconds("timeoutSeconds")});
     c.reject_unknown();
   }
   f.reject_unknown();

@@ -68,7 +68,8 @@ std::optional<ControlRequest> parse_control_line(std::string_view line, std::str
     std::string why;
     auto seconds = parse_duration(arg, &why);
     if (!seconds || *seconds <= 0) {
-      *error = "hang-interval needs a duration > 0 (90, 90s, 30m, 2h) or 'default', got '" +
+      *error = "hang-interval needs a duration from 1s to " +
+               format_duration(kMaxDurationSeconds) + " (90, 90s, 30m, 2h) or 'default', got '" +
                std::string(arg) + "'";
       return std::nullopt;
     }

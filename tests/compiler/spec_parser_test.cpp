@@ -346,6 +346,25 @@ sanityCheck: {checks: [gpu, gpu, nccl2], nccl: {size: 512}, maxAttempts: 0}
             "sanityCheck.maxAttempts: expected an integer between 1 and 100, got 0"});
 }
 
+TEST_CASE("durations longer than 365 days are refused - located at the field") {
+  // The audit's repro: gracePeriod INT64_MAX used to compile, and the launcher sent SIGKILL at
+  // once.
+  const auto p = parse(kMinimal +
+                       "faultTolerance:\n"
+                       "  gracePeriod: 9223372036854775807\n"
+                       "  hang: {interval: 366d, exitInterval: 365d}\n");
+  CHECK(p->messages() ==
+        std::vector<std::string>{
+            "faultTolerance.hang.interval: duration must be at most 365d, got \"366d\"",
+            "faultTolerance.gracePeriod: duration must be at most 365d, got "
+            "\"9223372036854775807\""});
+  REQUIRE(p->diags.all().size() == 2);
+  CHECK(p->diags.all()[0].loc.line == 10);
+  CHECK(p->diags.all()[0].loc.column == 20);
+  CHECK(p->diags.all()[1].loc.line == 9);
+  CHECK(p->diags.all()[1].loc.column == 16);
+}
+
 TEST_CASE("parameters are substituted in commands - env and custom checks - undefined ones fail") {
   const auto p = parse(kMinimal + "    env: {LR: \"${parameters.lrr}\"}\n"
                                   "parameters: {lr: 0.1, steps: 10}\n"

@@ -280,6 +280,28 @@ TEST_CASE("values out of range or inconsistent are refused") {
   CHECK(error_of(broken.dump()) == "plan.json: fabric: expected an object");
 }
 
+TEST_CASE("every duration of a plan is bounded by 365 days") {
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2)));
+  for (const char* path :
+       {"faultTolerance.gracePeriodSeconds", "faultTolerance.restart.backoffSeconds",
+        "faultTolerance.hang.intervalSeconds", "faultTolerance.hang.exitIntervalSeconds",
+        "sanityCheck.timeoutSeconds", "sanityCheck.burn.seconds",
+        "sanityCheck.custom[0].timeoutSeconds"}) {
+    INFO(path);
+    json broken = document;
+    // The audit's repro: a grace period of INT64_MAX seconds sent SIGKILL at once.
+    broken[pointer(path)] = 9223372036854775807ll;
+    CHECK(error_of(broken.dump()) == "plan.json: " + std::string(path) +
+                                         ": expected seconds from 0 to 31536000 (365d), got "
+                                         "9223372036854775807");
+    broken[pointer(path)] = -1;
+    CHECK(error_of(broken.dump()) ==
+          "plan.json: " + std::string(path) + ": expected seconds from 0 to 31536000 (365d), got -1");
+    broken[pointer(path)] = 31536000;
+    CHECK_NOTHROW(pai::plan_from_json(rehash(broken), "plan.json"));
+  }
+}
+
 TEST_CASE("every unknown field is refused") {
   json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2)));
   int checked = 0;

@@ -58,7 +58,9 @@ CROSS_FIELD_RULES = [
     # --- Value rules a JSON Schema pattern cannot decide ---
     # Whole bytes for fractional quantities (1.3Ki), int64 overflow, nccl.size >= 1Ki as text.
     r'^[\w.\[\]]+: quantity "[^"]*" is not a whole number of bytes',
-    r'^[\w.\[\]]+: (quantity|duration) overflows$',
+    r'^[\w.\[\]]+: quantity overflows$',
+    # The 365-day bound of durations written as strings ("366d"); integers have a maximum.
+    r'^[\w.\[\]]+: duration must be at most 365d, got ',
     r'^sanityCheck\.nccl\.size: expected a quantity of at least 1Ki',
 ]
 

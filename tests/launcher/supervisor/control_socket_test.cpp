@@ -72,7 +72,16 @@ TEST_CASE("requests parse - bad ones explain themselves") {
   CHECK(parse_error("progress -1") == "progress needs a step number >= 0, got '-1'");
   CHECK(parse_error("progress 12abc") == "progress needs a step number >= 0, got '12abc'");
   CHECK(parse_error("hang-interval 0") ==
-        "hang-interval needs a duration > 0 (90, 90s, 30m, 2h) or 'default', got '0'");
+        "hang-interval needs a duration from 1s to 365d (90, 90s, 30m, 2h) or 'default', got '0'");
+  // The audit's repro: a huge interval used to be accepted and then reported a hang at once.
+  CHECK(parse_error("hang-interval 1000000000000000000") ==
+        "hang-interval needs a duration from 1s to 365d (90, 90s, 30m, 2h) or 'default', got "
+        "'1000000000000000000'");
+  CHECK(parse_error("hang-interval 366d") ==
+        "hang-interval needs a duration from 1s to 365d (90, 90s, 30m, 2h) or 'default', got "
+        "'366d'");
+  CHECK(std::get<HangIntervalRequest>(*parse_control_line("hang-interval 365d", &error)).seconds ==
+        365 * 86400);
   CHECK(parse_error("\x01\xfegarbage") ==
         "unknown request '??garbage' (expected notify, progress or hang-interval)");
 }
