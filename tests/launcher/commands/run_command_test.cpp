@@ -164,6 +164,13 @@ TEST_CASE("usage errors exit 2") {
   CHECK(count_lines_with(token.err, "pai-launch: error: cannot read the job token from " +
                                         dir.path() + "/missing.token: No such file or directory") ==
         1);
+  // A timeout past the 365-day bound is a usage error, not an overflow of the deadline.
+  auto forever =
+      run_launcher(dir, {"run", "--plan", write_plan(dir, local_plan("run-forever", "exit 0")),
+                         "--rendezvous-timeout", "9223372036854775807"});
+  CHECK(forever.code == 2);
+  CHECK(count_lines_with(forever.err, "--rendezvous-timeout 9223372036854775807: duration must "
+                                      "be at most 365d, got \"9223372036854775807\"") == 1);
 }
 
 TEST_CASE("failing sanity checks start nothing and exit 1 - passing ones let the job run") {
