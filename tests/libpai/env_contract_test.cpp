@@ -1,7 +1,6 @@
 #include "libpai/env_contract.h"
 
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <set>
 
 #include "libpai/placement.h"
@@ -274,17 +273,14 @@ TEST_CASE("is_reserved_env_name covers rank and OpenPAI contract names") {
   }
 }
 
-TEST_CASE("env of 10000 instances x 8 ranks is computed without quadratic work") {
+TEST_CASE("env of 10000 instances x 8 ranks is computed") {
   pai::Plan plan = pai::testing::make_test_plan(10000, 8);
-  auto start = std::chrono::steady_clock::now();
   EnvList job = pai::job_env(plan);
   std::size_t total = job.size();
   for (const pai::Placement& p : plan.placements) {
     total += pai::instance_env(plan, p, pai::ProcessContext{}).size();
     for (int local = 0; local < 8; ++local) total += pai::rank_env(plan, p, local).size();
   }
-  auto elapsed = std::chrono::steady_clock::now() - start;
   CHECK(total > 10000 * 40);
-  // Generous bound for a shared, sanitized CI machine: catches quadratic work only.
-  CHECK(elapsed < std::chrono::seconds(2));
+  // Speed is bench/compile's business (design §10), never a timed test.
 }

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -254,14 +253,11 @@ TEST_CASE("hostile env values round-trip byte-exactly through sh - dash and bash
   }
 }
 
-TEST_CASE("env scripts for 10000 instances x 8 ranks render quickly") {
+TEST_CASE("env scripts render for 10000 instances x 8 ranks") {
   pai::Plan plan = pai::testing::make_test_plan(10000, 8);
-  auto start = std::chrono::steady_clock::now();
   std::size_t bytes = 0;
   for (const pai::Placement& p : plan.placements)
     bytes += pai::render_env_script(plan, p, {}).size();
-  auto elapsed = std::chrono::steady_clock::now() - start;
   CHECK(bytes > 10000 * 1000);
-  // Generous bound for a shared, sanitized CI machine: catches quadratic work only.
-  CHECK(elapsed < std::chrono::seconds(3));
+  // Speed is bench/compile's business (design §10), never a timed test.
 }

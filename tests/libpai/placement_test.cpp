@@ -1,7 +1,6 @@
 #include "libpai/placement.h"
 
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <set>
 #include <stdexcept>
 
@@ -150,7 +149,7 @@ TEST_CASE("place rejects too few hosts - unknown coordinators and exhausted rang
   CHECK(tight.placements[0].ports.at("sync") == std::vector<int>{30002, 30003});
 }
 
-TEST_CASE("place is fast for 10000 instances") {
+TEST_CASE("place ranks 10000 instances") {
   pai::Plan plan;
   pai::Role r = role("worker", 10000, 8);
   r.ports = {{"sync", 1}};
@@ -158,11 +157,8 @@ TEST_CASE("place is fast for 10000 instances") {
   std::vector<pai::Host> many;
   for (int i = 0; i < 10000; ++i)
     many.push_back({"n" + std::to_string(i), "10.2." + std::to_string(i), 8});
-  auto start = std::chrono::steady_clock::now();
   pai::place(plan, many);
-  auto elapsed = std::chrono::steady_clock::now() - start;
   CHECK(plan.world_size == 80000);
   CHECK(plan.placements.back().first_rank == 79992);
-  // Generous bound: only catches accidental quadratic work, not a benchmark.
-  CHECK(elapsed < std::chrono::milliseconds(500));
+  // Speed is bench/compile's business (design §10), never a timed test.
 }

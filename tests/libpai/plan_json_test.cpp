@@ -3,7 +3,6 @@
 #include <openssl/evp.h>
 
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -389,15 +388,13 @@ TEST_CASE("load_plan_file reads a file and names it in errors") {
   }
 }
 
-TEST_CASE("plan.json for 10000 nodes is written and read quickly") {
+TEST_CASE("plan.json for 10000 nodes is written and read back") {
   pai::Plan plan = pai::testing::make_test_plan(10000, 8);
-  auto start = std::chrono::steady_clock::now();
   std::string text = pai::plan_to_json(plan);
   pai::Plan back = pai::plan_from_json(text, "plan.json");
-  auto elapsed = std::chrono::steady_clock::now() - start;
   CHECK(back.placements.size() == 10001);
-  // Generous bound for a shared, sanitized CI machine: catches quadratic work only.
-  CHECK(elapsed < std::chrono::seconds(5));
+  CHECK(back.world_size == plan.world_size);
+  // Speed is bench/compile's business (design §10), never a timed test.
 }
 
 TEST_CASE("the inventory member is written only for a non-static inventory") {
