@@ -431,10 +431,21 @@ TEST_CASE("a message not understood is logged as a protocol error and the agent 
   node.receive(Json::array({"start"}));
   node.receive(Json{{"type", "start"}, {"instance", 1}, {"attempt", "two"}});
   node.receive(Json{{"type", "exec-stdin"}, {"id", 7}, {"data", "not base64!"}});
-  const Strings errors = {"reboot: type: unknown message type",
-                          "message: expected a JSON object with a string \"type\"",
-                          "start: attempt: expected an integer",
-                          "exec-stdin: data: invalid base64: length 11 is not a multiple of 4"};
+  // Huge numbers: an instance beyond the plan, a signal beyond int.
+  node.receive(Json{{"type", "assign"}, {"instance", 2147483647}, {"hosts", Json::array()}});
+  node.receive(Json{{"type", "stop"},
+                    {"instance", 1},
+                    {"signal", 99999999999},
+                    {"dumpStacks", false},
+                    {"reason", "x"}});
+  const std::string last_instance = std::to_string(node.plan.placements.size() - 1);
+  const Strings errors = {
+      "reboot: type: unknown message type",
+      "message: expected a JSON object with a string \"type\"",
+      "start: attempt: expected an integer",
+      "exec-stdin: data: invalid base64: length 11 is not a multiple of 4",
+      "assign: instance: expected an integer in [0, " + last_instance + "], got 2147483647",
+      "stop: signal: expected an integer in [1, 64], got 99999999999"};
   std::string text;
   Messages records;
   for (const std::string& error : errors) {
