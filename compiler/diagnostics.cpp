@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "compiler/utf8.h"
+#include "libpai/utf8.h"
 
 namespace pai {
 

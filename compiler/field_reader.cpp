@@ -8,7 +8,7 @@
 
 #include "compiler/did_you_mean.h"
 #include "compiler/parameters.h"
-#include "compiler/utf8.h"
+#include "libpai/utf8.h"
 #include "libpai/duration.h"
 #include "libpai/quantity.h"
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "compiler/field_reader.h"
-#include "compiler/utf8.h"
+#include "libpai/utf8.h"
 
 namespace pai {
 namespace {

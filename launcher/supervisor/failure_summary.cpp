@@ -1,10 +1,13 @@
 #include "launcher/supervisor/failure_summary.h"
 
+#include "libpai/terminal_text.h"
+
 namespace pai::launcher {
 
+// Rank output, and patterns from the spec, reach a terminal here: terminal_safe() each piece.
 std::string format_failure_summary(const FailureReport& r) {
   const std::string p = "pai-launch: ";
-  std::string out = p + "job '" + r.job + "' failed: " + r.reason + "\n";
+  std::string out = p + "job '" + r.job + "' failed: " + terminal_safe(r.reason) + "\n";
   if (r.rank >= 0) {
     out += p + "  root cause: rank " + std::to_string(r.rank) + " (" + r.instance + " local rank " +
            std::to_string(r.local_rank) + "), " + r.status + "\n";
@@ -12,10 +15,10 @@ std::string format_failure_summary(const FailureReport& r) {
     out += p + "  root cause: " + r.instance + "\n";
   }
   if (!r.classification.reason.empty()) {
-    out += p + "  classification: " + r.classification.reason + "\n";
+    out += p + "  classification: " + terminal_safe(r.classification.reason) + "\n";
   }
   if (!r.classification.matched_line.empty()) {
-    out += p + "  matched line: " + r.classification.matched_line + "\n";
+    out += p + "  matched line: " + terminal_safe(r.classification.matched_line) + "\n";
   }
   if (!r.log_path.empty()) {
     if (r.last_lines.empty()) {
@@ -26,7 +29,7 @@ std::string format_failure_summary(const FailureReport& r) {
       while (start <= r.last_lines.size()) {
         std::size_t nl = r.last_lines.find('\n', start);
         if (nl == std::string::npos) nl = r.last_lines.size();
-        out += p + "  | " + r.last_lines.substr(start, nl - start) + "\n";
+        out += p + "  | " + terminal_safe(r.last_lines.substr(start, nl - start)) + "\n";
         start = nl + 1;
       }
     }

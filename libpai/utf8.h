@@ -1,4 +1,5 @@
-// UTF-8 decoding helper shared by the diagnostics renderer and message quoting.
+// UTF-8 decoding helper shared by the diagnostics renderer, message quoting and the launcher's
+// terminal lines.
 #pragma once
 
 #include <cstddef>

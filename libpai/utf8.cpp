@@ -1,4 +1,4 @@
-#include "compiler/utf8.h"
+#include "libpai/utf8.h"
 
 namespace pai {
 
