@@ -41,11 +41,8 @@ ServedCoordinator::ServedCoordinator(const Plan& plan, coordinator::ServerOption
   }
   EventLog* journal = journal_.get();
   options.record = [journal](const coordinator::Record& r) {
-    try {
-      journal->record(r.kind, event_fields(r.fields));
-    } catch (const std::system_error&) {
-      // The terminal line below still tells.
-    }
+    // A record that cannot be written is said once by the journal; the line below still tells.
+    journal->record(r.kind, event_fields(r.fields));
     if (!r.line.empty()) write_all(2, "pai-launch: coordinator: " + r.line + "\n");
   };
   server_ = std::make_unique<coordinator::CoordinatorServer>(plan, std::move(options));

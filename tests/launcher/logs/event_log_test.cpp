@@ -1,6 +1,11 @@
 #include "launcher/logs/event_log.h"
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <system_error>
 
 #include "launcher/launcher_harness.h"
@@ -44,4 +49,63 @@ TEST_CASE("an unwritable journal is an exception naming the path") {
     CHECK(std::string(e.what()) ==
           "cannot write /nonexistent-dir/events.jsonl: No such file or directory");
   }
+}
+
+namespace {
+
+// What the journal says on its warning descriptor: a file in `dir`.
+struct Warnings {
+  explicit Warnings(const TempDir& dir)
+      : path(dir / "warnings"), fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644)) {}
+  ~Warnings() { ::close(fd); }
+  std::string text() const { return slurp(path); }
+  std::string path;
+  int fd;
+};
+
+}  // namespace
+
+TEST_CASE("a full disk drops records, says so once and never throws") {
+  TempDir dir;
+  Warnings warnings(dir);
+  EventLog log("/dev/full", warnings.fd);  // every write fails with ENOSPC
+  CHECK_FALSE(log.incomplete());
+  CHECK_FALSE(log.record("start", {{"instance", std::string("worker-0")}}));
+  CHECK_FALSE(log.record("stop", {}));
+  CHECK(log.lost() == 2);
+  CHECK(log.incomplete());
+  CHECK(warnings.text() ==
+        "pai-launch: warning: cannot write the journal /dev/full: No space left on device; the "
+        "job goes on, the journal is incomplete from here\n");
+}
+
+TEST_CASE("a record cut short by the disk is removed: no torn last line") {
+  TempDir dir;
+  Warnings warnings(dir);
+  const std::string path = dir / "events.jsonl";
+  EventLog log(path, warnings.fd);
+  REQUIRE(log.record("first", {}));
+  const std::size_t whole = slurp(path).size();
+  // A file size limit a few bytes past the first record: the next write is partial (EFBIG
+  // after it, with SIGXFSZ ignored as the launcher does).
+  rlimit saved{};
+  ::getrlimit(RLIMIT_FSIZE, &saved);
+  ::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = saved;
+  small.rlim_cur = whole + 20;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  const bool second = log.record("second", {{"padding", std::string(100, 'x')}});
+  const bool third = log.record("third", {{"padding", std::string(100, 'y')}});
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::signal(SIGXFSZ, SIG_DFL);
+  CHECK_FALSE(second);
+  CHECK_FALSE(third);
+  const std::string text = slurp(path);
+  CHECK(text.size() == whole);
+  CHECK(text.back() == '\n');
+  CHECK(log.lost() == 2);
+  // Once there is room again, records are whole again.
+  CHECK(log.record("fourth", {}));
+  CHECK(pai::testing::count_lines_with(slurp(path), "\"event\"") == 2);
+  CHECK(pai::testing::count_lines_with(warnings.text(), "warning") == 1);
 }
