@@ -3,9 +3,11 @@
 #include <poll.h>
 
 #include <boost/asio.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <optional>
 
 #include "launcher/net/frame.h"
 
@@ -20,6 +22,9 @@ std::string endpoint_label(const std::string& address, int port) {
   bool ipv6 = address.find(':') != std::string::npos;
   return (ipv6 ? "[" + address + "]" : address) + ":" + std::to_string(port);
 }
+
+// How long one wait may block before stop_requested is asked again.
+constexpr std::chrono::milliseconds kStopCheck{100};
 
 int remaining_ms(Clock::time_point deadline) {
   auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -37,12 +42,17 @@ struct Client::Impl {
   FrameDecoder decoder;
   std::deque<Frame> frames;  // decoded, not yet handed out
   std::optional<SecureChannel> channel;
+  std::function<int()> stop_requested;  // only while connecting and authenticating
 
   [[noreturn]] void fail(const std::string& reason) const {
     throw ConnectionError(label + ": " + reason);
   }
 
   void connect(const ClientOptions& options, Clock::time_point deadline);
+  // Throws Interrupted when stop_requested says so.
+  void check_stop() const;
+  // The end of the next wait: `deadline`, or sooner when stop_requested must be asked.
+  Clock::time_point slice(Clock::time_point deadline) const;
   void handshake(const ClientOptions& options, Clock::time_point deadline);
   // Waits for `events` on the socket until `deadline`; false on timeout.
   bool wait(short events, Clock::time_point deadline);
@@ -52,6 +62,16 @@ struct Client::Impl {
   // The next frame, or nullopt at the deadline.
   std::optional<Frame> next_frame(Clock::time_point deadline);
 };
+
+void Client::Impl::check_stop() const {
+  if (!stop_requested) return;
+  if (const int signal = stop_requested()) throw Interrupted(label, signal);
+}
+
+Clock::time_point Client::Impl::slice(Clock::time_point deadline) const {
+  if (!stop_requested) return deadline;
+  return std::min(deadline, Clock::now() + kStopCheck);
+}
 
 void Client::Impl::connect(const ClientOptions& options, Clock::time_point deadline) {
   tcp::resolver resolver(io);
@@ -92,11 +112,23 @@ void Client::Impl::connect(const ClientOptions& options, Clock::time_point deadl
       result = e;
     });
     io.restart();
-    io.run_for(std::chrono::milliseconds(remaining_ms(deadline)));
+    std::optional<Interrupted> interrupted;
+    do {
+      io.run_for(std::chrono::milliseconds(remaining_ms(slice(deadline))));
+      if (finished) break;
+      try {
+        check_stop();
+      } catch (const Interrupted& e) {
+        interrupted = e;
+        break;
+      }
+      io.restart();
+    } while (Clock::now() < deadline);
     if (!finished) {
       socket.close(ec);  // cancels the connect; its handler runs with operation_aborted
       io.restart();
       io.run();
+      if (interrupted) throw *interrupted;
       fail("cannot connect: timed out after " + std::to_string(options.connect_timeout.count()) +
            " ms");
     }
@@ -113,10 +145,14 @@ void Client::Impl::connect(const ClientOptions& options, Clock::time_point deadl
 
 bool Client::Impl::wait(short events, Clock::time_point deadline) {
   for (;;) {
+    check_stop();
     pollfd fd{socket.native_handle(), events, 0};
-    int ready = ::poll(&fd, 1, remaining_ms(deadline));
+    int ready = ::poll(&fd, 1, remaining_ms(slice(deadline)));
     if (ready > 0) return true;
-    if (ready == 0) return false;
+    if (ready == 0) {
+      if (Clock::now() < deadline) continue;
+      return false;
+    }
     if (errno != EINTR) fail(std::string("poll failed: ") + std::strerror(errno));
   }
 }
@@ -192,8 +228,11 @@ Client::Client(const ClientOptions& options) : impl_(std::make_unique<Impl>()) {
   impl_->send_timeout = options.send_timeout;
   // One deadline for connecting and authenticating: a caller waits connect_timeout at most.
   const Clock::time_point deadline = Clock::now() + options.connect_timeout;
+  impl_->stop_requested = options.stop_requested;
+  impl_->check_stop();
   impl_->connect(options, deadline);
   impl_->handshake(options, deadline);
+  impl_->stop_requested = nullptr;
 }
 
 Client::~Client() = default;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -21,6 +22,19 @@ class ConnectionError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Connecting or authenticating gave up because ClientOptions::stop_requested said so.
+class Interrupted : public ConnectionError {
+ public:
+  Interrupted(const std::string& label, int signal)
+      : ConnectionError(label + ": interrupted by signal " + std::to_string(signal)),
+        signal_(signal) {}
+  /// What stop_requested returned.
+  int signal() const { return signal_; }
+
+ private:
+  int signal_;
+};
+
 struct ClientOptions {
   std::string address;  ///< numeric address or host name of the coordinator
   int port = 0;
@@ -34,6 +48,9 @@ struct ClientOptions {
   std::chrono::milliseconds connect_timeout{5000};
   /// Limit for one send(); past it (the coordinator stopped reading) send() throws.
   std::chrono::milliseconds send_timeout{10000};
+  /// Asked every 100 ms while connecting and authenticating; a nonzero answer (a signal
+  /// number) abandons the attempt with Interrupted. Empty = never.
+  std::function<int()> stop_requested;
 };
 
 class Client {

@@ -30,7 +30,8 @@ class CoordinatorLink {
   virtual ~CoordinatorLink() = default;
 
   /// Connects and authenticates, retrying refused connections until `deadline`. Throws
-  /// net::ConnectionError when the deadline passed or the handshake was rejected.
+  /// net::ConnectionError when the deadline passed or the handshake was rejected, and
+  /// net::Interrupted within 100 ms of a stop signal (SIGTERM, SIGINT, SIGHUP).
   virtual void connect(TimePoint deadline, const OnWaiting& waiting) = 0;
   /// After connect(): starts delivering messages, one heartbeat each `interval`, and reports
   /// the link lost when nothing arrived for `misses` intervals.

@@ -11,6 +11,7 @@ NodeLink::NodeLink(net::ClientOptions options, EventLoop& loop)
 
 void NodeLink::connect(TimePoint deadline, const OnWaiting& waiting) {
   bool told = false;
+  const std::string where = options_.address + ":" + std::to_string(options_.port);
   // Launchers usually start together with the coordinator's: retry soon, then back off.
   auto pause = std::chrono::milliseconds(20);
   for (;;) {
@@ -30,7 +31,15 @@ void NodeLink::connect(TimePoint deadline, const OnWaiting& waiting) {
         told = true;
       }
     }
-    std::this_thread::sleep_for(pause);
+    // A stop signal ends the wait within 100 ms, whatever the pause.
+    const auto resume = Clock::now() + pause;
+    while (Clock::now() < resume) {
+      if (options_.stop_requested) {
+        if (const int signal = options_.stop_requested()) throw net::Interrupted(where, signal);
+      }
+      std::this_thread::sleep_for(std::min<Clock::duration>(resume - Clock::now(),
+                                                            std::chrono::milliseconds(100)));
+    }
     pause = std::min<std::chrono::milliseconds>(pause * 2, std::chrono::milliseconds(500));
   }
 }

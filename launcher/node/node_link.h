@@ -30,7 +30,8 @@ class NodeLink final : public CoordinatorLink {
   /// Connects and authenticates, retrying refused connections until `deadline` (the
   /// coordinator may still be starting); `waiting` is called once when a first attempt
   /// fails. Throws net::ConnectionError when the deadline passed or the handshake was
-  /// rejected (a wrong token is not retried).
+  /// rejected (a wrong token is not retried), net::Interrupted as soon as the options'
+  /// stop_requested answers a signal.
   void connect(TimePoint deadline, const OnWaiting& waiting) override;
   /// Starts delivering messages from the loop. `interval` is the heartbeat interval.
   void attach(std::chrono::milliseconds interval, int misses, OnMessage on_message,

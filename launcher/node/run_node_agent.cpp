@@ -9,6 +9,7 @@
 #include "launcher/node/background_checks.h"
 #include "launcher/node/node_link.h"
 #include "launcher/node/remote_exec.h"
+#include "launcher/os/signals.h"
 #include "launcher/supervisor/supervisor.h"
 
 namespace pai::launcher {
@@ -78,6 +79,7 @@ net::ClientOptions client_options(const Plan& plan, const NodeAgentOptions& opti
   client.job = plan.name;
   client.claim = net::PeerClaim{"launcher", options.node};
   client.bind_address = options.bind_address;
+  client.stop_requested = pending_stop_signal;
   return client;
 }
 

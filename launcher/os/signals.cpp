@@ -29,6 +29,18 @@ void block_consumed_signals() {
   sigset_t set = consumed_set();
   sigprocmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  // A file size limit is a failed write (EFBIG) to handle like a full disk, not a crash.
+  signal(SIGXFSZ, SIG_IGN);
+}
+
+int pending_stop_signal() {
+  sigset_t pending;
+  sigemptyset(&pending);
+  if (sigpending(&pending) != 0) return 0;
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    if (sigismember(&pending, sig) == 1) return sig;
+  }
+  return 0;
 }
 
 SignalFd::SignalFd() {

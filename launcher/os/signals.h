@@ -8,10 +8,15 @@ namespace pai::launcher {
 /// The signals the launcher consumes: SIGCHLD, SIGTERM, SIGINT, SIGHUP.
 const std::vector<int>& consumed_signals();
 
-/// Blocks consumed_signals() and ignores SIGPIPE. Call first in main, before any thread
-/// starts, so no signal is ever delivered to a handler. Children get the defaults back
+/// Blocks consumed_signals() and ignores SIGPIPE and SIGXFSZ. Call first in main, before any
+/// thread starts, so no signal is ever delivered to a handler. Children get the defaults back
 /// (process.h).
 void block_consumed_signals();
+
+/// The stop signal (SIGTERM, SIGINT or SIGHUP) waiting, blocked, to be read, or 0. Leaves it
+/// pending: for code that cannot watch the signalfd yet (connecting to the coordinator) and
+/// must still stop at once.
+int pending_stop_signal();
 
 /// A signalfd for consumed_signals() (non-blocking, close-on-exec).
 class SignalFd {
