@@ -98,7 +98,7 @@ CLI::App* add_check(CLI::App& app, Flags& f) {
   return cmd;
 }
 
-// A job-control subcommand: status, stop, start, kill, logs.
+// A job-control subcommand: status, stop, start, cancel, kill, logs.
 CLI::App* add_control(CLI::App& app, const char* name, const char* what,
                       JobControlOptions& control) {
   auto* cmd = app.add_subcommand(
@@ -119,6 +119,9 @@ std::vector<std::pair<CLI::App*, ControlVerb>> add_controls(CLI::App& app,
   status->add_flag("--json", control.json, "print the coordinator's status message as JSON");
   auto* stop = add_control(app, "stop", "pause a job: stop every instance", control);
   auto* start = add_control(app, "start", "resume a job stopped by stop", control);
+  auto* cancel = add_control(
+      app, "cancel", "end a job as cancelled: every node stops and exits 143, nothing restarts",
+      control);
   auto* kill = add_control(app, "kill",
                            "kill an instance's processes as a failure (policy applies)", control);
   kill->add_option("instance", control.instance, "the instance: ROLE-INDEX, e.g. worker-1")
@@ -131,6 +134,7 @@ std::vector<std::pair<CLI::App*, ControlVerb>> add_controls(CLI::App& app,
   return {{status, ControlVerb::Status},
           {stop, ControlVerb::Stop},
           {start, ControlVerb::Start},
+          {cancel, ControlVerb::Cancel},
           {kill, ControlVerb::Kill},
           {logs, ControlVerb::Logs}};
 }

@@ -41,7 +41,7 @@ class ControlSession {
     return 0;
   }
 
-  // stop, start and kill: one request, answered `ok` or `error`.
+  // stop, start, cancel and kill: one request, answered `ok` or `error`.
   int request(const net::ControlRequest& message) {
     send(message);
     write_all(options_.out_fd, expect<net::OkReply>(options_.reply_timeout).text + "\n");
@@ -214,6 +214,8 @@ const char* to_string(ControlVerb verb) {
       return "stop";
     case ControlVerb::Start:
       return "start";
+    case ControlVerb::Cancel:
+      return "cancel";
     case ControlVerb::Run:
       return "run";
     case ControlVerb::Kill:
@@ -247,6 +249,8 @@ int job_control_command(const JobControlOptions& options) {
         return session.request(net::PauseRequest{});
       case ControlVerb::Start:
         return session.request(net::ResumeRequest{});
+      case ControlVerb::Cancel:
+        return session.request(net::CancelRequest{});
       case ControlVerb::Kill:
         return session.request(net::KillRequest{options.instance});
       case ControlVerb::Run:

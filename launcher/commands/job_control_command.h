@@ -1,5 +1,5 @@
 // Job control of a running multi-node job, like ACP's `jmt` (design §8): `pai-launch status`,
-// `stop`, `start`, `run -- CMD...`, `kill INSTANCE` and `logs`, each one request to the job's
+// `stop`, `start`, `cancel`, `run -- CMD...`, `kill INSTANCE` and `logs`, each one request to the job's
 // coordinator as a "control" peer (docs/protocol.md).
 #pragma once
 
@@ -12,7 +12,7 @@
 
 namespace pai::launcher {
 
-enum class ControlVerb { Status, Stop, Start, Run, Kill, Logs };
+enum class ControlVerb { Status, Stop, Start, Cancel, Run, Kill, Logs };
 
 /// The verb's name on the command line ("status", ...).
 const char* to_string(ControlVerb verb);

@@ -12,6 +12,7 @@
 #include "launcher/coordinator/replacement.h"
 #include "launcher/net/frame.h"
 #include "launcher/net/protocol.h"
+#include "launcher/policy/failure_classifier.h"
 
 namespace pai::launcher::coordinator {
 
@@ -136,6 +137,11 @@ void CoordinatorMachine::Impl::launcher_message(int session, const net::NodeToCo
           [&](const net::ExecExit& m) { control.relay(session, m); },
           [&](const net::Log& m) { control.relay(session, m); },
           [&](const net::LogEnd& m) { control.relay(session, m); },
+          [&](const net::Cancel& m) {
+            state.cancel_job(128 + m.signal,
+                             signal_name(m.signal) + " on " +
+                                 state.nodes[static_cast<std::size_t>(node)].name);
+          },
       },
       message);
 }

@@ -156,13 +156,22 @@ void CoordinatorState::release(int node, const std::string& reason) {
 
 void CoordinatorState::finish_job(int exit_code, const std::string& reason, const std::string& kind,
                                   Json fields, const std::string& line) {
+  finish_all(net::Finish{.exit_code = exit_code, .reason = reason}, kind, std::move(fields), line);
+}
+
+void CoordinatorState::cancel_job(int exit_code, const std::string& who) {
+  const std::string reason = "cancelled by " + who;
+  finish_all(net::Finish{.exit_code = exit_code, .reason = reason, .cancelled = true},
+             "job-cancelled", Json{{"by", who}, {"exitCode", exit_code}}, "job " + reason);
+}
+
+void CoordinatorState::finish_all(const net::Finish& finish, const std::string& kind, Json fields,
+                                  const std::string& line) {
   for (const auto& [id, session] : sessions) {
-    if (session.launcher()) {
-      send(id, net::Finish{exit_code, reason});
-    }
+    if (session.launcher()) send(id, finish);
   }
   record(kind, std::move(fields), line);
-  out->emplace_back(std::in_place_type<Finish>, exit_code, reason);
+  out->emplace_back(std::in_place_type<Finish>, finish.exit_code, finish.reason);
   phase = Phase::Finished;
 }
 

@@ -71,6 +71,7 @@ struct Instance {
   bool start_pending = false;  ///< the policy started it; waiting for checks or the others
   bool policy_stop = false;    ///< the policy's StopInstance awaits `stopped`
   bool paused = false;         ///< stopped by `stop`, started again by `start`
+  int resumed = 0;             ///< starts by `start`: attempts count on past the policy's
   bool failed_exit = false;    ///< a rank failed (not while stopping) in this attempt
   std::optional<Clock::time_point> backoff_until;
   std::optional<InstanceHeartbeat> heartbeat;
@@ -132,7 +133,13 @@ struct CoordinatorState {
   /// Lets the node go: `finish` with exit code 0 and `reason`, then Close.
   void release(int node, const std::string& reason);
   /// Ends the job: `finish` to every launcher, Record `kind` with `fields` and `line`, Finish.
+  /// Ends the job as cancelled by `who` (a user's stop, not a failure): `finish` with
+  /// `cancelled` to every launcher, a `job-cancelled` record. Nothing is restarted after.
+  void cancel_job(int exit_code, const std::string& who);
   void finish_job(int exit_code, const std::string& reason, const std::string& kind, Json fields,
+                  const std::string& line);
+  /// finish_job's and cancel_job's common end: `finish` to every launcher, the record, Finish.
+  void finish_all(const net::Finish& finish, const std::string& kind, Json fields,
                   const std::string& line);
 };
 

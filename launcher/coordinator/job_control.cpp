@@ -1,5 +1,7 @@
 #include "launcher/coordinator/job_control.h"
 
+#include <csignal>
+
 #include "launcher/coordinator/status_report.h"
 
 namespace pai::launcher::coordinator {
@@ -22,6 +24,11 @@ void JobControl::request(int client, const net::ControlRequest& message, JobRun*
           },
           [&](const net::ResumeRequest&) {
             with_job([&](JobRun& run) { return run.resume(who, now); });
+          },
+          [&](const net::CancelRequest&) {
+            // Before the rendezvous completed too: the launchers that joined are let go.
+            reply(client, {true, "cancelling the job"});
+            state_.cancel_job(128 + SIGTERM, who);
           },
           [&](const net::KillRequest& m) {
             with_job([&](JobRun& run) { return run.kill(m.instance, who); });

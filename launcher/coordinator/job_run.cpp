@@ -93,6 +93,8 @@ void JobRun::apply(const std::vector<PolicyAction>& actions) {
       fail(*failure);
     } else if (std::holds_alternative<CompleteJob>(action)) {
       state_.finish_job(0, "the job succeeded", "job-succeeded", Json::object(), "job succeeded");
+    } else if (const auto* cancel = std::get_if<CancelJob>(&action)) {
+      state_.cancel_job(cancel->exit_code, "the coordinator: " + cancel->reason);
     }
   }
   start_ready();
@@ -120,7 +122,9 @@ void JobRun::schedule_restart(const ScheduleRestart& restart, const std::string&
 
 void JobRun::start_instance(int instance, int attempt, bool recheck) {
   Instance& inst = state_.instances.at(static_cast<std::size_t>(instance));
-  inst.attempt = attempt;
+  // Each resume is an attempt of its own (its logs and PAI_RESTART_COUNT are new), though not
+  // a restart of the policy's: the restart budget is not used.
+  inst.attempt = attempt + inst.resumed;
   inst.backoff_until.reset();
   inst.start_pending = true;
   int node = inst.node;

@@ -41,6 +41,7 @@ ControlAnswer JobRun::resume(const std::string& who, Clock::time_point now) {
   state_.record("resumed", Json{{"by", who}, {"instances", starting.size()}}, "job " + text);
   for (int i : starting) {
     state_.instances[static_cast<std::size_t>(i)].paused = false;
+    ++state_.instances[static_cast<std::size_t>(i)].resumed;
     start_instance(i, policy_.restart_count(i), false);
     if (state_.phase != Phase::Running) break;
   }

@@ -115,7 +115,10 @@ void write(Json& j, const Kill& m) { j["instance"] = m.instance; }
 void write(Json& j, const Finish& m) {
   j["exitCode"] = m.exit_code;
   j["reason"] = m.reason;
+  if (m.cancelled) j["cancelled"] = true;
 }
+
+void write(Json& j, const Cancel& m) { j["signal"] = m.signal; }
 
 void write(Json& j, const Exec& m) {
   j["id"] = m.id;
@@ -218,6 +221,7 @@ template Json to_json(const Failure&);
 template Json to_json(const ExecOutput&);
 template Json to_json(const ExecExit&);
 template Json to_json(const LogEnd&);
+template Json to_json(const Cancel&);
 template Json to_json(const NodeToCoordinator&);
 template Json to_json(const Progress&);
 template Json to_json(const Assign&);
@@ -236,6 +240,7 @@ template Json to_json(const CoordinatorToNode&);
 template Json to_json(const StatusRequest&);
 template Json to_json(const PauseRequest&);
 template Json to_json(const ResumeRequest&);
+template Json to_json(const CancelRequest&);
 template Json to_json(const KillRequest&);
 template Json to_json(const RunRequest&);
 template Json to_json(const RshRequest&);

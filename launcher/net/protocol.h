@@ -153,9 +153,17 @@ struct LogEnd {
   bool operator==(const LogEnd&) const = default;
 };
 
+/// `cancel` from a launcher: it received `signal` (SIGTERM, SIGINT, SIGHUP); the whole job is
+/// cancelled, not failed.
+struct Cancel {
+  static constexpr char kType[] = "cancel";
+  int signal = 0;
+  bool operator==(const Cancel&) const = default;
+};
+
 /// What a node launcher sends its coordinator.
 using NodeToCoordinator = std::variant<Join, Checks, Exited, Stopped, Hang, NodeHeartbeat, Failure,
-                                       ExecOutput, ExecExit, Log, LogEnd>;
+                                       ExecOutput, ExecExit, Log, LogEnd, Cancel>;
 
 // ---- Coordinator -> node launcher ----
 
@@ -226,6 +234,7 @@ struct Finish {
   static constexpr char kType[] = "finish";
   int exit_code = 0;  ///< "exitCode" on the wire
   std::string reason;
+  bool cancelled = false;  ///< the job was cancelled; on the wire only when true
   bool operator==(const Finish&) const = default;
 };
 
@@ -294,6 +303,12 @@ struct ResumeRequest {
   bool operator==(const ResumeRequest&) const = default;
 };
 
+/// `cancel` {}: end the whole job as cancelled (exit 143 everywhere).
+struct CancelRequest {
+  static constexpr char kType[] = "cancel";
+  bool operator==(const CancelRequest&) const = default;
+};
+
 /// `kill`: SIGKILL the instance named "role-index" as a failure.
 struct KillRequest {
   static constexpr char kType[] = "kill";
@@ -333,9 +348,10 @@ struct LogsRequest {
   bool operator==(const LogsRequest&) const = default;
 };
 
-/// What a control client (`pai-launch status|stop|start|kill|run|logs|rsh`) asks.
-using ControlRequest = std::variant<StatusRequest, PauseRequest, ResumeRequest, KillRequest,
-                                    RunRequest, RshRequest, RshStdin, LogsRequest, Heartbeat>;
+/// What a control client (`pai-launch status|stop|start|cancel|kill|run|logs|rsh`) asks.
+using ControlRequest =
+    std::variant<StatusRequest, PauseRequest, ResumeRequest, CancelRequest, KillRequest,
+                 RunRequest, RshRequest, RshStdin, LogsRequest, Heartbeat>;
 
 // ---- Coordinator -> control client ----
 

@@ -165,7 +165,13 @@ Kill read(const MessageReader& m, const Limits&, Tag<Kill>) {
 }
 
 Finish read(const MessageReader& m, const Limits&, Tag<Finish>) {
-  return Finish{.exit_code = m.integer("exitCode", 0, 255), .reason = m.string("reason")};
+  return Finish{.exit_code = m.integer("exitCode", 0, 255),
+                .reason = m.string("reason"),
+                .cancelled = m.has("cancelled") && m.boolean("cancelled")};
+}
+
+Cancel read(const MessageReader& m, const Limits&, Tag<Cancel>) {
+  return Cancel{.signal = m.integer("signal", 1, 64)};
 }
 
 Exec read(const MessageReader& m, const Limits&, Tag<Exec>) {

@@ -44,7 +44,7 @@ NodeAgent::NodeAgent(Plan& plan, const NodeAgentOptions& options, EventLog& even
       planned_hosts_(net::planned_hosts(plan)) {}
 
 int NodeAgent::run() {
-  if (!join()) return 1;
+  if (!join()) return stopped_by_ != 0 ? 128 + stopped_by_ : 1;
   parts_.link.attach(
       options_.heartbeat_interval, kCoordinatorMisses,
       [this](const Json& message) { on_message(message); },
@@ -62,6 +62,12 @@ bool NodeAgent::join() {
     parts_.link.connect(deadline, [&](const std::string& why) {
       say("waiting for the coordinator at " + where + " (" + why + ")");
     });
+  } catch (const net::Interrupted& e) {
+    stopped_by_ = e.signal();
+    const std::string why = "received " + signal_name(e.signal());
+    say(why + " while waiting for the coordinator at " + where + "; stopping");
+    events_.record("node-stopping", {{"reason", why}, {"coordinator", where}});
+    return false;
   } catch (const net::ConnectionError& e) {
     say(std::string("error: cannot join the coordinator: ") + e.what());
     events_.record("coordinator-unreachable",
@@ -92,8 +98,16 @@ void NodeAgent::on_log_output(int rank, std::string_view data) {
 
 std::vector<PolicyAction> NodeAgent::decide(const PolicyEvent& event) {
   if (const auto* s = std::get_if<StopRequested>(&event)) {
+    // A user's stop (a signal to any launcher, Slurm's time limit) cancels the whole job: the
+    // coordinator tells every node, and nobody counts it as a failure or a lost node.
     const std::string why = "received " + signal_name(s->signal);
-    events_.record("node-stopping", {{"reason", why}});
+    if (!finishing_) {
+      parts_.link.send(net::Cancel{.signal = s->signal});
+      events_.record("job-cancelled", {{"job", plan_.name},
+                                       {"reason", why},
+                                       {"exitCode", static_cast<std::int64_t>(128 + s->signal)}});
+      say("job '" + plan_.name + "' cancelled: " + why);
+    }
     finishing_ = true;
     parts_.instances.finish(128 + s->signal, why);
     return {};
@@ -232,7 +246,12 @@ int NodeAgent::local_of(const Message& message, int instance) const {
 }
 
 void NodeAgent::finish(const net::Finish& m) {
-  if (!m.reason.empty()) {
+  if (m.cancelled) {
+    events_.record("job-cancelled", {{"job", plan_.name},
+                                     {"reason", m.reason},
+                                     {"exitCode", static_cast<std::int64_t>(m.exit_code)}});
+    say("job '" + plan_.name + "' " + m.reason);  // "cancelled by ..."
+  } else if (!m.reason.empty()) {
     say((m.exit_code == 0 ? "" : m.exit_code == 2 ? "error: " : "job failed: ") + m.reason);
   }
   finishing_ = true;

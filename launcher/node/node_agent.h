@@ -78,7 +78,8 @@ class NodeAgent final : public SupervisorHooks {
 
   /// Connects (until options.rendezvous_timeout from now) and sends `join` with the node, its
   /// check results and the launcher's pid. False, said and journaled
-  /// (`coordinator-unreachable`), when the coordinator cannot be reached.
+  /// (`coordinator-unreachable`), when the coordinator cannot be reached; false, said and
+  /// journaled (`node-stopping`) when a stop signal came first (run() then returns 128+N).
   bool join();
 
   /// A message from the coordinator. One that is not understood (unknown type, a missing or
@@ -131,6 +132,7 @@ class NodeAgent final : public SupervisorHooks {
   int global_instance_ = -1;
   int local_instance_ = -1;
   bool stopping_ = false;   // a stop from the coordinator is in progress
+  int stopped_by_ = 0;      // the stop signal that ended the wait for the coordinator
   bool finishing_ = false;  // the job is over for this node: nothing more is reported
 };
 

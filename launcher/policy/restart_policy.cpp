@@ -292,10 +292,7 @@ std::vector<PolicyAction> RestartPolicyMachine::settle() {
 
   finished_ = true;
   if (stop_signal_ != 0) {
-    FailJob f;
-    f.reason = "stopped: pai-launch received " + signal_name(stop_signal_);
-    f.exit_code = 128 + stop_signal_;
-    out.push_back(f);
+    out.push_back(CancelJob{"pai-launch received " + signal_name(stop_signal_), 128 + stop_signal_});
   } else if (failing_) {
     out.push_back(failure_);
   } else if (std::string missing = incomplete_role(); !missing.empty()) {

@@ -86,8 +86,13 @@ struct FailJob {
 };
 /// The job is over and succeeded.
 struct CompleteJob {};
+/// The job is over because a user stopped it (a stop signal): not a failure, no restart.
+struct CancelJob {
+  std::string reason;  ///< "pai-launch received SIGTERM"
+  int exit_code = 0;   ///< 128 + the signal: 143 for SIGTERM, 130 for SIGINT
+};
 using PolicyAction =
-    std::variant<StartInstance, StopInstance, ScheduleRestart, FailJob, CompleteJob>;
+    std::variant<StartInstance, StopInstance, ScheduleRestart, FailJob, CompleteJob, CancelJob>;
 
 /// The restart policy of design §8 over a set of instances: maxRestarts (per instance),
 /// maxSameError (per error signature), backoff, sync/async restarts, maxToleratedFailureRate

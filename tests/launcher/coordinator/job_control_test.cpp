@@ -18,7 +18,7 @@ pai::Plan test_plan() {
 
 }  // namespace
 
-TEST_CASE("stop pauses the job and start resumes it with the same attempts") {
+TEST_CASE("stop pauses the job and start resumes it with the next attempt, no restart used") {
   MachineHarness h(test_plan());
   h.join_all();
   const int admin = h.control();
@@ -52,9 +52,13 @@ TEST_CASE("stop pauses the job and start resumes it with the same attempts") {
   CHECK(h.only("admin-host", "ok").at("text") == "resumed by admin-host: starting 3 instances");
   for (int i = 0; i < 3; ++i) {
     CHECK(h.only("node-" + std::to_string(i), "start") ==
-          Json{{"type", "start"}, {"instance", i}, {"attempt", 0}});
+          Json{{"type", "start"}, {"instance", i}, {"attempt", 1}});
   }
   CHECK(h.sent("node-0", "run-checks").empty());
+  h.receive(admin, Json{{"type", "status"}});
+  for (const Json& node : h.only("admin-host", "status").at("nodes")) {
+    CHECK(node.at("restarts") == 0);
+  }
 
   h.clear();
   h.receive(admin, Json{{"type", "start"}});
@@ -129,6 +133,48 @@ TEST_CASE("a node lost while paused is replaced by a spare when the job resumes"
   h.receive(admin, Json{{"type", "start"}});
   CHECK(h.records("node-replaced").at(0).fields.at("spare") == "spare-0");
   CHECK(h.only("spare-0", "assign").at("instance") == 1);
-  CHECK(h.only("spare-0", "start") == Json{{"type", "start"}, {"instance", 1}, {"attempt", 0}});
-  CHECK(h.only("node-0", "start").at("attempt") == 0);
+  CHECK(h.only("spare-0", "start") == Json{{"type", "start"}, {"instance", 1}, {"attempt", 1}});
+  CHECK(h.only("node-0", "start").at("attempt") == 1);
+}
+
+TEST_CASE("cancel ends the job as cancelled on every node - from a client or a node's signal") {
+  for (const bool from_node : {false, true}) {
+    MachineHarness h(test_plan());
+    h.join_all();
+    const int admin = h.control();
+    h.clear();
+    if (from_node) {
+      h.receive("node-1", Json{{"type", "cancel"}, {"signal", SIGINT}});
+    } else {
+      h.receive(admin, Json{{"type", "cancel"}});
+      CHECK(h.only("admin-host", "ok").at("text") == "cancelling the job");
+    }
+    const std::string who = from_node ? "SIGINT on node-1" : "admin-host";
+    const int code = from_node ? 130 : 143;
+    for (int i = 0; i < 3; ++i) {
+      CHECK(h.only("node-" + std::to_string(i), "finish") == Json{{"type", "finish"},
+                                                                   {"exitCode", code},
+                                                                   {"reason", "cancelled by " + who},
+                                                                   {"cancelled", true}});
+    }
+    CHECK(h.records("job-cancelled").at(0).line == "job cancelled by " + who);
+    CHECK(h.records("job-failed").empty());
+    REQUIRE(h.finish().has_value());
+    CHECK(h.finish()->exit_code == code);
+    // The nodes leaving now are not lost nodes: nothing restarts.
+    h.clear();
+    h.disconnect("node-1", "closed");
+    CHECK(h.records("restart").empty());
+    CHECK(h.records("node-lost").empty());
+  }
+}
+
+TEST_CASE("cancel before the rendezvous completed lets the joined launchers go") {
+  MachineHarness h(test_plan());
+  h.join("node-0");
+  const int admin = h.control();
+  h.clear();
+  h.receive(admin, Json{{"type", "cancel"}});
+  CHECK(h.only("node-0", "finish").at("cancelled") == true);
+  CHECK(h.finish()->exit_code == 143);
 }

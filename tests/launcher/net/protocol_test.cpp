@@ -108,6 +108,7 @@ TEST_CASE("node launcher messages keep their bytes") {
   node_golden(Log{2, 1, "step 10 loss 2.1\n"},
               R"({"data":"c3RlcCAxMCBsb3NzIDIuMQo=","instance":1,"rank":2,"type":"log"})");
   node_golden(LogEnd{}, R"({"type":"log-end"})");
+  node_golden(Cancel{15}, R"({"signal":15,"type":"cancel"})");
 }
 
 TEST_CASE("coordinator messages to node launchers keep their bytes") {
@@ -134,6 +135,9 @@ TEST_CASE("coordinator messages to node launchers keep their bytes") {
                      R"("type":"finish"})");
   coordinator_golden(Finish{1, "worker-0 local rank 1: exit 1"},
                      R"({"exitCode":1,"reason":"worker-0 local rank 1: exit 1","type":"finish"})");
+  coordinator_golden(Finish{143, "cancelled by SIGTERM on node-1", true},
+                     R"({"cancelled":true,"exitCode":143,"reason":"cancelled by SIGTERM on node-1",)"
+                     R"("type":"finish"})");
   coordinator_golden(Exec{2, {"nvidia-smi", "-L"}, false},
                      R"({"argv":["nvidia-smi","-L"],"id":2,"stdin":false,"type":"exec"})");
   coordinator_golden(Exec{4, {"/bin/sh", "-c", "ls"}, true},
@@ -150,6 +154,7 @@ TEST_CASE("control requests keep their bytes") {
   request_golden(StatusRequest{}, R"({"type":"status"})");
   request_golden(PauseRequest{}, R"({"type":"stop"})");
   request_golden(ResumeRequest{}, R"({"type":"start"})");
+  request_golden(CancelRequest{}, R"({"type":"cancel"})");
   request_golden(KillRequest{"worker-1"}, R"({"instance":"worker-1","type":"kill"})");
   request_golden(RunRequest{{"sh", "-c", "hostname; exit 3"}},
                  R"({"argv":["sh","-c","hostname; exit 3"],"type":"run"})");

@@ -31,6 +31,8 @@ class FakeCoordinatorLink final : public CoordinatorLink {
  public:
   /// When set, connect() throws net::ConnectionError with this text.
   std::optional<std::string> refusal;
+  /// When nonzero, connect() throws net::Interrupted by this signal.
+  int interrupted_by = 0;
   /// When set, connect() first tells `waiting` this (a first attempt failed).
   std::optional<std::string> retried_because;
   /// The deadline connect() was given.
@@ -49,6 +51,7 @@ class FakeCoordinatorLink final : public CoordinatorLink {
     connect_deadline = until;
     if (retried_because) waiting(*retried_because);
     if (refusal) throw net::ConnectionError(*refusal);
+    if (interrupted_by != 0) throw net::Interrupted("10.0.0.1:20000", interrupted_by);
   }
   void attach(std::chrono::milliseconds every, int silent_intervals, OnMessage message,
               OnLost lost) override {

@@ -1,6 +1,7 @@
 #include "launcher/node/node_agent.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -187,6 +188,25 @@ TEST_CASE("a coordinator that cannot be reached ends the run with 1 before anyth
         Messages{{{"event", "coordinator-unreachable"},
                   {"coordinator", "10.0.0.1:20000"},
                   {"error", "10.0.0.1:20000: the coordinator rejected us: wrong job token"}}});
+}
+
+TEST_CASE("a stop signal while waiting for the coordinator ends the run with 128+N") {
+  for (const auto& [signal, name] : {std::pair{SIGTERM, "SIGTERM"}, std::pair{SIGINT, "SIGINT"}}) {
+    AgentHarness node;
+    node.link.retried_because = "10.0.0.1:20000: cannot connect: Connection refused";
+    node.link.interrupted_by = signal;
+    CHECK(node.agent.run() == 128 + signal);
+    CHECK(node.link.take().empty());
+    CHECK(node.instances.take().empty());
+    CHECK(node.said() ==
+          "pai-launch: waiting for the coordinator at 10.0.0.1:20000 (10.0.0.1:20000: cannot "
+          "connect: Connection refused)\n"
+          "pai-launch: received " + std::string(name) +
+              " while waiting for the coordinator at 10.0.0.1:20000; stopping\n");
+    CHECK(node.journal() == Messages{{{"event", "node-stopping"},
+                                      {"reason", "received " + std::string(name)},
+                                      {"coordinator", "10.0.0.1:20000"}}});
+  }
 }
 
 TEST_CASE("run attaches the link, runs until the coordinator's finish and kills commands") {
@@ -497,15 +517,38 @@ TEST_CASE("finish stops what runs with the coordinator's exit code and says why"
   CHECK(node.link.take().empty());
 }
 
-TEST_CASE("a signal to the launcher ends the node with 128+N and reports nothing more") {
+TEST_CASE("a signal to the launcher cancels the job, ends the node with 128+N, reports no more") {
   AgentHarness node;
   node.join_and_assign(1);
   CHECK(node.agent.decide(StopRequested{15}).empty());
+  CHECK(node.link.take() == Messages{Json{{"type", "cancel"}, {"signal", 15}}});
   CHECK(node.instances.take() == Strings{"finish 143 reason received SIGTERM"});
-  CHECK(node.journal() == Messages{{{"event", "node-stopping"}, {"reason", "received SIGTERM"}}});
+  CHECK(node.journal() == Messages{{{"event", "job-cancelled"},
+                                    {"job", "test-job"},
+                                    {"reason", "received SIGTERM"},
+                                    {"exitCode", 143}}});
+  CHECK(node.said() == "pai-launch: job 'test-job' cancelled: received SIGTERM\n");
+  // A second signal stops harder but cancels nothing more.
+  CHECK(node.agent.decide(StopRequested{2}).empty());
+  CHECK(node.link.take().empty());
   node.agent.decide(stopped_rank(0));
   node.agent.decide(InstanceStopped{0});
   CHECK(node.link.take().empty());
+}
+
+TEST_CASE("a finish that cancels the job is journaled as job-cancelled, not as a failure") {
+  AgentHarness node;
+  node.join_and_assign(1);
+  node.receive(Json{{"type", "finish"},
+                    {"exitCode", 143},
+                    {"reason", "cancelled by SIGTERM on node-0"},
+                    {"cancelled", true}});
+  CHECK(node.said() == "pai-launch: job 'test-job' cancelled by SIGTERM on node-0\n");
+  CHECK(node.journal() == Messages{{{"event", "job-cancelled"},
+                                    {"job", "test-job"},
+                                    {"reason", "cancelled by SIGTERM on node-0"},
+                                    {"exitCode", 143}}});
+  CHECK(node.instances.take() == Strings{"finish 143 reason cancelled by SIGTERM on node-0"});
 }
 
 TEST_CASE("ranks stuck exiting are reported as a hang") {

@@ -180,16 +180,16 @@ TEST_CASE("a hang stops the instance with stack dumps and restarts it") {
   CHECK(only<ScheduleRestart>(m.on(InstanceStopped{0})).restart_count == 1);
 }
 
-TEST_CASE("a stop request forwards the signal and exits with 128+N - a second one kills") {
+TEST_CASE("a stop request forwards the signal and cancels with 128+N - a second one kills") {
   RestartPolicyMachine m(tolerance(), {worker(0)}, 1);
   m.start();
   const auto stop = only<StopInstance>(m.on(StopRequested{SIGTERM}));
   CHECK(stop.signal == SIGTERM);
   CHECK(stop.reason == "pai-launch received SIGTERM");
   CHECK(only<StopInstance>(m.on(StopRequested{SIGINT})).signal == SIGKILL);
-  const auto fail = only<FailJob>(m.on(InstanceStopped{0}));
-  CHECK(fail.exit_code == 128 + SIGTERM);
-  CHECK(fail.reason == "stopped: pai-launch received SIGTERM");
+  const auto cancel = only<CancelJob>(m.on(InstanceStopped{0}));
+  CHECK(cancel.exit_code == 128 + SIGTERM);
+  CHECK(cancel.reason == "pai-launch received SIGTERM");
 }
 
 TEST_CASE("a stop request during backoff cancels the restart") {
@@ -197,7 +197,7 @@ TEST_CASE("a stop request during backoff cancels the restart") {
   m.start();
   m.on(failed(0, 0, retryable()));
   only<ScheduleRestart>(m.on(InstanceStopped{0}));
-  CHECK(only<FailJob>(m.on(StopRequested{SIGINT})).exit_code == 128 + SIGINT);
+  CHECK(only<CancelJob>(m.on(StopRequested{SIGINT})).exit_code == 128 + SIGINT);
   CHECK(m.on(BackoffElapsed{0}).empty());
 }
 
