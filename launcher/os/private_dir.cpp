@@ -41,7 +41,8 @@ std::string make_private_dir(const std::string& root, const std::string& name) {
   const bool others_write = (root_st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
   if (root_st.st_uid != me && root_st.st_uid != 0 && others_write &&
       (root_st.st_mode & S_ISVTX) == 0) {
-    refuse(root, "is " + owner_text(root_st.st_uid) + " and writable by others without the sticky bit",
+    refuse(root,
+           "is " + owner_text(root_st.st_uid) + " and writable by others without the sticky bit",
            "remove it (or chmod 1777 it as root)");
   }
 
@@ -51,8 +52,9 @@ std::string make_private_dir(const std::string& root, const std::string& name) {
   }
   const struct stat st = folder_status(dir);
   if (st.st_uid != me) {
-    refuse(dir, "is " + owner_text(st.st_uid) + ", not by this user (uid " + std::to_string(me) + ")",
-           "another user runs a job of this name, or planted the folder: remove it or rename the job");
+    refuse(
+        dir, "is " + owner_text(st.st_uid) + ", not by this user (uid " + std::to_string(me) + ")",
+        "another user runs a job of this name, or planted the folder: remove it or rename the job");
   }
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     char mode[8];

@@ -17,7 +17,8 @@ TEST_CASE("what a terminal acts on is escaped") {
   CHECK(terminal_safe(std::string_view("nul\0bel\a", 8)) == "nul\\x00bel\\x07");
   CHECK(terminal_safe("del\x7f") == "del\\x7f");
   // C1 CSI (U+009B) acts like ESC [ on some terminals.
-  CHECK(terminal_safe("\xc2\x9b" "2J") == "\\xc2\\x9b2J");
+  CHECK(terminal_safe("\xc2\x9b"
+                      "2J") == "\\xc2\\x9b2J");
   // Not UTF-8: a stray continuation byte and a truncated sequence.
   CHECK(terminal_safe("\x80x\xe2\x9c") == "\\x80x\\xe2\\x9c");
 }
