@@ -20,6 +20,8 @@
 #include "launcher/node/node_identity.h"
 #include "launcher/node/run_node_agent.h"
 #include "launcher/node/slurm_inventory.h"
+#include "launcher/os/fd.h"
+#include "launcher/os/private_dir.h"
 #include "launcher/os/signals.h"
 #include "launcher/supervisor/supervisor.h"
 #include "libpai/plan_json.h"
@@ -241,22 +243,42 @@ void open_journal(NodeRun& run, const RunOptions& options) {
   say("logs: " + run.log_dir + "/" + run.instance + took(t));
 
   const Role* role = run.placement != nullptr ? find_role(run.plan, run.placement->role) : nullptr;
-  run.events->record("launcher-started",
+  // A journal that cannot take its first record (a full disk) stops the launch cleanly; later
+  // failures only make it incomplete.
+  const bool written = run.events->record("launcher-started",
                      {{"job", run.plan.name},
                       {"node", run.node},
                       {"instance", run.instance},
                       {"processes", static_cast<std::int64_t>(role ? role->nproc_per_node : 0)},
                       {"pid", static_cast<std::int64_t>(getpid())}});
+  if (!written) {
+    throw SetupError("cannot write logs to " + run.log_dir + ": the journal " +
+                     run.events->path() + " cannot be written (is the disk full?)");
+  }
 }
 
-// `<control_root>/<job>`, private to the user.
-std::string make_control_dir(const Plan& plan, const RunOptions& options) {
-  std::string dir = options.control_root + "/" + plan.name;
-  if (std::string why = make_dirs(dir, 0700); !why.empty()) {
-    throw SetupError("cannot create the control socket directory " + dir + ": " + why);
+// The last line of a run: its exit code, and a journal that lost records.
+int finish_run(const NodeRun& run, int code, Clock::time_point start) {
+  if (run.events && run.events->incomplete()) {
+    say("warning: the journal " + run.events->path() + " is incomplete: " +
+        std::to_string(run.events->lost()) + " record(s) could not be written");
   }
-  return dir;
+  say("done: exit code " + std::to_string(code) + took(start));
+  return code;
 }
+
+// `<control_root>/<job>`, private to the user (os/private_dir.h).
+std::string make_control_dir(const Plan& plan, const RunOptions& options) {
+  try {
+    return make_private_dir(options.control_root, plan.name);
+  } catch (const PrivateDirError& e) {
+    throw SetupError(e.what());
+  }
+}
+
+// The launcher's cgroup tree: one per job and node, so a restarted launcher finds what an
+// earlier one left (os/cgroup.h).
+std::string cgroup_name(const NodeRun& run) { return "pai-" + run.plan.name + "." + run.node; }
 
 // ---- a one-node job ----
 
@@ -279,6 +301,7 @@ SupervisorOptions supervisor_options_alone(const NodeRun& run, const RunOptions&
   SupervisorOptions supervisor;
   supervisor.log_dir = run.log_dir;
   supervisor.control_dir = run.control_dir;
+  supervisor.cgroup_name = cgroup_name(run);
   if (run.plan.framework == Framework::Mpi) {
     std::filesystem::path hostfile =
         std::filesystem::path(options.plan_path).parent_path() / "hostfile";
@@ -308,8 +331,7 @@ int run_alone(NodeRun& run, const RunOptions& options, Clock::time_point start) 
     return 1;
   }
   supervisor.reset();
-  say("done: exit code " + std::to_string(code) + took(start));
-  return code;
+  return finish_run(run, code, start);
 }
 
 // ---- a node of a job with a coordinator ----
@@ -404,6 +426,7 @@ NodeAgentOptions agent_options(const NodeRun& run, const RunOptions& options,
   agent.run_dir = run.control_dir;
   agent.supervisor.log_dir = run.log_dir;
   agent.supervisor.control_dir = run.control_dir;
+  agent.supervisor.cgroup_name = cgroup_name(run);
   agent.supervisor.coordinator =
       plan.coordinator.address + ":" + std::to_string(plan.coordinator.port);
   agent.supervisor.token_file = std::filesystem::absolute(run.token_file).string();
@@ -436,14 +459,14 @@ int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start)
     coordinator->wait(std::chrono::seconds(10));
     coordinator.reset();
   }
-  say("done: exit code " + std::to_string(code) + took(start));
-  return code;
+  return finish_run(run, code, start);
 }
 
 }  // namespace
 
 int run_command(const RunOptions& options) {
   block_consumed_signals();
+  raise_descriptor_limit();
   const auto start = Clock::now();
   try {
     NodeRun run;

@@ -16,6 +16,12 @@ namespace {
 const char* const kColors[] = {"\x1b[32m", "\x1b[33m", "\x1b[34m", "\x1b[35m", "\x1b[36m",
                                "\x1b[92m", "\x1b[93m", "\x1b[94m", "\x1b[95m", "\x1b[96m"};
 
+// The terminal bytes of one feed: one buffer for all relays, reused.
+std::string& terminal_buffer() {
+  thread_local std::string buffer;
+  return buffer;
+}
+
 }  // namespace
 
 void OutputTail::append(std::string_view bytes) {
@@ -69,25 +75,27 @@ void LogRelay::feed(std::string_view bytes) {
   relay_lines(bytes);
 }
 
-void LogRelay::add_line(std::string_view head, std::string_view tail) {
-  out_ += prefix_;
-  out_ += head;
-  out_ += tail;
+void LogRelay::add_line(std::string& out, std::string_view head, std::string_view tail) const {
+  out += prefix_;
+  out += head;
+  out += tail;
   const std::string_view last = tail.empty() ? head : tail;
-  if (last.empty() || last.back() != '\n') out_ += '\n';
+  if (last.empty() || last.back() != '\n') out += '\n';
 }
 
 void LogRelay::relay_lines(std::string_view bytes) {
-  // out_ keeps its capacity from feed to feed: after the first reads, relaying allocates
+  // `out` keeps its capacity from feed to feed: after the first reads, relaying allocates
   // nothing and costs one copy and one write per read. (A writev of [prefix, line] slices
   // avoids that copy but is slower: the kernel's per-slice cost outweighs a 100-byte memcpy.)
-  out_.clear();
+  // One buffer serves every relay (feeds run one at a time), not one per rank.
+  std::string& out = terminal_buffer();
+  out.clear();
   // A pending partial line is completed first.
   while (!partial_.empty() && !bytes.empty()) {
     const std::size_t room = kMaxRelayedLine - partial_.size();
     const std::size_t nl = bytes.substr(0, room).find('\n');
     if (nl != std::string_view::npos) {
-      add_line(partial_, bytes.substr(0, nl + 1));
+      add_line(out, partial_, bytes.substr(0, nl + 1));
       partial_.clear();
       bytes.remove_prefix(nl + 1);
       break;
@@ -96,7 +104,7 @@ void LogRelay::relay_lines(std::string_view bytes) {
     partial_.append(bytes.substr(0, take));
     bytes.remove_prefix(take);
     if (partial_.size() == kMaxRelayedLine) {
-      add_line(partial_);
+      add_line(out, partial_);
       partial_.clear();
     }
   }
@@ -104,25 +112,26 @@ void LogRelay::relay_lines(std::string_view bytes) {
   while (!bytes.empty()) {
     const std::size_t nl = bytes.substr(0, kMaxRelayedLine).find('\n');
     if (nl != std::string_view::npos) {
-      add_line(bytes.substr(0, nl + 1));
+      add_line(out, bytes.substr(0, nl + 1));
       bytes.remove_prefix(nl + 1);
     } else if (bytes.size() >= kMaxRelayedLine) {
-      add_line(bytes.substr(0, kMaxRelayedLine));
+      add_line(out, bytes.substr(0, kMaxRelayedLine));
       bytes.remove_prefix(kMaxRelayedLine);
     } else {
       partial_.assign(bytes);
       break;
     }
   }
-  if (!out_.empty()) write_all(terminal_fd_, out_);
+  if (!out.empty()) write_all(terminal_fd_, out);
 }
 
 void LogRelay::finish() {
   if (partial_.empty()) return;
-  out_.clear();
-  add_line(partial_);
+  std::string& out = terminal_buffer();
+  out.clear();
+  add_line(out, partial_);
   partial_.clear();
-  write_all(terminal_fd_, out_);
+  write_all(terminal_fd_, out);
 }
 
 }  // namespace pai::launcher

@@ -47,15 +47,14 @@ class LogRelay {
  private:
   // Relays `bytes` to the terminal, completing partial_ first.
   void relay_lines(std::string_view bytes);
-  // Appends one terminal line to out_: prefix, head, tail, and a newline unless it has one.
-  void add_line(std::string_view head, std::string_view tail = {});
+  // Appends one terminal line to `out`: prefix, head, tail, and a newline unless it has one.
+  void add_line(std::string& out, std::string_view head, std::string_view tail = {}) const;
 
   std::string prefix_;
   int terminal_fd_;
   int file_fd_;
   OutputTail* tail_;
   std::string partial_;
-  std::string out_;  // the terminal bytes of one feed, reused
   bool file_error_reported_ = false;
 };
 

@@ -1,7 +1,13 @@
 #include "launcher/os/fd.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <linux/close_range.h>
+
+#include <cerrno>
+#include <cstring>
 
 namespace pai::launcher {
 
@@ -10,6 +16,49 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
+void throw_fd_error(const std::string& what) {
+  const int error = errno;
+  const std::string text = what + ": " + std::strerror(error);
+  if (error == EMFILE || error == ENFILE) {
+    rlimit limit{};
+    ::getrlimit(RLIMIT_NOFILE, &limit);
+    throw DescriptorsExhausted(text + " (open files limit " + std::to_string(limit.rlim_cur) +
+                               "; raise `ulimit -n` or run fewer processes per node)");
+  }
+  throw std::runtime_error(text);
+}
+
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+void close_on_exec_above_stderr() {
+  if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t top = limit.rlim_cur == RLIM_INFINITY ? (1U << 20) : limit.rlim_cur;
+  for (rlim_t fd = 3; fd < top; ++fd) ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+}
+
+namespace {
+
+// The limits before raise_descriptor_limit(); rlim_cur == 0 until then.
+rlimit original_limit{};
+
+}  // namespace
+
+unsigned long raise_descriptor_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
+  if (original_limit.rlim_cur == 0) original_limit = limit;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  return static_cast<unsigned long>(limit.rlim_cur);
+}
+
+void restore_descriptor_limit() {
+  if (original_limit.rlim_cur != 0) ::setrlimit(RLIMIT_NOFILE, &original_limit);
+}
 
 }  // namespace pai::launcher

@@ -17,6 +17,9 @@
 #include <cstring>
 #include <system_error>
 
+#include "launcher/os/cgroup.h"
+#include "launcher/os/fd.h"
+
 namespace bp = boost::process;
 
 namespace pai::launcher {
@@ -29,11 +32,14 @@ struct ChildSetup : bp::extend::handler {
   int stdout_fd;
   int stderr_fd;
   int stdin_fd;
+  int cgroup_procs_fd;
   pid_t parent;
   const char* working_dir;
 
   template <class Executor>
   void on_exec_setup(Executor& exec) const {
+    // Into the rank's cgroup before anything else, so that nothing it starts escapes it.
+    if (cgroup_procs_fd >= 0 && !join_cgroup(cgroup_procs_fd)) fail(exec, "cannot join its cgroup");
     setpgid(0, process_group);
     // The launcher blocks the signals it consumes through signalfd and ignores SIGPIPE (it
     // installs no handlers); a child must start with the defaults it would get from a shell.
@@ -41,6 +47,7 @@ struct ChildSetup : bp::extend::handler {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     signal(SIGPIPE, SIG_DFL);
+    signal(SIGXFSZ, SIG_DFL);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     // The launcher may have died between fork and prctl; then nobody would kill us.
     if (getppid() != parent) _exit(EXIT_FAILURE);
@@ -49,6 +56,8 @@ struct ChildSetup : bp::extend::handler {
       fail(exec, "dup2 failed");
     }
     if (working_dir[0] != '\0' && chdir(working_dir) != 0) fail(exec, "chdir failed");
+    close_on_exec_above_stderr();
+    restore_descriptor_limit();
   }
 
   template <class Executor>
@@ -123,7 +132,18 @@ int spawn_process(const SpawnRequest& request) {
   }
 
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devnull < 0) throw std::system_error(errno, std::system_category(), "open /dev/null");
+  if (devnull < 0) throw_fd_error("cannot open /dev/null");
+  // Boost.Process needs a pipe of its own to report a failed exec, and fails without an error
+  // code when it cannot have one: make sure two descriptors are free first.
+  int probe[2];
+  if (::pipe2(probe, O_CLOEXEC) != 0) {
+    const int error = errno;
+    ::close(devnull);
+    errno = error;
+    throw_fd_error("cannot start '" + program + "'");
+  }
+  ::close(probe[0]);
+  ::close(probe[1]);
   bp::environment env;
   for (const auto& [name, value] : request.env) env[name] = value;
   std::vector<std::string> args(request.argv.begin() + 1, request.argv.end());
@@ -132,12 +152,17 @@ int spawn_process(const SpawnRequest& request) {
   setup.stdout_fd = request.stdout_fd;
   setup.stderr_fd = request.stderr_fd;
   setup.stdin_fd = request.stdin_fd >= 0 ? request.stdin_fd : devnull;
+  setup.cgroup_procs_fd = request.cgroup_procs_fd;
   setup.parent = getpid();
   setup.working_dir = request.working_dir.c_str();
 
   std::error_code ec;
   bp::child child(bp::exe = path, bp::args = args, bp::env = env, setup, ec);
   close(devnull);
+  if (ec && (ec.value() == EMFILE || ec.value() == ENFILE)) {
+    errno = ec.value();
+    throw_fd_error("cannot start '" + program + "'");
+  }
   if (ec) {
     // Boost already tried a WNOHANG waitpid on the failed child; whatever is left of it is
     // reaped by the supervisor's loop like any unknown pid.
@@ -145,6 +170,9 @@ int spawn_process(const SpawnRequest& request) {
                      "cannot run '" + program + "': " + ec.message());
   }
   const int pid = child.id();
+  if (pid <= 0) {
+    throw SpawnError(126, "cannot run '" + program + "': the process was not created");
+  }
   // The parent sets the group too, so it is in place before anyone signals it.
   setpgid(pid, request.process_group == 0 ? pid : request.process_group);
   // Detached: a bp::child would otherwise terminate the process or wait for it.

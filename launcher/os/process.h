@@ -22,6 +22,7 @@ struct SpawnRequest {
   int stdout_fd = -1;       ///< becomes the child's fd 1; -1 = inherit
   int stderr_fd = -1;       ///< becomes the child's fd 2; -1 = inherit
   int stdin_fd = -1;        ///< becomes the child's fd 0; -1 = /dev/null
+  int cgroup_procs_fd = -1;  ///< the child joins this cgroup first (os/cgroup.h); -1 = stays
 };
 
 /// The program could not be started. `exit_code` is the shell's code for it: 127 not found,
@@ -42,7 +43,8 @@ class SpawnError : public std::runtime_error {
 /// SIGKILL when the launcher dies (PR_SET_PDEATHSIG), reads stdin from `stdin_fd` (default
 /// /dev/null) and changes
 /// to `working_dir`. The launcher's own descriptors are close-on-exec, so none leaks.
-/// Throws SpawnError when the program cannot be started.
+/// Throws SpawnError when the program cannot be started, DescriptorsExhausted (os/fd.h) when
+/// the launcher is out of file descriptors.
 int spawn_process(const SpawnRequest& request);
 
 /// The absolute path `name` resolves to in `path_list` (a colon-separated PATH), or "" when

@@ -236,4 +236,11 @@ Classification classify_hang(RestartPolicy policy, std::int64_t seconds, bool wh
   return c;
 }
 
+Classification classify_oom_kill(const ExitStatus& status) {
+  Classification c;
+  c.signature = "oom";
+  c.reason = describe(status) + ": killed by the OOM killer: not retryable";
+  return c;
+}
+
 }  // namespace pai::launcher

@@ -78,4 +78,8 @@ Classification classify_failure(const ExitStatus& status, std::string_view log_t
 /// retryable unless the policy is `never`.
 Classification classify_hang(RestartPolicy policy, std::int64_t seconds, bool while_exiting);
 
+/// A rank that failed while the kernel's OOM killer killed in its cgroup (memory.events
+/// oom_kill): "killed by the OOM killer", not retryable (the same job runs out of memory again).
+Classification classify_oom_kill(const ExitStatus& status);
+
 }  // namespace pai::launcher

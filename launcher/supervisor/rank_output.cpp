@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include "launcher/os/fd.h"
 #include "launcher/policy/failure_classifier.h"
@@ -21,20 +22,27 @@ constexpr int kPipeBytes = 1 << 20;
 // Bounds the final read of a dead process's pipes when a grandchild keeps writing to them.
 constexpr int kMaxDrainReads = 64;
 
+// One read buffer for every rank: reads happen one at a time on the supervisor's loop, and a
+// buffer per rank would cost 1 MiB each (a launcher of 1,000 ranks then holds 1 GiB).
+std::vector<char>& read_buffer() {
+  thread_local std::vector<char> buffer(kPipeBytes);
+  return buffer;
+}
+
 }  // namespace
 
 RankOutput::RankOutput(std::string log_path, const std::string& prefix, int color_index,
                        const Terminal& terminal)
     : log_path_(std::move(log_path)), tail_(kLogTailBytes) {
   log_fd_ = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (log_fd_ < 0)
-    throw std::runtime_error("cannot write " + log_path_ + ": " + std::strerror(errno));
+  if (log_fd_ < 0) throw_fd_error("cannot write " + log_path_);
   for (Stream* s : {&out_, &err_}) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
-      const std::string why = std::strerror(errno);
+      const int error = errno;
       close();
-      throw std::runtime_error("cannot create pipes: " + why);
+      errno = error;
+      throw_fd_error("cannot create pipes");
     }
     s->read_fd = fds[0];
     s->write_fd = fds[1];
@@ -63,15 +71,15 @@ void RankOutput::watch(EventLoop& loop, std::function<void()> on_output) {
 }
 
 void RankOutput::read_stream(Stream& s, int max_reads, bool until_short_read) {
-  buffer_.resize(kPipeBytes);
+  std::vector<char>& buffer = read_buffer();
   for (int n = 0; n < max_reads && s.read_fd >= 0; ++n) {
-    const ssize_t got = ::read(s.read_fd, buffer_.data(), buffer_.size());
+    const ssize_t got = ::read(s.read_fd, buffer.data(), buffer.size());
     if (got > 0) {
-      s.relay->feed(std::string_view(buffer_.data(), static_cast<std::size_t>(got)));
+      s.relay->feed(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
       if (on_output_) on_output_();
       // A short read emptied the pipe: the (level-triggered) loop calls again when more
       // comes, so a read that would only say EAGAIN is saved.
-      if (until_short_read && static_cast<std::size_t>(got) < buffer_.size()) return;
+      if (until_short_read && static_cast<std::size_t>(got) < buffer.size()) return;
     } else if (got < 0 && errno == EINTR) {
       continue;
     } else if (got < 0 && errno == EAGAIN) {

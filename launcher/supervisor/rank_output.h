@@ -26,7 +26,8 @@ struct Terminal {
 class RankOutput {
  public:
   /// Creates `log_path` (truncating) and the pipes; `prefix` is "[worker-0/3]".
-  /// Throws std::runtime_error "cannot write <path>: <why>" or "cannot create pipes: <why>".
+  /// Throws std::runtime_error "cannot write <path>: <why>" or "cannot create pipes: <why>",
+  /// DescriptorsExhausted (os/fd.h) when out of file descriptors.
   RankOutput(std::string log_path, const std::string& prefix, int color_index,
              const Terminal& terminal);
   ~RankOutput();
@@ -67,7 +68,6 @@ class RankOutput {
   Stream out_, err_;
   EventLoop* loop_ = nullptr;
   std::function<void()> on_output_;
-  std::vector<char> buffer_;
 };
 
 }  // namespace pai::launcher

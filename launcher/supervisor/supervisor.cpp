@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "launcher/supervisor/supervisor_impl.h"
+#include "libpai/terminal_text.h"
 #include "libpai/write_all.h"
 
 namespace pai::launcher {
@@ -22,6 +23,7 @@ Supervisor::Impl::Impl(const Plan& p, std::vector<const Placement*> placements, 
     : plan(p),
       options(std::move(o)),
       events(e),
+      containment(options.cgroup_name, [this](const std::string& text) { say(text); }),
       hooks(h),
       policy(p.fault_tolerance, governed(p, placements), p.nodes),
       terminal{options.terminal_stdout, options.terminal_stderr,
@@ -76,7 +78,7 @@ std::string Supervisor::Impl::on_control(int i, const ControlRequest& request) {
   Instance& inst = instances[i];
   if (const auto* n = std::get_if<NotifyRequest>(&request)) {
     events.record("notify", {{"instance", inst.name}, {"message", n->text}});
-    say(inst.name + ": notify: " + n->text);
+    say(inst.name + ": notify: " + terminal_safe(n->text));
   } else if (const auto* p = std::get_if<ProgressRequest>(&request)) {
     inst.last_step = p->step;
     inst.hang.activity(Clock::now());

@@ -64,6 +64,9 @@ struct SupervisorOptions {
   /// PAI_COORDINATOR ("address:port") and PAI_TOKEN_FILE of a multi-node job; empty = none.
   std::string coordinator;
   std::string token_file;
+  /// Names this launcher's cgroup tree ("pai-<job>.<node>", os/cgroup.h) that holds every
+  /// rank in a cgroup of its own; empty = process groups only.
+  std::string cgroup_name;
   /// Where relayed stdout and stderr go; prefixes are colored when the descriptor is a TTY.
   int terminal_stdout = 1;
   int terminal_stderr = 2;

@@ -10,6 +10,7 @@
 #include "launcher/policy/failure_classifier.h"
 #include "launcher/supervisor/failure_summary.h"
 #include "launcher/os/process.h"
+#include "launcher/os/fd.h"
 #include "launcher/supervisor/supervisor_impl.h"
 #include "libpai/env_contract.h"
 #include "libpai/write_all.h"
@@ -37,6 +38,8 @@ void Supervisor::Impl::drain() {
     const std::vector<PolicyAction> actions =
         hooks != nullptr ? hooks->decide(pending.front()) : policy.on(pending.front());
     pending.pop_front();
+    // Once finishing, the end is decided: nothing restarts and the exit code stays.
+    if (finishing) continue;
     for (const PolicyAction& action : actions) execute(action);
   }
   draining = false;
@@ -58,6 +61,15 @@ void Supervisor::Impl::execute(const PolicyAction& action) {
     return;
   }
   if (const auto* a = std::get_if<FailJob>(&action)) return fail_job(*a);
+  if (const auto* a = std::get_if<CancelJob>(&action)) {
+    events.record("job-cancelled", {{"job", plan.name},
+                                    {"reason", a->reason},
+                                    {"exitCode", static_cast<std::int64_t>(a->exit_code)}});
+    say("job '" + plan.name + "' cancelled: " + a->reason);
+    exit_code = a->exit_code;
+    done = true;
+    return;
+  }
   events.record("job-succeeded", {{"job", plan.name}});
   say("job '" + plan.name + "' succeeded");
   exit_code = 0;
@@ -116,10 +128,29 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
       request.process_group = inst.pgid;
       request.stdout_fd = rank.output->child_stdout();
       request.stderr_fd = rank.output->child_stderr();
-      rank.pid = spawn_process(request);
+      request.cgroup_procs_fd = containment.open_rank(inst.name, r);
+      try {
+        rank.pid = spawn_process(request);
+      } catch (...) {
+        close_fd(request.cgroup_procs_fd);
+        throw;
+      }
+      close_fd(request.cgroup_procs_fd);
     } catch (const SpawnError& e) {
       problem = e.what();
       failed_start.code = e.exit_code();
+    } catch (const DescriptorsExhausted& e) {
+      // The launcher's limit, not the rank's failure: what started is stopped, the launcher
+      // exits 2 (a setup error), and no restart can do better.
+      say("error: " + inst.name + " rank " + std::to_string(rank.global_rank) + ": " + e.what());
+      if (rank.output) rank.output->close();
+      rank.output.reset();
+      events.record("spawn-failed", {{"instance", inst.name},
+                                     {"rank", static_cast<std::int64_t>(rank.global_rank)},
+                                     {"error", std::string(e.what())}});
+      inst.ranks.resize(r);
+      finish(2, "out of file descriptors starting " + inst.name);
+      return;
     } catch (const std::runtime_error& e) {
       problem = e.what();
     }
@@ -162,6 +193,8 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
 
 void Supervisor::Impl::signal_group(const Instance& inst, int sig) {
   if (inst.pgid > 0) ::kill(-inst.pgid, sig);
+  // SIGKILL ends the instance: what left its group goes too.
+  if (sig == SIGKILL) containment.kill(inst.name);
 }
 
 void Supervisor::Impl::stop_instance(const StopInstance& a) {

@@ -64,14 +64,21 @@ void Supervisor::Impl::reap() {
     } else if (inst.live > 0) {
       inst.hang.rank_succeeded(Clock::now());
     }
-    events.record("exit", {{"instance", inst.name},
-                           {"rank", static_cast<std::int64_t>(rank.global_rank)},
-                           {"pid", static_cast<std::int64_t>(pid)},
-                           {"status", describe(exit)},
-                           {"exitCode", static_cast<std::int64_t>(exit.shell_code())},
-                           {"retryable", c.retryable},
-                           {"classification", c.reason},
-                           {"matchedLine", c.matched_line}});
+    EventFields fields = {{"instance", inst.name},
+                          {"rank", static_cast<std::int64_t>(rank.global_rank)},
+                          {"pid", static_cast<std::int64_t>(pid)},
+                          {"status", describe(exit)},
+                          {"exitCode", static_cast<std::int64_t>(exit.shell_code())}};
+    if (const auto usage = containment.usage(inst.name, r)) {
+      // The kernel's word beats a guess from the exit status: SIGKILL by the OOM killer.
+      if (usage->oom_kills > 0 && !inst.stopping && !exit.success()) c = classify_oom_kill(exit);
+      fields.emplace_back("cpuSeconds", usage->cpu_seconds);
+      if (usage->memory_peak_bytes) fields.emplace_back("memoryPeakBytes", *usage->memory_peak_bytes);
+    }
+    fields.emplace_back("retryable", c.retryable);
+    fields.emplace_back("classification", c.reason);
+    fields.emplace_back("matchedLine", c.matched_line);
+    events.record("exit", fields);
     if (hooks != nullptr && !inst.stopping && !exit.success()) {
       FailJob f{c.reason, 1, i, r, exit, c};
       hooks->failure_summary(i, rank.global_rank, format_failure_summary(failure_report(f)));

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/supervisor/containment.h"
 #include "launcher/supervisor/control_socket.h"
 #include "launcher/logs/event_log.h"
 #include "launcher/os/event_loop.h"
@@ -64,6 +65,7 @@ struct Supervisor::Impl {
   const Plan& plan;
   SupervisorOptions options;
   EventLog& events;
+  Containment containment;
   SupervisorHooks* hooks;
   EventLoop loop;
   SignalFd signals;

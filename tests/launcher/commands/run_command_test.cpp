@@ -1,6 +1,9 @@
 // End-to-end tests of `pai-launch run`: phases, node identification, bad input, exit codes.
 #include "launcher/commands/run_command.h"
 
+#include <sys/resource.h>
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
 #include "launcher/launcher_harness.h"
@@ -104,6 +107,63 @@ TEST_CASE("an unwritable log directory is reported before any process starts") {
   CHECK(r.code == 2);
   CHECK(count_lines_with(r.err, "pai-launch: error: cannot write logs to " + dir.path() +
                                     "/file/logs: Not a directory") == 1);
+  CHECK_FALSE(std::filesystem::exists(dir / "started"));
+}
+
+TEST_CASE("a journal that cannot be written at start is a clean exit 2") {
+  TempDir dir;
+  const std::string path =
+      write_plan(dir, local_plan("run-journal-full", "touch " + dir.path() + "/started"));
+  // A full disk: every write to /dev/full fails with ENOSPC.
+  std::filesystem::create_directories(dir / "logs/worker-0");
+  REQUIRE(::symlink("/dev/full", (dir / "logs/worker-0/events.jsonl").c_str()) == 0);
+  auto r = run_launcher(dir, {"run", "--plan", path, "--log-dir", dir / "logs"});
+  CHECK(r.code == 2);
+  CHECK(count_lines_with(r.err, "pai-launch: error: cannot write logs to " + dir.path() +
+                                    "/logs: the journal " + dir.path() +
+                                    "/logs/worker-0/events.jsonl cannot be written (is the "
+                                    "disk full?)") == 1);
+  CHECK_FALSE(std::filesystem::exists(dir / "started"));
+}
+
+TEST_CASE("a journal that fills up during the job never ends it") {
+  TempDir dir;
+  // Journal-only records: each hang-interval request is one line in events.jsonl.
+  const std::string path = write_plan(
+      dir, local_plan("run-journal-fills",
+                      "i=0; while [ $i -lt 40 ]; do " + kLauncher +
+                          " ctl hang-interval 60 || exit 9; i=$((i+1)); done"));
+  Launcher launcher(dir, {"run", "--plan", path, "--log-dir", dir / "logs"});
+  // The launcher's files may grow to 1,500 bytes: its terminal lines fit, its journal not.
+  const rlimit limit{1500, 1500};
+  REQUIRE(::prlimit(launcher.pid(), RLIMIT_FSIZE, &limit, nullptr) == 0);
+  CHECK(launcher.wait() == 0);
+  const std::string err = launcher.err();
+  INFO(err);
+  CHECK(count_lines_with(err, "pai-launch: warning: cannot write the journal " + dir.path() +
+                                  "/logs/worker-0/events.jsonl: File too large; the job goes "
+                                  "on, the journal is incomplete from here") == 1);
+  CHECK(count_lines_with(err, "is incomplete: ") == 1);
+  CHECK(count_lines_with(err, "pai-launch: done: exit code 0") == 1);
+  const std::string journal = slurp(dir / "logs/worker-0/events.jsonl");
+  CHECK(journal.size() <= 1500);
+  CHECK(journal.back() == '\n');
+}
+
+TEST_CASE("a control folder others can write to is refused before any process starts") {
+  TempDir dir;
+  const std::string path =
+      write_plan(dir, local_plan("run-open-control", "touch " + dir.path() + "/started"));
+  const std::string control = std::string(pai::kLauncherRunDir) + "/run-open-control";
+  ::mkdir(pai::kLauncherRunDir, 01777);
+  ::mkdir(control.c_str(), 0777);
+  ::chmod(control.c_str(), 0777);
+  auto r = run_launcher(dir, {"run", "--plan", path});
+  ::rmdir(control.c_str());
+  CHECK(r.code == 2);
+  CHECK(count_lines_with(r.err, "pai-launch: error: the control socket folder " + control +
+                                    " is writable by group or others (mode 0777); remove it or "
+                                    "chmod 700 it") == 1);
   CHECK_FALSE(std::filesystem::exists(dir / "started"));
 }
 

@@ -1,6 +1,8 @@
 #include "launcher/os/process.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,4 +101,34 @@ TEST_CASE("search_path walks PATH in order and skips non-executables") {
   CHECK(search_path("tool", "/nonexistent:" + dir.path()) == dir / "tool");
   CHECK(search_path("sh", "/bin:/usr/bin") == "/bin/sh");
   CHECK(search_path("./x", "") == "./x");
+}
+
+TEST_CASE("a spawned process holds no descriptor of the launcher but 0, 1 and 2") {
+  TempDir dir;
+  // What Boost.Asio and libraries leave behind: descriptors without close-on-exec.
+  int leaked[2];
+  REQUIRE(::pipe(leaked) == 0);
+  const int listening = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(listening >= 0);
+  int out = ::open((dir / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  SpawnRequest request;
+  request.argv = {"/bin/sh", "-c", "ls /proc/$$/fd"};
+  request.stdout_fd = out;
+  const int pid = spawn_process(request);
+  ::close(out);
+  CHECK(wait_for(pid) == 0);
+  CHECK(slurp(dir / "out") == "0\n1\n2\n");
+  ::close(leaked[0]);
+  ::close(leaked[1]);
+  ::close(listening);
+}
+
+TEST_CASE("a failed exec is still reported after the descriptors are closed") {
+  TempDir dir;
+  const std::string script = dir / "not-a-program";
+  pai::testing::spit(script, "\x7f" "ELF garbage");
+  ::chmod(script.c_str(), 0755);
+  SpawnRequest request;
+  request.argv = {script};
+  CHECK_THROWS_AS(spawn_process(request), SpawnError);
 }

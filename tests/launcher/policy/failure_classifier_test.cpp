@@ -129,3 +129,10 @@ TEST_CASE("hangs are retryable unless the policy is never") {
   CHECK(exiting.reason ==
         "hang: ranks still running 5s after the first one exited: not retryable (policy never)");
 }
+
+TEST_CASE("an OOM kill is named and not retried") {
+  const auto c = classify_oom_kill(ExitStatus{0, SIGKILL});
+  CHECK(c.reason == "signal 9 (SIGKILL): killed by the OOM killer: not retryable");
+  CHECK_FALSE(c.retryable);
+  CHECK(c.signature == "oom");
+}

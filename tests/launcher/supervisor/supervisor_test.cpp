@@ -1,7 +1,10 @@
 // End-to-end tests of supervision: the real pai-launch on small /bin/sh jobs.
 #include "launcher/supervisor/supervisor.h"
 
+#include <sys/resource.h>
+
 #include <catch2/catch.hpp>
+#include <sstream>
 
 #include "launcher/launcher_harness.h"
 
@@ -155,8 +158,27 @@ TEST_CASE("ctl hang-interval changes the hang interval - notify reaches the jour
   CHECK(leftover_processes("sup-ctl").empty());
 }
 
+TEST_CASE("control characters of a rank are escaped in pai's lines - relayed output is exact") {
+  TempDir dir;
+  auto plan = local_plan("sup-escape", kLauncher +
+                                           " ctl notify \"$(printf 'a\\033[2Jb')\"; "
+                                           "printf 'boom\\033[31m red\\r\\n'; exit 3");
+  plan.fault_tolerance.max_restarts = 0;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  CHECK(r.code == 1);
+  CHECK(count_lines_with(r.err, "pai-launch: worker-0: notify: a\\x1b[2Jb") == 1);
+  CHECK(count_lines_with(r.err, "pai-launch:   | boom\\x1b[31m red\\x0d") == 1);
+  // The launcher's own lines hold no escape byte; the rank's relayed output is byte-exact.
+  std::istringstream err(r.err);
+  for (std::string line; std::getline(err, line);) {
+    if (line.rfind("pai-launch:", 0) == 0) CHECK(line.find('\x1b') == std::string::npos);
+  }
+  CHECK((r.out + r.err).find("boom\x1b[31m red\r\n") != std::string::npos);
+  CHECK(leftover_processes("sup-escape").empty());
+}
+
 TEST_CASE(
-    "SIGTERM to the launcher is forwarded - a child ignoring it is killed after the grace period") {
+    "SIGTERM to the launcher cancels - a child ignoring it is killed after the grace period") {
   TempDir dir;
   auto plan = local_plan("sup-sigterm",
                          "if [ \"$LOCAL_RANK\" = 0 ]; then trap 'echo got TERM; exit 0' TERM; "
@@ -176,9 +198,13 @@ TEST_CASE(
   CHECK(count_lines_with(
             events,
             "\"event\":\"kill\",\"instance\":\"worker-0\",\"reason\":\"grace period over\"") == 1);
-  CHECK(count_lines_with(
-            launcher.err(),
-            "pai-launch: job 'sup-sigterm' failed: stopped: pai-launch received SIGTERM") == 1);
+  // A user's stop is a cancel, not a failure: no failure summary.
+  CHECK(count_lines_with(events, "\"event\":\"job-cancelled\",\"job\":\"sup-sigterm\","
+                                 "\"reason\":\"pai-launch received SIGTERM\",\"exitCode\":143") == 1);
+  CHECK(count_lines_with(events, "job-failed") == 0);
+  CHECK(count_lines_with(launcher.err(),
+                         "pai-launch: job 'sup-sigterm' cancelled: pai-launch received SIGTERM") == 1);
+  CHECK(count_lines_with(launcher.err(), "failed") == 0);
   CHECK(leftover_processes("sup-sigterm").empty());
 }
 
@@ -199,6 +225,46 @@ TEST_CASE("kill -9 of the launcher takes its children with it") {
   CHECK(leftover_processes("sup-kill9").empty());
   // A killed launcher cannot remove its socket; the next one replaces it as stale.
   std::filesystem::remove_all("/tmp/pai/sup-kill9");
+}
+
+TEST_CASE("kill -9 of the launcher takes grandchildren that left the group too (cgroup v2)") {
+  TempDir dir;
+  // `sh -c 'python ...'`-style ranks: the shell does not exec, and its child even leaves the
+  // process group. Only the rank's cgroup still holds it.
+  auto plan = local_plan("sup-kill9-tree",
+                         "setsid sleep 60 & touch " + dir.path() + "/ready$LOCAL_RANK; wait", 2);
+  Launcher launcher(dir, run_args(dir, write_plan(dir, plan)));
+  REQUIRE(wait_for_file(dir / "ready0"));
+  REQUIRE(wait_for_file(dir / "ready1"));
+  for (int i = 0; i < 200 && leftover_processes("sup-kill9-tree", 0).size() != 4; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(leftover_processes("sup-kill9-tree", 0).size() == 4);
+  kill(launcher.pid(), SIGKILL);
+  CHECK(launcher.wait() == 128 + SIGKILL);
+  if (launcher.err().find("no cgroup v2 containment") != std::string::npos) {
+    WARN("cgroup v2 not usable here: " << launcher.err());
+    for (int pid : leftover_processes("sup-kill9-tree", 0)) kill(pid, SIGKILL);
+  } else {
+    CHECK(leftover_processes("sup-kill9-tree").empty());
+  }
+  std::filesystem::remove_all("/tmp/pai/sup-kill9-tree");
+}
+
+TEST_CASE("running out of descriptors while starting ranks stops the started ones - exit 2") {
+  TempDir dir;
+  // 200 ranks need 400 pipes and 200 log files: far more than 64 descriptors.
+  auto plan = local_plan("sup-emfile", "exec sleep 60", 200);
+  Launcher launcher(dir, run_args(dir, write_plan(dir, plan)));
+  const rlimit limit{64, 64};
+  REQUIRE(::prlimit(launcher.pid(), RLIMIT_NOFILE, &limit, nullptr) == 0);
+  const int code = launcher.wait(30);
+  INFO(launcher.err());
+  CHECK(code == 2);
+  CHECK(count_lines_with(launcher.err(), "Too many open files (open files limit 64; raise "
+                                         "`ulimit -n` or run fewer processes per node)") == 1);
+  CHECK(count_lines_with(events_of(dir), "\"event\":\"spawn-failed\"") == 1);
+  CHECK(leftover_processes("sup-emfile").empty());
 }
 
 TEST_CASE("a forked grandchild that outlives its parent is reaped - not left a zombie") {
