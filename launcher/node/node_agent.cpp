@@ -246,6 +246,8 @@ int NodeAgent::local_of(const Message& message, int instance) const {
 }
 
 void NodeAgent::finish(const net::Finish& m) {
+  // This node cancelled the job itself: it already said and journaled so.
+  if (m.cancelled && finishing_) return;
   if (m.cancelled) {
     events_.record("job-cancelled", {{"job", plan_.name},
                                      {"reason", m.reason},

@@ -95,6 +95,15 @@ TEST_CASE("control commands drive a running two-node job") {
   auto start = control({"start", "--plan", plan_path});
   CHECK(start.code == 0);
   CHECK(eventually([&] { return all_running(status()); }));
+  // The resume is attempt 2 (after restart 1): its own log and PAI_RESTART_COUNT, while the
+  // restart budget stays as the kill left it.
+  CHECK(eventually([&] {
+    return pai::testing::count_lines_with(control({"logs", "--plan", plan_path}).out,
+                                          "[worker-1/1] rank 1 up, restart 2") == 1;
+  }));
+  CHECK(status()["nodes"][1]["restarts"] == 1);
+  CHECK(pai::testing::slurp(cluster.dir() / "logs/worker-1/rank-1.attempt-1.log")
+            .find("rank 1 up, restart 1") != std::string::npos);
 
   // A follower sees the ranks finish and ends with the job.
   TempDir follow_dir;
@@ -116,4 +125,65 @@ TEST_CASE("control commands drive a running two-node job") {
   CHECK(late.err.find("is the job running? the coordinator of job control-e2e is expected at "
                       "127.120.0.1:") != std::string::npos);
   CHECK(pai::testing::leftover_processes("control-e2e").empty());
+}
+
+namespace {
+
+// A two-node job whose ranks run until stopped, all running; `subnet` as cluster_plan's.
+void start_running(pai::testing::Cluster& cluster) {
+  cluster.start_all();
+  const std::string plan_path = cluster.dir() / "plan.json";
+  TempDir scratch;
+  REQUIRE(eventually([&] {
+    auto r = run_launcher(scratch, {"status", "--plan", plan_path, "--json"}, 30);
+    if (r.code != 0) return false;
+    const json s = json::parse(r.out);
+    if (s.value("phase", "") != "running") return false;
+    for (const json& node : s["nodes"]) {
+      if (node["state"] != "running") return false;
+    }
+    return true;
+  }));
+}
+
+// Every launcher exited `code` and journaled the cancel; no restart, no failure, nothing left.
+void expect_cancelled(pai::testing::Cluster& cluster, int code, const std::string& job) {
+  const auto codes = cluster.wait_all(30);
+  INFO(cluster.transcript());
+  for (const auto& [node, exit_code] : codes) CHECK(exit_code == code);
+  for (const char* instance : {"worker-0", "worker-1"}) {
+    const std::string journal =
+        pai::testing::slurp(cluster.dir() / ("logs/" + std::string(instance) + "/events.jsonl"));
+    CHECK(pai::testing::count_lines_with(journal, "\"event\":\"job-cancelled\"") == 1);
+    CHECK(pai::testing::count_lines_with(journal, "\"event\":\"job-failed\"") == 0);
+  }
+  const std::string coordinator =
+      pai::testing::slurp(cluster.dir() / "logs/coordinator/events.jsonl");
+  CHECK(pai::testing::count_lines_with(coordinator, "\"event\":\"job-cancelled\"") == 1);
+  CHECK(pai::testing::count_lines_with(coordinator, "\"event\":\"restart\"") == 0);
+  CHECK(pai::testing::count_lines_with(coordinator, "node-lost") == 0);
+  CHECK(pai::testing::leftover_processes(job).empty());
+}
+
+}  // namespace
+
+TEST_CASE("pai-launch cancel ends every node of the job with 143 - nothing restarts") {
+  pai::Plan plan = pai::testing::cluster_plan("cancel-e2e", 121, 2, 0, "exec sleep 60");
+  plan.fault_tolerance.policy = pai::RestartPolicy::OnFailure;
+  pai::testing::Cluster cluster(plan);
+  start_running(cluster);
+  TempDir scratch;
+  auto cancel = run_launcher(scratch, {"cancel", "--plan", cluster.dir() / "plan.json"}, 30);
+  CHECK(cancel.code == 0);
+  CHECK(cancel.out == "cancelling the job\n");
+  expect_cancelled(cluster, 143, "cancel-e2e");
+}
+
+TEST_CASE("SIGINT to one launcher cancels the whole job - every node exits 130") {
+  pai::Plan plan = pai::testing::cluster_plan("sigint-e2e", 122, 2, 0, "exec sleep 60");
+  plan.fault_tolerance.policy = pai::RestartPolicy::OnFailure;
+  pai::testing::Cluster cluster(plan);
+  start_running(cluster);
+  ::kill(cluster.launcher("node-2").pid(), SIGINT);
+  expect_cancelled(cluster, 130, "sigint-e2e");
 }
