@@ -179,7 +179,38 @@ TEST_CASE("usage and I/O errors exit 2") {
   options.hosts_file = "missing-hosts";
   r = compile(options);
   CHECK(r.code == 2);
-  CHECK(r.err == "pai-compile: error: cannot read missing-hosts: No such file or directory\n");
+  CHECK(
+      r.err ==
+      "pai-compile: error: cannot read --hosts file 'missing-hosts': No such file or directory\n");
+}
+
+TEST_CASE("a hosts file must be a regular file of at most 64 MiB") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.check_only = true;
+  // Today's failure: /dev/zero was read until memory ran out, a FIFO blocked forever.
+  options.hosts_file = "/dev/zero";
+  Result r = compile(options);
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "pai-compile: error: cannot read --hosts file '/dev/zero': it is a character "
+        "device, not a regular file\n");
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  options.hosts_file = dir / "fifo";
+  r = compile(options);
+  CHECK(r.code == 2);
+  CHECK(r.err == "pai-compile: error: cannot read --hosts file '" + dir / "fifo" +
+                     "': it is a FIFO, not a regular file\n");
+  // Sparse: refused by its size before a byte is read.
+  spit(dir / "big", "h1\n");
+  fs::resize_file(dir / "big", (64u << 20) + 1);
+  options.hosts_file = dir / "big";
+  r = compile(options);
+  CHECK(r.code == 2);
+  CHECK(r.err == "pai-compile: error: cannot read --hosts file '" + dir / "big" +
+                     "': it is larger than 64MiB, the limit\n");
 }
 
 TEST_CASE("a failure to write the artifacts exits 2 naming the problem") {
