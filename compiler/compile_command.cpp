@@ -222,19 +222,23 @@ int compile(const CompileOptions& options) {
   artifacts.out_dir = options.out_dir;
   artifacts.token_file = options.token_file;
   artifacts.hostfile_style = options.hostfile_style;
-  write_artifacts(plan, artifacts);
+  artifacts.force = options.force;
   if (options.target == Target::K8s) {
-    make_directories(options.out_dir + "/k8s");
-    write_file_atomic(options.out_dir + "/k8s/job.yaml", render_k8s_manifest(plan),
-                      FileAccess::Public);
+    artifacts.target_files = [&](const std::string& dir) {
+      make_directories(dir + "/k8s");
+      write_new_file(dir + "/k8s/job.yaml", render_k8s_manifest(plan), FileAccess::Public);
+    };
   }
   if (options.target == Target::Slurm) {
-    make_directories(options.out_dir + "/logs");
-    write_file_atomic(options.out_dir + "/job.sbatch", render_slurm_script(plan, options.out_dir),
-                      FileAccess::Executable);
+    artifacts.target_files = [&](const std::string& dir) {
+      make_directories(dir + "/logs");  // sbatch's --output; an earlier output's logs/ wins
+      write_new_file(dir + "/job.sbatch", render_slurm_script(plan, options.out_dir),
+                     FileAccess::Executable);
+    };
   }
+  const std::string written = write_artifacts(plan, artifacts);
   std::cout << plan_summary(plan) << "\n"
-            << "wrote " << options.out_dir << ": " << output_listing(options.out_dir) << "\n";
+            << "wrote " << options.out_dir << ": " << output_listing(written) << "\n";
   return 0;
 }
 

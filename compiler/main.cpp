@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "pai-compile " PAI_VERSION);
   app.add_option("SPEC", options.spec, "job spec: .yaml, .yml, .json or .jsonnet")->required();
   app.add_option("-o,--out", options.out_dir, "output folder (required unless --check)");
+  app.add_flag("--force", options.force,
+               "write into a non-empty -o folder that pai-compile did not write");
   app.add_flag("--check", options.check_only, "validate only: render nothing, exit 0 or 1");
   std::string format = "text";
   app.add_option("--format", format, "diagnostics format")

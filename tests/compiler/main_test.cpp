@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <filesystem>
 
 #include "libpai/shell_quote.h"
 #include "support/temp_dir.h"
@@ -120,4 +121,23 @@ TEST_CASE("pai-compile refuses caps that are not a quantity or a duration") {
   r = pai_compile(dir, "--check --jsonnet-timeout forever job.yaml");
   CHECK(r.code == 2);
   CHECK(r.err.find("--jsonnet-timeout: \"forever\": ") != std::string::npos);
+}
+
+TEST_CASE("pai-compile --force writes into a folder it did not write - keeping other files") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  // The working folder holds the spec (and the test's stdout and stderr): not pai-compile's.
+  Run r = pai_compile(dir, "job.yaml -o .");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("has no .pai-compile mark, so pai-compile did not write it; use a new or "
+                   "empty folder, or pass --force") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "plan.json"));
+  r = pai_compile(dir, "job.yaml -o . --force");
+  CHECK(r.err.empty());
+  CHECK(r.code == 0);
+  CHECK(std::filesystem::exists(dir / "plan.json"));
+  CHECK(slurp(dir / "job.yaml") == kSpec);
+  r = pai_compile(dir, "job.yaml -o .");
+  CHECK(r.err.empty());
+  CHECK(r.code == 0);
 }
