@@ -5,19 +5,13 @@
 // absolute path of its own copy).
 #include "compiler/artifacts.h"
 
-#include <fcntl.h>
-#include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "compiler/atomic_file.h"
 #include "compiler/launch_script.h"
+#include "compiler/output_folder.h"
 #include "compiler/token.h"
 #include "libpai/env_contract.h"
 #include "libpai/env_script.h"
@@ -36,68 +30,11 @@ void check_file_name(const std::string& name, const std::string& dir) {
   }
 }
 
-// `parent/name` must be a folder we may replace whole, or absent. Replacing a symbolic link
-// would surprise whoever made it; a file of that name is not ours to delete.
-void check_replaceable(const std::string& dir) {
-  struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0) return;
-  if (S_ISLNK(st.st_mode)) {
-    throw std::runtime_error("cannot create directory '" + dir +
-                             "': it is a symbolic link; remove it first");
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    throw std::runtime_error("cannot create directory '" + dir + "': Not a directory");
-  }
-}
-
-// For file systems that cannot exchange (NFS): two renames, with a moment without `dir`.
-// 0 or the errno of the failure, after which `dir` is as it was.
-int swap_by_renames(const std::string& staging, const std::string& dir, const std::string& old) {
-  remove_tree(old);
-  if (::rename(dir.c_str(), old.c_str()) != 0) return errno;
-  if (::rename(staging.c_str(), dir.c_str()) != 0) {
-    const int err = errno;
-    ::rename(old.c_str(), dir.c_str());
-    return err;
-  }
-  remove_tree(old);
-  return 0;
-}
-
-// Builds the new content of `parent/name` in a fresh sibling folder through `fill`, then
-// swaps it in with one renameat2(RENAME_EXCHANGE) and deletes the old folder. Readers see
-// the whole old folder or the whole new one; entries of an earlier, bigger plan (env
-// scripts of instances that no longer exist) go with the old folder; and files in a fresh
-// folder need no temporary name each, which halves the metadata work for 10,000 scripts.
-template <typename Fill>
-void replace_directory(const std::string& parent, const std::string& name, Fill fill) {
-  const std::string dir = parent + "/" + name;
-  check_replaceable(dir);
-  const std::string pid = std::to_string(::getpid());
-  const std::string staging = parent + "/." + name + ".new-" + pid;
-  remove_tree(staging);  // left behind by a crashed run of a process that had our pid
-  make_directories(staging);
-  try {
-    fill(staging);
-  } catch (...) {
-    remove_tree(staging);
-    throw;
-  }
-  if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) == 0) {
-    remove_tree(staging);
-    return;
-  }
-  int err = errno;
-  if (err == ENOENT) {  // the first compile into this folder
-    if (::rename(staging.c_str(), dir.c_str()) == 0) return;
-    err = errno;
-  } else if (err == EINVAL || err == ENOSYS || err == ENOTSUP) {
-    err = swap_by_renames(staging, dir, parent + "/." + name + ".old-" + pid);
-    if (err == 0) return;
-  }
-  remove_tree(staging);
-  throw std::runtime_error("cannot replace directory '" + dir + "': " + std::strerror(err));
-}
+// The top-level names of everything pai-compile writes into an output folder, for every
+// target: in an earlier output they are artifacts to replace (k8s/ of a --target k8s compile
+// is stale after a bare one). logs/ is not among them: it holds the logs of runs.
+const std::vector<std::string> kArtifactNames = {
+    "plan.json", "roles", "hostfile", "env", "job.token", "launch.sh", "k8s", "job.sbatch"};
 
 std::string normalized_dir(const std::string& dir) {
   if (dir.empty()) return ".";
@@ -110,17 +47,19 @@ std::string normalized_dir(const std::string& dir) {
 void check_output(const Plan& plan, const std::string& out) {
   for (const Role& role : plan.roles) check_file_name(role.name, out + "/roles");
   for (const Placement& p : plan.placements) check_file_name(p.role, out + "/env");
-  check_replaceable(out + "/roles");
-  check_replaceable(out + "/env");
 }
 
+// The files of a fresh folder need no temporary names: the folder is swapped in whole. That
+// halves the metadata work for 10,000 env scripts.
 void write_roles(const Plan& plan, const std::string& dir) {
+  make_directories(dir);
   for (const Role& role : plan.roles) {
     write_new_file(dir + "/" + role.name + ".json", role_to_json(plan, role), FileAccess::Public);
   }
 }
 
 void write_env_scripts(const Plan& plan, const std::string& dir) {
+  make_directories(dir);
   ProcessContext ctx;
   if (plan.framework == Framework::Mpi) ctx.hostfile = "hostfile";
   std::string path = dir + "/";
@@ -137,24 +76,28 @@ void write_env_scripts(const Plan& plan, const std::string& dir) {
 
 }  // namespace
 
-void write_artifacts(const Plan& plan, const ArtifactOptions& options) {
-  // Read first: a bad --token-file must fail before anything is written.
+std::string write_artifacts(const Plan& plan, const ArtifactOptions& options) {
+  // Read first: a bad --token-file must fail before anything is written, and a token file
+  // inside the output folder must be read before the folder is replaced.
   const std::string token =
       options.token_file.empty() ? generate_token() : read_token_file(options.token_file);
-  const std::string out = normalized_dir(options.out_dir);
-  check_output(plan, out);
-  make_directories(out);
-
-  write_file_atomic(out + "/plan.json", plan_to_json(plan), FileAccess::Public);
-  replace_directory(out, "roles", [&](const std::string& dir) { write_roles(plan, dir); });
-  // The MPI launcher role runs mpirun; it holds no ranks.
-  std::vector<std::string> exclude;
-  if (plan.framework == Framework::Mpi) exclude.push_back("launcher");
-  write_file_atomic(out + "/hostfile", render_hostfile(plan, options.hostfile_style, exclude),
-                    FileAccess::Public);
-  replace_directory(out, "env", [&](const std::string& dir) { write_env_scripts(plan, dir); });
-  write_token_file(out + "/job.token", token);
-  write_file_atomic(out + "/launch.sh", render_launch_script(plan), FileAccess::Executable);
+  check_output(plan, normalized_dir(options.out_dir));
+  OutputFolderOptions folder;
+  folder.force = options.force;
+  folder.artifact_names = kArtifactNames;
+  return replace_output_folder(options.out_dir, folder, [&](const std::string& out) {
+    write_new_file(out + "/plan.json", plan_to_json(plan), FileAccess::Public);
+    write_roles(plan, out + "/roles");
+    // The MPI launcher role runs mpirun; it holds no ranks.
+    std::vector<std::string> exclude;
+    if (plan.framework == Framework::Mpi) exclude.push_back("launcher");
+    write_new_file(out + "/hostfile", render_hostfile(plan, options.hostfile_style, exclude),
+                   FileAccess::Public);
+    write_env_scripts(plan, out + "/env");
+    write_token_file(out + "/job.token", token);
+    write_new_file(out + "/launch.sh", render_launch_script(plan), FileAccess::Executable);
+    if (options.target_files) options.target_files(out);
+  });
 }
 
 }  // namespace pai

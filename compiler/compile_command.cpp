@@ -23,6 +23,7 @@
 #include "compiler/spec_parser.h"
 #include "compiler/spec_rules.h"
 #include "compiler/yaml_loader.h"
+#include "libpai/bounded_file.h"
 
 namespace pai {
 
@@ -34,6 +35,9 @@ namespace fs = std::filesystem;
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The largest --hosts file: as large as a spec may be.
+constexpr std::size_t kMaxHostsFileBytes = YamlLimits{}.max_bytes;
 
 // Reads at most `limit` bytes of `path`, so an enormous file is cut off early and then
 // rejected by the loader's size check instead of filling memory.
@@ -171,7 +175,13 @@ int compile(const CompileOptions& options) {
   JobSpec spec = parse_spec(doc, diags);
   bool inventory_ok = true;
   if (!options.hosts_file.empty()) {
-    const std::string hosts_text = read_file(options.hosts_file, YamlLimits{}.max_bytes + 1);
+    std::string hosts_text;
+    try {
+      hosts_text =
+          read_bounded_regular_file(options.hosts_file, kMaxHostsFileBytes, "--hosts file");
+    } catch (const BoundedFileError& e) {
+      throw UsageError(e.what());
+    }
     sources[options.hosts_file] = hosts_text;
     const int before = diags.error_count();
     std::vector<Host> hosts = load_inventory(options.hosts_file, hosts_text, diags);
@@ -212,19 +222,23 @@ int compile(const CompileOptions& options) {
   artifacts.out_dir = options.out_dir;
   artifacts.token_file = options.token_file;
   artifacts.hostfile_style = options.hostfile_style;
-  write_artifacts(plan, artifacts);
+  artifacts.force = options.force;
   if (options.target == Target::K8s) {
-    make_directories(options.out_dir + "/k8s");
-    write_file_atomic(options.out_dir + "/k8s/job.yaml", render_k8s_manifest(plan),
-                      FileAccess::Public);
+    artifacts.target_files = [&](const std::string& dir) {
+      make_directories(dir + "/k8s");
+      write_new_file(dir + "/k8s/job.yaml", render_k8s_manifest(plan), FileAccess::Public);
+    };
   }
   if (options.target == Target::Slurm) {
-    make_directories(options.out_dir + "/logs");
-    write_file_atomic(options.out_dir + "/job.sbatch", render_slurm_script(plan, options.out_dir),
-                      FileAccess::Executable);
+    artifacts.target_files = [&](const std::string& dir) {
+      make_directories(dir + "/logs");  // sbatch's --output; an earlier output's logs/ wins
+      write_new_file(dir + "/job.sbatch", render_slurm_script(plan, options.out_dir),
+                     FileAccess::Executable);
+    };
   }
+  const std::string written = write_artifacts(plan, artifacts);
   std::cout << plan_summary(plan) << "\n"
-            << "wrote " << options.out_dir << ": " << output_listing(options.out_dir) << "\n";
+            << "wrote " << options.out_dir << ": " << output_listing(written) << "\n";
   return 0;
 }
 

@@ -20,6 +20,7 @@ enum class Target {
 struct CompileOptions {
   std::string spec;          ///< job.yaml / job.jsonnet / job.json
   std::string out_dir;       ///< -o
+  bool force = false;        ///< --force: -o into a non-empty folder pai-compile did not write
   bool check_only = false;   ///< --check
   bool json_diagnostics = false;  ///< --format json
   std::string hosts_file;    ///< --hosts
@@ -30,7 +31,8 @@ struct CompileOptions {
 };
 
 /// Loads, validates, plans and renders. Diagnostics go to stderr (text or JSON).
-/// Returns the exit code: 0 ok, 1 invalid spec, 2 usage or I/O error.
+/// Returns the exit code: 0 ok, 1 invalid spec, 2 usage or I/O error (a refused output folder
+/// included).
 int run_compile(const CompileOptions& options);
 
 }  // namespace pai

@@ -10,6 +10,7 @@ extern "C" {
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,8 +20,11 @@ extern "C" {
 #include <stdexcept>
 #include <system_error>
 
+#include "compiler/capped_child.h"
 #include "compiler/field_reader.h"
 #include "compiler/yaml_loader.h"
+#include "libpai/duration.h"
+#include "libpai/quantity.h"
 
 namespace pai {
 namespace {
@@ -294,16 +298,11 @@ std::string read_spec(const std::string& file) {
   return text.str();
 }
 
-}  // namespace
-
-Document load_jsonnet(const std::string& file, const JsonnetOptions& options) {
-  Document doc;
-  doc.file = file;
-  doc.text = read_spec(file);
-  if (doc.text.find('\0') != std::string::npos) {
-    fail(Location{file, 0, 0}, "file contains a NUL byte; is it a binary file?");
-  }
-
+// Runs in the capped child: evaluates `text` and encodes the outcome for the parent: "O" and
+// the JSON text, or "E", then "R" and the import refusal and a NUL, or "N", then Jsonnet's
+// error text.
+std::string evaluate(const std::string& file, const std::string& text,
+                     const JsonnetOptions& options) {
   Vm vm;
   ImportPolicy policy;
   policy.vm = vm.vm;
@@ -325,13 +324,62 @@ Document load_jsonnet(const std::string& file, const JsonnetOptions& options) {
   for (const auto& [k, v] : options.tla_code) jsonnet_tla_code(vm.vm, k.c_str(), v.c_str());
 
   int error = 0;
-  char* out = jsonnet_evaluate_snippet(vm.vm, file.c_str(), doc.text.c_str(), &error);
-  const std::string result = out;
+  char* out = jsonnet_evaluate_snippet(vm.vm, file.c_str(), text.c_str(), &error);
+  std::string result = error ? "E" : "O";
+  if (error) result += policy.refusal ? "R" + *policy.refusal + '\0' : std::string("N");
+  result += out;
   jsonnet_realloc(vm.vm, out, 0);
-  if (error) throw LoadError{jsonnet_diagnostic(file, result, policy.refusal)};
+  return result;
+}
+
+// The Jsonnet error the child sent back, as the diagnostic a direct evaluation would give.
+Diagnostic decode_error(const std::string& file, const std::string& encoded) {
+  std::optional<std::string> refusal;
+  std::string error = encoded.substr(2);
+  if (encoded.compare(0, 2, "ER") == 0) {
+    const size_t nul = error.find('\0');
+    refusal = error.substr(0, nul);
+    error = nul == std::string::npos ? "" : error.substr(nul + 1);
+  }
+  return jsonnet_diagnostic(file, error, refusal);
+}
+
+}  // namespace
+
+Document load_jsonnet(const std::string& file, const JsonnetOptions& options) {
+  Document doc;
+  doc.file = file;
+  doc.text = read_spec(file);
+  if (doc.text.find('\0') != std::string::npos) {
+    fail(Location{file, 0, 0}, "file contains a NUL byte; is it a binary file?");
+  }
+
+  ChildCaps caps;
+  caps.max_memory_bytes = options.max_memory_bytes;
+  caps.timeout = std::chrono::seconds(options.timeout_seconds);
+  const ChildResult child = run_capped(caps, [&] { return evaluate(file, doc.text, options); });
+  const Location where{file, 0, 0};
+  const std::string memory_cap = format_quantity(options.max_memory_bytes);
+  switch (child.outcome) {
+    case ChildOutcome::Done:
+      break;
+    case ChildOutcome::OutOfMemory:
+      fail(where, "Jsonnet evaluation needs more memory than its cap of " + memory_cap +
+                      "; if the spec really needs more, raise the cap with "
+                      "--jsonnet-max-memory");
+    case ChildOutcome::TimedOut:
+      fail(where, "Jsonnet evaluation did not finish within its cap of " +
+                      format_duration(options.timeout_seconds) +
+                      "; if the spec really needs longer, raise the cap with --jsonnet-timeout");
+    case ChildOutcome::Failed:
+      fail(where, "Jsonnet evaluation failed: " + child.output +
+                      "; if the spec needs more memory than the cap of " + memory_cap +
+                      ", raise it with --jsonnet-max-memory");
+  }
+  if (child.output.rfind("E", 0) == 0) throw LoadError{decode_error(file, child.output)};
 
   JsonTreeBuilder builder(file);
-  nlohmann::json::sax_parse(result, &builder);
+  nlohmann::json::sax_parse(child.output.begin() + 1, child.output.end(), &builder);
   doc.root = builder.take_root();
   return doc;
 }

@@ -1,6 +1,7 @@
 // Jsonnet -> document tree. The only file that includes libjsonnet.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,12 +18,20 @@ struct JsonnetOptions {
   /// The installed templates/ folder; imported as 'pai/<file>'.
   std::string template_dir;
   unsigned max_stack = 500;
+  /// --jsonnet-max-memory: the evaluation's memory cap in bytes (see ChildCaps: in builds with
+  /// PAI_SANITIZE only the time cap applies).
+  std::int64_t max_memory_bytes = std::int64_t{2} << 30;
+  /// --jsonnet-timeout: the evaluation's time cap in seconds.
+  std::int64_t timeout_seconds = 60;
 };
 
 /// Evaluates the Jsonnet file `file` and turns its JSON result into a Document (nodes carry
 /// the file but no line/column). Imports are confined to the spec's folder, `import_dirs`
 /// and `template_dir`; anything else (absolute paths, ../ escapes, symlinks out) is refused.
 /// Jsonnet's own errors are passed through as a LoadError with Jsonnet's file:line:col.
+/// libjsonnet has no limits of its own: it runs in a child process (capped_child.h) under
+/// max_memory_bytes and timeout_seconds, and going past either is a LoadError naming the file,
+/// the cap and the flag that raises it.
 Document load_jsonnet(const std::string& file, const JsonnetOptions& options);
 
 }  // namespace pai

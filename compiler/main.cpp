@@ -3,8 +3,11 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "compiler/compile_command.h"
+#include "libpai/duration.h"
+#include "libpai/quantity.h"
 
 namespace {
 
@@ -21,6 +24,16 @@ std::pair<std::string, std::string> binding(const std::string& flag, const std::
   return {arg, value};
 }
 
+// A cap from the command line, read by `parse` (parse_quantity, parse_duration); more than 0.
+std::int64_t positive(const std::string& flag, const std::string& arg,
+                      std::optional<std::int64_t> (*parse)(std::string_view, std::string*)) {
+  std::string error;
+  const std::optional<std::int64_t> value = parse(arg, &error);
+  if (!value) throw CLI::ValidationError(flag, "\"" + arg + "\": " + error);
+  if (*value <= 0) throw CLI::ValidationError(flag, "\"" + arg + "\": must be more than 0");
+  return *value;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -29,6 +42,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "pai-compile " PAI_VERSION);
   app.add_option("SPEC", options.spec, "job spec: .yaml, .yml, .json or .jsonnet")->required();
   app.add_option("-o,--out", options.out_dir, "output folder (required unless --check)");
+  app.add_flag("--force", options.force,
+               "write into a non-empty -o folder that pai-compile did not write");
   app.add_flag("--check", options.check_only, "validate only: render nothing, exit 0 or 1");
   std::string format = "text";
   app.add_option("--format", format, "diagnostics format")
@@ -55,8 +70,20 @@ int main(int argc, char** argv) {
   app.add_option("--template-dir", options.jsonnet.template_dir,
                  "pai's Jsonnet templates (imported as pai/...); default $PAI_TEMPLATE_DIR, "
                  "then the installed ones");
+  std::string jsonnet_memory = pai::format_quantity(options.jsonnet.max_memory_bytes);
+  std::string jsonnet_timeout = pai::format_duration(options.jsonnet.timeout_seconds);
+  app.add_option("--jsonnet-max-memory", jsonnet_memory,
+                 "memory cap of the Jsonnet evaluation (512Mi, 4Gi, ...)")
+      ->capture_default_str();
+  app.add_option("--jsonnet-timeout", jsonnet_timeout,
+                 "time cap of the Jsonnet evaluation (90s, 5m, ...)")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
+    options.jsonnet.max_memory_bytes =
+        positive("--jsonnet-max-memory", jsonnet_memory, pai::parse_quantity);
+    options.jsonnet.timeout_seconds =
+        positive("--jsonnet-timeout", jsonnet_timeout, pai::parse_duration);
     for (const auto& [flag, args, out] :
          {std::tuple{"--ext-str", &ext_str, &options.jsonnet.ext_str},
           {"--ext-code", &ext_code, &options.jsonnet.ext_code},

@@ -8,12 +8,15 @@
 #include <string>
 
 #include "compiler/atomic_file.h"
+#include "libpai/bounded_file.h"
 
 namespace pai {
 namespace {
 
 constexpr std::size_t kTokenBytes = 32;
 constexpr std::size_t kMinTokenHexDigits = 32;
+// A token is 64 hex digits; no token file has a reason to be bigger.
+constexpr std::size_t kMaxTokenFileBytes = 4096;
 
 bool is_hex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -38,7 +41,7 @@ std::string generate_token() {
 }
 
 std::string read_token_file(const std::string& path) {
-  std::string token = read_file(path);
+  std::string token = read_bounded_regular_file(path, kMaxTokenFileBytes, "token file");
   // A file written by hand or by `echo` ends with a newline.
   while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ' ||
                             token.back() == '\t')) {

@@ -11,8 +11,8 @@ std::string generate_token();
 
 /// The token stored in `path` (--token-file), without trailing whitespace. Throws
 /// std::runtime_error "invalid token file '<path>': ..." unless it is hex digits only, at
-/// least 32 of them; "cannot read '<path>': ..." when it cannot be read. The token is never
-/// part of a message.
+/// least 32 of them; BoundedFileError "cannot read token file '<path>': ..." when it cannot be
+/// read, is not a regular file or is larger than 4 KiB. The token is never part of a message.
 std::string read_token_file(const std::string& path);
 
 /// Writes `token` (no newline) to `path` with mode exactly 0600, through a temporary file

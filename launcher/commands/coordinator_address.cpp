@@ -1,14 +1,15 @@
 #include "launcher/commands/coordinator_address.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <iostream>
 #include <tuple>
 
+#include "libpai/bounded_file.h"
 #include "libpai/plan_json.h"
 
 namespace pai::launcher {
@@ -25,6 +26,9 @@ std::string this_host() {
   if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "unknown-host";
   return name;
 }
+
+// A job token is 64 hex digits (pai-compile's job.token); a bigger file is not a token.
+constexpr std::size_t kMaxTokenFileBytes = 4096;
 
 const char* const kHowToName =
     "pass --plan plan.json, or --coordinator ADDRESS:PORT --token-file FILE --job NAME "
@@ -91,13 +95,25 @@ std::pair<std::string, int> parse_endpoint(const std::string& text, const std::s
 }
 
 std::string read_job_token(const std::string& path) {
-  std::ifstream in(path);
-  std::string token;
-  if (!in) {
-    throw LocateError("cannot read the job token from " + path + ": " + std::strerror(errno));
+  std::string text;
+  try {
+    text = read_bounded_regular_file(path, kMaxTokenFileBytes, "the job token");
+  } catch (const BoundedFileError& e) {
+    throw LocateError("cannot read the job token from " + path + ": " + e.reason());
   }
-  if (!std::getline(in, token) || token.empty()) {
+  const std::string token = text.substr(0, text.find('\n'));
+  if (token.empty()) {
     throw LocateError("cannot read the job token from " + path + ": it is empty");
+  }
+  // Not an error: the user may have reasons (a shared, trusted group), and refusing would
+  // stop a job over a file mode. But whoever can read the token can control the job.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    std::cerr << "pai-launch: warning: the job token " << path
+              << " is readable by group or others (mode " << mode
+              << "), who can then control the job; chmod 600 " << path << "\n";
   }
   return token;
 }

@@ -48,7 +48,10 @@ JobTarget locate_job(const JobLocator& locator);
 /// variable it came from) when malformed or the port is not in 1..65535.
 std::pair<std::string, int> parse_endpoint(const std::string& text, const std::string& what);
 
-/// The first line of a job token file; LocateError "cannot read the job token from PATH: WHY".
+/// The first line of a job token file, which must be a regular file of at most 4 KiB;
+/// LocateError "cannot read the job token from PATH: WHY" (missing, not a regular file, too
+/// big, empty). A token file readable by group or others is read all the same, with a one-line
+/// warning on stderr.
 std::string read_job_token(const std::string& path);
 
 /// Connects and authenticates as peer "control" (the claim's node is this host's name).

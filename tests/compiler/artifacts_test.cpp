@@ -74,7 +74,7 @@ TEST_CASE("write_artifacts writes every artifact of design §4 - rendered by lib
   ::umask(old_mask);
 
   const auto files = tree(out);
-  CHECK(names(files) == std::vector<std::string>{"env/ps-0.sh", "env/worker-0.sh",
+  CHECK(names(files) == std::vector<std::string>{".pai-compile", "env/ps-0.sh", "env/worker-0.sh",
                                                  "env/worker-1.sh", "hostfile", "job.token",
                                                  "launch.sh", "plan.json", "roles/ps.json",
                                                  "roles/worker.json"});
@@ -151,7 +151,7 @@ TEST_CASE("a bad --token-file fails before anything is written") {
   CHECK_FALSE(fs::exists(dir / "out"));
 }
 
-TEST_CASE("stale env scripts and role plans of an earlier compile are removed - nothing else") {
+TEST_CASE("stale artifacts of an earlier compile are removed - nothing else") {
   TempDir dir;
   const std::string out = dir / "out";
   pai::write_artifacts(pai::testing::make_test_plan(10, 1), {out, "", pai::HostfileStyle::OpenMpi});
@@ -160,15 +160,18 @@ TEST_CASE("stale env scripts and role plans of an earlier compile are removed - 
   fs::create_directory(out + "/env/sub");
   spit(out + "/env/sub/x.sh", "x");
   spit(out + "/notes.txt", "mine");
+  fs::create_directories(out + "/k8s");  // of an earlier --target k8s compile
+  spit(out + "/k8s/job.yaml", "stale");
   spit(dir / "outside.sh", "keep");
   fs::create_symlink(dir / "outside.sh", out + "/env/link.sh");
 
   pai::Plan small = pai::testing::make_test_plan(1, 1);
   pai::write_artifacts(small, {out, "", pai::HostfileStyle::OpenMpi});
   const auto files = tree(out);
-  CHECK(names(files) == std::vector<std::string>{"env/ps-0.sh", "env/worker-0.sh", "hostfile",
-                                                 "job.token", "launch.sh", "notes.txt", "plan.json",
-                                                 "roles/ps.json", "roles/worker.json"});
+  CHECK(names(files) == std::vector<std::string>{".pai-compile", "env/ps-0.sh", "env/worker-0.sh",
+                                                 "hostfile", "job.token", "launch.sh", "notes.txt",
+                                                 "plan.json", "roles/ps.json",
+                                                 "roles/worker.json"});
   CHECK(files.at("notes.txt") == "mine");
   CHECK_FALSE(fs::exists(fs::symlink_status(out + "/env/link.sh")));
   CHECK(slurp(dir / "outside.sh") == "keep");
@@ -180,24 +183,73 @@ TEST_CASE("an output folder that is a file is an error naming the path") {
   CHECK(
       write_error(pai::testing::make_test_plan(), {dir / "out", "", pai::HostfileStyle::OpenMpi}) ==
       "cannot create directory '" + (dir / "out") + "': Not a directory");
-  fs::create_directory(dir / "out3");
-  spit(dir / "out3/env", "x");
-  CHECK(write_error(pai::testing::make_test_plan(),
-                    {dir / "out3", "", pai::HostfileStyle::OpenMpi}) ==
-        "cannot create directory '" + (dir / "out3/env") + "': Not a directory");
+  CHECK(slurp(dir / "out") == "x");
 }
 
-TEST_CASE("an env folder that is a symbolic link is refused") {
+TEST_CASE("a folder pai-compile did not write is refused - unless forced") {
+  TempDir dir;
+  fs::create_directory(dir / "out");
+  spit(dir / "out/env", "mine");
+  spit(dir / "out/hostfile", "mine");
+  CHECK(
+      write_error(pai::testing::make_test_plan(), {dir / "out", "", pai::HostfileStyle::OpenMpi}) ==
+      "refusing to write into '" + (dir / "out") +
+          "': it is not empty and has no .pai-compile mark, so pai-compile did not write it; use "
+          "a new or empty folder, or pass --force to replace its plan.json, roles, hostfile, "
+          "env, job.token, launch.sh, k8s and job.sbatch (other files are kept)");
+  CHECK(slurp(dir / "out/env") == "mine");
+  CHECK(slurp(dir / "out/hostfile") == "mine");
+  CHECK(tree(dir / "out").size() == 2);
+
+  pai::ArtifactOptions forced{dir / "out", "", pai::HostfileStyle::OpenMpi};
+  forced.force = true;
+  pai::write_artifacts(pai::testing::make_test_plan(), forced);
+  CHECK(fs::is_directory(dir / "out/env"));
+  CHECK(fs::exists(dir / "out/.pai-compile"));
+  // Marked now: no --force needed any more.
+  pai::write_artifacts(pai::testing::make_test_plan(),
+                       {dir / "out", "", pai::HostfileStyle::OpenMpi});
+}
+
+TEST_CASE("an env folder that is a symbolic link goes with the old output - never followed") {
   TempDir dir;
   fs::create_directory(dir / "elsewhere");
   spit(dir / "elsewhere/precious", "x");
-  fs::create_directory(dir / "out");
+  pai::write_artifacts(pai::testing::make_test_plan(),
+                       {dir / "out", "", pai::HostfileStyle::OpenMpi});
+  fs::remove_all(dir / "out/env");
   fs::create_directory_symlink(dir / "elsewhere", dir / "out/env");
-  CHECK(
-      write_error(pai::testing::make_test_plan(), {dir / "out", "", pai::HostfileStyle::OpenMpi}) ==
-      "cannot create directory '" + (dir / "out/env") +
-          "': it is a symbolic link; remove it first");
-  CHECK(slurp(dir / "elsewhere/precious") == "x");
+  pai::write_artifacts(pai::testing::make_test_plan(),
+                       {dir / "out", "", pai::HostfileStyle::OpenMpi});
+  CHECK(fs::is_directory(fs::symlink_status(dir / "out/env")));
+  CHECK(tree(dir / "elsewhere") == std::map<std::string, std::string>{{"precious", "x"}});
+}
+
+TEST_CASE("an output folder that is a symbolic link is refused") {
+  TempDir dir;
+  fs::create_directory(dir / "etc");
+  spit(dir / "etc/passwd", "x");
+  fs::create_directory_symlink(dir / "etc", dir / "out");
+  pai::ArtifactOptions forced{dir / "out", "", pai::HostfileStyle::OpenMpi};
+  forced.force = true;
+  CHECK(write_error(pai::testing::make_test_plan(), forced) ==
+        "refusing to write into '" + (dir / "out") + "': it is a symbolic link (to '" +
+            (dir / "etc") +
+            "') and pai-compile does not write through links; name the folder itself with -o, "
+            "or remove the link");
+  CHECK(tree(dir / "etc") == std::map<std::string, std::string>{{"passwd", "x"}});
+}
+
+TEST_CASE("the target's files are part of the artifact set") {
+  TempDir dir;
+  pai::ArtifactOptions options{dir / "out", "", pai::HostfileStyle::OpenMpi};
+  options.target_files = [](const std::string& out) { spit(out + "/job.sbatch", "sbatch"); };
+  pai::write_artifacts(pai::testing::make_test_plan(), options);
+  CHECK(slurp(dir / "out/job.sbatch") == "sbatch");
+  // A failing target file fails the whole set: the previous output stays.
+  options.target_files = [](const std::string&) { throw std::runtime_error("disk full"); };
+  CHECK(write_error(pai::testing::make_test_plan(), options) == "disk full");
+  CHECK(slurp(dir / "out/job.sbatch") == "sbatch");
 }
 
 TEST_CASE("MPI jobs: the hostfile leaves out the launcher role - env scripts name it") {
@@ -224,17 +276,16 @@ TEST_CASE("a role name that is not a file name is refused") {
   CHECK_FALSE(fs::exists(dir / "escape.json"));
 }
 
-TEST_CASE("a failure while rendering leaves no staging folder and keeps the old env/") {
+TEST_CASE("a failure while rendering leaves no staging folder and keeps the old output") {
   TempDir dir;
-  pai::write_artifacts(pai::testing::make_test_plan(),
-                       {dir.path(), "", pai::HostfileStyle::OpenMpi});
-  const auto before = tree(dir / "env");
+  const std::string out = dir / "out";
+  pai::write_artifacts(pai::testing::make_test_plan(), {out, "", pai::HostfileStyle::OpenMpi});
+  const auto before = tree(out);
   pai::Plan plan = pai::testing::make_test_plan();
   plan.placements[1].role = "ghost";
-  CHECK_THROWS(pai::write_artifacts(plan, {dir.path(), "", pai::HostfileStyle::OpenMpi}));
-  CHECK(tree(dir / "env") == before);
-  for (const auto& e : fs::directory_iterator(dir.path())) {
-    INFO(e.path());
-    CHECK(e.path().filename().string()[0] != '.');
-  }
+  CHECK_THROWS(pai::write_artifacts(plan, {out, "", pai::HostfileStyle::OpenMpi}));
+  CHECK(tree(out) == before);
+  std::vector<std::string> entries;
+  for (const auto& e : fs::directory_iterator(dir.path())) entries.push_back(e.path().filename());
+  CHECK(entries == std::vector<std::string>{"out"});
 }

@@ -71,9 +71,12 @@ TEST_CASE("a valid spec compiles to the artifacts and a summary") {
   REQUIRE(r.code == 0);
   CHECK(fs::exists(dir / "out/plan.json"));
   CHECK(fs::exists(dir / "out/env/worker-1.sh"));
-  CHECK(r.out == "demo: 1 role, 2 instances on 2 hosts, world size 4\n"
-                 "wrote " + dir / "out" + ": env/ (2 files), hostfile, job.token, launch.sh, "
-                 "plan.json, roles/ (1 file)\n");
+  CHECK(r.out ==
+        "demo: 1 role, 2 instances on 2 hosts, world size 4\n"
+        "wrote " +
+            dir / "out" +
+            ": .pai-compile, env/ (2 files), hostfile, job.token, "
+            "launch.sh, plan.json, roles/ (1 file)\n");
   const std::string token = slurp(dir / "out/job.token");
   REQUIRE(token.size() >= 32);
   CHECK(r.out.find(token.substr(0, 16)) == std::string::npos);
@@ -179,7 +182,38 @@ TEST_CASE("usage and I/O errors exit 2") {
   options.hosts_file = "missing-hosts";
   r = compile(options);
   CHECK(r.code == 2);
-  CHECK(r.err == "pai-compile: error: cannot read missing-hosts: No such file or directory\n");
+  CHECK(
+      r.err ==
+      "pai-compile: error: cannot read --hosts file 'missing-hosts': No such file or directory\n");
+}
+
+TEST_CASE("a hosts file must be a regular file of at most 64 MiB") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.check_only = true;
+  // Today's failure: /dev/zero was read until memory ran out, a FIFO blocked forever.
+  options.hosts_file = "/dev/zero";
+  Result r = compile(options);
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "pai-compile: error: cannot read --hosts file '/dev/zero': it is a character "
+        "device, not a regular file\n");
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  options.hosts_file = dir / "fifo";
+  r = compile(options);
+  CHECK(r.code == 2);
+  CHECK(r.err == "pai-compile: error: cannot read --hosts file '" + dir / "fifo" +
+                     "': it is a FIFO, not a regular file\n");
+  // Sparse: refused by its size before a byte is read.
+  spit(dir / "big", "h1\n");
+  fs::resize_file(dir / "big", (64u << 20) + 1);
+  options.hosts_file = dir / "big";
+  r = compile(options);
+  CHECK(r.code == 2);
+  CHECK(r.err == "pai-compile: error: cannot read --hosts file '" + dir / "big" +
+                     "': it is larger than 64MiB, the limit\n");
 }
 
 TEST_CASE("a failure to write the artifacts exits 2 naming the problem") {
@@ -193,6 +227,81 @@ TEST_CASE("a failure to write the artifacts exits 2 naming the problem") {
   CHECK(r.code == 2);
   CHECK(r.err.rfind("pai-compile: error: ", 0) == 0);
   CHECK(r.err.find(dir / "out") != std::string::npos);
+}
+
+TEST_CASE("-o into a folder pai-compile did not write exits 2 naming --force") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  fs::create_directories(dir / "mine/env");
+  spit(dir / "mine/env/precious.sh", "mine");
+  spit(dir / "mine/hostfile", "mine");
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.out_dir = dir / "mine";
+  Result r = compile(options);
+  CHECK(r.code == 2);
+  CHECK(r.err == "pai-compile: error: refusing to write into '" + dir / "mine" +
+                     "': it is not empty and has no .pai-compile mark, so pai-compile did not "
+                     "write it; use a new or empty folder, or pass --force to replace its "
+                     "plan.json, roles, hostfile, env, job.token, launch.sh, k8s and job.sbatch "
+                     "(other files are kept)\n");
+  CHECK(r.out.empty());
+  CHECK(slurp(dir / "mine/env/precious.sh") == "mine");
+  CHECK(slurp(dir / "mine/hostfile") == "mine");
+  CHECK_FALSE(fs::exists(dir / "mine/plan.json"));
+
+  options.force = true;
+  r = compile(options);
+  CHECK(r.err.empty());
+  REQUIRE(r.code == 0);
+  CHECK(fs::exists(dir / "mine/env/worker-1.sh"));
+  CHECK_FALSE(fs::exists(dir / "mine/env/precious.sh"));
+  // Marked now: a recompile needs no --force.
+  options.force = false;
+  r = compile(options);
+  CHECK(r.err.empty());
+  CHECK(r.code == 0);
+}
+
+TEST_CASE("-o into a symbolic link exits 2 and writes nothing through it") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  fs::create_directory(dir / "etc");
+  fs::create_directory_symlink(dir / "etc", dir / "out");
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.out_dir = dir / "out";
+  options.force = true;
+  const Result r = compile(options);
+  CHECK(r.code == 2);
+  CHECK(r.err == "pai-compile: error: refusing to write into '" + dir / "out" +
+                     "': it is a symbolic link (to '" + dir / "etc" +
+                     "') and pai-compile does not write through links; name the folder itself "
+                     "with -o, or remove the link\n");
+  CHECK(fs::is_empty(dir / "etc"));
+}
+
+TEST_CASE("a recompile keeps the logs of earlier runs in its output folder") {
+  TempDir dir;
+  WorkingDir cwd(dir.path());
+  spit("job.yaml", kSpec);
+  CompileOptions options;
+  options.spec = "job.yaml";
+  options.out_dir = "out";
+  REQUIRE(compile(options).code == 0);
+  fs::create_directories("out/logs/worker-0");
+  spit("out/logs/worker-0/events.jsonl", "a run");
+  options.target = pai::Target::K8s;
+  Result r = compile(options);
+  REQUIRE(r.code == 0);
+  CHECK(fs::exists("out/k8s/job.yaml"));
+  options.target = pai::Target::Bare;
+  r = compile(options);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("wrote out: .pai-compile, env/ (2 files), hostfile, job.token, launch.sh, "
+                   "logs/ (1 file), plan.json, roles/ (1 file)\n") != std::string::npos);
+  CHECK_FALSE(fs::exists("out/k8s"));
+  CHECK(slurp("out/logs/worker-0/events.jsonl") == "a run");
 }
 
 TEST_CASE("a hosts file replaces the spec's inventory") {
@@ -242,9 +351,10 @@ TEST_CASE("the Slurm target needs no hosts and writes job.sbatch and the logs fo
   const Result r = compile(options);
   CHECK(r.err.empty());
   REQUIRE(r.code == 0);
-  CHECK(r.out == "demo: 1 role, 3 instances on 3 hosts, world size 3\n"
-                 "wrote out: env/ (3 files), hostfile, job.sbatch, job.token, launch.sh, "
-                 "logs/ (0 files), plan.json, roles/ (1 file)\n");
+  CHECK(r.out ==
+        "demo: 1 role, 3 instances on 3 hosts, world size 3\n"
+        "wrote out: .pai-compile, env/ (3 files), hostfile, job.sbatch, job.token, "
+        "launch.sh, logs/ (0 files), plan.json, roles/ (1 file)\n");
   const std::string script = slurp("out/job.sbatch");
   CHECK(script.find("#SBATCH --nodes=3\n") != std::string::npos);
   CHECK(script.find("#SBATCH --output=out/logs/slurm-%j.out\n") != std::string::npos);

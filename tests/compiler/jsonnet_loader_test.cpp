@@ -226,6 +226,48 @@ TEST_CASE("load_jsonnet stops an infinite recursion quickly") {
   check_error(d, file, 1, 14, "max stack frames exceeded.");
 }
 
+TEST_CASE("load_jsonnet caps memory at 2 GiB and time at 60 s unless told otherwise") {
+  const JsonnetOptions defaults;
+  CHECK(defaults.max_memory_bytes == std::int64_t{2} << 30);
+  CHECK(defaults.timeout_seconds == 60);
+}
+
+TEST_CASE("load_jsonnet stops an evaluation that needs more memory than its cap") {
+#ifdef PAI_SANITIZE
+  WARN("skipped: AddressSanitizer builds apply no memory cap (RLIMIT_AS), only the time cap");
+  return;
+#else
+  TempDir dir;
+  // Today's failure: grows past 20 GiB.
+  const std::string file = dir.write("job.jsonnet", "std.length(std.range(1, 1e9))\n");
+  JsonnetOptions options;
+  options.max_memory_bytes = std::int64_t{256} << 20;
+  const auto start = std::chrono::steady_clock::now();
+  const Diagnostic d = load_error(file, options);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+  check_error(d, file, 0, 0,
+              "Jsonnet evaluation needs more memory than its cap of 256Mi; if the spec really "
+              "needs more, raise the cap with --jsonnet-max-memory");
+#endif
+}
+
+TEST_CASE("load_jsonnet stops an evaluation that runs longer than its time cap") {
+  TempDir dir;
+  // A tail call in constant stack: no "max stack frames exceeded" ends it.
+  const std::string file =
+      dir.write("job.jsonnet", "local f(n) = f(n + 1) tailstrict;\n{ name: f(0) }\n");
+  JsonnetOptions options;
+  options.timeout_seconds = 2;
+  const auto start = std::chrono::steady_clock::now();
+  const Diagnostic d = load_error(file, options);
+  const auto took = std::chrono::steady_clock::now() - start;
+  CHECK(took >= std::chrono::seconds(2));
+  CHECK(took < std::chrono::seconds(30));
+  check_error(d, file, 0, 0,
+              "Jsonnet evaluation did not finish within its cap of 2s; if the spec really needs "
+              "longer, raise the cap with --jsonnet-timeout");
+}
+
 TEST_CASE("load_jsonnet passes Jsonnet's syntax error location through") {
   TempDir dir;
   const std::string file = dir.write("job.jsonnet", "{\n  name: 'x',\n  roles: ,\n}\n");

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <filesystem>
 
 #include "libpai/shell_quote.h"
 #include "support/temp_dir.h"
@@ -81,4 +82,62 @@ TEST_CASE("pai-compile --hostfile-style mpich and --format json reach the compil
   CHECK(r.code == 1);
   CHECK(r.err.rfind("[\n", 0) == 0);
   CHECK(r.err.find("\"message\": \"unknown key") != std::string::npos);
+}
+
+TEST_CASE("pai-compile --jsonnet-timeout and --jsonnet-max-memory cap the evaluation") {
+  TempDir dir;
+  spit(dir / "loop.jsonnet", "local f(n) = f(n + 1) tailstrict;\n{ name: f(0) }\n");
+  Run r = pai_compile(dir, "--check --jsonnet-timeout 1s loop.jsonnet");
+  CHECK(r.code == 1);
+  CHECK(r.err ==
+        "loop.jsonnet: error: Jsonnet evaluation did not finish within its cap of 1s; if "
+        "the spec really needs longer, raise the cap with --jsonnet-timeout\n"
+        "1 error\n");
+#ifdef PAI_SANITIZE
+  WARN("skipped the memory cap: AddressSanitizer builds apply only the time cap");
+#else
+  spit(dir / "big.jsonnet", "std.length(std.range(1, 1e9))\n");
+  r = pai_compile(dir, "--check --jsonnet-max-memory 256Mi big.jsonnet");
+  CHECK(r.code == 1);
+  CHECK(r.err ==
+        "big.jsonnet: error: Jsonnet evaluation needs more memory than its cap of 256Mi; "
+        "if the spec really needs more, raise the cap with --jsonnet-max-memory\n"
+        "1 error\n");
+#endif
+}
+
+TEST_CASE("pai-compile refuses caps that are not a quantity or a duration") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  Run r = pai_compile(dir, "--check --jsonnet-max-memory lots job.yaml");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--jsonnet-max-memory: \"lots\": ") != std::string::npos);
+  r = pai_compile(dir, "--check --jsonnet-max-memory 0 job.yaml");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--jsonnet-max-memory: \"0\": must be more than 0") != std::string::npos);
+  r = pai_compile(dir, "--check --jsonnet-timeout 0s job.yaml");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--jsonnet-timeout: \"0s\": must be more than 0") != std::string::npos);
+  r = pai_compile(dir, "--check --jsonnet-timeout forever job.yaml");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--jsonnet-timeout: \"forever\": ") != std::string::npos);
+}
+
+TEST_CASE("pai-compile --force writes into a folder it did not write - keeping other files") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  // The working folder holds the spec (and the test's stdout and stderr): not pai-compile's.
+  Run r = pai_compile(dir, "job.yaml -o .");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("has no .pai-compile mark, so pai-compile did not write it; use a new or "
+                   "empty folder, or pass --force") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "plan.json"));
+  r = pai_compile(dir, "job.yaml -o . --force");
+  CHECK(r.err.empty());
+  CHECK(r.code == 0);
+  CHECK(std::filesystem::exists(dir / "plan.json"));
+  CHECK(slurp(dir / "job.yaml") == kSpec);
+  r = pai_compile(dir, "job.yaml -o .");
+  CHECK(r.err.empty());
+  CHECK(r.code == 0);
 }

@@ -63,5 +63,17 @@ TEST_CASE("read_token_file rejects bad tokens without echoing them") {
   CHECK(token_error(path) ==
         "invalid token file '" + path + "': expected at least 32 hexadecimal digits");
   CHECK(token_error(dir / "missing") ==
-        "cannot read '" + (dir / "missing") + "': No such file or directory");
+        "cannot read token file '" + (dir / "missing") + "': No such file or directory");
+}
+
+TEST_CASE("read_token_file takes a regular file of at most 4 KiB") {
+  TempDir dir;
+  CHECK(token_error("/dev/zero") ==
+        "cannot read token file '/dev/zero': it is a character device, not a regular file");
+  const std::string path = dir / "t";
+  spit(path, std::string(4097, 'a'));
+  CHECK(token_error(path) ==
+        "cannot read token file '" + path + "': it is larger than 4KiB, the limit");
+  spit(path, std::string(4096, 'a'));
+  CHECK(pai::read_token_file(path) == std::string(4096, 'a'));
 }

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
+#include <iostream>
+#include <sstream>
 
 #include "launcher/fake_coordinator.h"
 #include "libpai/plan_json.h"
@@ -98,6 +100,58 @@ TEST_CASE("locate_job takes explicit flags and else the environment of a job") {
   CHECK(locate_error(JobLocator{}) ==
         "cannot read the job token from " + dir / "empty.token" + ": it is empty");
   clear_job_env();
+}
+
+TEST_CASE("read_job_token takes a regular file of at most 4 KiB") {
+  using pai::launcher::read_job_token;
+  TempDir dir;
+  // Today's failure: /dev/zero was read until memory ran out.
+  CHECK(locate_error(JobLocator{"", "10.0.0.1:29400", "/dev/zero", "train"}) ==
+        "cannot read the job token from /dev/zero: it is a character device, not a regular file");
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  CHECK(locate_error(JobLocator{"", "10.0.0.1:29400", dir / "fifo", "train"}) ==
+        "cannot read the job token from " + dir / "fifo" + ": it is a FIFO, not a regular file");
+  pai::testing::spit(dir / "big.token", std::string(4097, 'a'));
+  CHECK(locate_error(JobLocator{"", "10.0.0.1:29400", dir / "big.token", "train"}) ==
+        "cannot read the job token from " + dir / "big.token" +
+            ": it is larger than 4KiB, the limit");
+  pai::testing::spit(dir / "full.token", std::string(4095, 'a') + "\n");
+  ::chmod((dir / "full.token").c_str(), 0600);
+  CHECK(read_job_token(dir / "full.token") == std::string(4095, 'a'));
+}
+
+TEST_CASE("read_job_token warns about a token file readable by group or others") {
+  using pai::launcher::read_job_token;
+  TempDir dir;
+  const std::string path = dir / "job.token";
+  pai::testing::spit(path, "tok\n");
+  // What read_job_token() says on stderr.
+  const auto warning = [&] {
+    std::ostringstream err;
+    std::streambuf* old = std::cerr.rdbuf(err.rdbuf());
+    std::string token;
+    try {
+      token = read_job_token(path);
+    } catch (...) {
+      std::cerr.rdbuf(old);
+      throw;
+    }
+    std::cerr.rdbuf(old);
+    CHECK(token == "tok");
+    return err.str();
+  };
+  REQUIRE(::chmod(path.c_str(), 0600) == 0);
+  CHECK(warning().empty());
+  REQUIRE(::chmod(path.c_str(), 0640) == 0);
+  CHECK(warning() == "pai-launch: warning: the job token " + path +
+                         " is readable by group or others (mode 0640), who can then control the "
+                         "job; chmod 600 " +
+                         path + "\n");
+  REQUIRE(::chmod(path.c_str(), 0604) == 0);
+  CHECK(warning() == "pai-launch: warning: the job token " + path +
+                         " is readable by group or others (mode 0604), who can then control the "
+                         "job; chmod 600 " +
+                         path + "\n");
 }
 
 TEST_CASE("parse_endpoint rejects what is not ADDRESS:PORT") {

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -29,6 +30,7 @@ struct Command {
 
   Command(ControlVerb verb, int port) {
     pai::testing::spit(dir / "job.token", "tok\n");
+    ::chmod((dir / "job.token").c_str(), 0600);
     options.verb = verb;
     options.locator.coordinator = "127.0.0.1:" + std::to_string(port);
     options.locator.token_file = dir / "job.token";
@@ -296,6 +298,7 @@ TEST_CASE("pai-launch wires the control commands and keeps run's two meanings ap
 
   const int port = pai::testing::closed_port();
   pai::testing::spit(dir / "job.token", "tok\n");
+  ::chmod((dir / "job.token").c_str(), 0600);  // else stderr starts with a warning about it
   r = pai::testing::run_launcher(
       dir, {"run", "--coordinator", "127.0.0.1:" + std::to_string(port), "--token-file",
             dir / "job.token", "--job", "demo", "--", "hostname", "-f"});
