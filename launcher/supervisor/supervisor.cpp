@@ -23,7 +23,6 @@ Supervisor::Impl::Impl(const Plan& p, std::vector<const Placement*> placements, 
     : plan(p),
       options(std::move(o)),
       events(e),
-      containment(options.cgroup_name, [this](const std::string& text) { say(text); }),
       hooks(h),
       policy(p.fault_tolerance, governed(p, placements), p.nodes),
       terminal{options.terminal_stdout, options.terminal_stderr,
@@ -31,6 +30,10 @@ Supervisor::Impl::Impl(const Plan& p, std::vector<const Placement*> placements, 
   for (const Placement* placement : placements) {
     add_instance(static_cast<int>(placement - plan.placements.data()));
   }
+  // After the control sockets: a second launcher of the same instances is refused there,
+  // before its containment could take the first one's cgroups for stale ones.
+  containment = std::make_unique<Containment>(options.cgroup_name,
+                                              [this](const std::string& text) { say(text); });
 }
 
 int Supervisor::Impl::add_instance(int index) {

@@ -128,7 +128,7 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
       request.process_group = inst.pgid;
       request.stdout_fd = rank.output->child_stdout();
       request.stderr_fd = rank.output->child_stderr();
-      request.cgroup_procs_fd = containment.open_rank(inst.name, r);
+      request.cgroup_procs_fd = containment->open_rank(inst.name, r);
       try {
         rank.pid = spawn_process(request);
       } catch (...) {
@@ -194,7 +194,7 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
 void Supervisor::Impl::signal_group(const Instance& inst, int sig) {
   if (inst.pgid > 0) ::kill(-inst.pgid, sig);
   // SIGKILL ends the instance: what left its group goes too.
-  if (sig == SIGKILL) containment.kill(inst.name);
+  if (sig == SIGKILL && containment) containment->kill(inst.name);
 }
 
 void Supervisor::Impl::stop_instance(const StopInstance& a) {

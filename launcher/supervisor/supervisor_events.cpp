@@ -69,7 +69,7 @@ void Supervisor::Impl::reap() {
                           {"pid", static_cast<std::int64_t>(pid)},
                           {"status", describe(exit)},
                           {"exitCode", static_cast<std::int64_t>(exit.shell_code())}};
-    if (const auto usage = containment.usage(inst.name, r)) {
+    if (const auto usage = containment->usage(inst.name, r)) {
       // The kernel's word beats a guess from the exit status: SIGKILL by the OOM killer.
       if (usage->oom_kills > 0 && !inst.stopping && !exit.success()) c = classify_oom_kill(exit);
       fields.emplace_back("cpuSeconds", usage->cpu_seconds);

@@ -65,7 +65,6 @@ struct Supervisor::Impl {
   const Plan& plan;
   SupervisorOptions options;
   EventLog& events;
-  Containment containment;
   SupervisorHooks* hooks;
   EventLoop loop;
   SignalFd signals;
@@ -80,6 +79,7 @@ struct Supervisor::Impl {
   bool job_wide_hangs = false;
   bool reap_known_only = false;
   Terminal terminal;
+  std::unique_ptr<Containment> containment;  // set once the control sockets are open
 
   Impl(const Plan& p, std::vector<const Placement*> placements, SupervisorOptions o, EventLog& e,
        SupervisorHooks* h);
