@@ -114,9 +114,10 @@ void check_output(const Plan& plan, const std::string& out) {
   check_replaceable(out + "/env");
 }
 
-void write_roles(const Plan& plan, const std::string& dir) {
+void write_roles(const Plan& plan, const std::string& seal, const std::string& dir) {
   for (const Role& role : plan.roles) {
-    write_new_file(dir + "/" + role.name + ".json", role_to_json(plan, role), FileAccess::Public);
+    write_new_file(dir + "/" + role.name + ".json", role_to_json(plan, role, seal),
+                   FileAccess::Public);
   }
 }
 
@@ -145,8 +146,11 @@ void write_artifacts(const Plan& plan, const ArtifactOptions& options) {
   check_output(plan, out);
   make_directories(out);
 
-  write_file_atomic(out + "/plan.json", plan_to_json(plan), FileAccess::Public);
-  replace_directory(out, "roles", [&](const std::string& dir) { write_roles(plan, dir); });
+  // The plan is sealed with the job token (libpai/plan_seal.h): a launcher that has the token
+  // refuses the plan once edited, and refuses it next to another compile's token.
+  write_file_atomic(out + "/plan.json", plan_to_json(plan, token), FileAccess::Public);
+  const std::string seal = plan_seal(plan, token);
+  replace_directory(out, "roles", [&](const std::string& dir) { write_roles(plan, seal, dir); });
   // The MPI launcher role runs mpirun; it holds no ranks.
   std::vector<std::string> exclude;
   if (plan.framework == Framework::Mpi) exclude.push_back("launcher");

@@ -35,12 +35,13 @@ inline Plan cluster_plan(const std::string& name, int subnet, int nodes, int spa
 /// The launchers of one job; each node's output is in its own folder.
 class Cluster {
  public:
-  /// Writes plan.json and job.token into a fresh folder.
+  /// The job token of every cluster.
+  static constexpr const char* kToken = "cluster-test-token-0123456789abcdef";
+
+  /// Writes plan.json, sealed with kToken, and job.token into a fresh folder.
   explicit Cluster(const Plan& plan) : plan_(plan) {
-    plan_path_ = write_plan(dir_, plan_);
+    plan_path_ = write_sealed_plan(dir_, plan_, kToken);
     token_path_ = dir_ / "job.token";
-    spit(token_path_, "cluster-test-token-0123456789abcdef\n");
-    ::chmod(token_path_.c_str(), 0600);
   }
 
   /// Starts the launcher of `node` with `extra` arguments and `env` set for it alone.
