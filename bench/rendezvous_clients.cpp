@@ -147,7 +147,7 @@ class Swarm {
       if (l.handshake->done()) {
         last_welcome_ns_ = wall_ns();
         l.joined = true;
-        send(l, net::Join{l.host.name, "[]", static_cast<std::int64_t>(::getpid())});
+        send(l, net::Join{l.host.name, "[]", static_cast<std::int64_t>(::getpid()), plan_.seal});
       }
       return;
     }

@@ -44,12 +44,22 @@ class Cluster {
     token_path_ = dir_ / "job.token";
   }
 
-  /// Starts the launcher of `node` with `extra` arguments and `env` set for it alone.
+  /// Writes `plan` as another plan.json of this job (same token), in a folder of its own, for
+  /// start()'s `plan_path`; returns its path.
+  std::string write_other_plan(const Plan& plan) {
+    other_plans_.push_back(std::make_unique<TempDir>());
+    return write_sealed_plan(*other_plans_.back(), plan, kToken);
+  }
+
+  /// Starts the launcher of `node` with `extra` arguments and `env` set for it alone, on the
+  /// cluster's plan.json or on `plan_path`.
   Launcher& start(const std::string& node, std::vector<std::string> extra = {},
-                  const std::map<std::string, std::string>& env = {}) {
+                  const std::map<std::string, std::string>& env = {},
+                  const std::string& plan_path = "") {
     auto& slot = dirs_[node];
     if (!slot) slot = std::make_unique<TempDir>();
-    std::vector<std::string> args = {"run",          "--plan",         plan_path_,
+    const std::string plan_file = plan_path.empty() ? plan_path_ : plan_path;
+    std::vector<std::string> args = {"run",          "--plan",         plan_file,
                                      "--node",       node,             "--token-file",
                                      token_path_,    "--log-dir",      dir_ / "logs",
                                      "--heartbeat-interval-ms", "200", "--rendezvous-timeout",
@@ -95,6 +105,7 @@ class Cluster {
   TempDir dir_;
   std::string plan_path_;
   std::string token_path_;
+  std::vector<std::unique_ptr<TempDir>> other_plans_;
   std::map<std::string, std::unique_ptr<TempDir>> dirs_;
   std::map<std::string, std::unique_ptr<Launcher>> launchers_;
 };
