@@ -147,7 +147,7 @@ class Swarm {
       if (l.handshake->done()) {
         last_welcome_ns_ = wall_ns();
         l.joined = true;
-        send(l, net::Join{l.host.name, "[]", static_cast<std::int64_t>(::getpid())});
+        send(l, net::Join{l.host.name, "[]", static_cast<std::int64_t>(::getpid()), plan_.seal});
       }
       return;
     }
@@ -270,9 +270,8 @@ class Swarm {
 std::string read_token(const std::string& path) {
   std::ifstream in(path);
   std::string token;
-  if (!in || !std::getline(in, token) || token.empty()) {
-    throw std::runtime_error("cannot read the job token from " + path);
-  }
+  if (in && std::getline(in, token)) token.erase(token.find_last_not_of(" \t\r") + 1);
+  if (token.empty()) throw std::runtime_error("cannot read the job token from " + path);
   return token;
 }
 
@@ -293,13 +292,15 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
   try {
-    const pai::Plan plan = pai::load_plan_file(options.plan_path);
     if (options.token_file.empty()) {
       const auto slash = options.plan_path.find_last_of('/');
       options.token_file =
           (slash == std::string::npos ? std::string(".") : options.plan_path.substr(0, slash)) +
           "/job.token";
     }
+    const std::string token = read_token(options.token_file);
+    const pai::Plan plan =
+        pai::load_plan_file(options.plan_path, pai::JobToken{token, options.token_file});
     const int hosts = static_cast<int>(plan.hosts.size());
     const int last = options.last == 0 ? hosts : options.last;
     if (options.first > last || last > hosts) {
@@ -307,7 +308,7 @@ int main(int argc, char** argv) {
                 << " are not within the plan's 1.." << hosts << "\n";
       return 2;
     }
-    Swarm swarm(plan, read_token(options.token_file), options);
+    Swarm swarm(plan, token, options);
     return swarm.run();
   } catch (const std::exception& e) {
     std::cerr << "rendezvous_clients: error: " << e.what() << "\n";

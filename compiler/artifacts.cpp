@@ -51,10 +51,11 @@ void check_output(const Plan& plan, const std::string& out) {
 
 // The files of a fresh folder need no temporary names: the folder is swapped in whole. That
 // halves the metadata work for 10,000 env scripts.
-void write_roles(const Plan& plan, const std::string& dir) {
+void write_roles(const Plan& plan, const std::string& seal, const std::string& dir) {
   make_directories(dir);
   for (const Role& role : plan.roles) {
-    write_new_file(dir + "/" + role.name + ".json", role_to_json(plan, role), FileAccess::Public);
+    write_new_file(dir + "/" + role.name + ".json", role_to_json(plan, role, seal),
+                   FileAccess::Public);
   }
 }
 
@@ -86,8 +87,10 @@ std::string write_artifacts(const Plan& plan, const ArtifactOptions& options) {
   folder.force = options.force;
   folder.artifact_names = kArtifactNames;
   return replace_output_folder(options.out_dir, folder, [&](const std::string& out) {
-    write_new_file(out + "/plan.json", plan_to_json(plan), FileAccess::Public);
-    write_roles(plan, out + "/roles");
+    // The plan is sealed with the job token (libpai/plan_seal.h): a launcher that has the
+    // token refuses the plan once edited, and refuses it next to another compile's token.
+    write_new_file(out + "/plan.json", plan_to_json(plan, token), FileAccess::Public);
+    write_roles(plan, plan_seal(plan, token), out + "/roles");
     // The MPI launcher role runs mpirun; it holds no ranks.
     std::vector<std::string> exclude;
     if (plan.framework == Framework::Mpi) exclude.push_back("launcher");

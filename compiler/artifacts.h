@@ -20,13 +20,14 @@ struct ArtifactOptions {
   std::function<void(const std::string& dir)> target_files = nullptr;
 };
 
-/// Writes plan.json, roles/<role>.json, hostfile, env/<role>-<i>.sh, job.token (mode 0600,
-/// 32 random bytes hex from a CSPRNG, never printed), launch.sh and the target's files into
-/// out_dir, as one set through replace_output_folder() (output_folder.h): out_dir is marked
+/// Writes plan.json (sealed with the job token), roles/<role>.json, hostfile,
+/// env/<role>-<i>.sh, job.token (mode 0600, 32 random bytes hex from a CSPRNG, never
+/// printed), launch.sh and the target's files into out_dir, as one set through replace_output_folder() (output_folder.h): out_dir is marked
 /// as pai-compile's, refused when it is somebody else's (unless `force`) or a symbolic link,
 /// and replaced as a whole, so a failed run leaves the previous output as it was. Entries of
 /// an earlier output that are not artifacts (logs/ of runs, the user's files) are kept.
-/// Everything but job.token is deterministic. Throws OutputFolderRefused, or
+/// Deterministic for a given token (token_file): a new token changes job.token, the seal
+/// in plan.json and the planHash of roles/*.json, nothing else. Throws OutputFolderRefused, or
 /// std::runtime_error naming the path on I/O errors. Returns a path naming the output folder
 /// (see replace_output_folder()).
 std::string write_artifacts(const Plan& plan, const ArtifactOptions& options);

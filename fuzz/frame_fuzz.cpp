@@ -15,6 +15,7 @@
 #include "launcher/net/auth.h"
 #include "launcher/net/frame.h"
 #include "launcher/net/protocol.h"
+#include "libpai/hmac.h"
 
 namespace {
 
@@ -82,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         authentic.body = frame.body;
         authentic.signed_bytes =
             pai::net::header_and_body(authentic.kind, authentic.seq, authentic.body);
-        authentic.mac = pai::net::hmac_sha256(kSessionKey, authentic.signed_bytes);
+        authentic.mac = pai::hmac_sha256(kSessionKey, authentic.signed_bytes);
         try {
           parse_every_direction(resealed.open(authentic));
         } catch (const pai::net::ProtocolError&) {

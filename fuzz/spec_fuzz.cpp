@@ -32,9 +32,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!diags.has_errors()) {
     const pai::Plan plan = pai::make_plan(spec, diags);
     if (!diags.has_errors()) {
-      // A plan the compiler produced must load back: a PlanError here is a bug.
-      const std::string json = pai::plan_to_json(plan);
-      pai::plan_from_json(json, "plan.json");
+      // A plan the compiler produced must load back with its token: a PlanError here is a bug.
+      const pai::JobToken token{std::string(64, 'f'), "job.token"};
+      const std::string json = pai::plan_to_json(plan, token.secret);
+      pai::plan_from_json(json, "plan.json", token);
     }
   }
   diags.render_text({{"fuzz.yaml", doc.text}});

@@ -16,7 +16,10 @@ namespace pai {
 
 /// Version of the plan format this build reads and writes. A launcher refuses a plan
 /// whose planVersion is greater than this.
-inline constexpr int kPlanVersion = 1;
+inline constexpr int kPlanVersion = 2;
+/// The oldest planVersion a launcher accepts: older plans are refused ("recompile"). 2 is
+/// the first whose seal is keyed with the job token (plan_seal.h).
+inline constexpr int kMinPlanVersion = 2;
 
 /// The launcher's run directory on every node. Control sockets (PAI_CONTROL_SOCKET) live
 /// under it, so container runtimes bind it at the same path.
@@ -248,6 +251,11 @@ struct Plan {
   Endpoint master;
   int world_size = 0;  ///< total processes of the job
   int nodes = 0;       ///< total instances of the job
+
+  /// The seal ("hash") of the plan.json this plan was read and verified from (plan_seal.h);
+  /// empty for a plan made in memory. Not part of the plan's text: plan_to_json seals anew.
+  /// Launchers of one job compare it when a node joins (docs/protocol.md).
+  std::string seal;
 };
 
 /// The placement of instance `index` of role `role`, or nullptr.

@@ -1,9 +1,6 @@
 #include "libpai/plan_json.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -238,34 +235,29 @@ std::string canonical_plan(const Plan& plan, std::size_t* hash_at) {
   return out;
 }
 
-std::string sha256_hex(const std::string& text) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int size = 0;
-  if (EVP_Digest(text.data(), text.size(), digest.data(), &size, EVP_sha256(), nullptr) != 1) {
-    throw std::runtime_error("SHA-256 digest failed (OpenSSL EVP_Digest)");
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "sha256:";
-  for (unsigned int i = 0; i < size; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 0xf];
-  }
-  return out;
+// The plan's text with the hash member that `seal` makes of its canonical text.
+template <class Seal>
+std::string sealed_json(const Plan& plan, Seal seal) {
+  std::size_t hash_at = 0;
+  std::string text = canonical_plan(plan, &hash_at);
+  text.insert(hash_at, ",\n  \"hash\": \"" + seal(text) + "\"");
+  text += '\n';
+  return text;
 }
 
 // ---------------------------------------------------------------- reading
 
-// True if `text` is exactly what plan_to_json writes for a hash of `hash`: the canonical
-// text with the hash member spliced in. Checking the text itself rather than a
-// re-serialization of the parsed document makes any edit count, reformatting included,
-// and keeps loading a 10,000-node plan cheap.
-bool hash_matches(const std::string& text, const std::string& hash) {
-  const std::string member = ",\n  \"hash\": \"" + hash + "\"";
+// The canonical text `text` was sealed over, if `text` is exactly what plan_to_json writes
+// for a seal of `seal`: the canonical text with the hash member spliced in. Checking the text
+// itself rather than a re-serialization of the parsed document makes any edit count,
+// reformatting included, and keeps loading a 10,000-node plan cheap.
+std::optional<std::string> sealed_text(const std::string& text, const std::string& seal) {
+  const std::string member = ",\n  \"hash\": \"" + seal + "\"";
   std::size_t at = text.find(member);
-  if (at == std::string::npos || text.empty() || text.back() != '\n') return false;
+  if (at == std::string::npos || text.empty() || text.back() != '\n') return std::nullopt;
   std::string canonical = text.substr(0, at);
   canonical.append(text, at + member.size(), text.size() - 1 - (at + member.size()));
-  return sha256_hex(canonical) == hash;
+  return canonical;
 }
 
 Host read_host(const JsonFields& f) {
@@ -461,17 +453,23 @@ Plan read_plan(const JsonFields& f) {
 
 }  // namespace
 
-std::string plan_to_json(const Plan& plan) {
-  std::size_t hash_at = 0;
-  std::string text = canonical_plan(plan, &hash_at);
-  text.insert(hash_at, ",\n  \"hash\": \"" + sha256_hex(text) + "\"");
-  text += '\n';
-  return text;
+std::string plan_to_json(const Plan& plan, std::string_view token) {
+  if (token.empty()) throw std::invalid_argument("plan_to_json: the job token is empty");
+  return sealed_json(plan,
+                     [&](const std::string& canonical) { return keyed_seal(canonical, token); });
 }
 
-std::string role_to_json(const Plan& plan, const Role& role) {
+std::string plan_to_json_unkeyed(const Plan& plan) {
+  return sealed_json(plan, [](const std::string& canonical) { return digest_seal(canonical); });
+}
+
+std::string plan_seal(const Plan& plan, std::string_view token) {
+  if (token.empty()) throw std::invalid_argument("plan_seal: the job token is empty");
   std::size_t hash_at = 0;
-  const std::string plan_hash = sha256_hex(canonical_plan(plan, &hash_at));
+  return keyed_seal(canonical_plan(plan, &hash_at), token);
+}
+
+std::string role_to_json(const Plan& plan, const Role& role, std::string_view seal) {
   std::string out;
   JsonWriter w(out);
   w.begin_object();
@@ -481,7 +479,7 @@ std::string role_to_json(const Plan& plan, const Role& role) {
     if (p.role == role.name) write(w, p);
   }
   w.end_array();
-  w.member("planHash", plan_hash);
+  w.member("planHash", std::string(seal));
   w.key("role");
   write(w, role);
   w.end_object();
@@ -489,7 +487,8 @@ std::string role_to_json(const Plan& plan, const Role& role) {
   return out;
 }
 
-Plan plan_from_json(const std::string& text, const std::string& file) {
+Plan plan_from_json(const std::string& text, const std::string& file,
+                    const std::optional<JobToken>& token) {
   json document;
   try {
     document = json::parse(text);
@@ -511,23 +510,29 @@ Plan plan_from_json(const std::string& text, const std::string& file) {
                     " is newer than this pai-launch understands (" + std::to_string(kPlanVersion) +
                     "); upgrade pai-launch");
   }
-  // Fields first, so a hand-edited plan learns which field is wrong, not just that the
-  // hash no longer matches.
-  std::string hash = top.string("hash");
-  Plan plan = read_plan(top);
-  if (!hash_matches(text, hash)) {
-    throw PlanError(file + ": hash mismatch: the plan was modified after pai-compile wrote it");
+  if (version < kMinPlanVersion) {
+    throw PlanError(file + ": planVersion " + std::to_string(version) +
+                    " is older than this pai-launch accepts (" + std::to_string(kMinPlanVersion) +
+                    " or newer); recompile the job with pai-compile");
   }
+  // Fields first, so a hand-edited plan learns which field is wrong, not just that the
+  // seal no longer verifies.
+  std::string seal = top.string("hash");
+  Plan plan = read_plan(top);
+  if (std::string problem = seal_problem(sealed_text(text, seal), seal, token); !problem.empty()) {
+    throw PlanError(file + ": " + problem);
+  }
+  plan.seal = std::move(seal);
   return plan;
 }
 
-Plan load_plan_file(const std::string& path) {
+Plan load_plan_file(const std::string& path, const std::optional<JobToken>& token) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw PlanError(path + ": cannot read the plan file: " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw PlanError(path + ": cannot read the plan file: " + std::strerror(errno));
-  return plan_from_json(text.str(), path);
+  return plan_from_json(text.str(), path, token);
 }
 
 }  // namespace pai

@@ -8,6 +8,7 @@
 
 #include "launcher/checks/check_result_json.h"
 #include "launcher/checks/sanity_checks.h"
+#include "launcher/commands/coordinator_address.h"
 #include "libpai/plan_json.h"
 
 namespace pai::launcher {
@@ -74,8 +75,9 @@ int run_check_command(const CheckCommandOptions& options, std::ostream& out, std
   }
   Plan plan;
   try {
-    plan = load_plan_file(options.plan_path);
-  } catch (const PlanError& e) {
+    // Custom checks run commands from the plan: an edited plan must not run them either.
+    plan = load_plan_file(options.plan_path, find_job_token(options.plan_path, options.token_file));
+  } catch (const std::runtime_error& e) {  // PlanError, LocateError
     err << "pai-launch check: " << e.what() << "\n";
     return 2;
   }

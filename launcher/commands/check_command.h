@@ -11,20 +11,22 @@
 
 namespace pai::launcher {
 
-/// What `pai-launch check --plan FILE [--node NAME | --node-rank N] [--only gpu,burn,...]
-/// [--json]` asks for.
+/// What `pai-launch check --plan FILE [--token-file F] [--node NAME | --node-rank N]
+/// [--only gpu,burn,...] [--json]` asks for.
 struct CheckCommandOptions {
   std::string plan_path;
+  std::string token_file;         ///< --token-file; empty = job.token next to the plan, if any
   NodeHints node;                 ///< --node / --node-rank
   std::vector<std::string> only;  ///< check names (kCheckNames); empty = the plan's
   bool json = false;              ///< print {"node": ..., "results": [...]} instead of the table
   checks::CheckOptions checks;            ///< everything else; `only` is taken from above
 };
 
-/// Loads the plan, identifies this node like `run` does (node_identity.h) and runs the checks, printing a table
-/// (check, result, figure, time; then each check's summary, and for failures the detail) or
-/// JSON to `out`, errors to `err`. Returns 0 when every check passed or was skipped, 1 when one
-/// failed, 2 for a usage or plan error (unreadable plan, unknown node, unknown check name).
+/// Loads the plan (its seal verified with the job token, as `run` does), identifies this node like
+/// `run` does (node_identity.h) and runs the checks, printing a table (check, result, figure, time;
+/// then each check's summary, and for failures the detail) or JSON to `out`, errors to `err`.
+/// Returns 0 when every check passed or was skipped, 1 when one failed, 2 for a usage or plan error
+/// (unreadable plan, unknown node, unknown check name).
 int run_check_command(const CheckCommandOptions& options, std::ostream& out, std::ostream& err);
 
 /// run_check_command() on std::cout and std::cerr.

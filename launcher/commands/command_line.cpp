@@ -88,6 +88,8 @@ CLI::App* add_ctl(CLI::App& app, Flags& f) {
 CLI::App* add_check(CLI::App& app, Flags& f) {
   auto* cmd = app.add_subcommand("check", "run the sanity checks on this node alone");
   cmd->add_option("--plan", f.check.plan_path, "plan.json written by pai-compile")->required();
+  cmd->add_option("--token-file", f.check.token_file,
+                  "the job token (job.token; default: next to the plan)");
   auto* node = cmd->add_option("--node", f.node, "this node's host name in the plan");
   cmd->add_option("--node-rank", f.node_rank, "this node's instance index in the plan")
       ->excludes(node);

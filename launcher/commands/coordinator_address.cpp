@@ -39,9 +39,10 @@ JobTarget from_plan(const JobLocator& locator) {
     throw LocateError("--plan names the job and its coordinator: do not combine it with " +
                       std::string(locator.coordinator.empty() ? "--job" : "--coordinator"));
   }
+  const std::optional<JobToken> token = find_job_token(locator.plan_path, locator.token_file);
   Plan plan;
   try {
-    plan = load_plan_file(locator.plan_path);
+    plan = load_plan_file(locator.plan_path, token);
   } catch (const PlanError& e) {
     throw LocateError(e.what());
   }
@@ -49,11 +50,8 @@ JobTarget from_plan(const JobLocator& locator) {
   target.job = plan.name;
   target.address = plan.coordinator.address;
   target.port = plan.coordinator.port;
-  std::string token_file = locator.token_file;
-  if (token_file.empty()) {
-    token_file = (std::filesystem::path(locator.plan_path).parent_path() / "job.token").string();
-  }
-  target.token = read_job_token(token_file);
+  // A plan with an unkeyed seal loads without a token; its job still needs one.
+  target.token = token ? token->secret : read_job_token(token_beside(locator.plan_path));
   return target;
 }
 
@@ -101,7 +99,9 @@ std::string read_job_token(const std::string& path) {
   } catch (const BoundedFileError& e) {
     throw LocateError("cannot read the job token from " + path + ": " + e.reason());
   }
-  const std::string token = text.substr(0, text.find('\n'));
+  std::string token = text.substr(0, text.find('\n'));
+  // A file written by hand or by `echo` may end a line with CR or blanks.
+  token.erase(token.find_last_not_of(" \t\r") + 1);
   if (token.empty()) {
     throw LocateError("cannot read the job token from " + path + ": it is empty");
   }
@@ -116,6 +116,19 @@ std::string read_job_token(const std::string& path) {
               << "), who can then control the job; chmod 600 " << path << "\n";
   }
   return token;
+}
+
+std::string token_beside(const std::string& plan_path) {
+  return (std::filesystem::path(plan_path).parent_path() / "job.token").string();
+}
+
+std::optional<JobToken> find_job_token(const std::string& plan_path,
+                                       const std::string& token_file) {
+  if (!token_file.empty()) return JobToken{read_job_token(token_file), token_file};
+  const std::string beside = token_beside(plan_path);
+  std::error_code ec;
+  if (!std::filesystem::exists(beside, ec)) return std::nullopt;
+  return JobToken{read_job_token(beside), beside};
 }
 
 JobTarget locate_job(const JobLocator& locator) {

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "launcher/net/client.h"
+#include "libpai/plan_seal.h"
 
 namespace pai::launcher {
 
@@ -48,11 +50,20 @@ JobTarget locate_job(const JobLocator& locator);
 /// variable it came from) when malformed or the port is not in 1..65535.
 std::pair<std::string, int> parse_endpoint(const std::string& text, const std::string& what);
 
-/// The first line of a job token file, which must be a regular file of at most 4 KiB;
-/// LocateError "cannot read the job token from PATH: WHY" (missing, not a regular file, too
-/// big, empty). A token file readable by group or others is read all the same, with a one-line
-/// warning on stderr.
+/// The first line of a job token file without trailing whitespace (as pai-compile reads a
+/// --token-file, so both derive the same plan seal key), which must be a regular file of at
+/// most 4 KiB; LocateError "cannot read the job token from PATH: WHY" (missing, not a regular
+/// file, too big, empty). A token file readable by group or others is read all the same, with
+/// a one-line warning on stderr.
 std::string read_job_token(const std::string& path);
+
+/// job.token in the folder of the plan at `plan_path`, where pai-compile writes it.
+std::string token_beside(const std::string& plan_path);
+
+/// The job token that verifies the plan at `plan_path` (libpai/plan_seal.h): read from
+/// `token_file` when one is given, else from token_beside(plan_path) when that exists; nullopt
+/// when neither. Throws LocateError when the token file cannot be read.
+std::optional<JobToken> find_job_token(const std::string& plan_path, const std::string& token_file);
 
 /// Connects and authenticates as peer "control" (the claim's node is this host's name).
 /// Throws net::ConnectionError; when nothing answers, its what() adds "is the job running?

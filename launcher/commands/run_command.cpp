@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "launcher/checks/sanity_checks.h"
@@ -79,14 +80,6 @@ bool numeric_address(const std::string& text) {
   return inet_pton(AF_INET, text.c_str(), buf) == 1 || inet_pton(AF_INET6, text.c_str(), buf) == 1;
 }
 
-// The job token's text.
-std::string read_token(const std::string& path) {
-  try {
-    return read_job_token(path);
-  } catch (const LocateError& e) {
-    throw SetupError(e.what());
-  }
-}
 
 // The launcher's own path, for OMPI_MCA_plm_rsh_agent.
 std::string self_path() {
@@ -134,24 +127,28 @@ struct NodeRun {
   std::string instance;                  // "<role>-<i>", or "spare-<node>"
   std::string log_dir;
   std::string control_dir;
-  std::string token_file;
+  std::optional<JobToken> token;  // the plan was verified with it; always in a job
   std::unique_ptr<EventLog> events;
 };
 
 // ---- the steps of run_command, in order ----
 
-Plan load_plan(const std::string& path) {
+// The plan, its seal verified with the job token: --token-file, else job.token beside the
+// plan when there is one (libpai/plan_seal.h says what is accepted without a token).
+void load_plan(NodeRun& run, const RunOptions& options) {
   const auto t = Clock::now();
-  Plan plan;
+  const std::string& path = options.plan_path;
   try {
-    plan = load_plan_file(path);
+    run.token = find_job_token(path, options.token_file);
+    run.plan = load_plan_file(path, run.token);
+  } catch (const LocateError& e) {
+    throw SetupError(e.what());
   } catch (const PlanError& e) {
     throw SetupError(e.what());
   }
-  say("plan: job '" + plan.name + "' from " + path + " (" + plan.compiler + ", " +
-      std::to_string(plan.nodes) + " instance(s), " + std::to_string(plan.world_size) +
+  say("plan: job '" + run.plan.name + "' from " + path + " (" + run.plan.compiler + ", " +
+      std::to_string(run.plan.nodes) + " instance(s), " + std::to_string(run.plan.world_size) +
       " process(es))" + took(t));
-  return plan;
 }
 
 // A job of several nodes, or with spares, or on a Slurm allocation runs with a coordinator.
@@ -212,19 +209,12 @@ void identify_this_node(NodeRun& run, const NodeHints& hints) {
                      : "spare-" + run.node;
 }
 
-// --token-file, or job.token beside the plan for a job with a coordinator; checked readable.
-std::string find_token_file(const RunOptions& options, bool in_job) {
-  std::string token_file = options.token_file;
-  if (token_file.empty() && in_job) {
-    const auto beside = std::filesystem::path(options.plan_path).parent_path() / "job.token";
-    token_file = beside.string();
-    if (!std::filesystem::exists(beside)) {
-      throw SetupError("a multi-node job needs the job token: pass --token-file (looked for " +
-                       beside.string() + ")");
-    }
-  }
-  if (!token_file.empty()) read_token(token_file);
-  return token_file;
+// Every launcher of a job with a coordinator authenticates with the job token (a plan sealed
+// with one was refused already without it).
+void require_token(const NodeRun& run, const RunOptions& options) {
+  if (!run.in_job || run.token) return;
+  throw SetupError("a multi-node job needs the job token: pass --token-file (looked for " +
+                   token_beside(options.plan_path) + ")");
 }
 
 // The instance's log folder and its journal, which records the launcher's start.
@@ -429,7 +419,7 @@ NodeAgentOptions agent_options(const NodeRun& run, const RunOptions& options,
   agent.supervisor.cgroup_name = cgroup_name(run);
   agent.supervisor.coordinator =
       plan.coordinator.address + ":" + std::to_string(plan.coordinator.port);
-  agent.supervisor.token_file = std::filesystem::absolute(run.token_file).string();
+  agent.supervisor.token_file = std::filesystem::absolute(run.token->file).string();
   if (plan.framework == Framework::Mpi) {
     agent.supervisor.hostfile = run.control_dir + "/hostfile";
     agent.supervisor.rsh_agent = self_path() + " rsh";
@@ -438,7 +428,7 @@ NodeAgentOptions agent_options(const NodeRun& run, const RunOptions& options,
 }
 
 int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start) {
-  const std::string token = read_token(run.token_file);
+  const std::string& token = run.token->secret;
   // The coordinator first: the other launchers may already be knocking, and this node's
   // network check tests that it answers.
   const bool hosts_coordinator = run.node == run.plan.coordinator.host;
@@ -470,12 +460,12 @@ int run_command(const RunOptions& options) {
   const auto start = Clock::now();
   try {
     NodeRun run;
-    run.plan = load_plan(options.plan_path);
+    load_plan(run, options);
     run.in_job = runs_in_job(run.plan, options);
     const NodeHints hints = options.slurm ? place_on_slurm_allocation(run.plan)
                                           : NodeHints{options.node, options.node_rank};
     identify_this_node(run, hints);
-    run.token_file = find_token_file(options, run.in_job);
+    require_token(run, options);
     open_journal(run, options);
     run.control_dir = make_control_dir(run.plan, options);
     // Launchers of several nodes may share this machine and its control folder: it stays.

@@ -16,7 +16,7 @@ struct RunOptions {
   std::string plan_path;            ///< --plan
   std::optional<std::string> node;  ///< --node NAME
   std::optional<int> node_rank;     ///< --node-rank N
-  std::string token_file;           ///< --token-file; empty = none
+  std::string token_file;           ///< --token-file; empty = job.token next to the plan, if any
   /// --log-dir; empty = `<output>/logs` when the plan has an output dir, else `logs` next
   /// to plan.json.
   std::string log_dir;

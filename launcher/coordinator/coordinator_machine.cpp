@@ -160,6 +160,17 @@ void CoordinatorMachine::Impl::join(int session, const net::Join& message, Clock
     return reject(session,
                   "join names node " + name + " but the connection authenticated as " + peer.node);
   }
+  // Same token, other plan: a node given another compile's plan.json would run other
+  // commands, ranks or ports than its peers.
+  if (message.seal != state.plan.seal) {
+    const auto seal_text = [](const std::string& seal) {
+      return seal.empty() ? std::string("no seal") : "seal " + seal;
+    };
+    return reject(
+        session, "node " + name + " runs another plan than the coordinator: its plan.json has " +
+                     seal_text(message.seal) + ", the coordinator's " + seal_text(state.plan.seal) +
+                     "; give every node the plan.json and job.token of one pai-compile run");
+  }
   const int n = state.find_node(name);
   if (n < 0) {
     return reject(session, "node " + name + " is not a host or spare of job " + state.plan.name);

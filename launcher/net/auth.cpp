@@ -1,12 +1,10 @@
 #include "launcher/net/auth.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <openssl/rand.h>
 
-#include <limits>
 #include <stdexcept>
+
+#include "libpai/hmac.h"
 
 namespace pai::net {
 namespace {
@@ -152,24 +150,6 @@ std::string handshake_frame(FrameKind kind, const json& body) {
 
 }  // namespace
 
-std::string hmac_sha256(std::string_view key, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (key.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    throw std::runtime_error("HMAC key too long");
-  }
-  // OpenSSL treats a null key as "reuse the previous one"; an empty key needs a real pointer.
-  static const unsigned char kEmpty = 0;
-  const void* key_data = key.empty() ? &kEmpty : static_cast<const void*>(key.data());
-  if (HMAC(EVP_sha256(), key_data, static_cast<int>(key.size()),
-           reinterpret_cast<const unsigned char*>(data.data()), data.size(), out,
-           &size) == nullptr ||
-      size != kMacSize) {
-    throw std::runtime_error("HMAC-SHA256 failed in libcrypto");
-  }
-  return std::string(reinterpret_cast<const char*>(out), size);
-}
-
 std::string random_nonce() {
   unsigned char bytes[kNonceBytes];
   if (RAND_bytes(bytes, sizeof bytes) != 1) {
@@ -177,23 +157,6 @@ std::string random_nonce() {
         "RAND_bytes failed: the system's random number generator is unavailable");
   }
   return to_hex(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
-}
-
-bool equal_secret(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
-}
-
-std::string to_hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * bytes.size());
-  for (char c : bytes) {
-    auto byte = static_cast<unsigned char>(c);
-    out.push_back(kDigits[byte >> 4]);
-    out.push_back(kDigits[byte & 0xf]);
-  }
-  return out;
 }
 
 SecureChannel::SecureChannel(std::string send_key, std::string receive_key)

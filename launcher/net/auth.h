@@ -1,7 +1,7 @@
 // Authentication of coordinator connections (docs/protocol.md): a mutual HMAC-SHA256
 // challenge-response over the job token, then sealed frames with per-direction session keys
-// and strict sequence numbers. The crypto is OpenSSL's libcrypto; nothing here is home-made
-// beyond the message layout.
+// and strict sequence numbers. The crypto is OpenSSL's libcrypto, through libpai/hmac.h (the
+// HMAC the plan seal uses too); nothing here is home-made beyond the message layout.
 //
 // Transport-agnostic: the Asio server, the node launcher's link and the blocking client all
 // feed received frames in and write the returned bytes out.
@@ -18,14 +18,9 @@
 
 namespace pai::net {
 
-/// HMAC-SHA256 of `data` under `key`: 32 raw bytes.
-std::string hmac_sha256(std::string_view key, std::string_view data);
 /// 32 random bytes from RAND_bytes, hex-encoded (64 characters). Throws std::runtime_error if
 /// the CSPRNG fails.
 std::string random_nonce();
-/// Constant-time comparison (CRYPTO_memcmp); false when the sizes differ.
-bool equal_secret(std::string_view a, std::string_view b);
-std::string to_hex(std::string_view bytes);
 
 /// Who is connecting, as stated in `hello`.
 struct PeerClaim {

@@ -32,6 +32,7 @@ void write(Json& j, const Join& m) {
   j["node"] = m.node;
   j["checks"] = Json::parse(m.checks);
   j["pid"] = m.pid;
+  if (!m.seal.empty()) j["seal"] = m.seal;
 }
 
 void write(Json& j, const Checks& m) { j["checks"] = Json::parse(m.checks); }

@@ -51,6 +51,9 @@ struct Join {
   std::string node;           ///< the node it claims to be
   std::string checks = "[]";  ///< JSON array text of checks::to_json; compact once parsed
   std::int64_t pid = 0;       ///< the launcher's process id
+  /// The seal of the launcher's plan.json (libpai/plan_seal.h), compared with the
+  /// coordinator's own; optional on the wire, "" when absent.
+  std::string seal;
   bool operator==(const Join&) const = default;
 };
 

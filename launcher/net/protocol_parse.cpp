@@ -6,6 +6,7 @@
 
 #include "launcher/net/message.h"
 #include "launcher/net/protocol.h"
+#include "libpai/plan_seal.h"
 
 // Parsing (protocol.h's parse_*): one read() per message, strict through MessageReader; the
 // variant's alternative is the one whose kType is the message's type. Writing is in
@@ -71,7 +72,15 @@ Log read(const MessageReader& m, const Limits& limits, Tag<Log>) {
 }
 
 Join read(const MessageReader& m, const Limits&, Tag<Join>) {
-  return Join{.node = m.string("node"), .checks = m.array("checks").dump(), .pid = m.int64("pid")};
+  Join join{.node = m.string("node"),
+            .checks = m.array("checks").dump(),
+            .pid = m.int64("pid"),
+            .seal = m.has("seal") ? m.string("seal") : ""};
+  // It is quoted in the coordinator's refusal and journal: only a seal's form gets there.
+  if (m.has("seal") && !is_seal(join.seal)) {
+    m.fail("seal", "expected \"hmac-sha256:\" or \"sha256:\" and 64 lowercase hexadecimal digits");
+  }
+  return join;
 }
 
 Checks read(const MessageReader& m, const Limits&, Tag<Checks>) {

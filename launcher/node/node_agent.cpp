@@ -78,7 +78,8 @@ bool NodeAgent::join() {
   events_.record("joined", {{"coordinator", where}});
   parts_.link.send(net::Join{.node = options_.node,
                              .checks = checks::to_json(options_.checks),
-                             .pid = static_cast<std::int64_t>(::getpid())});
+                             .pid = static_cast<std::int64_t>(::getpid()),
+                             .seal = plan_.seal});
   return true;
 }
 

@@ -77,7 +77,7 @@ class NodeAgent final : public SupervisorHooks {
   int run();
 
   /// Connects (until options.rendezvous_timeout from now) and sends `join` with the node, its
-  /// check results and the launcher's pid. False, said and journaled
+  /// check results, the launcher's pid and the plan's seal. False, said and journaled
   /// (`coordinator-unreachable`), when the coordinator cannot be reached; false, said and
   /// journaled (`node-stopping`) when a stop signal came first (run() then returns 128+N).
   bool join();

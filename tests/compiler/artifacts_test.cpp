@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -78,9 +79,14 @@ TEST_CASE("write_artifacts writes every artifact of design §4 - rendered by lib
                                                  "env/worker-1.sh", "hostfile", "job.token",
                                                  "launch.sh", "plan.json", "roles/ps.json",
                                                  "roles/worker.json"});
-  CHECK(files.at("plan.json") == pai::plan_to_json(plan));
-  CHECK(files.at("roles/worker.json") == pai::role_to_json(plan, plan.roles[0]));
-  CHECK(files.at("roles/ps.json") == pai::role_to_json(plan, plan.roles[1]));
+  const std::string& token = files.at("job.token");
+  CHECK(files.at("plan.json") == pai::plan_to_json(plan, token));
+  const std::string seal = pai::plan_seal(plan, token);
+  CHECK(files.at("roles/worker.json") == pai::role_to_json(plan, plan.roles[0], seal));
+  CHECK(files.at("roles/ps.json") == pai::role_to_json(plan, plan.roles[1], seal));
+  // What a launcher with the token accepts.
+  CHECK(pai::plan_from_json(files.at("plan.json"), "plan.json", pai::JobToken{token, "job.token"})
+            .seal == seal);
   CHECK(files.at("hostfile") == pai::render_hostfile(plan, pai::HostfileStyle::OpenMpi));
   CHECK(files.at("env/worker-1.sh") ==
         pai::render_env_script(plan, plan.placements[1], pai::ProcessContext{}));
@@ -92,22 +98,33 @@ TEST_CASE("write_artifacts writes every artifact of design §4 - rendered by lib
   CHECK(mode_of(out + "/env/worker-0.sh") == 0644);
 }
 
-TEST_CASE("write_artifacts is deterministic except for the token") {
+TEST_CASE("write_artifacts is deterministic for a token - a new token changes only the seal") {
   TempDir dir;
   const pai::Plan plan = pai::testing::make_test_plan(3, 8);
-  pai::write_artifacts(plan, {dir / "a", "", pai::HostfileStyle::OpenMpi});
-  pai::write_artifacts(plan, {dir / "b", "", pai::HostfileStyle::OpenMpi});
+  spit(dir / "given.token", std::string(64, 'c'));
+  pai::write_artifacts(plan, {dir / "a", dir / "given.token", pai::HostfileStyle::OpenMpi});
+  pai::write_artifacts(plan, {dir / "b", dir / "given.token", pai::HostfileStyle::OpenMpi});
   auto a = tree(dir / "a");
-  auto b = tree(dir / "b");
-  CHECK(a.at("job.token") != b.at("job.token"));
-  a.erase("job.token");
-  b.erase("job.token");
-  CHECK(a == b);
+  CHECK(a == tree(dir / "b"));
   // Rendering again into the same folder changes nothing.
-  pai::write_artifacts(plan, {dir / "a", "", pai::HostfileStyle::OpenMpi});
-  auto again = tree(dir / "a");
-  again.erase("job.token");
-  CHECK(again == b);
+  pai::write_artifacts(plan, {dir / "a", dir / "given.token", pai::HostfileStyle::OpenMpi});
+  CHECK(tree(dir / "a") == a);
+
+  // A fresh token: job.token, the plan's seal and the roles' planHash differ, nothing else.
+  pai::write_artifacts(plan, {dir / "c", "", pai::HostfileStyle::OpenMpi});
+  auto c = tree(dir / "c");
+  CHECK(c.at("job.token") != a.at("job.token"));
+  CHECK(c.at("plan.json") != a.at("plan.json"));
+  for (auto* files : {&a, &c}) {
+    const std::string seal = nlohmann::json::parse(files->at("plan.json"))["hash"];
+    for (auto& [name, content] : *files) {
+      for (std::size_t at = content.find(seal); at != std::string::npos; at = content.find(seal)) {
+        content.replace(at, seal.size(), "SEAL");
+      }
+    }
+    files->erase("job.token");
+  }
+  CHECK(a == c);
 }
 
 TEST_CASE("job.token is private - random hex - and in no other artifact") {

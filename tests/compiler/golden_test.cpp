@@ -7,9 +7,11 @@
 //                                  replaced by the case folder's absolute path
 //   <case>/expected/diagnostics.txt  -> `pai-compile --check`: stderr must equal it and the
 //                                  exit code must be 1 (or expected/exit_code)
-//   <case>/expected/...            otherwise -> `pai-compile -o DIR`: every file must be
-//                                  byte-identical, and nothing else written (job.token aside);
-//                                  DIR, an absolute temporary path, is written {out} in them
+//   <case>/expected/...            otherwise -> `pai-compile -o DIR --token-file
+//                                  tests/golden/job.token`: every file must be byte-identical,
+//                                  and nothing else written (job.token aside); DIR, an absolute
+//                                  temporary path, is written {out} in them. The fixed token
+//                                  makes the plan's seal (and the roles' planHash) repeatable.
 //
 // pai-compile runs in the case folder so that diagnostics name files relatively; the case
 // folder and the repository root are removed from absolute paths in its output.
@@ -36,6 +38,8 @@ namespace {
 
 const std::string kGoldenDir = std::string(PAI_SOURCE_DIR) + "/tests/golden";
 const std::string kCompiler = std::string(PAI_BINARY_DIR) + "/compiler/pai-compile";
+// The job token every artifact case is compiled with: plan.json is sealed with it.
+const std::string kToken = kGoldenDir + "/job.token";
 
 bool updating() {
   const char* v = std::getenv("PAI_UPDATE_GOLDEN");
@@ -128,7 +132,7 @@ void check_diagnostics_case(const fs::path& dir) {
 void check_artifacts_case(const fs::path& dir) {
   TempDir scratch;
   const std::string out = scratch / "out";
-  std::vector<std::string> argv = {spec_argument(dir), "-o", out};
+  std::vector<std::string> argv = {spec_argument(dir), "-o", out, "--token-file", kToken};
   const std::vector<std::string> extra = extra_arguments(dir);
   argv.insert(argv.end(), extra.begin(), extra.end());
   const Run run = run_compiler(dir, argv, scratch);

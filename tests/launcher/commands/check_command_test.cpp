@@ -3,12 +3,14 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "libpai/plan_json.h"
 #include "launcher/checks/test_plan.h"
+#include "libpai/plan_json.h"
+#include "support/temp_dir.h"
 
 using namespace pai::checks;
 using pai::launcher::CheckCommandOptions;
@@ -17,11 +19,14 @@ using pai::launcher::run_check_command;
 
 namespace {
 
-// plan.json for a one-node plan in a temporary file, removed on destruction.
+// plan.json for a one-node plan, without a job token (an unkeyed seal), in a folder of its
+// own: a job.token beside it would be read.
 struct PlanFile {
-  std::string path = "/tmp/pai-check-plan-" + std::to_string(getpid()) + ".json";
-  explicit PlanFile(const pai::Plan& plan) { std::ofstream(path) << pai::plan_to_json(plan); }
-  ~PlanFile() { std::remove(path.c_str()); }
+  pai::testing::TempDir dir;
+  std::string path = dir / "plan.json";
+  explicit PlanFile(const pai::Plan& plan) {
+    std::ofstream(path) << pai::plan_to_json_unkeyed(plan);
+  }
 };
 
 pai::Plan plan_with_custom(const std::string& command) {
@@ -128,6 +133,39 @@ TEST_CASE("usage and plan errors exit 2 with a message") {
   CHECK(missing.code == 2);
   CHECK(missing.err.rfind("pai-launch check: ", 0) == 0);
   CHECK(missing.err.find("/nonexistent/plan.json") != std::string::npos);
+}
+
+TEST_CASE("a plan edited after pai-compile runs no check - custom checks are its commands") {
+  pai::testing::TempDir dir;
+  const std::string marker = dir / "ran";
+  const std::string path = dir / "plan.json";
+  pai::testing::spit(dir / "job.token", "0123456789abcdef0123456789abcdef\n");
+  std::string text =
+      pai::plan_to_json(plan_with_custom("touch " + marker), "0123456789abcdef0123456789abcdef");
+  const std::size_t at = text.find("touch ");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 5, "echo ");
+  pai::testing::spit(path, text);
+  CheckCommandOptions options;
+  options.plan_path = path;
+  options.node.name = "node-0";
+  options.only = {"custom"};
+  Run edited = run(options);
+  CHECK(edited.code == 2);
+  CHECK(edited.err == "pai-launch check: " + path +
+                          ": the plan's seal does not verify with the job token " + dir.path() +
+                          "/job.token: the plan was edited after pai-compile wrote it, or "
+                          "compiled with another token; recompile with pai-compile\n");
+  CHECK(edited.out.empty());
+
+  // With the right seal the same check runs; --token-file names the token.
+  pai::testing::spit(path, pai::plan_to_json(plan_with_custom("touch " + marker),
+                                             "0123456789abcdef0123456789abcdef"));
+  std::filesystem::rename(dir / "job.token", dir / "elsewhere.token");
+  options.token_file = dir / "elsewhere.token";
+  Run sealed = run(options);
+  CHECK(sealed.code == 0);
+  CHECK(std::filesystem::exists(marker));
 }
 
 TEST_CASE("a failure's detail is cut to its last lines in the table") {

@@ -42,8 +42,9 @@ TEST_CASE("locate_job takes the coordinator from the plan and job.token beside i
   clear_job_env();
   TempDir dir;
   const pai::Plan plan = pai::testing::make_test_plan();
-  pai::testing::spit(dir / "plan.json", pai::plan_to_json(plan));
-  pai::testing::spit(dir / "job.token", "secret-1\n");
+  pai::testing::spit(dir / "plan.json", pai::plan_to_json(plan, "secret-1"));
+  // As a file written by hand may end: blanks and CR go, as pai-compile drops them.
+  pai::testing::spit(dir / "job.token", "secret-1 \r\n");
   const auto target = locate_job(JobLocator{dir / "plan.json", "", "", ""});
   CHECK(target.job == "test-job");
   CHECK(target.address == plan.coordinator.address);
@@ -52,7 +53,14 @@ TEST_CASE("locate_job takes the coordinator from the plan and job.token beside i
   CHECK(target.endpoint() ==
         plan.coordinator.address + ":" + std::to_string(plan.coordinator.port));
 
+  // --token-file wins over job.token, and must be the token the plan is sealed with.
   pai::testing::spit(dir / "other.token", "secret-2\n");
+  CHECK(locate_error(JobLocator{dir / "plan.json", "", dir / "other.token", ""}) ==
+        dir / "plan.json" + ": the plan's seal does not verify with the job token " +
+            dir / "other.token" +
+            ": the plan was edited after pai-compile wrote it, or compiled with another token; "
+            "recompile with pai-compile");
+  pai::testing::spit(dir / "plan.json", pai::plan_to_json(plan, "secret-2"));
   CHECK(locate_job(JobLocator{dir / "plan.json", "", dir / "other.token", ""}).token == "secret-2");
   CHECK(locate_error(JobLocator{dir / "plan.json", "10.0.0.1:1", "", ""}) ==
         "--plan names the job and its coordinator: do not combine it with --coordinator");
@@ -61,6 +69,12 @@ TEST_CASE("locate_job takes the coordinator from the plan and job.token beside i
   CHECK(locate_error(JobLocator{dir / "missing.json", "", "", ""}).find(dir / "missing.json") !=
         std::string::npos);
   std::filesystem::remove(dir / "job.token");
+  CHECK(locate_error(JobLocator{dir / "plan.json", "", "", ""}) ==
+        dir / "plan.json" +
+            ": the plan is sealed with its job token, which was not found: keep job.token next "
+            "to plan.json or pass --token-file");
+  // A plan without a token loads, but the job cannot be reached without one.
+  pai::testing::spit(dir / "plan.json", pai::plan_to_json_unkeyed(plan));
   CHECK(locate_error(JobLocator{dir / "plan.json", "", "", ""}) ==
         "cannot read the job token from " + dir / "job.token" + ": No such file or directory");
 }

@@ -5,8 +5,12 @@
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "launcher/launcher_harness.h"
+#include "libpai/plan_seal.h"
 
 using namespace pai::testing;
 
@@ -70,14 +74,105 @@ TEST_CASE("truncated - tampered and future-version plans are refused") {
   auto tampered = run_launcher(dir, {"run", "--plan", path});
   CHECK(tampered.code == 2);
   CHECK(tampered.err == "pai-launch: error: " + path +
-                            ": hash mismatch: the plan was modified after pai-compile wrote it\n");
+                            ": hash mismatch: the plan was modified after it was written; "
+                            "recompile with pai-compile\n");
 
-  spit(path, replace_once(good, "\"planVersion\": 1", "\"planVersion\": 99"));
+  spit(path, replace_once(good, "\"planVersion\": 2", "\"planVersion\": 99"));
   auto future = run_launcher(dir, {"run", "--plan", path});
   CHECK(future.code == 2);
   CHECK(future.err ==
         "pai-launch: error: " + path +
-            ": planVersion 99 is newer than this pai-launch understands (1); upgrade pai-launch\n");
+            ": planVersion 99 is newer than this pai-launch understands (2); upgrade pai-launch\n");
+
+  spit(path, replace_once(good, "\"planVersion\": 2", "\"planVersion\": 1"));
+  auto old = run_launcher(dir, {"run", "--plan", path});
+  CHECK(old.code == 2);
+  CHECK(old.err == "pai-launch: error: " + path +
+                       ": planVersion 1 is older than this pai-launch accepts (2 or newer); "
+                       "recompile the job with pai-compile\n");
+}
+
+namespace {
+
+const std::string kToken = "0123456789abcdef0123456789abcdef";
+
+// `text` (a plan.json) with its first role's command replaced by `command` and resealed with
+// a plain sha256, as anyone can without the token.
+std::string edit_and_rehash(const std::string& text, const std::string& command) {
+  nlohmann::json document = nlohmann::json::parse(text);
+  document["roles"][0]["command"] = nlohmann::json{"/bin/sh", "-c", command};
+  document["roles"][0]["launchArgv"] = document["roles"][0]["command"];
+  document.erase("hash");
+  document["hash"] = pai::digest_seal(document.dump(2));
+  return document.dump(2) + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("an edited plan whose sha256 seal was recomputed is refused where the token is") {
+  TempDir dir;
+  const std::string path = write_sealed_plan(dir, local_plan("run-edited", "exit 0"), kToken);
+  const std::string evil = "touch " + dir.path() + "/started";
+  spit(path, edit_and_rehash(slurp(path), evil));
+  // job.token beside the plan, or --token-file: either way the token is there.
+  for (const std::vector<std::string>& token_args :
+       {std::vector<std::string>{}, std::vector<std::string>{"--token-file", dir / "job.token"}}) {
+    std::vector<std::string> args = {"run", "--plan", path, "--log-dir", dir / "logs"};
+    args.insert(args.end(), token_args.begin(), token_args.end());
+    auto r = run_launcher(dir, args);
+    CHECK(r.code == 2);
+    CHECK(r.err == "pai-launch: error: " + path +
+                       ": the plan has an unkeyed sha256 seal, but a job token is present (" +
+                       dir.path() +
+                       "/job.token): pai-compile seals with the token, so the seal was replaced "
+                       "(the plan was edited); recompile with pai-compile\n");
+  }
+  CHECK_FALSE(std::filesystem::exists(dir / "started"));
+
+  // The edit alone, its keyed seal left as it was.
+  const std::string sealed =
+      slurp(write_sealed_plan(dir, local_plan("run-edited", "exit 0"), kToken));
+  spit(path, replace_once(sealed, "\"exit 0\"", "\"" + evil + "\""));
+  auto edited = run_launcher(dir, {"run", "--plan", path, "--log-dir", dir / "logs"});
+  CHECK(edited.code == 2);
+  CHECK(edited.err == "pai-launch: error: " + path +
+                          ": the plan's seal does not verify with the job token " + dir.path() +
+                          "/job.token: the plan was edited after pai-compile wrote it, or "
+                          "compiled with another token; recompile with pai-compile\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "started"));
+}
+
+TEST_CASE("a plan sealed with another token is refused") {
+  TempDir dir;
+  const std::string path =
+      write_sealed_plan(dir, local_plan("run-other-token", "touch " + dir.path() + "/started"),
+                        "fedcba9876543210fedcba9876543210");
+  spit(dir / "job.token", kToken + "\n");  // the token of another compile
+  auto r = run_launcher(dir, {"run", "--plan", path, "--log-dir", dir / "logs"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "pai-launch: error: " + path +
+                     ": the plan's seal does not verify with the job token " + dir.path() +
+                     "/job.token: the plan was edited after pai-compile wrote it, or compiled "
+                     "with another token; recompile with pai-compile\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "started"));
+}
+
+TEST_CASE("a one-node plan runs with its token - and without one only when unkeyed") {
+  TempDir dir;
+  const std::string path =
+      write_sealed_plan(dir, local_plan("run-sealed", "touch " + dir.path() + "/started"), kToken);
+  auto with_token = run_launcher(dir, {"run", "--plan", path, "--log-dir", dir / "logs"});
+  CHECK(with_token.code == 0);
+  CHECK(std::filesystem::exists(dir / "started"));
+
+  std::filesystem::remove(dir / "started");
+  std::filesystem::remove(dir / "job.token");
+  auto without = run_launcher(dir, {"run", "--plan", path, "--log-dir", dir / "logs"});
+  CHECK(without.code == 2);
+  CHECK(without.err == "pai-launch: error: " + path +
+                           ": the plan is sealed with its job token, which was not found: keep "
+                           "job.token next to plan.json or pass --token-file\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "started"));
 }
 
 TEST_CASE("a node that is not in the plan is refused before anything starts") {

@@ -112,6 +112,47 @@ TEST_CASE("a join naming another node than the authenticated one is rejected") {
         "join names node node-2 but the connection authenticated as node-1");
 }
 
+TEST_CASE("a node whose plan differs from the coordinator's is refused - naming both seals") {
+  const std::string ours = "hmac-sha256:" + std::string(64, 'a');
+  const std::string theirs = "hmac-sha256:" + std::string(64, 'b');
+  pai::Plan plan = pai::testing::make_test_plan();
+  plan.seal = ours;
+  MachineHarness h(plan);
+  const auto join_sealed = [&](const std::string& node, const std::string& seal) {
+    const int id = h.connect(node);
+    Json join{{"type", "join"}, {"node", node}, {"checks", passing_checks()}, {"pid", 7}};
+    if (!seal.empty()) join["seal"] = seal;
+    h.receive(id, join);
+  };
+  join_sealed("node-0", ours);
+  CHECK_FALSE(h.closed("node-0"));
+  CHECK(h.records("join").size() == 1);
+
+  join_sealed("node-1", theirs);
+  CHECK(h.closed("node-1"));
+  const std::string reason =
+      "node node-1 runs another plan than the coordinator: its plan.json has seal " + theirs +
+      ", the coordinator's seal " + ours +
+      "; give every node the plan.json and job.token of one pai-compile run";
+  const auto rejected = h.records("peer-rejected");
+  REQUIRE(rejected.size() == 1);
+  CHECK(rejected[0].fields.at("reason") == reason);
+  CHECK(rejected[0].line == "rejected launcher node-1 from 10.0.0.2: " + reason);
+  // The node hears why and exits 2 (node_agent.cpp's finish()).
+  const Json finish = h.only("node-1", "finish");
+  CHECK(finish.at("exitCode") == 2);
+  CHECK(finish.at("reason") == "refused by the coordinator: " + reason);
+  CHECK(h.records("join").size() == 1);
+
+  // A launcher that sends no seal has no plan of this job either.
+  join_sealed("node-2", "");
+  CHECK(h.closed("node-2"));
+  CHECK(h.records("peer-rejected").at(1).fields.at("reason") ==
+        "node node-2 runs another plan than the coordinator: its plan.json has no seal, the "
+        "coordinator's seal " +
+            ours + "; give every node the plan.json and job.token of one pai-compile run");
+}
+
 TEST_CASE("a launcher must join before anything else") {
   MachineHarness h;
   const int id = h.connect("node-1");

@@ -35,20 +35,31 @@ inline Plan cluster_plan(const std::string& name, int subnet, int nodes, int spa
 /// The launchers of one job; each node's output is in its own folder.
 class Cluster {
  public:
-  /// Writes plan.json and job.token into a fresh folder.
+  /// The job token of every cluster.
+  static constexpr const char* kToken = "cluster-test-token-0123456789abcdef";
+
+  /// Writes plan.json, sealed with kToken, and job.token into a fresh folder.
   explicit Cluster(const Plan& plan) : plan_(plan) {
-    plan_path_ = write_plan(dir_, plan_);
+    plan_path_ = write_sealed_plan(dir_, plan_, kToken);
     token_path_ = dir_ / "job.token";
-    spit(token_path_, "cluster-test-token-0123456789abcdef\n");
-    ::chmod(token_path_.c_str(), 0600);
   }
 
-  /// Starts the launcher of `node` with `extra` arguments and `env` set for it alone.
+  /// Writes `plan` as another plan.json of this job (same token), in a folder of its own, for
+  /// start()'s `plan_path`; returns its path.
+  std::string write_other_plan(const Plan& plan) {
+    other_plans_.push_back(std::make_unique<TempDir>());
+    return write_sealed_plan(*other_plans_.back(), plan, kToken);
+  }
+
+  /// Starts the launcher of `node` with `extra` arguments and `env` set for it alone, on the
+  /// cluster's plan.json or on `plan_path`.
   Launcher& start(const std::string& node, std::vector<std::string> extra = {},
-                  const std::map<std::string, std::string>& env = {}) {
+                  const std::map<std::string, std::string>& env = {},
+                  const std::string& plan_path = "") {
     auto& slot = dirs_[node];
     if (!slot) slot = std::make_unique<TempDir>();
-    std::vector<std::string> args = {"run",          "--plan",         plan_path_,
+    const std::string plan_file = plan_path.empty() ? plan_path_ : plan_path;
+    std::vector<std::string> args = {"run",          "--plan",         plan_file,
                                      "--node",       node,             "--token-file",
                                      token_path_,    "--log-dir",      dir_ / "logs",
                                      "--heartbeat-interval-ms", "200", "--rendezvous-timeout",
@@ -94,6 +105,7 @@ class Cluster {
   TempDir dir_;
   std::string plan_path_;
   std::string token_path_;
+  std::vector<std::unique_ptr<TempDir>> other_plans_;
   std::map<std::string, std::unique_ptr<TempDir>> dirs_;
   std::map<std::string, std::unique_ptr<Launcher>> launchers_;
 };

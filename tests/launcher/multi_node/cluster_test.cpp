@@ -185,3 +185,38 @@ TEST_CASE("a node whose custom sanity check fails is replaced by the spare") {
   CHECK(cluster.launcher("node-2").err().find("replaced") != std::string::npos);
   CHECK(leftover_processes("mn-check-spare").empty());
 }
+
+TEST_CASE("the coordinator refuses a launcher whose plan differs from its own") {
+  // Same job, hosts and token; node-2 was given the plan.json of another compile.
+  const Plan plan = cluster_plan("mn-plan-mismatch", 107, 2, 0, "exit 0");
+  Plan other = plan;
+  other.roles[0].command = {"/bin/sh", "-c", "echo another compile"};
+  other.roles[0].launch_argv = other.roles[0].command;
+  Cluster cluster(plan);
+  const std::string ours = plan_seal(plan, Cluster::kToken);
+  const std::string theirs = plan_seal(other, Cluster::kToken);
+  REQUIRE(ours != theirs);
+
+  cluster.start("node-1");
+  Launcher& odd = cluster.start("node-2", {}, {}, cluster.write_other_plan(other));
+  INFO(cluster.transcript());
+  CHECK(odd.wait(20) == 2);
+  const std::string reason =
+      "node node-2 runs another plan than the coordinator: its plan.json "
+      "has seal " +
+      theirs + ", the coordinator's seal " + ours +
+      "; give every node the plan.json and job.token of one pai-compile "
+      "run";
+  CHECK(count_lines_with(odd.err(), "pai-launch: error: refused by the coordinator: " + reason) ==
+        1);
+  CHECK(count_lines_with(slurp(cluster.dir() / "logs/coordinator/events.jsonl"),
+                         "\"event\":\"peer-rejected\"") == 1);
+  CHECK(count_lines_with(cluster.launcher("node-1").err(),
+                         "rejected launcher node-2 from 127.107.0.2: " + reason) == 1);
+
+  // Given the right plan, the same node joins and the job runs.
+  cluster.start("node-2");
+  auto codes = cluster.wait_all();
+  expect_all_exit(codes, 0, cluster);
+  CHECK(leftover_processes("mn-plan-mismatch").empty());
+}

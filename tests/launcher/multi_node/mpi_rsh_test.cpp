@@ -108,7 +108,8 @@ TEST_CASE("mpirun in an MPI job reaches the worker nodes through pai-launch rsh"
   REQUIRE(std::system((PAI_BINARY_DIR "/compiler/pai-compile " + dir / "job.yaml" + " -o " + out +
                        " > " + dir / "compile.log 2>&1")
                           .c_str()) == 0);
-  pai::testing::Cluster cluster(pai::load_plan_file(out + "/plan.json"));
+  pai::testing::Cluster cluster(pai::load_plan_file(
+      out + "/plan.json", pai::JobToken{pai::testing::slurp(out + "/job.token"), "job.token"}));
 
   // mpirun's daemons and ranks inherit the launchers' environment, not the job's: naming the
   // job there lets leftover_processes() find them too. Each "node" gets a /tmp of its own

@@ -74,10 +74,19 @@ const std::string kChecks =
 }  // namespace
 
 TEST_CASE("node launcher messages keep their bytes") {
-  node_golden(Join{"node-0", kChecks, 4242},
+  node_golden(Join{"node-0", kChecks, 4242, ""},
               R"({"checks":)" + kChecks + R"(,"node":"node-0","pid":4242,"type":"join"})");
-  node_golden(Join{"gpu-001", "[]", 4242},
+  node_golden(Join{"gpu-001", "[]", 4242, ""},
               R"({"checks":[],"node":"gpu-001","pid":4242,"type":"join"})");
+  // Added with the keyed plan seal: an optional member, absent when the launcher has none
+  // (so the joins above keep their bytes).
+  const std::string seal = "hmac-sha256:" + std::string(64, 'a');
+  node_golden(
+      Join{"gpu-001", "[]", 4242, seal},
+      R"({"checks":[],"node":"gpu-001","pid":4242,"seal":")" + seal + R"(","type":"join"})");
+  node_golden(Join{"gpu-001", "[]", 4242, "sha256:" + std::string(64, '0')},
+              R"({"checks":[],"node":"gpu-001","pid":4242,"seal":"sha256:)" + std::string(64, '0') +
+                  R"(","type":"join"})");
   node_golden(Checks{kChecks}, R"({"checks":)" + kChecks + R"(,"type":"checks"})");
   node_golden(Checks{"[]"}, R"({"checks":[],"type":"checks"})");
   node_golden(Exited{1,
@@ -255,6 +264,19 @@ TEST_CASE("a mistyped field is refused naming the message and the field") {
         "failure: summary: expected a string");
   CHECK(error_of(R"({"type":"join","node":"n","checks":{},"pid":1})", from_node) ==
         "join: checks: expected an array");
+  CHECK(error_of(R"({"type":"join","node":"n","checks":[],"pid":1,"seal":7})", from_node) ==
+        "join: seal: expected a string");
+  // The seal is quoted in the coordinator's refusal: only the form of a seal gets that far.
+  for (const std::string& seal :
+       {std::string("sha256:abc"), std::string(""), "md5:" + std::string(64, 'a'),
+        "hmac-sha256:" + std::string(64, 'a') + "\x1b[2J"}) {
+    INFO(seal);
+    Json join = Json::parse(R"({"type":"join","node":"n","checks":[],"pid":1})");
+    join["seal"] = seal;
+    CHECK(error_of(join.dump(), from_node) ==
+          "join: seal: expected \"hmac-sha256:\" or \"sha256:\" and 64 lowercase hexadecimal "
+          "digits");
+  }
   CHECK(error_of(R"({"type":"exec-output","id":1,"stream":"stdin","data":""})", from_node) ==
         "exec-output: stream: expected \"stdout\" or \"stderr\", got \"stdin\"");
   CHECK(error_of(R"({"type":"stop","instance":0,"signal":15,"dumpStacks":0,"reason":""})",

@@ -174,6 +174,17 @@ TEST_CASE("join connects until the rendezvous timeout and sends node, checks and
   CHECK(node.journal() == Messages{{{"event", "joined"}, {"coordinator", "10.0.0.1:20000"}}});
 }
 
+TEST_CASE("join carries the seal of the plan.json the launcher verified") {
+  pai::Plan plan = pai::testing::make_test_plan();
+  plan.seal = "hmac-sha256:" + std::string(64, 'e');
+  AgentHarness node("node-1", plan);
+  REQUIRE(node.agent.join());
+  const Messages sent = node.link.take();
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].at("type") == "join");
+  CHECK(sent[0].at("seal") == plan.seal);
+}
+
 TEST_CASE("a coordinator that cannot be reached ends the run with 1 before anything runs") {
   AgentHarness node;
   node.link.refusal = "10.0.0.1:20000: the coordinator rejected us: wrong job token";
