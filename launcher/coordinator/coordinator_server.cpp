@@ -200,7 +200,7 @@ void CoordinatorServer::Impl::on_accept(const error_code& ec, tcp::socket socket
 }
 
 void CoordinatorServer::Impl::refuse(const std::string& reason, Clock::time_point now) {
-  for (const Record& record : refusals.refused(reason, now)) emit(record);
+  for (const Record& record : refusals.refused("", reason, now)) emit(record);
   if (auto due = refusals.next_due()) arm_watch(*due);
 }
 
