@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -38,6 +39,18 @@ void raise_descriptor_limit() {
   }
   REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
   REQUIRE(limit.rlim_cur >= 1100);
+}
+
+// The handshake frame `frame` with a string of `padding` bytes added to its body: still valid,
+// only larger (the proofs do not cover the body).
+std::string padded(const std::string& frame, std::size_t padding) {
+  pai::net::FrameDecoder decoder;
+  decoder.feed(frame.data(), frame.size());
+  pai::net::Frame decoded;
+  REQUIRE(decoder.next(decoded));
+  Json body = Json::parse(decoded.body);
+  body["padding"] = std::string(padding, 'p');
+  return pai::net::encode_frame(decoded.kind, 0, body.dump());
 }
 
 }  // namespace
@@ -119,7 +132,7 @@ TEST_CASE("bad frames are answered with a reject and closed") {
   }
   SECTION("an oversized handshake frame") {
     bytes = frame_header(100000, pai::net::kProtocolVersion, 1) + std::string(20000, 'x');
-    why = "handshake frame over 16384 bytes";
+    why = "handshake over 16384 bytes";
   }
   SECTION("unknown kind") {
     bytes = frame_header(2, pai::net::kProtocolVersion, 99) + "{}";
@@ -215,6 +228,28 @@ TEST_CASE("connections beyond the unauthenticated limit are refused and summariz
   flood.clear();
   CHECK(journal.wait_count("connection-rejected", 4));
   join_all_and_assign(server.port());
+}
+
+TEST_CASE("a client that sends more than 16 KiB before it is welcomed is dropped") {
+  Journal journal;
+  CoordinatorServer server(loopback_plan(), server_options(journal));
+  RawConnection peer(server.port(), "127.0.0.7");
+  pai::net::ClientHandshake handshake(kToken, "test-job", {"control", "laptop"});
+  SECTION("a hello and an auth of 9 KiB each") {
+    REQUIRE(peer.write(padded(handshake.hello(), 9 << 10)));
+    auto challenge = peer.read_frame();
+    REQUIRE(challenge);
+    std::string auth = handshake.on_frame(*challenge);
+    REQUIRE(peer.write(padded(auth, 9 << 10)));
+  }
+  SECTION("a hello of 40 KiB") { REQUIRE(peer.write(padded(handshake.hello(), 40 << 10))); }
+  auto reject = peer.read_frame();
+  REQUIRE(reject);
+  CHECK(reject_reason(*reject) == "handshake over 16384 bytes");
+  CHECK(peer.closed_by_server());
+  auto record = journal.wait_for("connection-rejected", from_address("127.0.0.7"));
+  REQUIRE(record);
+  CHECK(record->fields.at("reason") == "handshake over 16384 bytes");
 }
 
 TEST_CASE("a handshake that does not finish in time is rejected") {
