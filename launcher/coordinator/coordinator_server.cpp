@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/coordinator/handshake_slots.h"
 #include "launcher/coordinator/refusal_summary.h"
 #include "launcher/coordinator/session.h"
 #include "launcher/net/protocol.h"
@@ -55,8 +56,7 @@ struct CoordinatorServer::Impl final : SessionListener {
   // What the server knows of a connection beyond the session itself.
   struct Connection {
     std::shared_ptr<Session> session;
-    bool unauthenticated = true;  // counted in `unauthenticated`
-    bool machine_knows = false;   // connected() was called and disconnected() is still owed
+    bool machine_knows = false;  // connected() was called and disconnected() is still owed
   };
 
   Impl(Plan plan, ServerOptions server_options);
@@ -77,7 +77,8 @@ struct CoordinatorServer::Impl final : SessionListener {
   std::unordered_map<int, Connection> connections;
   std::vector<char> read_buffer = std::vector<char>(kReadBufferSize);
   int next_id = 1;
-  std::size_t unauthenticated = 0;
+  // Connections still handshaking hold a slot; authenticated and closing ones do not.
+  HandshakeSlots handshake_slots;
   RefusalSummary refusals;
   std::optional<Clock::time_point> machine_wake;
   std::optional<Clock::time_point> watch_wake;
@@ -96,7 +97,10 @@ struct CoordinatorServer::Impl final : SessionListener {
   void run();
   void accept();
   void on_accept(const error_code& ec, tcp::socket socket);
-  void refuse(const std::string& reason, Clock::time_point now);
+  // Journals a connection refused before it authenticated (as counts, see RefusalSummary).
+  void refuse(const std::string& address, const std::string& reason, Clock::time_point now,
+              bool shown = true);
+  void evict(const HandshakeSlots::Eviction& eviction, Clock::time_point now);
 
   void apply(std::vector<Action> actions);
   void send(int id, const Json& message);
@@ -114,6 +118,7 @@ struct CoordinatorServer::Impl final : SessionListener {
   void stop();
 
   void emit(const Record& record);
+  // An authenticated peer broke the protocol: one record naming its node.
   void reject_record(const Session& session, const std::string& reason);
 
   // SessionListener
@@ -127,7 +132,8 @@ struct CoordinatorServer::Impl final : SessionListener {
 CoordinatorServer::Impl::Impl(Plan plan, ServerOptions server_options)
     : options(std::move(server_options)),
       job(plan.name),
-      machine(std::move(plan), options.settings, Clock::now()) {}
+      machine(std::move(plan), options.settings, Clock::now()),
+      handshake_slots(options.max_unauthenticated_per_address, options.max_unauthenticated) {}
 
 void CoordinatorServer::Impl::listen() {
   std::string where = options.listen_address + ":" + std::to_string(options.port);
@@ -169,7 +175,7 @@ void CoordinatorServer::Impl::on_accept(const error_code& ec, tcp::socket socket
   if (ec == asio::error::operation_aborted || stopped || finishing) return;
   auto now = Clock::now();
   if (ec) {
-    refuse("accept failed: " + ec.message(), now);
+    refuse("", "accept failed: " + ec.message(), now);
     if (ec == asio::error::connection_aborted) {
       accept();
     } else {
@@ -180,28 +186,33 @@ void CoordinatorServer::Impl::on_accept(const error_code& ec, tcp::socket socket
     }
     return;
   }
-  if (unauthenticated >= options.max_unauthenticated) {
-    error_code ignored;
-    socket.close(ignored);
-    refuse(
-        "more than " + std::to_string(options.max_unauthenticated) + " unauthenticated connections",
-        now);
-    accept();
-    return;
-  }
   int id = next_id++;
   auto session =
       std::make_shared<Session>(std::move(socket), id, options.token, job, read_buffer, *this);
   connections.emplace(id, Connection{session});
-  ++unauthenticated;
+  // The newcomer always gets in: a flood's idle sockets are older than any client that is
+  // about to authenticate, so they go first.
+  if (auto eviction = handshake_slots.admit(id, session->address())) evict(*eviction, now);
   session->start();
   arm_watch(session->accepted_at() + options.handshake_timeout);
   accept();
 }
 
-void CoordinatorServer::Impl::refuse(const std::string& reason, Clock::time_point now) {
-  for (const Record& record : refusals.refused(reason, now)) emit(record);
+void CoordinatorServer::Impl::refuse(const std::string& address, const std::string& reason,
+                                     Clock::time_point now, bool shown) {
+  for (const Record& record : refusals.refused(address, reason, now, shown)) emit(record);
   if (auto due = refusals.next_due()) arm_watch(*due);
+}
+
+void CoordinatorServer::Impl::evict(const HandshakeSlots::Eviction& eviction,
+                                    Clock::time_point now) {
+  auto it = connections.find(eviction.id);
+  if (it == connections.end()) return;
+  Session& session = *it->second.session;
+  refuse(session.address(), eviction.reason, now);
+  // Closed without a reject frame: a launcher takes a reject as final, but one evicted under a
+  // flood (it took longer than the flood needed to open 64 newer connections) should retry.
+  session.close();
 }
 
 // ---- The machine ----
@@ -333,7 +344,8 @@ void CoordinatorServer::Impl::watch() {
   }
   for (const auto& session : late_handshakes) {
     std::string reason = "no handshake within " + seconds_text(options.handshake_timeout);
-    reject_record(*session, reason);
+    handshake_slots.release(session->id());
+    refuse(session->address(), reason, now);
     session->reject(reason);
     consider(now + options.flush_timeout);
   }
@@ -407,17 +419,11 @@ void CoordinatorServer::Impl::emit(const Record& record) {
 }
 
 void CoordinatorServer::Impl::reject_record(const Session& session, const std::string& reason) {
-  Json fields{{"address", session.address()}, {"reason", reason}};
-  std::string who = session.address();
-  if (session.authenticated()) {
-    fields["node"] = session.claim().node;
-    who = session.claim().peer + " " + session.claim().node + " (" + who + ")";
-  }
-  // A connection closed before saying anything is journaled but not shown: every node's
-  // network check probes the coordinator's port that way.
-  emit(Record{"connection-rejected", std::move(fields),
-              session.silent() ? std::string()
-                               : "rejected a connection from " + who + ": " + reason});
+  const net::PeerClaim& claim = session.claim();
+  emit(Record{"connection-rejected",
+              Json{{"address", session.address()}, {"node", claim.node}, {"reason", reason}},
+              "rejected a connection from " + claim.peer + " " + claim.node + " (" +
+                  session.address() + "): " + reason});
 }
 
 // ---- SessionListener ----
@@ -425,8 +431,7 @@ void CoordinatorServer::Impl::reject_record(const Session& session, const std::s
 void CoordinatorServer::Impl::welcomed(Session& session) {
   auto it = connections.find(session.id());
   if (it == connections.end()) return;
-  it->second.unauthenticated = false;
-  --unauthenticated;
+  handshake_slots.release(session.id());
   if (finishing) {
     session.close();
     return;
@@ -444,9 +449,17 @@ void CoordinatorServer::Impl::received(Session& session, const Json& message) {
 
 void CoordinatorServer::Impl::failed(Session& session, const std::string& reason,
                                      bool protocol_error) {
-  // Every connection that never authenticated is a rejection, whatever ended it: a wrong
-  // token shows up here as a client hanging up on the server's proof.
-  if (protocol_error || !session.authenticated()) reject_record(session, reason);
+  if (!session.authenticated()) {
+    // Every connection that never authenticated is a refusal, whatever ended it: a wrong
+    // token shows up here as a client hanging up on the server's proof. They are counted,
+    // not journaled one by one: a flood of them is one record per address and second. One
+    // closed before saying anything is journaled but not shown: every node's network check
+    // probes the coordinator's port that way.
+    handshake_slots.release(session.id());
+    refuse(session.address(), reason, Clock::now(), !session.silent());
+  } else if (protocol_error) {
+    reject_record(session, reason);
+  }
   auto it = connections.find(session.id());
   if (it != connections.end()) lose(it->second, reason);
   arm_watch(session.closing_since() + options.flush_timeout);
@@ -461,7 +474,7 @@ void CoordinatorServer::Impl::closed(Session& session) {
   if (it == connections.end()) return;
   Connection connection = std::move(it->second);
   connections.erase(it);
-  if (connection.unauthenticated) --unauthenticated;
+  handshake_slots.release(session.id());
   lose(connection, "connection closed");
   if (finishing) check_flushed();
 }

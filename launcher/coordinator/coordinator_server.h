@@ -28,8 +28,12 @@ struct ServerOptions {
   // Flood limits (docs/protocol.md); tests shrink them.
   /// A connection that has not finished the handshake by then is rejected and closed.
   std::chrono::milliseconds handshake_timeout{10000};
-  /// Connections accepted beyond this many unauthenticated ones are closed at once and
-  /// summarized in one "connections-refused" record per second at most.
+  /// At most this many connections from one address may be unauthenticated (still in the
+  /// handshake) at once: a new one beyond it evicts the oldest of them, so idle sockets cannot
+  /// keep out a client of the same address, which authenticates at once. At least 1.
+  std::size_t max_unauthenticated_per_address = 64;
+  /// Likewise in all: a new one beyond it evicts the oldest of the address holding the most.
+  /// Authenticated connections never count and are never evicted. At least 1.
   std::size_t max_unauthenticated = 4096;
   /// A peer with more output queued than this (it does not read) is dropped.
   std::size_t max_queued_output = std::size_t{64} << 20;
@@ -39,17 +43,20 @@ struct ServerOptions {
 
 /// Runs the coordinator in a background thread from construction to destruction.
 ///
-/// Records of its own, besides the machine's: "connection-rejected" {address, reason[, node]}
-/// (failed handshake, bad frame, replay, truncated frame, handshake timeout),
-/// "connection-dropped" {address, node, reason} (output queue over the limit),
-/// "connections-refused" {count, reason} (flood) and "coordinator-error" {what}.
+/// Records of its own, besides the machine's: "connections-refused" {address, count, reason}
+/// for connections that never authenticated (failed or late handshake, evicted, accept
+/// errors), counted per address and reason and at most one round a second (RefusalSummary),
+/// "connection-rejected" {address, node, reason} (an authenticated peer broke the protocol:
+/// bad frame, replay, truncated frame), "connection-dropped" {address, node, reason} (output
+/// queue over the limit) and "coordinator-error" {what}.
 /// The machine hears disconnected() for every connection it was told about, unless it closed
 /// it itself (a Close action): a lost connection, a protocol error, missed heartbeats
 /// ("no heartbeat for 5.0s") or a dropped peer.
 class CoordinatorServer {
  public:
   /// Binds and listens (throws std::runtime_error naming the address and the reason), then
-  /// starts the thread.
+  /// starts the thread. Throws std::invalid_argument for a limit of unauthenticated
+  /// connections of 0.
   CoordinatorServer(Plan plan, ServerOptions options);
   /// Stops the loop and joins the thread; open connections are closed.
   ~CoordinatorServer();

@@ -1,27 +1,89 @@
 #include "launcher/coordinator/refusal_summary.h"
 
+#include <algorithm>
+
 namespace pai::launcher::coordinator {
 
-std::vector<Record> RefusalSummary::refused(const std::string& reason, Clock::time_point now) {
-  ++pending_[reason];
+namespace {
+
+std::string connections(std::size_t count) {
+  return std::to_string(count) + (count == 1 ? " connection" : " connections");
+}
+
+}  // namespace
+
+std::vector<Record> RefusalSummary::refused(const std::string& address, const std::string& reason,
+                                            Clock::time_point now, bool shown) {
+  auto key = std::make_pair(
+      address, reason.size() > kMaxReason ? reason.substr(0, kMaxReason) + "..." : reason);
+  auto it = pending_.find(key);
+  if (it == pending_.end() && pending_.size() < kMaxTracked) {
+    it = pending_.emplace(std::move(key), Count{0, pending_.size(), false}).first;
+  }
+  if (it != pending_.end()) {
+    ++it->second.count;
+    it->second.shown = it->second.shown || shown;
+  } else {
+    ++untracked_count_;
+    untracked_shown_ = untracked_shown_ || shown;
+  }
   return due(now);
 }
 
 std::vector<Record> RefusalSummary::due(Clock::time_point now) {
   std::vector<Record> records;
-  if (pending_.empty() || (last_report_ && now < *last_report_ + interval_)) return records;
-  for (const auto& [reason, count] : pending_) {
-    records.push_back(Record{"connections-refused", Json{{"count", count}, {"reason", reason}},
-                             "refused " + std::to_string(count) + " connection" +
-                                 (count == 1 ? "" : "s") + ": " + reason});
+  if (!next_due() || now < *next_due()) return records;
+
+  using Entry = std::map<std::pair<std::string, std::string>, Count>::const_iterator;
+  std::vector<Entry> entries;
+  entries.reserve(pending_.size());
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) entries.push_back(it);
+  auto listed = std::min(entries.size(), kMaxListed);
+  std::partial_sort(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(listed),
+                    entries.end(), [](Entry a, Entry b) {
+                      if (a->second.count != b->second.count) {
+                        return a->second.count > b->second.count;
+                      }
+                      return a->second.first_seen < b->second.first_seen;
+                    });
+
+  for (std::size_t i = 0; i < listed; ++i) {
+    const auto& [address, reason] = entries[i]->first;
+    const Count& count = entries[i]->second;
+    Json fields{{"count", count.count}, {"reason", reason}};
+    std::string from;
+    if (!address.empty()) {
+      fields["address"] = address;
+      from = " from " + address;
+    }
+    records.push_back(Record{"connections-refused", std::move(fields),
+                             count.shown
+                                 ? "refused " + connections(count.count) + from + ": " + reason
+                                 : std::string()});
   }
+  std::size_t rest = untracked_count_;
+  bool rest_shown = untracked_shown_;
+  for (std::size_t i = listed; i < entries.size(); ++i) {
+    rest += entries[i]->second.count;
+    rest_shown = rest_shown || entries[i]->second.shown;
+  }
+  if (rest > 0) {
+    records.push_back(Record{"connections-refused", Json{{"count", rest}},
+                             rest_shown ? "refused " + std::to_string(rest) + " more connection" +
+                                              (rest == 1 ? "" : "s") +
+                                              " from other addresses or for other reasons"
+                                        : std::string()});
+  }
+
   pending_.clear();
+  untracked_count_ = 0;
+  untracked_shown_ = false;
   last_report_ = now;
   return records;
 }
 
 std::optional<Clock::time_point> RefusalSummary::next_due() const {
-  if (pending_.empty()) return std::nullopt;
+  if (pending_.empty() && untracked_count_ == 0) return std::nullopt;
   // Pending counts exist only after a report (the first refusal is reported at once).
   return last_report_ ? *last_report_ + interval_ : Clock::time_point{};
 }

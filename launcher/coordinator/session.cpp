@@ -1,5 +1,6 @@
 #include "launcher/coordinator/session.h"
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <utility>
@@ -15,7 +16,9 @@ namespace {
 // starve the rest of the loop.
 constexpr int kReadsPerWakeup = 16;
 // hello and auth are a few hundred bytes. Without this cap, each of the thousands of
-// unauthenticated connections allowed could make the server buffer a 1 MiB frame.
+// unauthenticated connections allowed could make the server buffer a 1 MiB frame. It bounds
+// everything a connection sends before it is welcomed, not one frame: a hello and an auth of
+// 15 KiB each are over it too.
 constexpr std::size_t kMaxHandshakeBytes = 16 * 1024;
 
 std::string numeric_address(const asio::ip::tcp::socket& socket) {
@@ -88,13 +91,21 @@ void Session::wait_readable() {
 void Session::on_readable() {
   for (int i = 0; i < kReadsPerWakeup; ++i) {
     error_code ec;
-    std::size_t n = socket_.read_some(asio::buffer(read_buffer_), ec);
+    // Before the welcome, read no more than one byte past the handshake's limit: that byte is
+    // enough to refuse the connection, and no more is ever buffered for it.
+    std::size_t want = read_buffer_.size();
+    if (state_ == State::Handshaking) {
+      want = std::min(want, kMaxHandshakeBytes + 1 - handshake_bytes());
+    }
+    std::size_t n = socket_.read_some(asio::buffer(read_buffer_.data(), want), ec);
     if (ec == asio::error::would_block || ec == asio::error::try_again) break;
     if (ec == asio::error::eof) {
       if (decoder_.buffered() > 0) {
         fail("truncated frame", true);
+      } else if (state_ != State::Handshaking) {
+        fail("connection closed", false);
       } else {
-        fail(state_ == State::Handshaking ? "closed during the handshake" : "connection closed",
+        fail(received_any_ ? "closed during the handshake" : "closed before sending anything",
              false);
       }
       return;
@@ -118,14 +129,23 @@ void Session::consume(const char* data, std::size_t size) {
     // A listener may close this session while it handles a frame: stop there.
     while ((state_ == State::Handshaking || state_ == State::Authenticated) &&
            decoder_.next(frame)) {
+      if (state_ == State::Handshaking) handshake_frame_bytes_ += frame.signed_bytes.size();
+      check_handshake_size();
       handle_frame(frame);
     }
-    if (state_ == State::Handshaking && decoder_.buffered() > kMaxHandshakeBytes) {
-      throw net::ProtocolError("handshake frame over " + std::to_string(kMaxHandshakeBytes) +
-                               " bytes");
-    }
+    check_handshake_size();
   } catch (const net::ProtocolError& e) {
     fail(e.what(), true);
+  }
+}
+
+std::size_t Session::handshake_bytes() const {
+  return handshake_frame_bytes_ + decoder_.buffered();
+}
+
+void Session::check_handshake_size() const {
+  if (state_ == State::Handshaking && handshake_bytes() > kMaxHandshakeBytes) {
+    throw net::ProtocolError("handshake over " + std::to_string(kMaxHandshakeBytes) + " bytes");
   }
 }
 

@@ -95,6 +95,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // Feeds received bytes to the decoder and handles every complete frame.
   void consume(const char* data, std::size_t size);
   void handle_frame(const net::Frame& frame);
+  // Bytes received before the welcome: the handshake frames taken and what is buffered.
+  std::size_t handshake_bytes() const;
+  // Throws ProtocolError once a connection that is still handshaking sent more than the limit.
+  void check_handshake_size() const;
   void fail(const std::string& reason, bool protocol_error);
   void queue(std::string bytes);
   void write_next();
@@ -109,6 +113,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool authenticated_ = false;
   net::FrameDecoder decoder_;
   net::ServerHandshake handshake_;
+  std::size_t handshake_frame_bytes_ = 0;  // of the hello and auth frames taken
   Clock::time_point accepted_at_;
   Clock::time_point last_received_;
   bool received_any_ = false;

@@ -3,7 +3,9 @@
 #include <sys/resource.h>
 
 #include <catch2/catch.hpp>
+#include <functional>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -40,6 +42,41 @@ void raise_descriptor_limit() {
   REQUIRE(limit.rlim_cur >= 1100);
 }
 
+// The connections counted in "connections-refused" records that `match`.
+std::size_t refused_count(Journal& journal,
+                          const std::function<bool(const Record&)>& match = nullptr) {
+  std::size_t count = 0;
+  for (const auto& record : journal.all("connections-refused")) {
+    if (!match || match(record)) count += record.fields.at("count").get<std::size_t>();
+  }
+  return count;
+}
+
+// Whether the records count at least `count` refused connections within `timeout` (they
+// come at most once a second).
+bool wait_refused(Journal& journal, std::size_t count,
+                  const std::function<bool(const Record&)>& match = nullptr,
+                  std::chrono::milliseconds timeout = 5s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (refused_count(journal, match) < count) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+// The handshake frame `frame` with a string of `padding` bytes added to its body: still valid,
+// only larger (the proofs do not cover the body).
+std::string padded(const std::string& frame, std::size_t padding) {
+  pai::net::FrameDecoder decoder;
+  decoder.feed(frame.data(), frame.size());
+  pai::net::Frame decoded;
+  REQUIRE(decoder.next(decoded));
+  Json body = Json::parse(decoded.body);
+  body["padding"] = std::string(padding, 'p');
+  return pai::net::encode_frame(decoded.kind, 0, body.dump());
+}
+
 }  // namespace
 
 TEST_CASE("three launchers join and each receives its assign") {
@@ -63,9 +100,10 @@ TEST_CASE("a wrong token is rejected and the others are served on") {
   } catch (const pai::net::ConnectionError& e) {
     CHECK_THAT(e.what(), Catch::Contains("the coordinator does not know the job token"));
   }
-  auto hung_up = journal.wait_for("connection-rejected", from_address("127.0.0.9"));
+  auto hung_up = journal.wait_for("connections-refused", from_address("127.0.0.9"));
   REQUIRE(hung_up);
   CHECK(hung_up->fields.at("reason") == "closed during the handshake");
+  CHECK(hung_up->fields.at("count") == 1);
 
   // A client that sends a proof made without the token is told so.
   RawConnection forger(server.port(), "127.0.0.8");
@@ -80,7 +118,7 @@ TEST_CASE("a wrong token is rejected and the others are served on") {
   REQUIRE(reject);
   CHECK(reject_reason(*reject) == "authentication failed: the client does not know the job token");
   CHECK(forger.closed_by_server());
-  auto forged = journal.wait_for("connection-rejected", from_address("127.0.0.8"));
+  auto forged = journal.wait_for("connections-refused", from_address("127.0.0.8"));
   REQUIRE(forged);
   CHECK(forged->fields.at("reason") ==
         "authentication failed: the client does not know the job token");
@@ -119,7 +157,7 @@ TEST_CASE("bad frames are answered with a reject and closed") {
   }
   SECTION("an oversized handshake frame") {
     bytes = frame_header(100000, pai::net::kProtocolVersion, 1) + std::string(20000, 'x');
-    why = "handshake frame over 16384 bytes";
+    why = "handshake over 16384 bytes";
   }
   SECTION("unknown kind") {
     bytes = frame_header(2, pai::net::kProtocolVersion, 99) + "{}";
@@ -139,10 +177,10 @@ TEST_CASE("bad frames are answered with a reject and closed") {
   REQUIRE(reject);
   CHECK(reject_reason(*reject) == why);
   CHECK(peer.closed_by_server());
-  auto record = journal.wait_for("connection-rejected", from_address("127.0.0.7"));
+  auto record = journal.wait_for("connections-refused", from_address("127.0.0.7"));
   REQUIRE(record);
-  CHECK(record->fields.at("reason") == why);
-  CHECK(record->line == "rejected a connection from 127.0.0.7: " + why);
+  CHECK(record->fields == Json{{"address", "127.0.0.7"}, {"count", 1}, {"reason", why}});
+  CHECK(record->line == "refused 1 connection from 127.0.0.7: " + why);
 
   join_all_and_assign(server.port());
 }
@@ -157,7 +195,7 @@ TEST_CASE("a truncated frame is rejected before and after the handshake") {
   auto reject = early.read_frame();
   REQUIRE(reject);
   CHECK(reject_reason(*reject) == "truncated frame");
-  auto before = journal.wait_for("connection-rejected", from_address("127.0.0.7"));
+  auto before = journal.wait_for("connections-refused", from_address("127.0.0.7"));
   REQUIRE(before);
   CHECK(before->fields.at("reason") == "truncated frame");
 
@@ -174,47 +212,159 @@ TEST_CASE("a truncated frame is rejected before and after the handshake") {
   CHECK(after->fields.at("node") == "node-0");
 }
 
-TEST_CASE("a flood of silent connections does not keep launchers out") {
+TEST_CASE("silent connections within the limits are left alone") {
   raise_descriptor_limit();
   Journal journal;
   CoordinatorServer server(loopback_plan(), server_options(journal));
+  // 500 from 10 addresses: 50 each, under the 64 allowed per address.
   std::vector<std::unique_ptr<RawConnection>> flood;
-  for (int i = 0; i < 500; ++i) flood.push_back(std::make_unique<RawConnection>(server.port()));
+  for (int i = 0; i < 500; ++i) {
+    flood.push_back(
+        std::make_unique<RawConnection>(server.port(), "127.0.2." + std::to_string(i % 10 + 1)));
+  }
   join_all_and_assign(server.port());
   CHECK(journal.all("connections-refused").empty());
-  for (const auto& silent : flood) CHECK_FALSE(silent->eof());
+  for (const auto& silent : flood) CHECK_FALSE(silent->closed_by_server(1ms));
 }
 
-TEST_CASE("connections beyond the unauthenticated limit are refused and summarized") {
+TEST_CASE("idle sockets from one address do not keep out clients of that address or another") {
+  raise_descriptor_limit();
   Journal journal;
   auto options = server_options(journal);
-  options.max_unauthenticated = 4;
+  // Below the flood, so that the total cap is reached too if nothing else holds it.
+  options.max_unauthenticated = 200;
   CoordinatorServer server(loopback_plan(), options);
 
+  // node-0's own address.
   std::vector<std::unique_ptr<RawConnection>> flood;
-  for (int i = 0; i < 10; ++i) flood.push_back(std::make_unique<RawConnection>(server.port()));
-  // Accepted in order: the first four wait for their handshake, the rest are closed at once.
-  for (int i = 4; i < 10; ++i) CHECK(flood[i]->closed_by_server(2s));
-  for (int i = 0; i < 4; ++i) CHECK_FALSE(flood[i]->closed_by_server(10ms));
-
-  std::size_t refused = 0;
-  auto deadline = std::chrono::steady_clock::now() + 3s;
-  while (refused < 6 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(50ms);
-    refused = 0;
-    for (const auto& record : journal.all("connections-refused")) {
-      CHECK(record.fields.at("reason") == "more than 4 unauthenticated connections");
-      refused += record.fields.at("count").get<std::size_t>();
-    }
+  for (int i = 0; i < 250; ++i) {
+    flood.push_back(std::make_unique<RawConnection>(server.port(), node_address(0)));
   }
-  CHECK(refused == 6);
-  // At most one summary a second: the first refusal, then the other five together.
-  CHECK(journal.all("connections-refused").size() == 2);
-
-  // Once the silent ones are gone, there is room again.
-  flood.clear();
-  CHECK(journal.wait_count("connection-rejected", 4));
+  // A control client of the same address and of another, then every launcher.
+  for (const auto& address : {node_address(0), std::string("127.0.0.9")}) {
+    pai::net::Client control(client_options(server.port(), "control", "laptop", address));
+    control.send(Json{{"type", "status"}});
+    CHECK(await(control, "status").at("phase") == "rendezvous");
+  }
   join_all_and_assign(server.port());
+
+  const std::string evicted =
+      "evicted by a newer connection: at most 64 unauthenticated connections per address";
+  // Accepted in order, 64 held at most: the oldest 186 made room for newer ones of the flood,
+  // the next for the control client of 127.0.0.1. The launcher of that address then took the
+  // slot the control client freed when it authenticated.
+  for (int i = 0; i < 187; ++i) {
+    // Closed without a frame: a launcher retries.
+    CHECK_FALSE(flood[i]->read_frame(2s));
+    CHECK(flood[i]->eof());
+  }
+  for (int i = 187; i < 250; ++i) CHECK_FALSE(flood[i]->closed_by_server(1ms));
+  CHECK(wait_refused(journal, 187, from_address(node_address(0))));
+  CHECK(refused_count(journal) == 187);
+  for (const auto& record : journal.all("connections-refused")) {
+    CHECK(record.fields.at("reason") == evicted);
+  }
+}
+
+TEST_CASE("at the total limit the address holding the most gives up its oldest connection") {
+  Journal journal;
+  auto options = server_options(journal);
+  options.max_unauthenticated = 10;
+  CoordinatorServer server(loopback_plan(), options);
+  auto idle = [&](const std::string& address) {
+    return std::make_unique<RawConnection>(server.port(), address);
+  };
+
+  std::vector<std::unique_ptr<RawConnection>> busy;   // 127.0.2.1
+  std::vector<std::unique_ptr<RawConnection>> quiet;  // 127.0.2.2, the oldest of all first
+  std::vector<std::unique_ptr<RawConnection>> late;   // 127.0.2.3
+  quiet.push_back(idle("127.0.2.2"));
+  for (int i = 0; i < 6; ++i) busy.push_back(idle("127.0.2.1"));
+  for (int i = 0; i < 3; ++i) quiet.push_back(idle("127.0.2.2"));
+
+  // 10 held: a control client makes room (busy[0]), authenticates and is served.
+  pai::net::Client control(client_options(server.port(), "control", "laptop", "127.0.0.9"));
+  control.send(Json{{"type", "status"}});
+  CHECK(await(control, "status").at("phase") == "rendezvous");
+  // Back at 10; then busy[1] goes (5 against 4), quiet[0] (4 each, it is the older) and,
+  // for a launcher, busy[2] (4 against 3 and 3).
+  for (int i = 0; i < 3; ++i) late.push_back(idle("127.0.2.3"));
+  auto launcher = join(server.port(), 0);
+
+  const std::string evicted =
+      "evicted by a newer connection: at most 10 unauthenticated connections";
+  for (RawConnection* gone : {busy[0].get(), busy[1].get(), quiet[0].get(), busy[2].get()}) {
+    CHECK_FALSE(gone->read_frame(2s));
+    CHECK(gone->eof());
+  }
+  for (int i = 3; i < 6; ++i) CHECK_FALSE(busy[i]->closed_by_server(10ms));
+  for (int i = 1; i < 4; ++i) CHECK_FALSE(quiet[i]->closed_by_server(10ms));
+  for (const auto& waiting : late) CHECK_FALSE(waiting->closed_by_server(10ms));
+  CHECK_FALSE(closed_by_server(*launcher, 10ms));
+
+  CHECK(wait_refused(journal, 4));
+  CHECK(refused_count(journal, from_address("127.0.2.1")) == 3);
+  CHECK(refused_count(journal, from_address("127.0.2.2")) == 1);
+  for (const auto& record : journal.all("connections-refused")) {
+    CHECK(record.fields.at("reason") == evicted);
+  }
+}
+
+TEST_CASE("many bad handshakes are journaled as a bounded number of counts") {
+  Journal journal;
+  CoordinatorServer server(loopback_plan(), server_options(journal));
+  const std::string why = "unsupported protocol version 47 (expected 1)";
+  auto begin = std::chrono::steady_clock::now();
+  // 300 from one address, then 5 from each of 20 others: more addresses than a round lists.
+  std::size_t sent = 0;
+  auto garbage = [&](const std::string& address) {
+    RawConnection peer(server.port(), address);
+    REQUIRE(peer.write("GET / HTTP/1.1\r\n\r\n"));
+    REQUIRE(peer.closed_by_server());
+    ++sent;
+  };
+  for (int i = 0; i < 300; ++i) garbage("127.0.0.7");
+  for (int a = 1; a <= 20; ++a) {
+    for (int i = 0; i < 5; ++i) garbage("127.0.3." + std::to_string(a));
+  }
+  REQUIRE(wait_refused(journal, sent));
+  auto seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - begin)
+          .count();
+
+  auto records = journal.all("connections-refused");
+  // At most one round a second, the first at once; at most 16 listed and one sum each.
+  CHECK(records.size() <= 17 * static_cast<std::size_t>(seconds + 2));
+  CHECK(records.size() < 40);
+  for (const auto& record : records) {
+    if (record.fields.contains("address")) CHECK(record.fields.at("reason") == why);
+  }
+  std::this_thread::sleep_for(1200ms);
+  CHECK(refused_count(journal) == sent);
+  CHECK(journal.all("connection-rejected").empty());
+  join_all_and_assign(server.port());
+}
+
+TEST_CASE("a client that sends more than 16 KiB before it is welcomed is dropped") {
+  Journal journal;
+  CoordinatorServer server(loopback_plan(), server_options(journal));
+  RawConnection peer(server.port(), "127.0.0.7");
+  pai::net::ClientHandshake handshake(kToken, "test-job", {"control", "laptop"});
+  SECTION("a hello and an auth of 9 KiB each") {
+    REQUIRE(peer.write(padded(handshake.hello(), 9 << 10)));
+    auto challenge = peer.read_frame();
+    REQUIRE(challenge);
+    std::string auth = handshake.on_frame(*challenge);
+    REQUIRE(peer.write(padded(auth, 9 << 10)));
+  }
+  SECTION("a hello of 40 KiB") { REQUIRE(peer.write(padded(handshake.hello(), 40 << 10))); }
+  auto reject = peer.read_frame();
+  REQUIRE(reject);
+  CHECK(reject_reason(*reject) == "handshake over 16384 bytes");
+  CHECK(peer.closed_by_server());
+  auto record = journal.wait_for("connections-refused", from_address("127.0.0.7"));
+  REQUIRE(record);
+  CHECK(record->fields.at("reason") == "handshake over 16384 bytes");
 }
 
 TEST_CASE("a handshake that does not finish in time is rejected") {
@@ -237,8 +387,11 @@ TEST_CASE("a handshake that does not finish in time is rejected") {
     CHECK(reject_reason(*reject) == "no handshake within 0.2s");
     CHECK(peer->closed_by_server());
   }
-  CHECK(journal.wait_for("connection-rejected", from_address("127.0.0.7")));
-  CHECK(journal.wait_for("connection-rejected", from_address("127.0.0.8")));
+  for (const char* address : {"127.0.0.7", "127.0.0.8"}) {
+    auto record = journal.wait_for("connections-refused", from_address(address));
+    REQUIRE(record);
+    CHECK(record->fields.at("reason") == "no handshake within 0.2s");
+  }
 }
 
 TEST_CASE("a launcher that stops sending heartbeats is disconnected - control clients are not") {
