@@ -132,6 +132,14 @@ void Client::Impl::connect(const ClientOptions& options, Clock::time_point deadl
       fail("cannot connect: timed out after " + std::to_string(options.connect_timeout.count()) +
            " ms");
     }
+    // A client retrying a local port nobody listens on yet can connect to itself (TCP
+    // simultaneous open: its ephemeral port was the port it dialed), and then holds the very
+    // port the coordinator is about to listen on.
+    if (!result && socket.local_endpoint(ec) == endpoint) {
+      socket.close(ec);
+      last_error = "connected to itself (nothing listens yet)";
+      continue;
+    }
     if (!result) {
       socket.set_option(tcp::no_delay(true), ec);
       socket.non_blocking(true, ec);

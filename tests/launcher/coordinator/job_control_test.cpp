@@ -56,9 +56,8 @@ TEST_CASE("stop pauses the job and start resumes it with the next attempt, no re
   }
   CHECK(h.sent("node-0", "run-checks").empty());
   h.receive(admin, Json{{"type", "status"}});
-  for (const Json& node : h.only("admin-host", "status").at("nodes")) {
-    CHECK(node.at("restarts") == 0);
-  }
+  const Json status = h.only("admin-host", "status");
+  for (const Json& node : status.at("nodes")) CHECK(node.at("restarts") == 0);
 
   h.clear();
   h.receive(admin, Json{{"type", "start"}});

@@ -45,7 +45,9 @@ bool is_dir(const std::string& path) {
 // grandchild's to `grandchild_file`.
 pid_t spawn_in(const std::string& dir, const std::string& grandchild_file) {
   SpawnRequest request;
-  request.argv = {"/bin/sh", "-c", "setsid sleep 60 & echo $! > " + grandchild_file + "; wait"};
+  // The grandchild writes its own pid once it is in its new session.
+  request.argv = {"/bin/sh", "-c",
+                  "setsid sh -c 'echo $$ > " + grandchild_file + "; exec sleep 60' & wait"};
   request.cgroup_procs_fd = open_cgroup_procs(dir);
   const pid_t pid = spawn_process(request);
   ::close(request.cgroup_procs_fd);
@@ -131,12 +133,14 @@ TEST_CASE("a stale tree of an earlier launcher is killed and replaced") {
   if (own.empty()) return;
   TempDir dir;
   const std::string name = "pai-test-stale." + std::to_string(::getpid());
-  auto first = std::make_unique<CgroupTree>(own, name);
-  const pid_t child = spawn_in(first->rank_dir("worker-0", 1), dir / "grandchild");
+  // The tree an earlier launcher left behind when it died without cleaning up.
+  const std::string stale_dir = own + "/" + name;
+  for (const std::string& d :
+       {stale_dir, stale_dir + "/worker-0", stale_dir + "/worker-0/rank-1"}) {
+    REQUIRE(::mkdir(d.c_str(), 0755) == 0);
+  }
+  const pid_t child = spawn_in(stale_dir + "/worker-0/rank-1", dir / "grandchild");
   const pid_t grandchild = read_pid(dir / "grandchild");
-  // The earlier launcher "dies" without cleaning up: its tree stays behind.
-  const std::string stale_dir = first->dir();
-  first.release();  // deliberately leaked: its destructor would clean up
   CgroupTree second(own, name);
   CHECK(second.stale_processes() == 2);  // the shell and its setsid'd sleep
   CHECK(gone_within(child, 5));
