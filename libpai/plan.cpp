@@ -30,4 +30,9 @@ const Role* find_role(const Plan& plan, const std::string& name) {
   return nullptr;
 }
 
+int last_rank(const Plan& plan, const Placement& placement) {
+  const Role* role = find_role(plan, placement.role);
+  return placement.first_rank + (role != nullptr ? role->nproc_per_node : 1) - 1;
+}
+
 }  // namespace pai

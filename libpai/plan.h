@@ -262,5 +262,8 @@ struct Plan {
 const Placement* find_placement(const Plan& plan, const std::string& role, int index);
 /// The role named `name`, or nullptr.
 const Role* find_role(const Plan& plan, const std::string& name);
+/// The global rank of the placement's last local rank (its role's nproc_per_node, 1 for a role
+/// the plan does not have).
+int last_rank(const Plan& plan, const Placement& placement);
 
 }  // namespace pai

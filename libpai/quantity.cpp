@@ -1,6 +1,7 @@
 #include "libpai/quantity.h"
 
 #include <array>
+#include <cstdio>
 
 namespace pai {
 namespace {
@@ -115,6 +116,23 @@ std::string format_quantity(std::int64_t bytes) {
     if (candidate.size() < best.size()) best = std::move(candidate);
   }
   return best;
+}
+
+std::string human_bytes(std::int64_t bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 6) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  if (unit == 0) {
+    std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
+  } else {
+    std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
+  }
+  return text;
 }
 
 }  // namespace pai

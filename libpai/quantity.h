@@ -15,4 +15,7 @@ std::optional<std::int64_t> parse_quantity(std::string_view text, std::string* e
 /// The shortest exact spelling: 68719476736 -> "64Gi", 500000000 -> "500M".
 std::string format_quantity(std::int64_t bytes);
 
+/// "1.5 TiB", "512 MiB", "12 B": a size for people, rounded to one decimal.
+std::string human_bytes(std::int64_t bytes);
+
 }  // namespace pai

@@ -6,7 +6,7 @@
 #include "launcher/checks/cuda_driver.h"
 #include "launcher/checks/isolated_check.h"
 #include "launcher/checks/nvml.h"
-#include "launcher/checks/storage_check.h"
+#include "libpai/quantity.h"
 
 namespace pai::checks {
 namespace {

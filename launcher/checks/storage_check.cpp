@@ -12,6 +12,8 @@
 #include <limits>
 #include <vector>
 
+#include "libpai/quantity.h"
+
 namespace pai::checks {
 namespace fs = std::filesystem;
 namespace {
@@ -79,23 +81,6 @@ CheckResult finish(const char* name, Clock::time_point start,
 }
 
 }  // namespace
-
-std::string human_bytes(std::int64_t bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 6) {
-    value /= 1024;
-    ++unit;
-  }
-  char text[32];
-  if (unit == 0) {
-    std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
-  } else {
-    std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
-  }
-  return text;
-}
 
 CheckResult run_mounts_check(const Plan& plan) {
   auto start = Clock::now();

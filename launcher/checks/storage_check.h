@@ -20,7 +20,4 @@ CheckResult run_mounts_check(const Plan& plan);
 /// working directory. The figure is the smallest free space found.
 CheckResult run_disk_check(const Plan& plan);
 
-/// "1.5 TiB", "512 MiB", "12 B": a size for people, rounded to one decimal.
-std::string human_bytes(std::int64_t bytes);
-
 }  // namespace pai::checks

@@ -83,8 +83,7 @@ std::set<int> LogSubscriptions::sessions_for(int rank) const {
     const Node& n = state_.nodes[static_cast<std::size_t>(state_.instances[i].node)];
     if (n.session < 0) continue;
     const Placement& p = state_.placed.placements[i];
-    const Role* role = find_role(state_.placed, p.role);
-    const int last = p.first_rank + (role != nullptr ? role->nproc_per_node : 1) - 1;
+    const int last = last_rank(state_.placed, p);
     if (rank < 0 || (rank >= p.first_rank && rank <= last)) out.insert(n.session);
   }
   return out;

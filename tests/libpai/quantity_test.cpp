@@ -1,6 +1,7 @@
 #include "libpai/quantity.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
 
 namespace {
 
@@ -70,4 +71,11 @@ TEST_CASE("format_quantity picks the shortest exact spelling and round-trips") {
        std::initializer_list<std::int64_t>{1, 999, 4096, 1500000, 3 * kGi, 1ll << 62, INT64_MAX}) {
     CHECK(pai::parse_quantity(pai::format_quantity(b), nullptr) == b);
   }
+}
+
+TEST_CASE("human-readable sizes") {
+  CHECK(pai::human_bytes(12) == "12 B");
+  CHECK(pai::human_bytes(1536) == "1.5 KiB");
+  CHECK(pai::human_bytes(64ll << 30) == "64.0 GiB");
+  CHECK(pai::human_bytes(std::numeric_limits<std::int64_t>::max()) == "8.0 EiB");
 }

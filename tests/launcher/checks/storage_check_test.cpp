@@ -58,13 +58,6 @@ pai::Mount mount(const std::string& name, const std::string& source, bool read_o
 
 }  // namespace
 
-TEST_CASE("human-readable sizes") {
-  CHECK(human_bytes(12) == "12 B");
-  CHECK(human_bytes(1536) == "1.5 KiB");
-  CHECK(human_bytes(64ll << 30) == "64.0 GiB");
-  CHECK(human_bytes(std::numeric_limits<std::int64_t>::max()) == "8.0 EiB");
-}
-
 TEST_CASE("accessible mounts and a writable output directory pass") {
   TempDir tmp;
   pai::Plan plan = test::one_node_plan();
