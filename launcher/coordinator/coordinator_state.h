@@ -61,6 +61,7 @@ struct InstanceHeartbeat {
   std::int64_t idle_ms = 0;
   std::int64_t hang_interval_s = 0;  ///< <= 0: this instance never hangs
   Clock::time_point received;
+  std::vector<net::RankUsage> ranks;  ///< for `status`; empty without cgroups on the node
 };
 
 /// One role instance of the plan (index = node rank).

@@ -316,11 +316,24 @@ void JobRun::heartbeat(int node, const net::NodeHeartbeat& message, Clock::time_
   now_ = now;
   for (const net::HeartbeatInstance& e : message.instances) {
     check_own(node, e.instance, message.kType, "instances");
+    const Placement& p = state_.placed.placements[static_cast<std::size_t>(e.instance)];
+    const int first = p.first_rank;
+    const int last = last_rank(state_.placed, p);
+    if (static_cast<std::int64_t>(e.ranks.size()) > last - first + 1) {
+      throw net::field_error(message.kType, "instances", "more rank figures than ranks");
+    }
+    for (const net::RankUsage& u : e.ranks) {
+      if (u.rank < first || u.rank > last) {
+        throw net::field_error(message.kType, "instances",
+                               "rank " + std::to_string(u.rank) + " is not in instance " +
+                                   std::to_string(e.instance));
+      }
+    }
   }
   for (const net::HeartbeatInstance& e : message.instances) {
     Instance& inst = state_.instances[static_cast<std::size_t>(e.instance)];
     if (inst.run == Run::Running)
-      inst.heartbeat = InstanceHeartbeat{e.idle_ms, e.hang_interval, now};
+      inst.heartbeat = InstanceHeartbeat{e.idle_ms, e.hang_interval, now, e.ranks};
   }
   detect_hang();
 }

@@ -46,12 +46,12 @@ net::StatusReply status_message(const CoordinatorState& state, const JobRun* job
     entry.last_event = n.last_event;
     if (n.instance >= 0) {
       const Placement& p = state.placed.placements[static_cast<std::size_t>(n.instance)];
-      const Role* role = find_role(state.placed, p.role);
-      const int nproc = role != nullptr ? role->nproc_per_node : 1;
       entry.role = p.role;
       entry.index = p.index;
-      entry.ranks = {p.first_rank, p.first_rank + nproc - 1};
+      entry.ranks = {p.first_rank, last_rank(state.placed, p)};
       if (job != nullptr) entry.restarts = job->restart_count(n.instance);
+      const Instance& inst = state.instances[static_cast<std::size_t>(n.instance)];
+      if (inst.run == Run::Running && inst.heartbeat) entry.usage = inst.heartbeat->ranks;
     }
     reply.nodes.push_back(std::move(entry));
   }

@@ -57,13 +57,29 @@ void write(Json& j, const Hang& m) {
   j["reason"] = m.reason;
 }
 
+// Rank figures are optional on the wire: absent when there are none.
+void write_usage(Json& j, const char* key, const std::vector<RankUsage>& usage) {
+  if (usage.empty()) return;
+  Json list = Json::array();
+  for (const RankUsage& u : usage) {
+    list.push_back(Json{{"rank", u.rank},
+                        {"pid", u.pid},
+                        {"cpuMs", u.cpu_ms},
+                        {"memoryBytes", u.memory_bytes},
+                        {"memoryPeakBytes", u.memory_peak_bytes}});
+  }
+  j[key] = std::move(list);
+}
+
 void write(Json& j, const NodeHeartbeat& m) {
   Json list = Json::array();
   for (const HeartbeatInstance& i : m.instances) {
-    list.push_back(Json{{"instance", i.instance},
-                        {"idleMs", i.idle_ms},
-                        {"hangInterval", i.hang_interval},
-                        {"step", i.step}});
+    Json entry{{"instance", i.instance},
+               {"idleMs", i.idle_ms},
+               {"hangInterval", i.hang_interval},
+               {"step", i.step}};
+    write_usage(entry, "ranks", i.ranks);
+    list.push_back(std::move(entry));
   }
   j["instances"] = std::move(list);
 }
@@ -163,15 +179,17 @@ void write(Json& j, const LogsRequest& m) {
 void write(Json& j, const StatusReply& m) {
   Json nodes = Json::array();
   for (const NodeStatus& n : m.nodes) {
-    nodes.push_back(Json{{"node", n.node},
-                         {"address", n.address},
-                         {"instance", n.instance},
-                         {"role", n.role},
-                         {"index", n.index},
-                         {"ranks", n.ranks},
-                         {"state", n.state},
-                         {"restarts", n.restarts},
-                         {"lastEvent", n.last_event}});
+    Json entry{{"node", n.node},
+               {"address", n.address},
+               {"instance", n.instance},
+               {"role", n.role},
+               {"index", n.index},
+               {"ranks", n.ranks},
+               {"state", n.state},
+               {"restarts", n.restarts},
+               {"lastEvent", n.last_event}};
+    write_usage(entry, "usage", n.usage);
+    nodes.push_back(std::move(entry));
   }
   j["job"] = m.job;
   j["phase"] = m.phase;

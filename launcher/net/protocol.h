@@ -108,12 +108,23 @@ struct Hang {
   bool operator==(const Hang&) const = default;
 };
 
+/// What the kernel counted for one running rank (its cgroup: the rank and all its children).
+struct RankUsage {
+  std::int64_t rank = 0;                ///< global rank, >= 0
+  std::int64_t pid = 0;                 ///< the rank's process, > 0
+  std::int64_t cpu_ms = 0;              ///< CPU time, user and system, >= 0
+  std::int64_t memory_bytes = -1;       ///< memory in use now; -1: unknown
+  std::int64_t memory_peak_bytes = -1;  ///< the most it used; -1: unknown
+  bool operator==(const RankUsage&) const = default;
+};
+
 /// One running instance in a launcher's `heartbeat`.
 struct HeartbeatInstance {
   int instance = 0;
   std::int64_t idle_ms = 0;        ///< since its last output or progress report, >= 0
   std::int64_t hang_interval = 0;  ///< seconds; <= 0: it never hangs
   std::int64_t step = 0;           ///< the latest progress step
+  std::vector<RankUsage> ranks;    ///< "ranks" on the wire, optional; empty without cgroups
   bool operator==(const HeartbeatInstance&) const = default;
 };
 
@@ -370,6 +381,7 @@ struct NodeStatus {
   std::string state;
   int restarts = 0;
   std::string last_event;  ///< "lastEvent" on the wire; may be ""
+  std::vector<RankUsage> usage;  ///< of its running ranks, from its latest heartbeat; optional
   bool operator==(const NodeStatus&) const = default;
 };
 

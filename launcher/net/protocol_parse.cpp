@@ -116,17 +116,42 @@ Hang read(const MessageReader& m, const Limits& limits, Tag<Hang>) {
               .reason = m.has("reason") ? m.string("reason") : std::string()};
 }
 
+// The optional rank figures of a heartbeat entry or a status node: "<where>.<key>[k]: ...".
+std::vector<RankUsage> read_usage(const MessageReader& m, const char* key,
+                                  const std::string& where) {
+  std::vector<RankUsage> usage;
+  if (!m.has(key)) return usage;
+  const Json& list = m.array(key);
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    if (!list[k].is_object()) m.fail(key, "expected an array of objects");
+    const Json item = named(list[k], where + "." + key + "[" + std::to_string(k) + "]");
+    const MessageReader entry(item);
+    RankUsage u{.rank = non_negative(entry, "rank"),
+                .pid = entry.int64("pid"),
+                .cpu_ms = non_negative(entry, "cpuMs"),
+                .memory_bytes = entry.int64("memoryBytes"),
+                .memory_peak_bytes = entry.int64("memoryPeakBytes")};
+    if (u.pid <= 0) entry.fail("pid", "expected a positive integer");
+    if (u.memory_bytes < -1) entry.fail("memoryBytes", "expected -1 or a byte count");
+    if (u.memory_peak_bytes < -1) entry.fail("memoryPeakBytes", "expected -1 or a byte count");
+    usage.push_back(u);
+  }
+  return usage;
+}
+
 NodeHeartbeat read(const MessageReader& m, const Limits& limits, Tag<NodeHeartbeat>) {
   const Json& list = m.array("instances");
   NodeHeartbeat heartbeat;
   for (std::size_t k = 0; k < list.size(); ++k) {
     if (!list[k].is_object()) m.fail("instances", "expected an array of objects");
-    const Json item = named(list[k], m.type() + ".instances[" + std::to_string(k) + "]");
+    const std::string where = m.type() + ".instances[" + std::to_string(k) + "]";
+    const Json item = named(list[k], where);
     const MessageReader entry(item);
     heartbeat.instances.push_back(HeartbeatInstance{.instance = instance_of(entry, limits),
                                                     .idle_ms = non_negative(entry, "idleMs"),
                                                     .hang_interval = entry.int64("hangInterval"),
-                                                    .step = entry.int64("step")});
+                                                    .step = entry.int64("step"),
+                                                    .ranks = read_usage(entry, "ranks", where)});
   }
   return heartbeat;
 }
@@ -246,6 +271,7 @@ NodeStatus read_node_status(const Json& item, std::size_t index) {
   node.address = r.string("address");
   node.state = r.string("state");
   node.restarts = r.integer("restarts", 0, kIntMax);
+  node.usage = read_usage(r, "usage", name);
   return node;
 }
 

@@ -175,10 +175,19 @@ net::NodeHeartbeat NodeAgent::heartbeat() {
   if (local_instance_ >= 0) {
     const InstanceActivity a = parts_.instances.activity(local_instance_);
     if (a.running) {
-      beat.instances.push_back({.instance = global_instance_,
-                                .idle_ms = a.idle_ms,
-                                .hang_interval = a.hang_interval,
-                                .step = a.step});
+      net::HeartbeatInstance entry{.instance = global_instance_,
+                                   .idle_ms = a.idle_ms,
+                                   .hang_interval = a.hang_interval,
+                                   .step = a.step,
+                                   .ranks = {}};
+      for (const RankActivity& r : a.ranks) {
+        entry.ranks.push_back(net::RankUsage{.rank = r.rank,
+                                             .pid = r.pid,
+                                             .cpu_ms = r.cpu_ms,
+                                             .memory_bytes = r.memory_bytes,
+                                             .memory_peak_bytes = r.memory_peak_bytes});
+      }
+      beat.instances.push_back(std::move(entry));
     }
   }
   return beat;

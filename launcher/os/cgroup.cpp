@@ -127,6 +127,14 @@ std::optional<std::int64_t> keyed_value(const std::string& path, const std::stri
   return std::nullopt;
 }
 
+// The one number in a file such as memory.current.
+std::optional<std::int64_t> number_in(const std::string& path) {
+  std::ifstream in(path);
+  std::int64_t value = 0;
+  if (in >> value) return value;
+  return std::nullopt;
+}
+
 }  // namespace
 
 CgroupSupport cgroup_support(const std::string& mountinfo, const std::string& cgroup) {
@@ -186,9 +194,8 @@ CgroupUsage cgroup_usage(const std::string& dir) {
   if (auto usec = keyed_value(dir + "/cpu.stat", "usage_usec")) {
     usage.cpu_seconds = static_cast<double>(*usec) / 1e6;
   }
-  std::ifstream peak(dir + "/memory.peak");
-  std::int64_t bytes = 0;
-  if (peak >> bytes) usage.memory_peak_bytes = bytes;
+  usage.memory_current_bytes = number_in(dir + "/memory.current");
+  usage.memory_peak_bytes = number_in(dir + "/memory.peak");
   usage.oom_kills = keyed_value(dir + "/memory.events", "oom_kill").value_or(0);
   return usage;
 }

@@ -39,12 +39,14 @@ CgroupSupport cgroup_support(const std::string& mountinfo = "/proc/self/mountinf
 
 /// What the kernel counted in a cgroup.
 struct CgroupUsage {
-  double cpu_seconds = 0;                         ///< cpu.stat usage_usec
-  std::optional<std::int64_t> memory_peak_bytes;  ///< memory.peak, with the memory controller
+  double cpu_seconds = 0;                            ///< cpu.stat usage_usec
+  std::optional<std::int64_t> memory_current_bytes;  ///< memory.current, with the controller
+  std::optional<std::int64_t> memory_peak_bytes;     ///< memory.peak, with the memory controller
   std::int64_t oom_kills = 0;  ///< memory.events oom_kill, with the memory controller
 };
 
-/// Reads `dir`'s cpu.stat, memory.peak and memory.events; missing files read as zero/none.
+/// Reads `dir`'s cpu.stat, memory.current, memory.peak and memory.events; missing files read as
+/// zero/none.
 CgroupUsage cgroup_usage(const std::string& dir);
 
 /// The cgroups of one launcher: `parent/name` with a folder per instance and a leaf per rank.

@@ -171,6 +171,18 @@ InstanceActivity Supervisor::activity(int instance) const {
   a.idle_ms = inst.hang.idle_ms(std::chrono::steady_clock::now());
   a.hang_interval = inst.hang.interval();
   a.step = inst.last_step;
+  for (std::size_t r = 0; r < inst.ranks.size(); ++r) {
+    const Impl::Rank& rank = inst.ranks[r];
+    if (rank.pid <= 0 || !impl_->by_pid.contains(rank.pid)) continue;  // not running
+    const auto usage = impl_->containment->usage(inst.name, static_cast<int>(r));
+    if (!usage) break;  // no cgroups: none of its ranks has figures
+    a.ranks.push_back(RankActivity{
+        .rank = rank.global_rank,
+        .pid = rank.pid,
+        .cpu_ms = static_cast<std::int64_t>(usage->cpu_seconds * 1000),
+        .memory_bytes = usage->memory_current_bytes.value_or(-1),
+        .memory_peak_bytes = usage->memory_peak_bytes.value_or(-1)});
+  }
   return a;
 }
 

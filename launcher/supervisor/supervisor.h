@@ -41,12 +41,22 @@ class SupervisorHooks {
   virtual void on_output(int instance, int local_rank) = 0;
 };
 
+/// What the kernel counted for one running rank (its cgroup), for `status`.
+struct RankActivity {
+  int rank = 0;  ///< global
+  int pid = 0;
+  std::int64_t cpu_ms = 0;
+  std::int64_t memory_bytes = -1;       ///< -1: unknown (no memory controller)
+  std::int64_t memory_peak_bytes = -1;  ///< -1: unknown
+};
+
 /// What heartbeats report about one instance.
 struct InstanceActivity {
   bool running = false;
   std::int64_t idle_ms = 0;        ///< since the last output or progress report
   std::int64_t hang_interval = 0;  ///< seconds; 0 = detection off
   std::int64_t step = -1;          ///< the last progress step reported
+  std::vector<RankActivity> ranks;  ///< its running ranks; empty without cgroups
 };
 
 /// How the supervisor runs, beyond the plan.

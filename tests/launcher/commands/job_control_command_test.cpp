@@ -86,6 +86,28 @@ TEST_CASE("status prints the nodes of the job as an aligned table") {
   CHECK(coordinator.finish().peer == "control");
 }
 
+TEST_CASE("status adds a table of the running ranks' pid - CPU and memory when nodes sent them") {
+  json with_usage = kStatus;
+  with_usage["nodes"][0]["usage"] = json::array(
+      {json{{"rank", 0}, {"pid", 4711}, {"cpuMs", 61300}, {"memoryBytes", 3ll << 30},
+            {"memoryPeakBytes", 4ll << 30}},
+       json{{"rank", 1}, {"pid", 4712}, {"cpuMs", 40}, {"memoryBytes", -1},
+            {"memoryPeakBytes", -1}}});
+  FakeCoordinator coordinator("demo", "tok", [&](FakePeer& peer) {
+    peer.expect("status");
+    peer.send(with_usage);
+  });
+  Command status(ControlVerb::Status, coordinator.port());
+  const std::string out = status.run();
+  CHECK(out.find("spare-node  127.0.0.4  -         -      standby  0         -\n"
+                 "\n"
+                 "RANK  NODE    PID   CPU    MEMORY   PEAK\n"
+                 "0     node-1  4711  61.3s  3.0 GiB  4.0 GiB\n"
+                 "1     node-1  4712  0.0s   -        -\n"
+                 "|") != std::string::npos);
+  coordinator.finish();
+}
+
 TEST_CASE("status --json prints the coordinator's status message") {
   FakeCoordinator coordinator("demo", "tok", [](FakePeer& peer) {
     peer.expect("status");

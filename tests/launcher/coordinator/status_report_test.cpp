@@ -90,3 +90,46 @@ TEST_CASE("status shows a replaced node and the spare running its instance") {
   CHECK(spare.at("role") == "worker");
   CHECK(spare.at("ranks") == Json::array({0, 1}));
 }
+
+TEST_CASE("status shows each running rank's pid - CPU and memory from the node's heartbeat") {
+  MachineHarness h(test_plan());
+  h.join_all();
+  const Json usage = Json::array(
+      {Json{{"rank", 2}, {"pid", 4711}, {"cpuMs", 1500}, {"memoryBytes", 1 << 20},
+            {"memoryPeakBytes", 2 << 20}},
+       Json{{"rank", 3}, {"pid", 4712}, {"cpuMs", 0}, {"memoryBytes", -1}, {"memoryPeakBytes", -1}}});
+  auto beat = [](const Json& ranks) {
+    return Json{{"type", "heartbeat"},
+                {"instances", Json::array({Json{{"instance", 1},
+                                                {"idleMs", 0},
+                                                {"hangInterval", 0},
+                                                {"step", 0},
+                                                {"ranks", ranks}}})}};
+  };
+  h.receive("node-1", beat(usage));
+  const int admin = h.control();
+  h.clear();
+  h.receive(admin, Json{{"type", "status"}});
+  const Json status = h.only("admin-host", "status");
+  CHECK(node_entry(status, "node-1").at("usage") == usage);
+  // A node without figures (no cgroups there) has none to show.
+  CHECK_FALSE(node_entry(status, "node-0").contains("usage"));
+
+  SECTION("figures for a rank of another instance are a protocol error") {
+    h.clear();
+    h.receive("node-1", beat(Json::array({Json{{"rank", 4},
+                                               {"pid", 1},
+                                               {"cpuMs", 0},
+                                               {"memoryBytes", -1},
+                                               {"memoryPeakBytes", -1}}})));
+    CHECK(h.records("protocol-error").at(0).fields.at("error") ==
+          "heartbeat: instances: rank 4 is not in instance 1");
+    CHECK(h.closed("node-1"));
+  }
+  SECTION("a restarted instance shows no figures of its previous attempt") {
+    h.receive("node-1", exited(1, 0, 1, 0, true, "exit code 1: retryable"));
+    h.clear();
+    h.receive(admin, Json{{"type", "status"}});
+    CHECK_FALSE(node_entry(h.only("admin-host", "status"), "node-1").contains("usage"));
+  }
+}

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "launcher/multi_node/cluster_harness.h"
+#include "launcher/os/cgroup.h"
 
 using nlohmann::json;
 using pai::testing::Launcher;
@@ -62,6 +63,28 @@ TEST_CASE("control commands drive a running two-node job") {
   CHECK(table.out.rfind("job control-e2e: running\nNODE    ADDRESS      INSTANCE  RANKS", 0) == 0);
   CHECK(pai::testing::count_lines_with(table.out,
                                        "node-2  127.120.0.2  worker-1  1      running") == 1);
+
+  // Each running rank's pid and CPU time as its cgroup counted them, from the nodes' heartbeats.
+  if (pai::launcher::cgroup_support().unavailable.empty()) {
+    json usage;
+    REQUIRE(eventually([&] {
+      const json s = status();
+      if (!s.is_object()) return false;
+      usage = s["nodes"][1].value("usage", json());
+      return usage.is_array();
+    }));
+    REQUIRE(usage.size() == 1);
+    CHECK(usage[0]["rank"] == 1);
+    CHECK(usage[0]["cpuMs"].get<std::int64_t>() >= 0);
+    const int pid = usage[0]["pid"].get<int>();
+    CHECK(pai::testing::slurp("/proc/" + std::to_string(pid) + "/environ").find("RANK=1") !=
+          std::string::npos);
+    const auto ranks = control({"status", "--plan", plan_path});
+    CHECK(pai::testing::count_lines_with(ranks.out, "RANK  NODE    PID") == 1);
+    CHECK(pai::testing::count_lines_with(ranks.out, "1     node-2  " + std::to_string(pid)) == 1);
+  } else {
+    WARN("cgroup v2 not usable here: no per-rank figures to check");
+  }
 
   auto run = control({"run", "--plan", plan_path, "--", "sh", "-c", "echo hello; echo warn >&2"});
   CHECK(run.code == 0);

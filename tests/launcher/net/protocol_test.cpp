@@ -103,10 +103,15 @@ TEST_CASE("node launcher messages keep their bytes") {
   node_golden(Hang{1, true, 300, "ranks did not exit within 300s"},
               R"({"exiting":true,"instance":1,"reason":"ranks did not exit within 300s",)"
               R"("seconds":300,"type":"hang"})");
-  node_golden(NodeHeartbeat{{{1, 1500, 1800, 12}}},
+  node_golden(NodeHeartbeat{{{1, 1500, 1800, 12, {}}}},
               R"({"instances":[{"hangInterval":1800,"idleMs":1500,"instance":1,"step":12}],)"
               R"("type":"heartbeat"})");
   node_golden(NodeHeartbeat{}, R"({"instances":[],"type":"heartbeat"})");
+  node_golden(NodeHeartbeat{{{1, 0, 0, 3, {{2, 4711, 1500, 1 << 20, 2 << 20}, {3, 4712, 0, -1, -1}}}}},
+              R"({"instances":[{"hangInterval":0,"idleMs":0,"instance":1,"ranks":[)"
+              R"({"cpuMs":1500,"memoryBytes":1048576,"memoryPeakBytes":2097152,"pid":4711,)"
+              R"("rank":2},{"cpuMs":0,"memoryBytes":-1,"memoryPeakBytes":-1,"pid":4712,)"
+              R"("rank":3}],"step":3}],"type":"heartbeat"})");
   node_golden(Failure{1, 3, "Traceback (most recent call last):\nRuntimeError: NCCL\n"},
               R"({"instance":1,"rank":3,)"
               R"("summary":"Traceback (most recent call last):\nRuntimeError: NCCL\n",)"
@@ -181,8 +186,8 @@ TEST_CASE("coordinator replies to control clients keep their bytes") {
   const StatusReply status{
       "test-job",
       "running",
-      {{"node-0", "10.0.0.1", 0, "worker", 0, {0, 1}, "running", 0, "started attempt 0"},
-       {"node-1", "10.0.0.2", 1, "worker", 1, {2, 3}, "running", 0, "started attempt 0"},
+      {{"node-0", "10.0.0.1", 0, "worker", 0, {0, 1}, "running", 0, "started attempt 0", {}},
+       {"node-1", "10.0.0.2", 1, "worker", 1, {2, 3}, "running", 0, "started attempt 0", {}},
        {"node-2",
         "10.0.0.3",
         -1,
@@ -191,8 +196,9 @@ TEST_CASE("coordinator replies to control clients keep their bytes") {
         {},
         "replaced",
         0,
-        "replaced by spare spare-0: failed check burn"},
-       {"spare-0", "10.0.1.1", 2, "ps", 0, {4, 4}, "running", 0, "started attempt 0"}}};
+        "replaced by spare spare-0: failed check burn",
+        {}},
+       {"spare-0", "10.0.1.1", 2, "ps", 0, {4, 4}, "running", 0, "started attempt 0", {}}}};
   reply_golden(
       status,
       R"({"job":"test-job","nodes":[{"address":"10.0.0.1","index":0,"instance":0,)"
@@ -205,6 +211,13 @@ TEST_CASE("coordinator replies to control clients keep their bytes") {
       R"("index":0,"instance":2,"lastEvent":"started attempt 0","node":"spare-0",)"
       R"("ranks":[4,4],"restarts":0,"role":"ps","state":"running"}],"phase":"running",)"
       R"("type":"status"})");
+  StatusReply with_usage{"j", "running", {{"n", "a", 0, "w", 0, {0, 0}, "running", 0, "", {}}}};
+  with_usage.nodes[0].usage = {{0, 99, 20, 4096, 8192}};
+  reply_golden(with_usage,
+               R"({"job":"j","nodes":[{"address":"a","index":0,"instance":0,"lastEvent":"",)"
+               R"("node":"n","ranks":[0,0],"restarts":0,"role":"w","state":"running",)"
+               R"("usage":[{"cpuMs":20,"memoryBytes":4096,"memoryPeakBytes":8192,"pid":99,)"
+               R"("rank":0}]}],"phase":"running","type":"status"})");
   reply_golden(OkReply{"killing worker-1 on node-1"},
                R"({"text":"killing worker-1 on node-1","type":"ok"})");
   reply_golden(OkReply{"paused by admin-host: stopping 3 instances"},
@@ -234,7 +247,7 @@ TEST_CASE("optional fields read as their defaults") {
       R"({"type":"status","job":"j","phase":"rendezvous","nodes":[{"node":"s","address":"a",)"
       R"("instance":-1,"index":"?","state":"ready","restarts":0,"lastEvent":""}]})"));
   CHECK(std::get<StatusReply>(reply).nodes.at(0) ==
-        NodeStatus{"s", "a", -1, "", -1, {}, "ready", 0, ""});
+        NodeStatus{"s", "a", -1, "", -1, {}, "ready", 0, "", {}});
 }
 
 TEST_CASE("a missing field is refused naming the message and the field") {
@@ -256,6 +269,22 @@ TEST_CASE("a mistyped field is refused naming the message and the field") {
         "heartbeat: instances: expected an array");
   CHECK(error_of(R"({"type":"heartbeat","instances":[1]})", from_node) ==
         "heartbeat: instances: expected an array of objects");
+  const std::string beat =
+      R"({"type":"heartbeat","instances":[{"instance":0,"idleMs":1,"hangInterval":1,"step":0,)";
+  CHECK(error_of(beat + R"("ranks":{}}]})", from_node) ==
+        "heartbeat.instances[0]: ranks: expected an array");
+  CHECK(error_of(beat + R"("ranks":[{"rank":0,"pid":0,"cpuMs":0,"memoryBytes":-1,)"
+                        R"("memoryPeakBytes":-1}]}]})",
+                 from_node) == "heartbeat.instances[0].ranks[0]: pid: expected a positive integer");
+  CHECK(error_of(beat + R"("ranks":[{"rank":0,"pid":1,"cpuMs":-5,"memoryBytes":-1,)"
+                        R"("memoryPeakBytes":-1}]}]})",
+                 from_node) == "heartbeat.instances[0].ranks[0]: cpuMs: expected a non-negative integer");
+  CHECK(error_of(beat + R"("ranks":[{"rank":0,"pid":1,"cpuMs":5,"memoryBytes":-2,)"
+                        R"("memoryPeakBytes":-1}]}]})",
+                 from_node) ==
+        "heartbeat.instances[0].ranks[0]: memoryBytes: expected -1 or a byte count");
+  CHECK(error_of(beat + R"("ranks":[{"rank":0,"pid":1,"cpuMs":5,"memoryBytes":1}]}]})",
+                 from_node) == "heartbeat.instances[0].ranks[0]: memoryPeakBytes: missing");
   CHECK(error_of(R"({"type":"exited","instance":0,"localRank":0,"status":9})", from_node) ==
         "exited: status: expected an object");
   CHECK(error_of(R"({"type":"exited","instance":0,"localRank":0,"status":{"code":"one"}})",

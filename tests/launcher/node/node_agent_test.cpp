@@ -590,12 +590,28 @@ TEST_CASE("heartbeats carry the activity of the instance while it runs") {
   node.receive(Json{{"type", "assign"}, {"instance", 1}, {"hosts", Json::array()}});
   node.agent.on_deadline(t + 1s);
   CHECK(node.link.take() == Messages{{{"type", "heartbeat"}, {"instances", Json::array()}}});
-  node.instances.current_activity = InstanceActivity{true, 1500, 1800, 42};
+  node.instances.current_activity = InstanceActivity{true, 1500, 1800, 42, {}};
   node.agent.on_deadline(t + 2s);
   CHECK(node.link.take() ==
         Messages{{{"type", "heartbeat"},
                   {"instances",
                    {{{"instance", 1}, {"idleMs", 1500}, {"hangInterval", 1800}, {"step", 42}}}}}});
+  // With cgroups, each running rank's figures go along.
+  node.instances.current_activity.ranks = {RankActivity{1, 4711, 2500, 1 << 20, 3 << 20}};
+  node.agent.on_deadline(t + 3s);
+  CHECK(node.link.take() ==
+        Messages{{{"type", "heartbeat"},
+                  {"instances",
+                   {{{"instance", 1},
+                     {"idleMs", 1500},
+                     {"hangInterval", 1800},
+                     {"step", 42},
+                     {"ranks",
+                      {{{"rank", 1},
+                        {"pid", 4711},
+                        {"cpuMs", 2500},
+                        {"memoryBytes", 1 << 20},
+                        {"memoryPeakBytes", 3 << 20}}}}}}}}});
 }
 
 TEST_CASE("exec runs commands for the coordinator and relays their output and exit") {

@@ -102,16 +102,19 @@ TEST_CASE("the cgroup2 mount and this process's folder are found - hybrid hosts 
                                0) == 0);
 }
 
-TEST_CASE("cpu, peak memory and OOM kills are read from the cgroup's files") {
+TEST_CASE("cpu, memory and OOM kills are read from the cgroup's files") {
   TempDir dir;
   CHECK(cgroup_usage(dir.path()).cpu_seconds == 0);
+  CHECK_FALSE(cgroup_usage(dir.path()).memory_current_bytes);
   CHECK_FALSE(cgroup_usage(dir.path()).memory_peak_bytes);
   spit(dir / "cpu.stat", "usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n");
   spit(dir / "memory.peak", "1073741824\n");
+  spit(dir / "memory.current", "536870912\n");
   spit(dir / "memory.events", "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n");
   const CgroupUsage usage = cgroup_usage(dir.path());
   CHECK(usage.cpu_seconds == 2.5);
   CHECK(usage.memory_peak_bytes == 1073741824);
+  CHECK(usage.memory_current_bytes == 536870912);
   CHECK(usage.oom_kills == 1);
 }
 
