@@ -79,7 +79,8 @@ CLI::App* add_run(CLI::App& app, Flags& f) {
 CLI::App* add_ctl(CLI::App& app, Flags& f) {
   auto* cmd = app.add_subcommand(
       "ctl",
-      "talk to this process's launcher: notify TEXT | progress STEP | hang-interval D|default");
+      "talk to this process's launcher: notify TEXT | progress STEP | hang-interval "
+      "D|default|off | exit-hang-interval D|default | retryable-error TEXT");
   cmd->add_option("request", f.ctl_words, "the request and its arguments")->required();
   cmd->allow_extras(false);
   return cmd;

@@ -29,8 +29,11 @@ class HangWatch {
   /// exit deadline).
   void rank_succeeded(Clock::time_point now);
   /// A stage-specific interval from `pai-launch ctl hang-interval` (it also enables
-  /// detection); 0 restores the plan's setting.
+  /// detection); 0 restores the plan's setting, a negative value turns detection off. Until
+  /// the next start(): a new attempt begins with the plan's settings.
   void set_interval(std::int64_t seconds);
+  /// The exit interval from `ctl exit-hang-interval`; 0 restores the plan's. Until start().
+  void set_exit_interval(std::int64_t seconds);
 
   /// Whether silence counts here. Off in a multi-node job: the coordinator judges silence
   /// job-wide from heartbeats; "stuck exiting" is still judged here.
@@ -40,8 +43,10 @@ class HangWatch {
 
   /// The silence interval in force (seconds); 0 when detection is off.
   std::int64_t interval() const;
-  /// The exit interval (seconds).
-  std::int64_t exit_interval() const { return exit_interval_; }
+  /// The exit interval in force (seconds).
+  std::int64_t exit_interval() const {
+    return exit_override_ > 0 ? exit_override_ : exit_interval_;
+  }
   /// The earliest moment check() can find a hang, or nullopt.
   std::optional<Clock::time_point> deadline() const;
   /// Whether the instance counts as hung at `now`.
@@ -51,7 +56,8 @@ class HangWatch {
   bool plan_enabled_;
   std::int64_t plan_interval_;
   std::int64_t exit_interval_;
-  std::int64_t override_ = 0;
+  std::int64_t override_ = 0;  ///< > 0 seconds, < 0 off, 0 the plan's
+  std::int64_t exit_override_ = 0;
   bool silence_verdicts_ = true;
   bool running_ = false;
   Clock::time_point last_activity_{};

@@ -34,6 +34,20 @@ sockaddr_un socket_address(const std::string& path) {
 
 std::string errno_text() { return std::strerror(errno); }
 
+// `verb`'s duration argument: seconds, 0 for "default", -1 for "off" where `off_allowed`.
+std::optional<std::int64_t> parse_interval(std::string_view verb, std::string_view arg,
+                                           bool off_allowed, std::string* error) {
+  if (arg == "default") return 0;
+  if (off_allowed && arg == "off") return -1;
+  std::string why;
+  auto seconds = parse_duration(arg, &why);
+  if (seconds && *seconds > 0) return *seconds;
+  *error = std::string(verb) + " needs a duration from 1s to " +
+           format_duration(kMaxDurationSeconds) + " (90, 90s, 30m, 2h), 'default'" +
+           (off_allowed ? " or 'off'" : "") + ", got '" + std::string(arg) + "'";
+  return std::nullopt;
+}
+
 void reply(int fd, const std::string& text) {
   std::string line = text + "\n";
   // Non-blocking: a client that does not read its replies loses them, nobody waits.
@@ -64,22 +78,28 @@ std::optional<ControlRequest> parse_control_line(std::string_view line, std::str
     return ProgressRequest{step};
   }
   if (verb == "hang-interval") {
-    if (arg == "default") return HangIntervalRequest{0};
-    std::string why;
-    auto seconds = parse_duration(arg, &why);
-    if (!seconds || *seconds <= 0) {
-      *error = "hang-interval needs a duration from 1s to " +
-               format_duration(kMaxDurationSeconds) + " (90, 90s, 30m, 2h) or 'default', got '" +
-               std::string(arg) + "'";
+    auto seconds = parse_interval(verb, arg, true, error);
+    if (!seconds) return std::nullopt;
+    return HangIntervalRequest{*seconds};
+  }
+  if (verb == "exit-hang-interval") {
+    auto seconds = parse_interval(verb, arg, false, error);
+    if (!seconds) return std::nullopt;
+    return ExitHangIntervalRequest{*seconds};
+  }
+  if (verb == "retryable-error") {
+    if (arg.empty()) {
+      *error = "retryable-error needs the text to look for";
       return std::nullopt;
     }
-    return HangIntervalRequest{*seconds};
+    return RetryableErrorRequest{std::string(arg)};
   }
   std::string shown(verb.substr(0, 64));
   for (char& c : shown) {
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
   }
-  *error = "unknown request '" + shown + "' (expected notify, progress or hang-interval)";
+  *error = "unknown request '" + shown + "' (expected notify, progress, hang-interval, exit-hang-interval or "
+           "retryable-error)";
   return std::nullopt;
 }
 

@@ -3,7 +3,9 @@
 //
 // Requests:  notify <text>            -> a "notify" event in events.jsonl
 //            progress <step>          -> a heartbeat (resets hang detection), step >= 0
-//            hang-interval <d>|default -> hang interval for this instance from now on
+//            hang-interval <d>|default|off -> hang interval for this instance from now on
+//            exit-hang-interval <d>|default -> its exit interval from now on
+//            retryable-error <text>   -> a log keyword that makes a failure retryable
 // Replies:   ok | error <why>
 // A line longer than kMaxControlLine is answered with an error and the connection closed.
 #pragma once
@@ -32,12 +34,22 @@ struct NotifyRequest {
 struct ProgressRequest {
   std::int64_t step = 0;
 };
-/// `hang-interval <seconds>|default`: 0 means back to the plan's interval.
+/// `hang-interval <seconds>|default|off`: 0 means back to the plan's interval, -1 off.
 struct HangIntervalRequest {
   std::int64_t seconds = 0;
 };
+/// `exit-hang-interval <seconds>|default`: 0 means back to the plan's exitInterval.
+struct ExitHangIntervalRequest {
+  std::int64_t seconds = 0;
+};
+/// `retryable-error <text>`: a failure whose log contains `text` is retryable (as the spec's
+/// faultTolerance.retryableErrors), for the rest of the job.
+struct RetryableErrorRequest {
+  std::string text;
+};
 /// A parsed request.
-using ControlRequest = std::variant<NotifyRequest, ProgressRequest, HangIntervalRequest>;
+using ControlRequest = std::variant<NotifyRequest, ProgressRequest, HangIntervalRequest,
+                                    ExitHangIntervalRequest, RetryableErrorRequest>;
 
 /// Parses one request line (without its newline; a trailing '\r' is ignored). On bad input
 /// returns nullopt and sets `*error` to the text after "error " in the reply.

@@ -90,7 +90,21 @@ std::string Supervisor::Impl::on_control(int i, const ControlRequest& request) {
     inst.hang.activity(Clock::now());
     events.record("hang-interval", {{"instance", inst.name},
                                     {"seconds", static_cast<std::int64_t>(inst.hang.interval())},
-                                    {"default", h->seconds == 0}});
+                                    {"default", h->seconds == 0},
+                                    {"off", h->seconds < 0}});
+  } else if (const auto* x = std::get_if<ExitHangIntervalRequest>(&request)) {
+    inst.hang.set_exit_interval(x->seconds);
+    events.record("exit-hang-interval", {{"instance", inst.name},
+                                         {"seconds", inst.hang.exit_interval()},
+                                         {"default", x->seconds == 0}});
+  } else if (const auto* e = std::get_if<RetryableErrorRequest>(&request)) {
+    const auto& known = added_retryable_errors;
+    if (std::find(known.begin(), known.end(), e->text) != known.end()) return "";
+    if (known.size() >= kMaxAddedRetryableErrors) {
+      return "too many retryable errors (limit " + std::to_string(kMaxAddedRetryableErrors) + ")";
+    }
+    added_retryable_errors.push_back(e->text);
+    events.record("retryable-error", {{"instance", inst.name}, {"text", e->text}});
   }
   return "";
 }

@@ -7,10 +7,11 @@
 #include <string_view>
 #include <vector>
 
+#include "launcher/os/caught_signals.h"
+#include "launcher/os/fd.h"
+#include "launcher/os/process.h"
 #include "launcher/policy/failure_classifier.h"
 #include "launcher/supervisor/failure_summary.h"
-#include "launcher/os/process.h"
-#include "launcher/os/fd.h"
 #include "launcher/supervisor/supervisor_impl.h"
 #include "libpai/env_contract.h"
 #include "libpai/write_all.h"
@@ -231,10 +232,18 @@ void Supervisor::Impl::send_stop_signal(Instance& inst) {
 void Supervisor::Impl::dump_stacks(Instance& inst) {
   const std::string& command = plan.fault_tolerance.hang.dump_command;
   if (command.empty()) {
-    events.record("stack-dump",
-                  {{"instance", inst.name}, {"method", std::string("SIGQUIT, SIGUSR1")}});
-    signal_group(inst, SIGQUIT);
-    signal_group(inst, SIGUSR1);
+    // Only to processes that catch them: by default SIGUSR1 kills and SIGQUIT dumps core.
+    const int quit = inst.pgid > 0 ? signal_catchers(inst.pgid, SIGQUIT) : 0;
+    const int usr1 = inst.pgid > 0 ? signal_catchers(inst.pgid, SIGUSR1) : 0;
+    events.record("stack-dump", {{"instance", inst.name},
+                                 {"method", std::string("SIGQUIT, SIGUSR1")},
+                                 {"sigquit", static_cast<std::int64_t>(quit)},
+                                 {"sigusr1", static_cast<std::int64_t>(usr1)}});
+    if (quit + usr1 == 0) {
+      say(inst.name + ": no process catches SIGUSR1 or SIGQUIT, so no stacks were asked for (the "
+                      "pai SDK registers faulthandler; or set hang.dumpCommand, e.g. 'py-spy dump "
+                      "--pid {pid}')");
+    }
     return;
   }
   const std::string leader = std::to_string(inst.ranks.empty() ? 0 : inst.ranks[0].pid);

@@ -59,8 +59,11 @@ void Supervisor::Impl::reap() {
     if (inst.stopping) {
       c.reason = "stopped by pai-launch";
     } else if (!exit.success()) {
+      std::vector<std::string> patterns = plan.fault_tolerance.retryable_errors;
+      patterns.insert(patterns.end(), added_retryable_errors.begin(),
+                      added_retryable_errors.end());
       c = classify_failure(exit, rank.output->tail().text(), plan.fault_tolerance.policy,
-                           plan.fault_tolerance.retryable_errors);
+                           patterns);
     } else if (inst.live > 0) {
       inst.hang.rank_succeeded(Clock::now());
     }

@@ -71,6 +71,9 @@ struct Supervisor::Impl {
   std::vector<Instance> instances;
   RestartPolicyMachine policy;
   std::unordered_map<int, std::pair<int, int>> by_pid;  // pid -> (instance, rank index)
+  // From ranks' `retryable-error` requests: the job's patterns on this node, beyond the plan's.
+  static constexpr std::size_t kMaxAddedRetryableErrors = 256;
+  std::vector<std::string> added_retryable_errors;
   std::deque<PolicyEvent> pending;
   bool draining = false;
   bool done = false;

@@ -47,3 +47,29 @@ TEST_CASE("a stage interval overrides the plan - also when the plan disabled det
   CHECK(watch.interval() == 0);
   CHECK(watch.check(t0 + seconds(2)) == HangWatch::Verdict::Alive);
 }
+
+TEST_CASE("a stage can turn detection off - and a new attempt starts with the plan's settings") {
+  HangWatch watch(true, 10, 5);
+  watch.start(t0);
+  watch.set_interval(-1);
+  CHECK(watch.interval() == 0);
+  CHECK_FALSE(watch.deadline());
+  CHECK(watch.check(t0 + seconds(1000)) == HangWatch::Verdict::Alive);
+  watch.set_exit_interval(60);
+  CHECK(watch.exit_interval() == 60);
+  watch.start(t0 + seconds(1000));
+  CHECK(watch.interval() == 10);
+  CHECK(watch.exit_interval() == 5);
+}
+
+TEST_CASE("a stage exit interval replaces the plan's until set back to default") {
+  HangWatch watch(true, 100, 5);
+  watch.start(t0);
+  watch.set_exit_interval(30);
+  watch.rank_succeeded(t0 + seconds(1));
+  CHECK(*watch.deadline() == t0 + seconds(31));
+  CHECK(watch.check(t0 + seconds(30)) == HangWatch::Verdict::Alive);
+  CHECK(watch.check(t0 + seconds(31)) == HangWatch::Verdict::StuckExiting);
+  watch.set_exit_interval(0);
+  CHECK(watch.check(t0 + seconds(6)) == HangWatch::Verdict::StuckExiting);
+}

@@ -72,18 +72,34 @@ TEST_CASE("requests parse - bad ones explain themselves") {
   CHECK(parse_error("progress -1") == "progress needs a step number >= 0, got '-1'");
   CHECK(parse_error("progress 12abc") == "progress needs a step number >= 0, got '12abc'");
   CHECK(parse_error("hang-interval 0") ==
-        "hang-interval needs a duration from 1s to 365d (90, 90s, 30m, 2h) or 'default', got '0'");
+        "hang-interval needs a duration from 1s to 365d (90, 90s, 30m, 2h), 'default' or 'off', "
+        "got '0'");
   // The audit's repro: a huge interval used to be accepted and then reported a hang at once.
   CHECK(parse_error("hang-interval 1000000000000000000") ==
-        "hang-interval needs a duration from 1s to 365d (90, 90s, 30m, 2h) or 'default', got "
+        "hang-interval needs a duration from 1s to 365d (90, 90s, 30m, 2h), 'default' or 'off', got "
         "'1000000000000000000'");
   CHECK(parse_error("hang-interval 366d") ==
-        "hang-interval needs a duration from 1s to 365d (90, 90s, 30m, 2h) or 'default', got "
+        "hang-interval needs a duration from 1s to 365d (90, 90s, 30m, 2h), 'default' or 'off', got "
         "'366d'");
   CHECK(std::get<HangIntervalRequest>(*parse_control_line("hang-interval 365d", &error)).seconds ==
         365 * 86400);
   CHECK(parse_error("\x01\xfegarbage") ==
-        "unknown request '??garbage' (expected notify, progress or hang-interval)");
+        "unknown request '??garbage' (expected notify, progress, hang-interval, "
+        "exit-hang-interval or retryable-error)");
+  CHECK(std::get<HangIntervalRequest>(*parse_control_line("hang-interval off", &error)).seconds ==
+        -1);
+  CHECK(std::get<ExitHangIntervalRequest>(*parse_control_line("exit-hang-interval 5m", &error))
+            .seconds == 300);
+  CHECK(std::get<ExitHangIntervalRequest>(*parse_control_line("exit-hang-interval default",
+                                                              &error))
+            .seconds == 0);
+  CHECK(parse_error("exit-hang-interval off") ==
+        "exit-hang-interval needs a duration from 1s to 365d (90, 90s, 30m, 2h), 'default', got "
+        "'off'");
+  CHECK(std::get<RetryableErrorRequest>(*parse_control_line("retryable-error connect timeout",
+                                                            &error))
+            .text == "connect timeout");
+  CHECK(parse_error("retryable-error") == "retryable-error needs the text to look for");
 }
 
 TEST_CASE("the server answers each line and survives garbage and 1 MiB lines") {
@@ -107,7 +123,8 @@ TEST_CASE("the server answers each line and survives garbage and 1 MiB lines") {
   });
   REQUIRE(replies.size() == 2);
   CHECK(replies[0] == "ok");
-  CHECK(replies[1] == "error unknown request 'bogus' (expected notify, progress or hang-interval)");
+  CHECK(replies[1] == "error unknown request 'bogus' (expected notify, progress, hang-interval, "
+        "exit-hang-interval or retryable-error)");
   CHECK(seen == std::vector<std::string>{"a"});
 
   auto flood = serve_while(loop, [&] {

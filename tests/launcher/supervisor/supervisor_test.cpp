@@ -158,6 +158,83 @@ TEST_CASE("ctl hang-interval changes the hang interval - notify reaches the jour
   CHECK(leftover_processes("sup-ctl").empty());
 }
 
+TEST_CASE("ctl retryable-error makes a matching failure retryable for the rest of the job") {
+  TempDir dir;
+  auto plan = local_plan("sup-retryable",
+                         "if [ \"$PAI_RESTART_COUNT\" = 1 ]; then exit 0; fi; " + kLauncher +
+                             " ctl retryable-error 'custom glitch' && echo 'a custom glitch "
+                             "happened'; exit 1");
+  plan.fault_tolerance.policy = pai::RestartPolicy::ExitCodeAndErrorMsg;
+  plan.fault_tolerance.max_restarts = 3;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(events, "\"event\":\"retryable-error\",\"instance\":\"worker-0\","
+                                 "\"text\":\"custom glitch\"") == 1);
+  CHECK(count_lines_with(events, "\"retryable\":true") == 1);
+  CHECK(std::filesystem::exists(dir / "logs/worker-0/rank-0.attempt-1.log"));
+
+  SECTION("without it the same failure is final") {
+    TempDir plain;
+    auto same = local_plan("sup-retryable", "echo 'a custom glitch happened'; exit 1");
+    same.fault_tolerance.policy = pai::RestartPolicy::ExitCodeAndErrorMsg;
+    same.fault_tolerance.max_restarts = 3;
+    CHECK(run_launcher(plain, run_args(plain, write_plan(plain, same))).code == 1);
+    CHECK(count_lines_with(events_of(plain), "\"retryable\":false") == 1);
+  }
+}
+
+TEST_CASE("ctl hang-interval off keeps a silent stage from counting as a hang") {
+  TempDir dir;
+  auto plan = local_plan("sup-hang-off", kLauncher +
+                                             " ctl hang-interval off && sleep 3 && " + kLauncher +
+                                             " ctl exit-hang-interval 5m && echo done");
+  plan.fault_tolerance.hang.enabled = true;
+  plan.fault_tolerance.hang.interval_seconds = 1;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(events, "\"event\":\"hang\"") == 0);
+  CHECK(count_lines_with(events, "\"event\":\"hang-interval\",\"instance\":\"worker-0\","
+                                 "\"seconds\":0,\"default\":false,\"off\":true") == 1);
+  CHECK(count_lines_with(events, "\"event\":\"exit-hang-interval\",\"instance\":\"worker-0\","
+                                 "\"seconds\":300") == 1);
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-0.log") == "done\n");
+}
+
+TEST_CASE("a hang dump signals only processes that catch it - a plain Python rank survives it") {
+  TempDir dir;
+  // Local rank 0 registers faulthandler for SIGUSR1, local rank 1 does not (SIGUSR1 would end
+  // it). Both hang in the first attempt and finish in the second.
+  auto plan = local_plan(
+      "sup-dump",
+      "exec /usr/bin/python3 -c '\n"
+      "import faulthandler, os, signal, sys, time\n"
+      "if os.environ[\"PAI_RESTART_COUNT\"] == \"1\": print(\"done\"); sys.exit(0)\n"
+      "if os.environ[\"LOCAL_RANK\"] == \"0\": faulthandler.register(signal.SIGUSR1)\n"
+      "print(\"waiting\", flush=True)\n"
+      "signal.signal(signal.SIGTERM, lambda *_: sys.exit(7))\n"
+      "time.sleep(60)\n'",
+      2);
+  plan.fault_tolerance.hang.enabled = true;
+  plan.fault_tolerance.hang.interval_seconds = 2;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(events, "\"event\":\"stack-dump\",\"instance\":\"worker-0\","
+                                 "\"method\":\"SIGQUIT, SIGUSR1\",\"sigquit\":0,\"sigusr1\":1") ==
+        1);
+  // Rank 0's Python stack is in its log; rank 1 lived on to get the stop signal (exit 7).
+  const std::string dumped = slurp(dir / "logs/worker-0/rank-0.attempt-0.log");
+  CHECK(dumped.find("File \"<string>\", line 7 in <module>") != std::string::npos);
+  CHECK(count_lines_with(events, "\"rank\":1,\"pid\"") >= 1);
+  CHECK(count_lines_with(events, "\"status\":\"exit code 7\"") == 2);
+  CHECK(slurp(dir / "logs/worker-0/rank-1.attempt-1.log") == "done\n");
+}
+
 TEST_CASE("control characters of a rank are escaped in pai's lines - relayed output is exact") {
   TempDir dir;
   auto plan = local_plan("sup-escape", kLauncher +
