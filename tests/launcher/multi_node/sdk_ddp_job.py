@@ -1,0 +1,57 @@
+"""A 2-node x 2-rank gloo DDP job that uses the pai SDK through its AIMaster names.
+
+Run by tests/launcher/multi_node/sdk_job_test.cpp; SCENARIO picks what it does:
+  message    rank 0 sends a custom message; every rank adds a retryable error keyword and, in
+             the first attempt, rank 3 fails with that keyword at step 5 (so the job restarts).
+  reset      every rank shortens the hang interval to 2 s; in the first attempt rank 1 stops at
+             step 3, so the others wait in all-reduce and the job hangs.
+  suppressed every rank shortens the hang interval to 2 s, then sleeps 4 s inside
+             hang_detect(-1), which turns detection off for the scope and restores 2 s after.
+"""
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+from aimaster import job_monitor as jm
+
+STEPS = 12
+
+scenario = os.environ["SCENARIO"]
+rank = int(os.environ["RANK"])
+attempt = int(os.environ["PAI_RESTART_COUNT"])
+monitor = jm.Monitor(config=jm.PyTorchConfig())
+
+dist.init_process_group("gloo", init_method="env://")
+torch.manual_seed(0)
+model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(16, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+if scenario == "message":
+    if rank == 0:
+        status = monitor.send_custom_message(content="loss is NaN at attempt %d" % attempt)
+        assert status.ok(), status.to_string()
+    assert monitor.set_retryable_errors(["flaky storage"]).ok()
+elif scenario == "reset":
+    assert monitor.reset_config(job_hang_interval=2).ok()
+elif scenario == "suppressed":
+    assert monitor.reset_config(job_hang_interval=2).ok()
+    with jm.hang_detect(-1):
+        time.sleep(4)
+
+for step in range(STEPS):
+    if scenario == "message" and attempt == 0 and rank == 3 and step == 5:
+        print("flaky storage: read of shard 17 failed", flush=True)
+        sys.exit(1)
+    if scenario == "reset" and attempt == 0 and rank == 1 and step == 3:
+        time.sleep(120)
+    loss = model(torch.randn(8, 16)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    monitor.report_step(step)
+    time.sleep(0.05)
+
+dist.barrier()
+print("rank %d finished attempt %d" % (rank, attempt), flush=True)
