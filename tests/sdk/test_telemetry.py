@@ -1,0 +1,344 @@
+"""pai.telemetry: the ring's layout as include/pai/telemetry.h defines it, ring() outside
+pai-launch, and torch.distributed instrumentation (skipped without torch)."""
+
+import os
+import shutil
+import struct
+import sys
+import tempfile
+import time
+import unittest
+import warnings
+
+sys.path.insert(0, os.path.normpath(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "sdk", "python")))
+
+from pai import telemetry  # noqa: E402
+
+try:
+    import torch
+    import torch.distributed as dist
+    HAVE_TORCH = dist.is_available()
+except Exception:  # noqa: BLE001
+    HAVE_TORCH = False
+
+RECORD = struct.Struct("<QQHHIqQQ16s")
+
+
+def make_ring(path, capacity=8, rank=3, magic=0x54494150, version=1, record_size=64, size=None):
+    """A ring file written from the layout alone, as the launcher creates it."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHIii44x", magic, version, record_size, capacity, rank, 0))
+        f.truncate(128 + capacity * 64 if size is None else size)
+    return path
+
+
+def head_of(path):
+    with open(path, "rb") as f:
+        return struct.unpack_from("<Q", f.read(), 64)[0]
+
+
+def records_of(path):
+    """Every record still in the ring, oldest first, as dicts."""
+    with open(path, "rb") as f:
+        data = f.read()
+    capacity = struct.unpack_from("<I", data, 8)[0]
+    head = struct.unpack_from("<Q", data, 64)[0]
+    out = []
+    for n in range(max(0, head - capacity), head):
+        seq, t, kind, op, group, step, cseq, nbytes, reserved = RECORD.unpack_from(
+            data, 128 + (n % capacity) * 64)
+        assert seq == n + 1, (seq, n)
+        assert reserved == bytes(16)
+        out.append(dict(seq=seq, time_ns=t, kind=kind, op=op, group=group, step=step,
+                        collective_seq=cseq, bytes=nbytes))
+    return out
+
+
+def reset_ring():
+    """Forgets the process-wide ring, as in a fresh process."""
+    if telemetry._RING is not None:
+        telemetry._RING.close()
+    telemetry._RING = None
+    telemetry._RING_TRIED = False
+
+
+class TempDirTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="pai-telemetry-test-")
+        self.addCleanup(shutil.rmtree, self.dir)
+        saved = os.environ.pop("PAI_TELEMETRY_FILE", None)
+        if saved is not None:
+            self.addCleanup(os.environ.__setitem__, "PAI_TELEMETRY_FILE", saved)
+        self.addCleanup(os.environ.pop, "PAI_TELEMETRY_FILE", None)
+        reset_ring()
+        self.addCleanup(reset_ring)
+
+    def path(self, name="r.telemetry"):
+        return os.path.join(self.dir, name)
+
+
+class RingTest(TempDirTest):
+    def test_records_land_at_their_offsets_with_seq_and_head(self):
+        path = make_ring(self.path())
+        ring = telemetry.Ring(path)
+        self.addCleanup(ring.close)
+        self.assertEqual((ring.rank, ring.capacity, ring.written), (3, 8, 0))
+        with open(path, "rb") as f:
+            self.assertEqual(struct.unpack_from("<i", f.read(), 16)[0], os.getpid())
+
+        before = time.monotonic_ns()
+        ring.step_begin(5)
+        ring.collective_enter("all_reduce", 2, 9, 4096, 5)
+        ring.collective_exit(telemetry.ALL_REDUCE, 2, 9, 4096, step=5)
+        ring.collective_enter("no such op", 0, 1, 0)
+        ring.step_end(5)
+        after = time.monotonic_ns()
+
+        self.assertEqual(head_of(path), 5)
+        self.assertEqual(ring.written, 5)
+        with open(path, "rb") as f:
+            data = f.read()
+        self.assertEqual(RECORD.unpack_from(data, 128 + 64)[:2][0], 2)  # record 1 in slot 1
+        got = records_of(path)
+        self.assertEqual([(r["seq"], r["kind"], r["op"], r["group"], r["step"],
+                           r["collective_seq"], r["bytes"]) for r in got], [
+            (1, telemetry.STEP_BEGIN, 0, 0, 5, 0, 0),
+            (2, telemetry.COLLECTIVE_ENTER, 1, 2, 5, 9, 4096),
+            (3, telemetry.COLLECTIVE_EXIT, 1, 2, 5, 9, 4096),
+            (4, telemetry.COLLECTIVE_ENTER, 255, 0, -1, 1, 0),
+            (5, telemetry.STEP_END, 0, 0, 5, 0, 0),
+        ])
+        times = [r["time_ns"] for r in got]
+        self.assertEqual(times, sorted(times))
+        self.assertTrue(before <= times[0] and times[-1] <= after)
+        self.assertEqual(ring.step, 5)
+
+    def test_wraps_around_its_capacity(self):
+        path = make_ring(self.path(), capacity=4)
+        ring = telemetry.Ring(path)
+        self.addCleanup(ring.close)
+        for step in range(6):
+            ring.step_begin(step)
+        self.assertEqual(head_of(path), 6)
+        with open(path, "rb") as f:
+            data = f.read()
+        slots = [RECORD.unpack_from(data, 128 + i * 64) for i in range(4)]
+        self.assertEqual([(s[0], s[5]) for s in slots], [(5, 4), (6, 5), (3, 2), (4, 3)])
+        self.assertEqual(len(data), 128 + 4 * 64)
+        self.assertEqual([r["step"] for r in records_of(path)], [2, 3, 4, 5])
+
+    def test_a_later_writer_continues_from_the_head(self):
+        path = make_ring(self.path())
+        first = telemetry.Ring(path)
+        first.step_begin(1)
+        first.close()
+        second = telemetry.Ring(path)
+        self.addCleanup(second.close)
+        second.step_begin(2)
+        self.assertEqual([(r["seq"], r["step"]) for r in records_of(path)], [(1, 1), (2, 2)])
+
+    def test_one_writer_at_a_time(self):
+        path = make_ring(self.path())
+        ring = telemetry.Ring(path)
+        self.addCleanup(ring.close)
+        with self.assertRaises(telemetry.RingTaken) as caught:
+            telemetry.Ring(path)
+        self.assertEqual(str(caught.exception),
+                         "telemetry ring {}: another process writes it".format(path))
+
+    def test_bad_files_are_refused_with_their_reason(self):
+        path = self.path()
+        cases = [
+            (dict(magic=0x464C457F), "not a telemetry ring (bad magic)"),
+            (dict(version=2), "version 2, this SDK writes version 1"),
+            (dict(record_size=32), "record size 32, expected 64"),
+            (dict(capacity=6), "capacity 6 is not a power of two up to 1048576"),
+            (dict(capacity=1 << 31, size=128 + 64), "capacity 2147483648 is not a power of two "
+                                                     "up to 1048576"),
+            (dict(size=128 + 7 * 64), "576 bytes, but a ring of 8 records has 640"),
+            (dict(size=10), "truncated: 10 bytes"),
+        ]
+        for fields, why in cases:
+            with self.subTest(why=why):
+                make_ring(path, **fields)
+                with self.assertRaises(telemetry.RingError) as caught:
+                    telemetry.Ring(path)
+                self.assertEqual(str(caught.exception), "telemetry ring {}: {}".format(path, why))
+        with self.assertRaises(telemetry.RingError) as caught:
+            telemetry.Ring(self.path("missing"))
+        self.assertEqual(str(caught.exception), "telemetry ring {}: cannot open: No such file "
+                         "or directory".format(self.path("missing")))
+        with self.assertRaises(telemetry.RingError) as caught:
+            telemetry.Ring(self.dir)
+        self.assertIn("telemetry ring {}: cannot open:".format(self.dir), str(caught.exception))
+
+
+class RingOfProcessTest(TempDirTest):
+    def test_none_without_the_variable_and_silent(self):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            self.assertIsNone(telemetry.ring())
+
+    def test_none_with_a_bad_file_after_one_warning(self):
+        os.environ["PAI_TELEMETRY_FILE"] = make_ring(self.path(), magic=0)
+        with self.assertWarns(RuntimeWarning) as caught:
+            self.assertIsNone(telemetry.ring())
+        self.assertIn("not a telemetry ring (bad magic); nothing is recorded",
+                      str(caught.warning))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            self.assertIsNone(telemetry.ring())
+
+    def test_none_for_a_missing_file(self):
+        os.environ["PAI_TELEMETRY_FILE"] = self.path("missing")
+        with self.assertWarns(RuntimeWarning):
+            self.assertIsNone(telemetry.ring())
+
+    def test_one_ring_per_process(self):
+        path = make_ring(self.path())
+        os.environ["PAI_TELEMETRY_FILE"] = path
+        ring = telemetry.ring()
+        self.assertIsNotNone(ring)
+        self.assertIs(telemetry.ring(), ring)
+        self.assertEqual(ring.path, path)
+
+    def test_none_in_a_forked_child(self):
+        os.environ["PAI_TELEMETRY_FILE"] = make_ring(self.path())
+        self.assertIsNotNone(telemetry.ring())
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if telemetry.ring() is None else 1)
+        _, status = os.waitpid(pid, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode")
+                         else status >> 8, 0)
+
+    def test_instrument_without_torch_returns_false(self):
+        os.environ["PAI_TELEMETRY_FILE"] = make_ring(self.path())
+        saved = {name: sys.modules[name] for name in list(sys.modules)
+                 if name == "torch" or name.startswith("torch.")}
+        for name in saved:
+            del sys.modules[name]
+        sys.modules["torch"] = None  # import torch raises ImportError
+        try:
+            self.assertFalse(telemetry.instrument())
+            self.assertFalse(telemetry.instrument(model=object()))
+        finally:
+            del sys.modules["torch"]
+            sys.modules.update(saved)
+        self.assertEqual(head_of(self.path()), 0)
+
+
+@unittest.skipUnless(HAVE_TORCH, "torch.distributed is not available")
+class InstrumentTest(TempDirTest):
+    """A one-process gloo group; instrument() replaces torch.distributed's functions for the
+    duration of each test only."""
+
+    @classmethod
+    def setUpClass(cls):
+        if dist.is_initialized():
+            raise unittest.SkipTest("another test of this process holds a process group")
+        cls.store_dir = tempfile.mkdtemp(prefix="pai-telemetry-store-")
+        dist.init_process_group("gloo", init_method="file://" + cls.store_dir + "/store",
+                                rank=0, world_size=1)
+
+    @classmethod
+    def tearDownClass(cls):
+        dist.destroy_process_group()
+        shutil.rmtree(cls.store_dir)
+
+    def setUp(self):
+        super().setUp()
+        self.ring_path = make_ring(self.path(), capacity=64, rank=0)
+        os.environ["PAI_TELEMETRY_FILE"] = self.ring_path
+        saved = {name: getattr(dist, name) for name in telemetry._COLLECTIVES
+                 if hasattr(dist, name)}
+        self.addCleanup(lambda: [setattr(dist, n, f) for n, f in saved.items()])
+        self.addCleanup(setattr, telemetry, "_STATE", None)
+
+    def collectives(self):
+        return [(r["kind"], r["op"], r["group"], r["collective_seq"], r["bytes"], r["step"])
+                for r in records_of(self.ring_path)
+                if r["kind"] in (telemetry.COLLECTIVE_ENTER, telemetry.COLLECTIVE_EXIT)]
+
+    def test_false_without_a_ring(self):
+        del os.environ["PAI_TELEMETRY_FILE"]
+        original = dist.all_reduce
+        self.assertFalse(telemetry.instrument())
+        self.assertIs(dist.all_reduce, original)
+
+    def test_all_reduce_and_barrier_record_enter_and_exit(self):
+        self.assertTrue(telemetry.instrument())
+        self.assertTrue(telemetry.instrument())  # a second call wraps nothing twice
+        telemetry.ring().step_begin(7)
+        x = torch.ones(10)
+        dist.all_reduce(x)
+        dist.barrier()
+        dist.all_reduce(tensor=torch.ones(3, dtype=torch.float64), async_op=True).wait()
+        enter, leave, ar, bar = (telemetry.COLLECTIVE_ENTER, telemetry.COLLECTIVE_EXIT,
+                                 telemetry.ALL_REDUCE, telemetry.BARRIER)
+        self.assertEqual(self.collectives(), [
+            (enter, ar, 0, 1, 40, 7), (leave, ar, 0, 1, 40, 7),
+            (enter, bar, 0, 2, 0, 7), (leave, bar, 0, 2, 0, 7),
+            (enter, ar, 0, 3, 24, 7), (leave, ar, 0, 3, 24, 7),
+        ])
+        self.assertEqual(x.tolist(), [1.0] * 10)
+
+    def test_a_new_group_has_its_own_id_and_sequence(self):
+        group = dist.new_group([0])
+        self.assertTrue(telemetry.instrument())
+        dist.all_reduce(torch.ones(1), group=group)
+        dist.broadcast(torch.ones(2), 0, group)
+        dist.all_reduce(torch.ones(1))
+        got = [(kind, op, gid, seq) for kind, op, gid, seq, _, _ in self.collectives()]
+        gid = got[0][2]
+        self.assertNotEqual(gid, 0)
+        enter, leave = telemetry.COLLECTIVE_ENTER, telemetry.COLLECTIVE_EXIT
+        self.assertEqual(got, [
+            (enter, telemetry.ALL_REDUCE, gid, 1), (leave, telemetry.ALL_REDUCE, gid, 1),
+            (enter, telemetry.BROADCAST, gid, 2), (leave, telemetry.BROADCAST, gid, 2),
+            (enter, telemetry.ALL_REDUCE, 0, 1), (leave, telemetry.ALL_REDUCE, 0, 1),
+        ])
+
+    def test_a_failing_collective_still_records_its_exit(self):
+        self.assertTrue(telemetry.instrument())
+        with self.assertRaises(Exception):
+            dist.broadcast(torch.ones(1), src=5)  # no rank 5
+        kinds = [kind for kind, *_ in self.collectives()]
+        self.assertEqual(kinds, [telemetry.COLLECTIVE_ENTER, telemetry.COLLECTIVE_EXIT])
+
+    def test_a_ring_closed_by_the_program_does_not_fail_collectives(self):
+        self.assertTrue(telemetry.instrument())
+        telemetry.ring().close()
+        x = torch.ones(2)
+        dist.all_reduce(x)
+        dist.all_reduce(x, async_op=True).wait()
+        self.assertEqual(x.tolist(), [1.0, 1.0])
+
+    def test_ddp_backward_records_each_bucket_all_reduce(self):
+        torch.manual_seed(0)
+        plain = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(),
+                                    torch.nn.Linear(16, 4))
+        model = torch.nn.parallel.DistributedDataParallel(
+            torch.nn.Sequential(*[torch.nn.Linear(8, 16), torch.nn.ReLU(),
+                                  torch.nn.Linear(16, 4)]))
+        model.module.load_state_dict(plain.state_dict())
+        self.assertTrue(telemetry.instrument(model))
+        self.assertTrue(telemetry.instrument(model))  # the hook is registered once
+        telemetry.ring().step_begin(3)
+        batch = torch.randn(5, 8)
+        model(batch).square().sum().backward()
+        plain(batch).square().sum().backward()
+        for mine, reference in zip(model.module.parameters(), plain.parameters()):
+            self.assertTrue(torch.allclose(mine.grad, reference.grad))
+        nbytes = sum(p.numel() * p.element_size() for p in plain.parameters())
+        enter, leave, ar = telemetry.COLLECTIVE_ENTER, telemetry.COLLECTIVE_EXIT, \
+            telemetry.ALL_REDUCE
+        self.assertEqual(self.collectives(), [(enter, ar, 0, 1, nbytes, 3),
+                                              (leave, ar, 0, 1, nbytes, 3)])
+        model(batch).sum().backward()
+        self.assertEqual([seq for _, _, _, seq, _, _ in self.collectives()], [1, 1, 2, 2])
+
+
+if __name__ == "__main__":
+    unittest.main()
