@@ -10,7 +10,7 @@ namespace {
 
 const std::vector<std::string> kFaultToleranceKeys = {
     "mode",         "restart",                 "policy", "retryableErrors",
-    "maxSameError", "maxToleratedFailureRate", "hang",   "gracePeriod"};
+    "maxSameError", "maxToleratedFailureRate", "hang",   "gracePeriod", "checkpointWait"};
 const std::vector<std::string> kRestartKeys = {"enabled", "maxRestarts", "backoff"};
 const std::vector<std::string> kHangKeys = {"enabled", "interval", "exitInterval",
                                             "dumpCommand"};
@@ -143,6 +143,9 @@ void parse_fault_tolerance(const Node& node, const std::string& path, FieldReade
   }
   if (const Node* n = reader.optional(node, path, "gracePeriod")) {
     reader.duration(*n, join_path(path, "gracePeriod"), 0, &out->grace_period_seconds);
+  }
+  if (const Node* n = reader.optional(node, path, "checkpointWait")) {
+    reader.duration(*n, join_path(path, "checkpointWait"), 0, &out->checkpoint_wait_seconds);
   }
 }
 

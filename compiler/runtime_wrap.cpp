@@ -73,6 +73,8 @@ std::vector<std::string> role_env_names(const Plan& plan, const Role& role) {
   // knows their values, but docker must be told to forward them.
   ProcessContext ctx;
   ctx.control_socket = "-";
+  ctx.telemetry_file = "-";
+  ctx.latest_checkpoint = "-";
   ctx.hostfile = "-";
   ctx.rsh_agent = "-";
   const Placement* placed = find_placement(plan, role.name, 0);

@@ -10,8 +10,9 @@ namespace pai {
 
 /// Names of the env-contract variables the processes of `role` receive, in contract order:
 /// those of process_env() for the role's instance 0 and local rank 0, with a ProcessContext
-/// that sets every optional variable (control socket, hostfile, rsh agent). Uses the
-/// instance's placement when `plan` is placed, else an unplaced instance 0 of the role.
+/// that sets every optional variable (control socket, telemetry ring, latest checkpoint,
+/// hostfile, rsh agent).
+/// Uses the instance's placement when `plan` is placed, else an unplaced instance 0 of the role.
 std::vector<std::string> role_env_names(const Plan& plan, const Role& role);
 
 /// The argv the launcher executes for `role`: `role.command` wrapped for `plan.runtime`.

@@ -147,6 +147,9 @@ EnvList instance_env(const Plan& plan, const Placement& placement, const Process
   env.emplace_back("PAI_RESTART_COUNT", restarts);
   env.emplace_back("TORCHELASTIC_RESTART_COUNT", restarts);
   if (!ctx.control_socket.empty()) env.emplace_back("PAI_CONTROL_SOCKET", ctx.control_socket);
+  if (!ctx.latest_checkpoint.empty()) {
+    env.emplace_back("PAI_LATEST_CHECKPOINT", ctx.latest_checkpoint);
+  }
   if (!ctx.coordinator.empty()) env.emplace_back("PAI_COORDINATOR", ctx.coordinator);
   if (!ctx.token_file.empty()) env.emplace_back("PAI_TOKEN_FILE", ctx.token_file);
   if (plan.framework == Framework::Mpi) {
@@ -183,11 +186,12 @@ EnvList process_env(const Plan& plan, const Placement& placement, int local_rank
   EnvList env = job_env(plan);
   overlay_env(env, instance_env(plan, placement, ctx));
   overlay_env(env, rank_env(plan, placement, local_rank));
+  if (!ctx.telemetry_file.empty()) overlay_env(env, {{"PAI_TELEMETRY_FILE", ctx.telemetry_file}});
   return env;
 }
 
 bool is_reserved_env_name(const std::string& name) {
-  static constexpr std::array<std::string_view, 22> kExact = {"RANK",
+  static constexpr std::array<std::string_view, 24> kExact = {"RANK",
                                                               "WORLD_SIZE",
                                                               "LOCAL_RANK",
                                                               "LOCAL_WORLD_SIZE",
@@ -204,6 +208,8 @@ bool is_reserved_env_name(const std::string& name) {
                                                               "TORCHELASTIC_RESTART_COUNT",
                                                               "PAI_MAX_RESTARTS",
                                                               "PAI_CONTROL_SOCKET",
+                                                              "PAI_TELEMETRY_FILE",
+                                                              "PAI_LATEST_CHECKPOINT",
                                                               "PAI_COORDINATOR",
                                                               "PAI_TOKEN_FILE",
                                                               "PAI_JOB_NAME",

@@ -26,6 +26,12 @@ struct ProcessContext {
   /// `pai-launch rsh` and the control commands use from inside the job.
   std::string coordinator;
   std::string token_file;
+  /// PAI_TELEMETRY_FILE: the telemetry ring of one process (include/pai/telemetry.h). The
+  /// only per-process field: a context that sets it describes one rank.
+  std::string telemetry_file;
+  /// PAI_LATEST_CHECKPOINT: the newest complete checkpoint of the job (pai.checkpoint's
+  /// `<output>/checkpoints/step-<N>`), for a rank to resume from.
+  std::string latest_checkpoint;
 };
 
 /// OpenPAI's per-instance variables of *other* instances (PAI_HOST_IP_<role>_<i>, ...)
@@ -47,7 +53,8 @@ EnvList instance_env(const Plan& plan, const Placement& placement, const Process
 EnvList rank_env(const Plan& plan, const Placement& placement, int local_rank);
 
 /// The complete environment contract of one process: job_env, then instance_env, then
-/// rank_env; a later layer's value for a name replaces an earlier one in place.
+/// rank_env, then ctx's PAI_TELEMETRY_FILE; a later layer's value for a name replaces an
+/// earlier one in place.
 EnvList process_env(const Plan& plan, const Placement& placement, int local_rank,
                     const ProcessContext& ctx);
 

@@ -197,6 +197,9 @@ struct FaultTolerance {
   double max_tolerated_failure_rate = -1;  ///< fraction of instances; -1 = off
   HangDetection hang;
   std::int64_t grace_period_seconds = 30;  ///< SIGTERM -> SIGKILL
+  /// How long stopping an instance waits for a checkpoint save its ranks reported in flight
+  /// (`ctl checkpoint-begin`) before the stop signal; 0 = no wait.
+  std::int64_t checkpoint_wait_seconds = 60;
 };
 
 struct CustomCheck {

@@ -108,6 +108,7 @@ void write(JsonWriter& w, const Placement& p) {
 
 void write(JsonWriter& w, const FaultTolerance& f) {
   w.begin_object();
+  w.member("checkpointWaitSeconds", f.checkpoint_wait_seconds);
   w.member("gracePeriodSeconds", f.grace_period_seconds);
   w.key("hang");
   w.begin_object();
@@ -361,6 +362,7 @@ FaultTolerance read_fault_tolerance(const JsonFields& f) {
   ft.hang.dump_command = hang.string("dumpCommand");
   hang.reject_unknown();
   ft.grace_period_seconds = f.seconds("gracePeriodSeconds");
+  ft.checkpoint_wait_seconds = f.seconds("checkpointWaitSeconds");
   f.reject_unknown();
   return ft;
 }

@@ -34,6 +34,16 @@ sockaddr_un socket_address(const std::string& path) {
 
 std::string errno_text() { return std::strerror(errno); }
 
+// A step number: a whole number >= 0, nothing else.
+std::optional<std::int64_t> parse_step(std::string_view text) {
+  std::int64_t step = -1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), step);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || step < 0) {
+    return std::nullopt;
+  }
+  return step;
+}
+
 // `verb`'s duration argument: seconds, 0 for "default", -1 for "off" where `off_allowed`.
 std::optional<std::int64_t> parse_interval(std::string_view verb, std::string_view arg,
                                            bool off_allowed, std::string* error) {
@@ -69,13 +79,32 @@ std::optional<ControlRequest> parse_control_line(std::string_view line, std::str
     return NotifyRequest{std::string(arg)};
   }
   if (verb == "progress") {
-    std::int64_t step = -1;
-    auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), step);
-    if (arg.empty() || ec != std::errc() || end != arg.data() + arg.size() || step < 0) {
+    auto step = parse_step(arg);
+    if (!step) {
       *error = "progress needs a step number >= 0, got '" + std::string(arg) + "'";
       return std::nullopt;
     }
-    return ProgressRequest{step};
+    return ProgressRequest{*step};
+  }
+  if (verb == "checkpoint-begin" || verb == "checkpoint-done" || verb == "checkpoint-failed") {
+    const bool begin = verb == "checkpoint-begin";
+    const std::size_t gap = arg.find(' ');
+    const std::string_view number = begin ? arg : arg.substr(0, gap);
+    const std::string_view text = gap == std::string_view::npos ? "" : arg.substr(gap + 1);
+    auto step = parse_step(number);
+    if (!step || (!begin && text.empty())) {
+      *error = std::string(verb) + " needs " +
+               (begin ? "a step number >= 0"
+                : verb == "checkpoint-done" ? "a step number >= 0 and the checkpoint's path"
+                                            : "a step number >= 0 and why it failed") +
+               ", got '" + std::string(arg) + "'";
+      return std::nullopt;
+    }
+    using Phase = CheckpointRequest::Phase;
+    return CheckpointRequest{begin ? Phase::Begin
+                             : verb == "checkpoint-done" ? Phase::Done
+                                                         : Phase::Failed,
+                             *step, std::string(text)};
   }
   if (verb == "hang-interval") {
     auto seconds = parse_interval(verb, arg, true, error);
@@ -98,8 +127,8 @@ std::optional<ControlRequest> parse_control_line(std::string_view line, std::str
   for (char& c : shown) {
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
   }
-  *error = "unknown request '" + shown + "' (expected notify, progress, hang-interval, exit-hang-interval or "
-           "retryable-error)";
+  *error = "unknown request '" + shown + "' (expected notify, progress, hang-interval, exit-hang-interval, "
+           "retryable-error, checkpoint-begin, checkpoint-done or checkpoint-failed)";
   return std::nullopt;
 }
 

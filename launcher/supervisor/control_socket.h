@@ -6,6 +6,8 @@
 //            hang-interval <d>|default|off -> hang interval for this instance from now on
 //            exit-hang-interval <d>|default -> its exit interval from now on
 //            retryable-error <text>   -> a log keyword that makes a failure retryable
+//            checkpoint-begin <step>  -> a checkpoint save is in flight (stops wait for it)
+//            checkpoint-done <step> <path> | checkpoint-failed <step> <why> -> it ended
 // Replies:   ok | error <why>
 // A line longer than kMaxControlLine is answered with an error and the connection closed.
 #pragma once
@@ -47,9 +49,18 @@ struct ExitHangIntervalRequest {
 struct RetryableErrorRequest {
   std::string text;
 };
+/// `checkpoint-begin <step>`, `checkpoint-done <step> <path>`, `checkpoint-failed <step>
+/// <why>`: a checkpoint save of a rank (pai.checkpoint.save_async) started or ended.
+struct CheckpointRequest {
+  enum class Phase { Begin, Done, Failed };
+  Phase phase = Phase::Begin;
+  std::int64_t step = 0;
+  std::string text;  ///< the checkpoint's path (done) or why it failed (failed)
+};
 /// A parsed request.
 using ControlRequest = std::variant<NotifyRequest, ProgressRequest, HangIntervalRequest,
-                                    ExitHangIntervalRequest, RetryableErrorRequest>;
+                                    ExitHangIntervalRequest, RetryableErrorRequest,
+                                    CheckpointRequest>;
 
 /// Parses one request line (without its newline; a trailing '\r' is ignored). On bad input
 /// returns nullopt and sets `*error` to the text after "error " in the reply.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "launcher/supervisor/supervisor_impl.h"
+#include "launcher/supervisor/telemetry_ring.h"
 #include "libpai/terminal_text.h"
 #include "libpai/write_all.h"
 
@@ -53,7 +54,10 @@ const Placement& Supervisor::Impl::placement_of(const Instance& inst) const {
   return plan.placements.at(inst.placement_index);
 }
 
-Supervisor::Impl::~Impl() { sweep(); }
+Supervisor::Impl::~Impl() {
+  sweep();
+  for (Instance& inst : instances) remove_telemetry_rings(inst);
+}
 
 std::vector<GovernedInstance> Supervisor::Impl::governed(
     const Plan& p, const std::vector<const Placement*>& placements) {
@@ -75,6 +79,30 @@ void Supervisor::Impl::open_control_socket(int i) {
   inst.control_path = options.control_dir + "/" + inst.name + ".sock";
   inst.control = std::make_unique<ControlServer>(
       inst.control_path, loop, [this, i](const ControlRequest& r) { return on_control(i, r); });
+}
+
+std::string Supervisor::Impl::create_telemetry_ring_of(Instance& inst, const Rank& rank) {
+  if (options.control_dir.empty()) return "";
+  const std::string path = options.control_dir + "/" + inst.name + ".rank-" +
+                           std::to_string(rank.global_rank) + ".telemetry";
+  try {
+    create_telemetry_ring(path, rank.global_rank);
+  } catch (const TelemetryError& e) {
+    // Telemetry is an aid to diagnosis: the rank starts without it.
+    if (!inst.telemetry_warned) {
+      say("warning: " + inst.name + ": ranks start without PAI_TELEMETRY_FILE: " + e.what());
+      inst.telemetry_warned = true;
+    }
+    return "";
+  }
+  auto& rings = inst.telemetry_rings;
+  if (std::find(rings.begin(), rings.end(), path) == rings.end()) rings.push_back(path);
+  return path;
+}
+
+void Supervisor::Impl::remove_telemetry_rings(Instance& inst) {
+  for (const std::string& path : inst.telemetry_rings) ::unlink(path.c_str());
+  inst.telemetry_rings.clear();
 }
 
 std::string Supervisor::Impl::on_control(int i, const ControlRequest& request) {
@@ -105,8 +133,34 @@ std::string Supervisor::Impl::on_control(int i, const ControlRequest& request) {
     }
     added_retryable_errors.push_back(e->text);
     events.record("retryable-error", {{"instance", inst.name}, {"text", e->text}});
+  } else if (const auto* c = std::get_if<CheckpointRequest>(&request)) {
+    on_checkpoint(inst, *c);
   }
   return "";
+}
+
+void Supervisor::Impl::on_checkpoint(Instance& inst, const CheckpointRequest& c) {
+  using Phase = CheckpointRequest::Phase;
+  if (c.phase == Phase::Begin) {
+    inst.checkpoints_saving.insert(c.step);
+    events.record("checkpoint-started", {{"instance", inst.name}, {"step", c.step}});
+    return;
+  }
+  if (auto it = inst.checkpoints_saving.find(c.step); it != inst.checkpoints_saving.end()) {
+    inst.checkpoints_saving.erase(it);
+  }
+  if (c.phase == Phase::Done) {
+    events.record("checkpoint", {{"instance", inst.name}, {"step", c.step}, {"path", c.text}});
+  } else {
+    events.record("checkpoint-failed",
+                  {{"instance", inst.name}, {"step", c.step}, {"reason", c.text}});
+    say(inst.name + ": checkpoint of step " + std::to_string(c.step) +
+        " failed: " + terminal_safe(c.text));
+  }
+  // A stop that waited for the save goes on now (after the stack dumps' window, if any).
+  if (inst.stopping && inst.signal_at && inst.checkpoints_saving.empty()) {
+    inst.signal_at = std::max(Clock::now(), inst.dumps_until.value_or(Clock::now()));
+  }
 }
 
 int Supervisor::Impl::run() {
@@ -131,7 +185,10 @@ int Supervisor::Impl::run() {
       if (rank.output) rank.output->close();
     }
   }
-  for (Instance& inst : instances) inst.control.reset();
+  for (Instance& inst : instances) {
+    inst.control.reset();
+    remove_telemetry_rings(inst);
+  }
   sweep();
   return exit_code;
 }

@@ -12,7 +12,9 @@
 #include "launcher/os/process.h"
 #include "launcher/policy/failure_classifier.h"
 #include "launcher/supervisor/failure_summary.h"
+#include "launcher/supervisor/latest_checkpoint.h"
 #include "launcher/supervisor/supervisor_impl.h"
+#include "libpai/duration.h"
 #include "libpai/env_contract.h"
 #include "libpai/write_all.h"
 
@@ -91,7 +93,9 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
   inst.stopping = false;
   inst.restart_at.reset();
   inst.signal_at.reset();
+  inst.dumps_until.reset();
   inst.kill_at.reset();
+  inst.checkpoints_saving.clear();
   inst.hang.start(t0);
 
   ProcessContext ctx;
@@ -101,6 +105,7 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
   ctx.rsh_agent = options.rsh_agent;
   ctx.coordinator = options.coordinator;
   ctx.token_file = options.token_file;
+  ctx.latest_checkpoint = latest_checkpoint(plan.output);
   EnvList base;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string_view entry(*e);
@@ -115,6 +120,8 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
     rank.log_path = inst.log_dir + "/rank-" + std::to_string(rank.global_rank) + ".attempt-" +
                     std::to_string(attempt) + ".log";
     const std::string prefix = "[" + inst.name + "/" + std::to_string(rank.global_rank) + "]";
+    rank.telemetry_path = create_telemetry_ring_of(inst, rank);
+    ctx.telemetry_file = rank.telemetry_path;
     std::string problem;
     ExitStatus failed_start{126, 0};
     try {
@@ -208,12 +215,26 @@ void Supervisor::Impl::stop_instance(const StopInstance& a) {
   if (inst.live == 0) return;
   inst.stopping = true;
   inst.stop_signal = a.signal;
+  const auto now = Clock::now();
+  auto signal_at = now;
   if (a.dump_stacks) {
     dump_stacks(inst);
-    inst.signal_at =
-        Clock::now() +
-        std::min<Clock::duration>(kStackDumpWindow,
-                                  std::chrono::seconds(plan.fault_tolerance.grace_period_seconds));
+    inst.dumps_until =
+        now + std::min<Clock::duration>(
+                  kStackDumpWindow, std::chrono::seconds(plan.fault_tolerance.grace_period_seconds));
+    signal_at = *inst.dumps_until;
+  }
+  const std::int64_t wait = plan.fault_tolerance.checkpoint_wait_seconds;
+  if (!inst.checkpoints_saving.empty() && a.signal != SIGKILL && wait > 0) {
+    // A checkpoint being written is what the next attempt resumes from: let it finish.
+    const std::int64_t step = *inst.checkpoints_saving.rbegin();
+    events.record("checkpoint-wait", {{"instance", inst.name}, {"step", step}, {"seconds", wait}});
+    say(inst.name + ": waiting up to " + format_duration(wait) + " for the checkpoint of step " +
+        std::to_string(step) + " before stopping");
+    signal_at = std::max(signal_at, now + std::chrono::seconds(wait));
+  }
+  if (signal_at > now) {
+    inst.signal_at = signal_at;
     return;
   }
   send_stop_signal(inst);
@@ -221,6 +242,7 @@ void Supervisor::Impl::stop_instance(const StopInstance& a) {
 
 void Supervisor::Impl::send_stop_signal(Instance& inst) {
   inst.signal_at.reset();
+  inst.dumps_until.reset();
   signal_group(inst, inst.stop_signal);
   // A stopped (SIGSTOP) process acts on SIGTERM only once continued.
   signal_group(inst, SIGCONT);

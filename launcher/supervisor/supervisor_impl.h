@@ -1,6 +1,6 @@
 // Supervisor::Impl, private to the supervisor's files: supervisor.cpp (construction, control
-// sockets, the public API, the run loop), supervisor_actions.cpp (carrying out policy actions)
-// and supervisor_events.cpp (signals, reaping, deadlines, the final sweep).
+// sockets and telemetry rings, the public API, the run loop), supervisor_actions.cpp (carrying
+// out policy actions) and supervisor_events.cpp (signals, reaping, deadlines, the final sweep).
 #pragma once
 
 #include <chrono>
@@ -9,6 +9,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -36,6 +37,7 @@ struct Supervisor::Impl {
     int global_rank = 0;
     int pid = 0;
     std::string log_path;
+    std::string telemetry_path;          // its telemetry ring; empty = none
     std::unique_ptr<RankOutput> output;  // null when it could not be created
   };
   struct Instance {
@@ -54,10 +56,15 @@ struct Supervisor::Impl {
     HangWatch hang;
     std::unique_ptr<ControlServer> control;
     std::string control_path;
+    // Telemetry rings created for its ranks, in any attempt: removed with its control socket.
+    std::vector<std::string> telemetry_rings;
+    bool telemetry_warned = false;  // a ring could not be created: said once
     std::int64_t last_step = -1;
     int stop_signal = SIGTERM;
     bool stopping = false;  // a StopInstance is in progress: exits are expected
     std::optional<Clock::time_point> signal_at;  // after the stack-dump window
+    std::optional<Clock::time_point> dumps_until;  // the stack-dump window of a stop
+    std::multiset<std::int64_t> checkpoints_saving;  // steps its ranks are saving
     std::optional<Clock::time_point> kill_at;    // grace period over
     std::optional<Clock::time_point> restart_at;
   };
@@ -105,6 +112,13 @@ struct Supervisor::Impl {
   void open_control_socket(int i);
 
   std::string on_control(int i, const ControlRequest& request);
+  void on_checkpoint(Instance& inst, const CheckpointRequest& request);
+
+  // The telemetry ring of `rank` for a new attempt, in the control folder; "" without one
+  // (no control folder, or it could not be created: warned once per instance).
+  std::string create_telemetry_ring_of(Instance& inst, const Rank& rank);
+
+  void remove_telemetry_rings(Instance& inst);
 
   // ---- actions ----
 

@@ -42,9 +42,10 @@ TEST_CASE("runtime host runs the command as is") {
 TEST_CASE("role_env_names lists the contract names the role's processes receive") {
   const pai::Plan plan = pai::testing::make_test_plan();
   const Argv names = pai::role_env_names(plan, plan.roles[0]);
-  for (const char* name : {"MASTER_ADDR", "MASTER_PORT", "RANK", "LOCAL_RANK", "WORLD_SIZE",
-                           "PAI_JOB_NAME", "PAI_CONTROL_SOCKET", "PAI_RESTART_COUNT", "NCCL_IB_HCA",
-                           "PYTHONUNBUFFERED", "PAI_CURRENT_TASK_ROLE_NAME"}) {
+  for (const char* name :
+       {"MASTER_ADDR", "MASTER_PORT", "RANK", "LOCAL_RANK", "WORLD_SIZE", "PAI_JOB_NAME",
+        "PAI_CONTROL_SOCKET", "PAI_TELEMETRY_FILE", "PAI_RESTART_COUNT", "NCCL_IB_HCA",
+        "PYTHONUNBUFFERED", "PAI_CURRENT_TASK_ROLE_NAME"}) {
     INFO(name);
     CHECK(contains(names, name));
   }

@@ -1,5 +1,6 @@
 #include "libpai/env_contract.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
 
@@ -162,6 +163,32 @@ TEST_CASE("process_env layers job - instance and rank - user env overrides prese
   CHECK(value_of(ps, "LOCAL_RANK") == "0");
 }
 
+TEST_CASE("process_env gives one process its telemetry ring - last, and only when set") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  pai::ProcessContext ctx = context();
+  CHECK_FALSE(has(pai::process_env(plan, at(plan, "worker", 1), 1, ctx), "PAI_TELEMETRY_FILE"));
+  ctx.telemetry_file = "/tmp/pai/job/worker-1.rank-3.telemetry";
+  EnvList env = pai::process_env(plan, at(plan, "worker", 1), 1, ctx);
+  CHECK(env.back() == std::pair<std::string, std::string>{
+                          "PAI_TELEMETRY_FILE", "/tmp/pai/job/worker-1.rank-3.telemetry"});
+  CHECK_FALSE(has(pai::instance_env(plan, at(plan, "worker", 1), ctx), "PAI_TELEMETRY_FILE"));
+}
+
+TEST_CASE("instance_env names the latest checkpoint after the control socket - only when set") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  pai::ProcessContext ctx = context();
+  CHECK_FALSE(has(pai::instance_env(plan, at(plan, "worker", 0), ctx), "PAI_LATEST_CHECKPOINT"));
+  ctx.control_socket = "/tmp/pai/job/worker-0.sock";
+  ctx.latest_checkpoint = "/runs/job/checkpoints/step-800";
+  const EnvList env = pai::instance_env(plan, at(plan, "worker", 0), ctx);
+  const auto socket = std::find_if(env.begin(), env.end(),
+                                   [](const auto& kv) { return kv.first == "PAI_CONTROL_SOCKET"; });
+  REQUIRE(socket != env.end());
+  REQUIRE(socket + 1 != env.end());
+  CHECK(*(socket + 1) == std::pair<std::string, std::string>{"PAI_LATEST_CHECKPOINT",
+                                                             "/runs/job/checkpoints/step-800"});
+}
+
 TEST_CASE("fabric presets per fabric type") {
   pai::Plan plan = pai::testing::make_test_plan(1, 1);
   auto fabric_vars = [&](const pai::Fabric& fabric) {
@@ -249,6 +276,8 @@ TEST_CASE("is_reserved_env_name covers rank and OpenPAI contract names") {
                            "TORCHELASTIC_RESTART_COUNT",
                            "PAI_MAX_RESTARTS",
                            "PAI_CONTROL_SOCKET",
+                           "PAI_TELEMETRY_FILE",
+                           "PAI_LATEST_CHECKPOINT",
                            "PAI_JOB_NAME",
                            "PAI_OUTPUT_DIR",
                            "PAI_TASK_ROLE_COUNT",

@@ -5,16 +5,22 @@ Run by tests/launcher/multi_node/sdk_job_test.cpp; SCENARIO picks what it does:
              the first attempt, rank 3 fails with that keyword at step 5 (so the job restarts).
   reset      every rank shortens the hang interval to 2 s; in the first attempt rank 1 stops at
              step 3, so the others wait in all-reduce and the job hangs.
-  suppressed every rank shortens the hang interval to 2 s, then sleeps 4 s inside
-             hang_detect(-1), which turns detection off for the scope and restores 2 s after.
+  resume     rank 0 saves a checkpoint every 4 steps (pai.checkpoint.save_async); in the first
+             attempt rank 2 is killed with SIGKILL at step 10 (so rank 0 has begun saving
+             step 8: every rank passed step 9's all-reduce); the second attempt resumes from
+             the newest complete checkpoint (PAI_LATEST_CHECKPOINT).
+  suppressed every rank shortens the hang interval to 5 s, then sleeps 8 s inside
+             hang_detect(-1), which turns detection off for the scope and restores 5 s after.
 """
 import os
+import signal
 import sys
 import time
 
 import torch
 import torch.distributed as dist
 from aimaster import job_monitor as jm
+from pai import checkpoint
 
 STEPS = 12
 
@@ -36,11 +42,24 @@ if scenario == "message":
 elif scenario == "reset":
     assert monitor.reset_config(job_hang_interval=2).ok()
 elif scenario == "suppressed":
-    assert monitor.reset_config(job_hang_interval=2).ok()
+    assert monitor.reset_config(job_hang_interval=5).ok()
     with jm.hang_detect(-1):
-        time.sleep(4)
+        time.sleep(8)
 
-for step in range(STEPS):
+first = 0
+if scenario == "resume":
+    latest = checkpoint.load_latest()
+    if latest is not None:
+        saved, state = latest
+        model.module.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        first = saved + 1
+        print("resumed from step %d (PAI_LATEST_CHECKPOINT=%s)"
+              % (saved, os.environ.get("PAI_LATEST_CHECKPOINT", "")), flush=True)
+
+for step in range(first, STEPS):
+    if scenario == "resume" and attempt == 0 and rank == 2 and step == 10:
+        os.kill(os.getpid(), signal.SIGKILL)
     if scenario == "message" and attempt == 0 and rank == 3 and step == 5:
         print("flaky storage: read of shard 17 failed", flush=True)
         sys.exit(1)
@@ -51,6 +70,9 @@ for step in range(STEPS):
     loss.backward()
     optimizer.step()
     monitor.report_step(step)
+    if scenario == "resume" and rank == 0 and step % 4 == 0:
+        checkpoint.save_async(
+            {"model": model.module.state_dict(), "optimizer": optimizer.state_dict()}, step)
     time.sleep(0.05)
 
 dist.barrier()

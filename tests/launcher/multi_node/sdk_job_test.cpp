@@ -22,6 +22,10 @@ Plan sdk_plan(const std::string& name, int subnet, const std::string& scenario) 
                            "/tests/launcher/multi_node/sdk_ddp_job.py",
                            2);
   plan.fault_tolerance.max_restarts = 1;
+  // torch's TCPStore listens on every address: jobs side by side need ports of their own
+  // (the rendezvous assigns MASTER_PORT from the range).
+  plan.port_range_min = 20000 + 10 * subnet;
+  plan.port_range_max = plan.port_range_min + 9;
   return plan;
 }
 
@@ -101,4 +105,33 @@ TEST_CASE("hang_detect(-1) keeps a silent stage from counting as a hang") {
                          "\"event\":\"hang\"") == 0);
   CHECK(log_of(cluster, 1, 3, 0).find("rank 3 finished attempt 0") != std::string::npos);
   CHECK(leftover_processes("sdk-suppressed").empty());
+}
+
+TEST_CASE("after kill -9 of a rank the job resumes from the latest complete checkpoint") {
+  if (!have_torch()) {
+    WARN("python3-torch is not installed: the SDK's DDP job cannot run");
+    return;
+  }
+  TempDir out;
+  Plan plan = sdk_plan("sdk-resume", 144, "resume");
+  plan.output = out.path();
+  Cluster cluster(plan);
+  cluster.start_all();
+  expect_success(cluster);
+  // Rank 0 saved steps 0, 4 and 8 before rank 2 died at step 10 (the stop waited for step 8's
+  // save); every rank of the second attempt got the newest and went on from step 9.
+  const std::string step8 = out / "checkpoints/step-8";
+  CHECK(slurp(out / "checkpoints/latest") == "step-8\n");
+  for (int instance : {0, 1}) {
+    for (int rank : {2 * instance, 2 * instance + 1}) {
+      INFO("rank " << rank);
+      CHECK(log_of(cluster, instance, rank, 1)
+                .find("resumed from step 8 (PAI_LATEST_CHECKPOINT=" + step8 + ")") !=
+            std::string::npos);
+    }
+  }
+  const std::string node1 = slurp(cluster.dir() / "logs/worker-0/events.jsonl");
+  CHECK(count_lines_with(node1, "\"event\":\"checkpoint\",\"instance\":\"worker-0\","
+                                "\"step\":8,\"path\":\"" + step8 + "\"") == 1);
+  CHECK(leftover_processes("sdk-resume").empty());
 }

@@ -85,7 +85,8 @@ TEST_CASE("requests parse - bad ones explain themselves") {
         365 * 86400);
   CHECK(parse_error("\x01\xfegarbage") ==
         "unknown request '??garbage' (expected notify, progress, hang-interval, "
-        "exit-hang-interval or retryable-error)");
+        "exit-hang-interval, retryable-error, checkpoint-begin, checkpoint-done or "
+        "checkpoint-failed)");
   CHECK(std::get<HangIntervalRequest>(*parse_control_line("hang-interval off", &error)).seconds ==
         -1);
   CHECK(std::get<ExitHangIntervalRequest>(*parse_control_line("exit-hang-interval 5m", &error))
@@ -100,6 +101,23 @@ TEST_CASE("requests parse - bad ones explain themselves") {
                                                             &error))
             .text == "connect timeout");
   CHECK(parse_error("retryable-error") == "retryable-error needs the text to look for");
+  const auto begin = std::get<CheckpointRequest>(*parse_control_line("checkpoint-begin 40", &error));
+  CHECK(begin.phase == CheckpointRequest::Phase::Begin);
+  CHECK(begin.step == 40);
+  const auto done = std::get<CheckpointRequest>(
+      *parse_control_line("checkpoint-done 40 /out/checkpoints/step-40", &error));
+  CHECK(done.phase == CheckpointRequest::Phase::Done);
+  CHECK(done.text == "/out/checkpoints/step-40");
+  const auto failed = std::get<CheckpointRequest>(
+      *parse_control_line("checkpoint-failed 40 No space left on device", &error));
+  CHECK(failed.phase == CheckpointRequest::Phase::Failed);
+  CHECK(failed.text == "No space left on device");
+  CHECK(parse_error("checkpoint-begin -3") ==
+        "checkpoint-begin needs a step number >= 0, got '-3'");
+  CHECK(parse_error("checkpoint-done 40") ==
+        "checkpoint-done needs a step number >= 0 and the checkpoint's path, got '40'");
+  CHECK(parse_error("checkpoint-failed x y") ==
+        "checkpoint-failed needs a step number >= 0 and why it failed, got 'x y'");
 }
 
 TEST_CASE("the server answers each line and survives garbage and 1 MiB lines") {
@@ -124,7 +142,8 @@ TEST_CASE("the server answers each line and survives garbage and 1 MiB lines") {
   REQUIRE(replies.size() == 2);
   CHECK(replies[0] == "ok");
   CHECK(replies[1] == "error unknown request 'bogus' (expected notify, progress, hang-interval, "
-        "exit-hang-interval or retryable-error)");
+        "exit-hang-interval, retryable-error, checkpoint-begin, checkpoint-done or "
+        "checkpoint-failed)");
   CHECK(seen == std::vector<std::string>{"a"});
 
   auto flood = serve_while(loop, [&] {

@@ -235,6 +235,65 @@ TEST_CASE("a hang dump signals only processes that catch it - a plain Python ran
   CHECK(slurp(dir / "logs/worker-0/rank-1.attempt-1.log") == "done\n");
 }
 
+TEST_CASE("a stop waits for a checkpoint in flight - restarted ranks get the latest checkpoint") {
+  TempDir dir;
+  const std::string out = dir / "out";
+  // Rank 0 reports a save, finishes it 2 s later and waits; rank 1 fails once the save began.
+  auto plan = local_plan(
+      "sup-ckpt",
+      "if [ \"$PAI_RESTART_COUNT\" = 1 ]; then echo \"latest=$PAI_LATEST_CHECKPOINT\"; exit 0; "
+      "fi; if [ \"$LOCAL_RANK\" = 0 ]; then " +
+          kLauncher + " ctl checkpoint-begin 5 && touch " + dir.path() +
+          "/began && sleep 2 && mkdir -p " + out + "/checkpoints/step-5 && echo '{}' > " + out +
+          "/checkpoints/step-5/meta.json && echo step-5 > " + out + "/checkpoints/latest && " +
+          kLauncher + " ctl checkpoint-done 5 " + out +
+          "/checkpoints/step-5; exec sleep 60; fi; while [ ! -e " + dir.path() +
+          "/began ]; do sleep 0.05; done; exit 1",
+      2);
+  plan.output = out;
+  plan.fault_tolerance.policy = pai::RestartPolicy::OnFailure;
+  plan.fault_tolerance.max_restarts = 1;
+  plan.fault_tolerance.checkpoint_wait_seconds = 60;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(events, "\"event\":\"checkpoint-wait\",\"instance\":\"worker-0\","
+                                 "\"step\":5,\"seconds\":60") == 1);
+  CHECK(count_lines_with(r.err, "worker-0: waiting up to 1m for the checkpoint of step 5 before "
+                                "stopping") == 1);
+  // The stop signal went out when the save ended, not after the whole minute: rank 0 was
+  // still running when its checkpoint was recorded.
+  const std::size_t done = events.find("\"event\":\"checkpoint\",\"instance\":\"worker-0\"");
+  const std::size_t rank0_exit = events.find("\"event\":\"exit\",\"instance\":\"worker-0\",\"rank\":0");
+  REQUIRE(done != std::string::npos);
+  REQUIRE(rank0_exit != std::string::npos);
+  CHECK(done < rank0_exit);
+  CHECK(r.seconds < 30);
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-1.log") ==
+        "latest=" + out + "/checkpoints/step-5\n");
+  CHECK(leftover_processes("sup-ckpt").empty());
+}
+
+TEST_CASE("a checkpoint that never ends holds a stop for checkpointWait at most") {
+  TempDir dir;
+  auto plan = local_plan("sup-ckpt-lost",
+                         "if [ \"$LOCAL_RANK\" = 0 ]; then " + kLauncher +
+                             " ctl checkpoint-begin 9 && touch " + dir.path() +
+                             "/began && exec sleep 60; fi; while [ ! -e " + dir.path() +
+                             "/began ]; do sleep 0.05; done; exit 1",
+                         2);
+  plan.fault_tolerance.max_restarts = 0;
+  plan.fault_tolerance.checkpoint_wait_seconds = 2;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(count_lines_with(events_of(dir), "\"event\":\"checkpoint-wait\"") == 1);
+  CHECK(r.seconds >= 2);
+  CHECK(r.seconds < 15);
+  CHECK(leftover_processes("sup-ckpt-lost").empty());
+}
+
 TEST_CASE("control characters of a rank are escaped in pai's lines - relayed output is exact") {
   TempDir dir;
   auto plan = local_plan("sup-escape", kLauncher +
