@@ -220,6 +220,27 @@ class SaveAndLoadTest(CheckpointTestCase):
         self.save({"w": weights}, 3)  # without: the kept copies are let go
         self.assertEqual(checkpoint._buffers, {})
 
+    @unittest.skipUnless(hasattr(os, "getpriority"), "no per-thread nice here")
+    def test_the_writer_runs_at_a_lower_priority(self) -> None:
+        class Niceness:
+            seen = []
+
+            def __deepcopy__(self, memo):
+                return self
+
+            def __reduce__(self):
+                thread = threading.get_native_id()
+                self.seen.append((thread, os.getpriority(os.PRIO_PROCESS, thread)))
+                return (int, (0,))
+
+        self.save({"n": Niceness()}, 1)
+        main = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        self.assertEqual(len(Niceness.seen), 1)
+        writer, nice = Niceness.seen[0]
+        self.assertNotEqual(writer, threading.get_native_id())
+        self.assertEqual(nice, max(main, checkpoint.WRITER_NICE))
+        self.assertEqual(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()), main)
+
     def test_the_dir_argument(self) -> None:
         os.environ.pop("PAI_OUTPUT_DIR")
         other = os.path.join(self.directory, "rank-1")
@@ -263,6 +284,154 @@ class SaveAndLoadTest(CheckpointTestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(result.stdout, "returned\n")
         self.assertEqual(checkpoint.load_latest(), (4, {"slow": 5}))
+
+
+class HeldCopy:
+    """Replaces checkpoint._copy_tensor: copies made by the writer thread (the deferred
+    ones) wait until `release` is set, or raise when `error` is set."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.error = None
+        self.in_thread = []  # places copied by the writer thread
+        self.original = checkpoint._copy_tensor
+
+    def __call__(self, torch_module, tensor, place, keep_buffers):
+        if threading.current_thread() is not threading.main_thread():
+            self.in_thread.append(place)
+            self.release.wait(30)
+            if self.error is not None:
+                raise self.error
+        return self.original(torch_module, tensor, place, keep_buffers)
+
+
+@needs_torch
+class OverlappedCopyTest(CheckpointTestCase):
+    """optimizer=: the optimizer's tensors are copied while training goes on, and its next
+    step() waits for the copy."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        torch.manual_seed(0)
+        self.model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.BatchNorm1d(8))
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=0.1)
+        self.train_step()  # Adam's state exists from the first step on
+        self.held = HeldCopy()
+        patcher = mock.patch.object(checkpoint, "_copy_tensor", self.held)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        self.addCleanup(self.held.release.set)
+
+    def train_step(self, step: bool = True) -> None:
+        loss = self.model(torch.randn(16, 8)).square().mean()  # BatchNorm's statistics move
+        self.optimizer.zero_grad()
+        loss.backward()
+        if step:
+            self.optimizer.step()
+
+    def state(self):
+        return {"model": self.model.state_dict(), "optim": self.optimizer.state_dict()}
+
+    def step_in_thread(self) -> threading.Thread:
+        stepper = threading.Thread(target=self.optimizer.step)
+        stepper.start()
+        self.addCleanup(stepper.join, 30)
+        return stepper
+
+    def test_the_step_waits_and_the_checkpoint_is_the_state_at_the_call(self) -> None:
+        expected = copy_of(self.state())
+        handle = checkpoint.save_async(self.state(), 1, optimizer=self.optimizer)
+        self.assertFalse(handle.copied())
+        self.assertFalse(handle.wait_copied(0.05))
+        self.train_step(step=False)  # forward (BatchNorm's buffers change) and backward
+        stepper = self.step_in_thread()
+        stepper.join(0.3)
+        self.assertTrue(stepper.is_alive(), "step() did not wait for the copy")
+        self.held.release.set()
+        stepper.join(30)
+        self.assertFalse(stepper.is_alive())
+        self.assertTrue(handle.wait(60), handle.error)
+        self.assertTrue(handle.copied())
+        self.assertGreaterEqual(handle.stall_seconds, 0.25)
+        _, loaded = checkpoint.load_latest()
+        assert_same_state(self, loaded, expected)
+        changed = self.model.state_dict()["0.weight"]
+        self.assertFalse(torch.equal(loaded["model"]["0.weight"], changed))  # step() ran after
+
+    def test_only_the_optimizers_tensors_are_deferred(self) -> None:
+        handle = checkpoint.save_async(self.state(), 1, optimizer=self.optimizer)
+        self.held.release.set()
+        self.assertTrue(handle.wait(60), handle.error)
+        deferred = set(self.held.in_thread)
+        self.assertIn(("model", "0.weight"), deferred)
+        self.assertIn(("model", "1.bias"), deferred)
+        self.assertIn(("optim", "state", 0, "exp_avg"), deferred)
+        self.assertIn(("optim", "state", 0, "step"), deferred)
+        self.assertNotIn(("model", "1.running_mean"), deferred)  # changed by forward
+        self.assertNotIn(("model", "1.num_batches_tracked"), deferred)
+
+    def test_without_an_optimizer_nothing_is_deferred(self) -> None:
+        handle = checkpoint.save_async(self.state(), 1)
+        self.assertTrue(handle.copied())
+        self.assertTrue(handle.wait(60), handle.error)
+        self.assertEqual(self.held.in_thread, [])
+
+    def test_a_failed_copy_lets_the_step_go_and_fails_the_save(self) -> None:
+        launcher = self.start_launcher()
+        self.held.error = RuntimeError("CUDA error: an illegal memory access")
+        handle = checkpoint.save_async(self.state(), 3, optimizer=self.optimizer)
+        self.held.release.set()
+        stepper = self.step_in_thread()
+        stepper.join(30)
+        self.assertFalse(stepper.is_alive())
+        self.assertFalse(handle.wait(60))
+        self.assertIn("cannot copy checkpoint step 3 to CPU memory: RuntimeError: CUDA error",
+                      handle.error)
+        self.assertEqual(launcher.lines[-1].split(" ", 2)[:2], ["checkpoint-failed", "3"])
+        self.assertFalse(os.path.exists(self.step_path(3)))
+        self.assertEqual(os.listdir(self.checkpoints) if os.path.isdir(self.checkpoints)
+                         else [], [])
+
+    def test_the_guard_is_installed_once_and_lr_schedulers_still_count_steps(self) -> None:
+        for step in (1, 2):
+            self.held.release.set()
+            self.assertTrue(checkpoint.save_async(self.state(), step,
+                                                  optimizer=[self.optimizer]).wait(60))
+        scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, step_size=1)
+        counted = self.optimizer._step_count
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self.train_step()
+            scheduler.step()
+        self.assertEqual(self.optimizer._step_count, counted + 1)
+        self.assertEqual([str(w.message) for w in caught if "lr_scheduler" in str(w.message)],
+                         [])
+        self.assertAlmostEqual(self.optimizer.param_groups[0]["lr"], 0.01)
+
+    def test_something_else_than_an_optimizer_is_refused(self) -> None:
+        with self.assertRaisesRegex(TypeError, "optimizer= takes a torch.optim.Optimizer"):
+            checkpoint.save_async(self.state(), 1, optimizer=self.model)
+        self.assertFalse(os.path.exists(self.checkpoints))
+
+
+def copy_of(state):
+    """A deep copy, tensors cloned."""
+    if isinstance(state, dict):
+        return {key: copy_of(value) for key, value in state.items()}
+    if isinstance(state, list):
+        return [copy_of(value) for value in state]
+    return state.clone() if torch is not None and isinstance(state, torch.Tensor) else state
+
+
+def assert_same_state(test, loaded, expected) -> None:
+    if isinstance(expected, dict):
+        test.assertEqual(sorted(loaded, key=str), sorted(expected, key=str))
+        for key in expected:
+            assert_same_state(test, loaded[key], expected[key])
+    elif isinstance(expected, torch.Tensor):
+        test.assertTrue(torch.equal(loaded, expected), (loaded, expected))
+    else:
+        test.assertEqual(loaded, expected)
 
 
 class LatestTest(CheckpointTestCase):

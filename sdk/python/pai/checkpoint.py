@@ -12,7 +12,15 @@
 
 save_async copies every tensor of the state to CPU memory, then returns; a background thread
 writes $PAI_OUTPUT_DIR/checkpoints/step-<N>/ (state.pt and meta.json) into a temporary
-folder, fsyncs it and renames it into place, then moves checkpoints/latest forward. A folder
+folder, fsyncs it and renames it into place, then moves checkpoints/latest forward. With
+optimizer=, the tensors that optimizer changes are copied in the background too, while
+training goes on, and the optimizer's next step() waits for that copy:
+
+    handle = checkpoint.save_async(state, step, optimizer=optimizer)
+    ...                                 # forward and backward overlap the copy
+    optimizer.step()                    # waits until the copy is done (handle.copied())
+
+A folder
 named step-<N> is therefore always complete, and `latest` only ever names complete folders,
 even when the process is killed (kill -9, power loss) in the middle of a save.
 
@@ -42,10 +50,11 @@ import shutil
 import socket
 import sys
 import threading
+import time
 import warnings
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from . import job_monitor
+from . import _step_guard, job_monitor
 
 __all__ = [
     "CheckpointHandle",
@@ -61,6 +70,8 @@ LATEST = "latest"
 #: The files of a complete checkpoint folder.
 STATE_FILE = "state.pt"
 META_FILE = "meta.json"
+#: The writer thread's nice value while it writes (Linux: per thread).
+WRITER_NICE = 10
 
 _STEP_FOLDER = re.compile(r"step-(0|[1-9][0-9]*)\Z")
 # Temporary names: .step-<N>.tmp-<hostname>-<pid> and .latest.tmp-<hostname>-<pid>.
@@ -80,6 +91,23 @@ class CheckpointHandle:
         self.error: Optional[str] = None
         self._finished = threading.Event()
         self._thread: Optional[threading.Thread] = None
+        self._call_seconds = 0.0
+        self._gate: Optional[_step_guard.CopyGate] = None
+
+    def copied(self) -> bool:
+        """Whether every tensor of the state has been copied: training may then change any
+        of them. True when save_async returns, unless optimizer= deferred some."""
+        return self._gate is None or self._gate.is_open()
+
+    def wait_copied(self, timeout: Optional[float] = None) -> bool:
+        """Waits up to `timeout` seconds for copied(), and returns it."""
+        return self._gate is None or self._gate.wait(timeout)
+
+    @property
+    def stall_seconds(self) -> float:
+        """How long this save held training up: the time save_async took (waiting for the
+        previous save included), plus the time the optimizers' step() waited for the copy."""
+        return self._call_seconds + (self._gate.waited if self._gate is not None else 0.0)
 
     def done(self) -> bool:
         """Whether the save has finished, written or failed."""
@@ -112,7 +140,7 @@ _torch_module: Any = None
 
 
 def save_async(state: Any, step: int, dir: Optional[str] = None,  # noqa: A002 - the API's name
-               keep_buffers: bool = False) -> CheckpointHandle:
+               keep_buffers: bool = False, optimizer: Any = None) -> CheckpointHandle:
     """Copies `state` to CPU memory and writes it in the background as checkpoint `step`.
 
     state: a dict, list or tuple (nested) of tensors and plain Python values. Tensors are
@@ -121,17 +149,25 @@ def save_async(state: Any, step: int, dir: Optional[str] = None,  # noqa: A002 -
     training may change its tensors as soon as this returns.
     step: an integer >= 0; the folder is step-<step>, which must not exist yet.
     dir: the folder to use instead of $PAI_OUTPUT_DIR: checkpoints go to
-    <dir>/checkpoints/. Without both, raises ValueError (the only exception it raises).
+    <dir>/checkpoints/. Without both, raises ValueError.
     keep_buffers: keep the CPU copies after the write, and copy into them at the next save
     of tensors of the same shape and type instead of allocating new memory: less stall,
     but one copy of the state stays in memory between saves.
+    optimizer: a torch.optim.Optimizer, or a list of them (TypeError for anything else).
+    The tensors they change in step() -- their parameters (and every view of them, such as
+    model.state_dict()'s) and their state -- are then copied by the background thread
+    while training goes on, and the optimizers' next step() waits until that copy is done.
+    Every other tensor is still copied before this returns, so the checkpoint is exactly
+    the state at this call as long as the optimizers' tensors change only in step().
 
     Waits first for this process's previous save, if it is still being written. Returns a
     CheckpointHandle at once; a failure shows in handle.error and as a MonitorWarning.
     """
     global _in_flight
+    start = time.monotonic()
     output = _output_dir(dir)
     folder = os.path.join(output, CHECKPOINTS)
+    optimizers = _step_guard.optimizers_of(optimizer)
     with _save_lock:
         previous = _in_flight
         if previous is not None:
@@ -148,15 +184,21 @@ def save_async(state: Any, step: int, dir: Optional[str] = None,  # noqa: A002 -
         handle = CheckpointHandle(whole, os.path.join(folder, "step-{}".format(whole)))
         _tell_launcher("checkpoint-begin", str(whole))
         try:
-            copied = _copy_state(state, keep_buffers)
+            deferred = _step_guard.guarded_storages(optimizers) if optimizers else set()
+            copied, some_deferred = _copy_state(state, keep_buffers, deferred)
         except Exception as error:  # noqa: BLE001 - e.g. a device error while copying
             _fail(handle, "cannot copy checkpoint step {} to CPU memory: {}".format(
                 whole, _describe(error)))
             return handle
         if not keep_buffers:
             _buffers.clear()
-        thread = threading.Thread(target=_write, args=(handle, folder, copied),
+        if some_deferred:
+            handle._gate = _step_guard.CopyGate()
+        thread = threading.Thread(target=_copy_and_write,
+                                  args=(handle, folder, copied, keep_buffers),
                                   name="pai-checkpoint-{}".format(whole), daemon=False)
+        if handle._gate is not None:
+            _step_guard.hold(optimizers, handle._gate)
         try:
             thread.start()
         except RuntimeError as error:  # can't start new thread
@@ -165,6 +207,7 @@ def save_async(state: Any, step: int, dir: Optional[str] = None,  # noqa: A002 -
             return handle
         handle._thread = thread
         _in_flight = handle
+        handle._call_seconds = time.monotonic() - start
         return handle
 
 
@@ -201,46 +244,87 @@ def _output_dir(dir: Optional[str]) -> str:  # noqa: A002
     return os.path.abspath(os.fspath(output))
 
 
-def _copy_state(state: Any, keep_buffers: bool) -> Any:
-    """`state` with every tensor copied to CPU memory and every container rebuilt."""
+class _Deferred:
+    """A tensor of the state that the writer thread copies (optimizer=)."""
+
+    __slots__ = ("tensor", "place")
+
+    def __init__(self, tensor: Any, place: Tuple) -> None:
+        self.tensor = tensor
+        self.place = place
+
+
+def _copy_state(state: Any, keep_buffers: bool,
+                deferred: Set[Tuple[str, int]]) -> Tuple[Any, bool]:
+    """`state` with every container rebuilt, every other value deep-copied, and every tensor
+    copied to CPU memory, except those whose storage is in `deferred`: they are left as
+    _Deferred for _copy_deferred. Also returns whether any was."""
     torch = sys.modules.get("torch")  # tensors exist only once torch is imported
     tensor_type = getattr(torch, "Tensor", None)
     copies: Dict[int, Any] = {}  # id(tensor) -> its copy: a tensor met twice is saved once
+    left: List[Tuple] = []
 
-    def copy_tensor(tensor: Any, place: Tuple) -> Any:
-        if id(tensor) in copies:
-            return copies[id(tensor)]
-        source = tensor.detach()
-        # Only plain dense tensors are copied into kept buffers (not sparse, not views).
-        reusable = keep_buffers and source.layout == torch.strided and source.is_contiguous()
-        buffer = _buffers.get(place) if reusable else None
-        if (buffer is not None and buffer.dtype == source.dtype
-                and buffer.shape == source.shape):
-            result = buffer.copy_(source)
-        else:
-            result = source.to("cpu", copy=True)
-            if reusable:
-                _buffers[place] = result
-        copies[id(tensor)] = result
-        return result
+    def leaf(value: Any, place: Tuple) -> Any:
+        if tensor_type is None or not isinstance(value, tensor_type):
+            return _copy_value(value)
+        if id(value) not in copies:
+            if deferred and _step_guard.storage_key(value) in deferred:
+                copies[id(value)] = _Deferred(value.detach(), place)
+                left.append(place)
+            else:
+                copies[id(value)] = _copy_tensor(torch, value, place, keep_buffers)
+        return copies[id(value)]
 
-    def walk(value: Any, place: Tuple) -> Any:
-        if tensor_type is not None and isinstance(value, tensor_type):
-            return copy_tensor(value, place)
-        if isinstance(value, dict):
-            items = [(key, walk(item, place + (key,))) for key, item in value.items()]
-            return _rebuild_dict(value, items)
-        if isinstance(value, (list, tuple)):
-            items = [walk(item, place + (index,)) for index, item in enumerate(value)]
-            return _rebuild_sequence(value, items)
-        if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
-            return value
-        try:
-            return copy.deepcopy(value)
-        except Exception:  # noqa: BLE001 - written as it is, later
-            return value
+    return _map_leaves(state, (), leaf), bool(left)
 
-    return walk(state, ())
+
+def _copy_deferred(state: Any, keep_buffers: bool) -> Any:
+    """`state` (from _copy_state) with its _Deferred tensors copied."""
+    torch = sys.modules.get("torch")
+    copies: Dict[int, Any] = {}
+
+    def leaf(value: Any, _place: Tuple) -> Any:
+        if not isinstance(value, _Deferred):
+            return value  # already a private copy
+        if id(value) not in copies:
+            copies[id(value)] = _copy_tensor(torch, value.tensor, value.place, keep_buffers)
+        return copies[id(value)]
+
+    return _map_leaves(state, (), leaf)
+
+
+def _map_leaves(value: Any, place: Tuple, leaf: Callable[[Any, Tuple], Any]) -> Any:
+    """`value` with dicts, lists and tuples rebuilt and every other value replaced by
+    leaf(value, place); place is the path of keys and indexes from the top."""
+    if isinstance(value, dict):
+        items = [(key, _map_leaves(item, place + (key,), leaf)) for key, item in value.items()]
+        return _rebuild_dict(value, items)
+    if isinstance(value, (list, tuple)):
+        items = [_map_leaves(item, place + (index,), leaf) for index, item in enumerate(value)]
+        return _rebuild_sequence(value, items)
+    return leaf(value, place)
+
+
+def _copy_tensor(torch: Any, tensor: Any, place: Tuple, keep_buffers: bool) -> Any:
+    source = tensor.detach()
+    # Only plain dense tensors are copied into kept buffers (not sparse, not views).
+    reusable = keep_buffers and source.layout == torch.strided and source.is_contiguous()
+    buffer = _buffers.get(place) if reusable else None
+    if buffer is not None and buffer.dtype == source.dtype and buffer.shape == source.shape:
+        return buffer.copy_(source)
+    result = source.to("cpu", copy=True)
+    if reusable:
+        _buffers[place] = result
+    return result
+
+
+def _copy_value(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return value
+    try:
+        return copy.deepcopy(value)
+    except Exception:  # noqa: BLE001 - written as it is, later
+        return value
 
 
 def _rebuild_dict(original: dict, items: list) -> dict:
@@ -277,8 +361,37 @@ def _rebuild_sequence(original: Any, items: list) -> Any:
         return list(items) if isinstance(original, list) else tuple(items)
 
 
+def _copy_and_write(handle: CheckpointHandle, folder: str, state: Any,
+                    keep_buffers: bool) -> None:
+    """The writer thread: copies what save_async deferred, opens the gate the optimizers
+    wait at, then writes."""
+    gate = handle._gate
+    if gate is not None:
+        try:
+            state = _copy_deferred(state, keep_buffers)
+        except Exception as error:  # noqa: BLE001 - e.g. a device error while copying
+            _fail(handle, "cannot copy checkpoint step {} to CPU memory: {}".format(
+                handle.step, _describe(error)))
+            return
+        finally:
+            gate.open()  # never leaves a step() waiting
+    _lower_priority()
+    _write(handle, folder, state)
+
+
+def _lower_priority() -> None:
+    """Gives this thread (the writer, once its copy is done) at least WRITER_NICE, so that
+    training's threads come first when they compete with the write for the CPU."""
+    try:
+        thread = threading.get_native_id()
+        if os.getpriority(os.PRIO_PROCESS, thread) < WRITER_NICE:
+            os.setpriority(os.PRIO_PROCESS, thread, WRITER_NICE)
+    except (AttributeError, OSError):  # not Linux, or Python < 3.8
+        pass
+
+
 def _write(handle: CheckpointHandle, folder: str, state: Any) -> None:
-    """The writer thread: writes `state` as handle.step into `folder`, then tells."""
+    """Writes `state` as handle.step into `folder`, then tells."""
     step = handle.step
     final = handle.path
     temporary = os.path.join(folder, ".step-{}.tmp-{}-{}".format(
@@ -523,6 +636,7 @@ def _reset_in_child() -> None:
     global _save_lock, _in_flight
     _save_lock = threading.Lock()
     _in_flight = None
+    _step_guard.release()
 
 
 if hasattr(os, "register_at_fork"):

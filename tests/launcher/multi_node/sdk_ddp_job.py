@@ -5,7 +5,8 @@ Run by tests/launcher/multi_node/sdk_job_test.cpp; SCENARIO picks what it does:
              the first attempt, rank 3 fails with that keyword at step 5 (so the job restarts).
   reset      every rank shortens the hang interval to 2 s; in the first attempt rank 1 stops at
              step 3, so the others wait in all-reduce and the job hangs.
-  resume     rank 0 saves a checkpoint every 4 steps (pai.checkpoint.save_async); in the first
+  resume     rank 0 saves a checkpoint every 4 steps (pai.checkpoint.save_async with
+             optimizer=: the copy overlaps the next step's forward and backward); in the first
              attempt rank 2 is killed with SIGKILL at step 10 (so rank 0 has begun saving
              step 8: every rank passed step 9's all-reduce); the second attempt resumes from
              the newest complete checkpoint (PAI_LATEST_CHECKPOINT).
@@ -72,7 +73,8 @@ for step in range(first, STEPS):
     monitor.report_step(step)
     if scenario == "resume" and rank == 0 and step % 4 == 0:
         checkpoint.save_async(
-            {"model": model.module.state_dict(), "optimizer": optimizer.state_dict()}, step)
+            {"model": model.module.state_dict(), "optimizer": optimizer.state_dict()}, step,
+            optimizer=optimizer)  # the copy overlaps the next forward and backward
     time.sleep(0.05)
 
 dist.barrier()
