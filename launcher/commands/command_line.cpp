@@ -132,8 +132,11 @@ std::vector<std::pair<CLI::App*, ControlVerb>> add_controls(CLI::App& app,
   auto* logs = add_control(app, "logs", "print the ranks' logs of a job", control);
   logs->add_flag("--follow,-f", control.follow, "keep printing output as it comes");
   logs->add_option("--rank", control.rank, "one rank only (default: every rank)");
-  logs->add_option("--tail", control.tail, "bytes of each rank's log to start with")
+  logs->add_option("--tail", control.tail,
+                   "lines of each rank's log to start with (within its last 1 MiB)")
       ->capture_default_str();
+  logs->add_flag("--merge", control.merge,
+                 "label lines [node:rank] and print identical lines of several ranks once");
   return {{status, ControlVerb::Status},
           {stop, ControlVerb::Stop},
           {start, ControlVerb::Start},

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "launcher/commands/status_table.h"
+#include "launcher/logs/log_merge.h"
 #include "launcher/logs/log_relay.h"
 #include "launcher/net/message.h"
 #include "launcher/net/protocol.h"
@@ -56,7 +57,7 @@ class ControlSession {
     std::map<std::pair<net::Stream, std::string>, std::unique_ptr<LogRelay>> relays;
     for (;;) {
       const net::ControlReply reply =
-          next<net::NodeExecOutput, net::NodeExecExit, net::Done>(kUnbounded, /*unbounded=*/true);
+          *next<net::NodeExecOutput, net::NodeExecExit, net::Done>(kUnbounded, /*unbounded=*/true);
       if (const auto* output = std::get_if<net::NodeExecOutput>(&reply)) {
         auto& relay = relays[{output->stream, output->node}];
         if (!relay) {
@@ -88,25 +89,43 @@ class ControlSession {
   }
 
   int logs() {
-    // Lines of every rank are told apart as the launchers' terminals do: "[worker-0/3] ".
-    std::map<int, std::string> instances;
-    if (options_.rank < 0) {
+    // Lines of every rank are told apart as the launchers' terminals do: "[worker-0/3] ";
+    // merged, by their node: "[node-1:3] ".
+    std::map<int, std::string> instances;  // global instance -> "worker-0"
+    std::map<int, std::string> hosts;      // global instance -> its node when asked
+    if (options_.rank < 0 || options_.merge) {
       send(net::StatusRequest{});
       for (const net::NodeStatus& node : expect<net::StatusReply>(options_.reply_timeout).nodes) {
         if (node.instance < 0) continue;
         instances[node.instance] = node.role + "-" + std::to_string(node.index);
+        hosts[node.instance] = node.node;
       }
     }
-    send(net::LogsRequest{options_.rank, options_.follow, options_.tail});
+    send(net::LogsRequest{options_.rank, options_.follow, options_.tail_bytes, options_.tail});
     const bool color = ::isatty(options_.out_fd) == 1;
     std::map<int, std::unique_ptr<LogRelay>> relays;
+    std::optional<LogMerge> merge;
+    if (options_.merge) {
+      std::optional<LogMerge::Clock::duration> window;
+      if (options_.follow) window = options_.merge_window;
+      merge.emplace(window, [&](std::string_view text) { write_all(options_.out_fd, text); });
+    }
     auto finish = [&] {
       for (auto& [rank, relay] : relays) relay->finish();
+      if (merge) merge->finish();
     };
     for (;;) {
       std::optional<net::ControlReply> reply;
       try {
-        reply = next<net::Log, net::Done>(kUnbounded, /*unbounded=*/true);
+        // Merged output is printed as each group's window passes, between messages too.
+        const auto due = merge ? merge->next_due() : std::nullopt;
+        const auto wait =
+            due ? std::chrono::ceil<std::chrono::milliseconds>(
+                      std::max(*due - LogMerge::Clock::now(), LogMerge::Clock::duration::zero()))
+                : std::chrono::milliseconds(kUnbounded);
+        reply = next<net::Log, net::Done>(wait, /*unbounded=*/!due, /*timeout_is_empty=*/true);
+        if (merge) merge->expire(LogMerge::Clock::now());
+        if (!reply) continue;
       } catch (const net::ConnectionError& e) {
         // A follower ends with the job: the coordinator goes away when the job is over.
         if (!options_.follow || !closed_by_coordinator(e)) throw;
@@ -118,6 +137,13 @@ class ControlSession {
       if (log == nullptr) {  // done
         finish();
         return 0;
+      }
+      if (merge) {
+        auto host = hosts.find(log->instance);
+        merge->feed(log->rank,
+                    host != hosts.end() ? host->second : "instance-" + std::to_string(log->instance),
+                    log->data, LogMerge::Clock::now());
+        continue;
       }
       if (options_.rank >= 0) {
         write_all(options_.out_fd, log->data);
@@ -146,13 +172,16 @@ class ControlSession {
 
   // The next answer that is not a heartbeat; it must be one of `Expected`, which is told by
   // its type before its fields are read. An `error` answer throws Refused; silence past
-  // `timeout` throws ConnectionError (unless `unbounded`: then it waits on).
+  // `timeout` throws ConnectionError (unless `unbounded`: then it waits on; or
+  // `timeout_is_empty`: then it returns nothing).
   template <class... Expected>
-  net::ControlReply next(std::chrono::milliseconds timeout, bool unbounded = false) {
+  std::optional<net::ControlReply> next(std::chrono::milliseconds timeout, bool unbounded = false,
+                                        bool timeout_is_empty = false) {
     for (;;) {
       std::optional<Json> message = client_.receive(timeout);
       if (!message) {
         if (unbounded) continue;
+        if (timeout_is_empty) return std::nullopt;
         throw net::ConnectionError(endpoint_ + ": no answer from the coordinator within " +
                                    std::to_string(timeout.count()) + " ms");
       }
@@ -170,7 +199,7 @@ class ControlSession {
   // The next answer, which must be a `Reply`.
   template <class Reply>
   Reply expect(std::chrono::milliseconds timeout) {
-    return std::get<Reply>(next<Reply>(timeout));
+    return std::get<Reply>(*next<Reply>(timeout));
   }
 
   static bool closed_by_coordinator(const net::ConnectionError& e) {
@@ -196,7 +225,7 @@ std::string usage_problem(const JobControlOptions& o) {
       break;
     case ControlVerb::Logs:
       if (o.rank < -1) return "--rank must be a rank of the job (0 or more)";
-      if (o.tail < 0) return "--tail must be 0 or more bytes";
+      if (o.tail < 0) return "--tail must be 0 or more lines";
       break;
     default:
       break;

@@ -26,7 +26,13 @@ struct JobControlOptions {
   std::string instance;              ///< kill: "role-i"
   bool follow = false;               ///< logs --follow
   int rank = -1;                     ///< logs --rank; -1 = every rank
-  std::int64_t tail = 16 * 1024;     ///< logs --tail: bytes of each rank's log before now
+  int tail = 100;                    ///< logs --tail: lines of each rank's log before now
+  /// logs: --tail looks back at most this many bytes of each rank's log (a longer last line
+  /// is cut, behind a marker)
+  std::int64_t tail_bytes = 1024 * 1024;
+  bool merge = false;  ///< logs --merge: "[node:rank] " labels, identical lines collapsed
+  /// logs --merge --follow: how long a line waits for identical lines of other ranks
+  std::chrono::milliseconds merge_window{std::chrono::seconds(1)};
   /// How long status, stop, start and kill wait for the answer (run and logs wait as long
   /// as their commands and the job last).
   std::chrono::milliseconds reply_timeout{std::chrono::seconds(30)};
@@ -38,7 +44,8 @@ struct JobControlOptions {
 /// reached, answers an error, or breaks the protocol); 2 usage (bad arguments, the job
 /// cannot be located). `run` exits with the highest exit code of the nodes instead (0 when
 /// every node's command succeeded); its output is relayed line by line behind "[NODE] ".
-/// `logs` prefixes lines with "[role-i/RANK] " unless one rank was asked for.
+/// `logs` prefixes lines with "[role-i/RANK] " unless one rank was asked for; with `merge`,
+/// with "[NODE:RANK] " and identical lines of several ranks collapse (logs/log_merge.h).
 int job_control_command(const JobControlOptions& options);
 
 }  // namespace pai::launcher

@@ -23,7 +23,7 @@ void LogSubscriptions::subscribe(int client, const net::LogsRequest& request) {
   c.follow = request.follow;
   c.pending = sessions;
   for (int session : sessions) {
-    state_.send(session, net::SubscribeLogs{rank, request.tail});
+    state_.send(session, net::SubscribeLogs{rank, request.tail, request.lines});
     tails_[session].push_back(client);
     subscribed_.insert(session);
   }
@@ -71,7 +71,7 @@ void LogSubscriptions::node_took_instance(int node) {
     if (!c.follow || sessions_for(c.rank).count(session) == 0) continue;
     // No tail: the follower has seen the old node's output; it goes on with the new one's.
     if (subscribed_.insert(session).second) {
-      state_.send(session, net::SubscribeLogs{-1, 0});
+      state_.send(session, net::SubscribeLogs{-1, 0, -1});
     }
     c.live.insert(session);
   }

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "launcher/logs/log_tail.h"
+
 namespace pai::launcher {
 
 namespace {
@@ -15,10 +17,32 @@ constexpr std::int64_t kChunk = 256 * 1024;
 
 }  // namespace
 
-void LogStream::subscribe(int rank, std::int64_t tail) {
+// Where the subscription's tail of the file open as `fd` (`size` bytes) starts; sends the
+// cut-line marker when it starts inside a line.
+std::int64_t LogStream::tail_offset(int rank, int fd, std::int64_t size) {
+  if (tail_ == 0) return size;
+  // One byte more: the newline that may end the line before the tail.
+  const std::int64_t from = std::max<std::int64_t>(size - tail_ - 1, 0);
+  std::string window(static_cast<std::size_t>(size - from), '\0');
+  std::size_t got = 0;
+  while (got < window.size()) {
+    const ssize_t n = ::pread(fd, window.data() + got, window.size() - got,
+                              from + static_cast<std::int64_t>(got));
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  window.resize(got);
+  const TailStart start = tail_start(window, from, lines_);
+  if (!start.cut) return start.offset;
+  send_(rank, kCutLineMarker);
+  return std::max(start.offset, size - tail_);  // not the byte looked at for the newline
+}
+
+void LogStream::subscribe(int rank, std::int64_t tail, int lines) {
   subscribed_ = true;
   rank_ = rank;
-  tail_ = std::max<std::int64_t>(tail, 0);
+  tail_ = std::clamp<std::int64_t>(tail, 0, kMaxTail);
+  lines_ = lines;
   positions_.clear();
 }
 
@@ -32,7 +56,7 @@ void LogStream::grew(int rank, const std::string& path) {
   Position& at = it->second;
   if (fresh || at.path != path) {
     // A new subscription starts at the tail; a new attempt's file from its beginning.
-    at.offset = fresh ? std::max<std::int64_t>(st.st_size - tail_, 0) : 0;
+    at.offset = fresh ? tail_offset(rank, fd, st.st_size) : 0;
     at.path = path;
   }
   std::string buffer;

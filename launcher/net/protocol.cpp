@@ -154,6 +154,8 @@ void write(Json& j, const ExecKill& m) { j["id"] = m.id; }
 void write(Json& j, const SubscribeLogs& m) {
   j["rank"] = m.rank;
   j["tail"] = m.tail;
+  // Absent is "every line", as from peers older than the field.
+  if (m.lines >= 0) j["lines"] = m.lines;
 }
 
 void write(Json& j, const KillRequest& m) { j["instance"] = m.instance; }
@@ -174,6 +176,7 @@ void write(Json& j, const LogsRequest& m) {
   j["rank"] = m.rank;
   j["follow"] = m.follow;
   j["tail"] = m.tail;
+  if (m.lines >= 0) j["lines"] = m.lines;
 }
 
 void write(Json& j, const StatusReply& m) {

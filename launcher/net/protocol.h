@@ -277,12 +277,14 @@ struct ExecKill {
   bool operator==(const ExecKill&) const = default;
 };
 
-/// `subscribe-logs`: send the last `tail` bytes of rank `rank`'s log (-1: every rank of the
-/// node), `log-end`, then live output.
+/// `subscribe-logs`: send the last `lines` lines (-1: all) within the last `tail` bytes of
+/// rank `rank`'s log (-1: every rank of the node), starting at a line boundary, `log-end`,
+/// then live output.
 struct SubscribeLogs {
   static constexpr char kType[] = "subscribe-logs";
   int rank = -1;
   std::int64_t tail = 0;
+  int lines = -1;  ///< optional on the wire ("lines" absent: -1)
   bool operator==(const SubscribeLogs&) const = default;
 };
 
@@ -358,7 +360,8 @@ struct LogsRequest {
   static constexpr char kType[] = "logs";
   int rank = -1;
   bool follow = false;
-  std::int64_t tail = 0;  ///< bytes, >= 0
+  std::int64_t tail = 0;  ///< bytes looked back in, >= 0
+  int lines = -1;         ///< lines of each tail, -1: all; optional on the wire (absent: -1)
   bool operator==(const LogsRequest&) const = default;
 };
 

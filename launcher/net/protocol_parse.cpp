@@ -223,8 +223,15 @@ ExecKill read(const MessageReader& m, const Limits&, Tag<ExecKill>) {
   return ExecKill{.id = m.int64("id")};
 }
 
+// `lines` of `logs` and `subscribe-logs`: optional (older peers send none), -1 when absent.
+int tail_lines(const MessageReader& m) {
+  return m.has("lines") ? m.integer("lines", 0, kIntMax) : -1;
+}
+
 SubscribeLogs read(const MessageReader& m, const Limits&, Tag<SubscribeLogs>) {
-  return SubscribeLogs{.rank = m.integer("rank", -1, kAnyInstance), .tail = m.int64("tail")};
+  return SubscribeLogs{.rank = m.integer("rank", -1, kAnyInstance),
+                       .tail = m.int64("tail"),
+                       .lines = tail_lines(m)};
 }
 
 KillRequest read(const MessageReader& m, const Limits&, Tag<KillRequest>) {
@@ -246,7 +253,8 @@ RshStdin read(const MessageReader& m, const Limits&, Tag<RshStdin>) {
 LogsRequest read(const MessageReader& m, const Limits&, Tag<LogsRequest>) {
   return LogsRequest{.rank = m.integer("rank", -1, kIntMax),
                      .follow = m.boolean("follow"),
-                     .tail = non_negative(m, "tail")};
+                     .tail = non_negative(m, "tail"),
+                     .lines = tail_lines(m)};
 }
 
 NodeStatus read_node_status(const Json& item, std::size_t index) {

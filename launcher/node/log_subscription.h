@@ -12,9 +12,10 @@ class LogSubscription {
  public:
   virtual ~LogSubscription() = default;
 
-  /// Follows rank `rank` (global; -1 = every rank), starting `tail` bytes before the end of
-  /// each log; a subscription while subscribed starts over.
-  virtual void subscribe(int rank, std::int64_t tail) = 0;
+  /// Follows rank `rank` (global; -1 = every rank), starting with the last `lines` lines (-1:
+  /// every line) within the last `tail` bytes of each log, at a line boundary; a subscription
+  /// while subscribed starts over.
+  virtual void subscribe(int rank, std::int64_t tail, int lines) = 0;
   virtual void unsubscribe() = 0;
   virtual bool subscribed() const = 0;
   /// Rank `rank` (global) writes to `path`; what is new there is sent, while subscribed.

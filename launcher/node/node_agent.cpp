@@ -353,7 +353,7 @@ void NodeAgent::run_checks(int attempt) {
 }
 
 void NodeAgent::subscribe_logs(const net::SubscribeLogs& m) {
-  parts_.logs.subscribe(m.rank, m.tail);
+  parts_.logs.subscribe(m.rank, m.tail, m.lines);
   if (local_instance_ >= 0) {
     const auto files = parts_.instances.log_files(local_instance_);
     const int first = plan_.placements.at(global_instance_).first_rank;

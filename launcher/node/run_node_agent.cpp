@@ -62,7 +62,9 @@ class SupervisorRunner final : public InstanceRunner {
 class LogStreamSubscription final : public LogSubscription {
  public:
   explicit LogStreamSubscription(LogStream::Send send) : stream_(std::move(send)) {}
-  void subscribe(int rank, std::int64_t tail) override { stream_.subscribe(rank, tail); }
+  void subscribe(int rank, std::int64_t tail, int lines) override {
+    stream_.subscribe(rank, tail, lines);
+  }
   void unsubscribe() override { stream_.unsubscribe(); }
   bool subscribed() const override { return stream_.subscribed(); }
   void grew(int rank, const std::string& path) override { stream_.grew(rank, path); }

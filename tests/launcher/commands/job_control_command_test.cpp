@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
 
 #include "launcher/fake_coordinator.h"
 #include "launcher/launcher_harness.h"
@@ -219,7 +221,12 @@ TEST_CASE("logs names every rank's lines after its instance or prints one rank b
     peer.expect("status");
     peer.send(kStatus);
     const json logs = peer.expect("logs");
-    if (logs != json{{"type", "logs"}, {"rank", -1}, {"follow", false}, {"tail", 100}}) {
+    // The last 100 lines within the last MiB of each rank's log.
+    if (logs != json{{"type", "logs"},
+                     {"rank", -1},
+                     {"follow", false},
+                     {"tail", 1024 * 1024},
+                     {"lines", 100}}) {
       throw std::runtime_error("wrong logs request " + logs.dump());
     }
     peer.send(json{{"type", "log"}, {"rank", 2}, {"instance", 1}, {"data", b64("step 1\nst")}});
@@ -257,6 +264,54 @@ TEST_CASE("logs names every rank's lines after its instance or prints one rank b
   refusing.finish();
 }
 
+TEST_CASE("logs --merge labels lines node:rank and prints identical lines of ranks once") {
+  FakeCoordinator coordinator("demo", "tok", [](FakePeer& peer) {
+    peer.expect("status");
+    peer.send(kStatus);
+    const json logs = peer.expect("logs");
+    if (logs.at("lines") != 5) throw std::runtime_error("wrong logs request " + logs.dump());
+    for (int rank = 0; rank < 4; ++rank) {
+      const std::string own = "rank " + std::to_string(rank) + " up\n";
+      peer.send(json{{"type", "log"},
+                     {"rank", rank},
+                     {"instance", rank / 2},
+                     {"data", b64(own + "epoch 1 do")}});
+    }
+    for (int rank = 3; rank >= 0; --rank) {
+      peer.send(json{{"type", "log"}, {"rank", rank}, {"instance", rank / 2}, {"data", b64("ne\n")}});
+    }
+    peer.send(json{{"type", "done"}});
+  });
+  Command logs(ControlVerb::Logs, coordinator.port());
+  logs.options.tail = 5;
+  logs.options.merge = true;
+  CHECK(logs.run() ==
+        "0|[node-1:0] rank 0 up\n[node-1:1] rank 1 up\n[node-2:2] rank 2 up\n[node-2:3] rank 3 up\n"
+        "[node-1:0-1,node-2:2-3] epoch 1 done\n|");
+  coordinator.finish();
+
+  // Following, a line waits the window for its copies, then goes out whatever comes later.
+  FakeCoordinator follow("demo", "tok", [](FakePeer& peer) {
+    peer.expect("status");
+    peer.send(kStatus);
+    peer.expect("logs");
+    peer.send(json{{"type", "log"}, {"rank", 2}, {"instance", 1}, {"data", b64("step 1\n")}});
+    peer.send(json{{"type", "log"}, {"rank", 3}, {"instance", 1}, {"data", b64("step 1\n")}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    peer.send(json{{"type", "log"}, {"rank", 0}, {"instance", 0}, {"data", b64("step 1\n")}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  });
+  Command follower(ControlVerb::Logs, follow.port());
+  follower.options.rank = 2;  // one rank or all: the labels are the same
+  follower.options.follow = true;
+  follower.options.merge = true;
+  follower.options.merge_window = std::chrono::milliseconds(300);
+  CHECK(follower.run() ==
+        "0|[node-2:2-3] step 1\n[node-1:0] step 1\n"
+        "|pai-launch logs: the coordinator closed the connection: the job is over\n");
+  follow.finish();
+}
+
 TEST_CASE("logs without --follow fails when the coordinator goes before done") {
   FakeCoordinator coordinator("demo", "tok", [](FakePeer& peer) { peer.expect("logs"); });
   Command logs(ControlVerb::Logs, coordinator.port());
@@ -285,7 +340,7 @@ TEST_CASE("control commands refuse bad arguments with exit 2") {
         "2||pai-launch kill: which instance? pai-launch kill ROLE-INDEX (e.g. worker-1)\n");
   Command logs(ControlVerb::Logs, 1);
   logs.options.tail = -1;
-  CHECK(logs.run() == "2||pai-launch logs: --tail must be 0 or more bytes\n");
+  CHECK(logs.run() == "2||pai-launch logs: --tail must be 0 or more lines\n");
   logs.options.tail = 0;
   logs.options.rank = -2;
   CHECK(logs.run() == "2||pai-launch logs: --rank must be a rank of the job (0 or more)\n");

@@ -52,8 +52,10 @@ TEST_CASE("logs of one rank subscribe only its node and filter other ranks") {
   h.join_all();
   const int admin = h.control();
   h.clear();
-  h.receive(admin, Json{{"type", "logs"}, {"rank", 3}, {"follow", true}, {"tail", 0}});
-  CHECK(h.only("node-1", "subscribe-logs").at("rank") == 3);
+  h.receive(admin,
+            Json{{"type", "logs"}, {"rank", 3}, {"follow", true}, {"tail", 0}, {"lines", 7}});
+  CHECK(h.only("node-1", "subscribe-logs") ==
+        Json{{"type", "subscribe-logs"}, {"rank", 3}, {"tail", 0}, {"lines", 7}});
   CHECK(h.sent("node-0", "subscribe-logs").empty());
   h.receive("node-1", kLogEnd);
   h.receive("node-1", log_line(2, 1, "rank two\n"));

@@ -2,6 +2,7 @@
 // running two-node job (two pai-launch processes on 127.120.0.1 and 127.120.0.2).
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -148,6 +149,65 @@ TEST_CASE("control commands drive a running two-node job") {
   CHECK(late.err.find("is the job running? the coordinator of job control-e2e is expected at "
                       "127.120.0.1:") != std::string::npos);
   CHECK(pai::testing::leftover_processes("control-e2e").empty());
+}
+
+TEST_CASE("logs --tail starts at a line - --merge prints the ranks' identical lines once") {
+  TempDir scratch;
+  // Each rank writes five lines of its own, one both write, and a line still unfinished; at
+  // the finish file, one more line both write.
+  pai::Plan plan = pai::testing::cluster_plan(
+      "logs-e2e", 125, 2, 0,
+      "for i in 1 2 3 4 5; do echo \"rank $RANK line $i\"; done\n"
+      "echo 'epoch 1 done'\n"
+      "printf 'progress 50%%'\n"
+      "while [ ! -e " + scratch / "finish" + " ]; do sleep 0.05; done\n"
+      "echo; echo 'all done'\n");
+  pai::testing::Cluster cluster(plan);
+  cluster.start_all();
+  const std::string plan_path = cluster.dir() / "plan.json";
+  auto control = [&](std::vector<std::string> args) {
+    return run_launcher(scratch, std::move(args), 30);
+  };
+  auto logs = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"logs", "--plan", plan_path});
+    return control(std::move(args));
+  };
+  REQUIRE(eventually([&] {
+    return pai::testing::count_lines_with(logs({}).out, "progress 50%") == 2;
+  }));
+
+  // The last two lines of each rank, the unfinished one included: never a piece of a line.
+  auto tail = logs({"--tail", "2", "--rank", "1"});
+  CHECK(tail.code == 0);
+  CHECK(tail.out == "epoch 1 done\nprogress 50%");
+  tail = logs({"--tail", "2"});
+  CHECK(tail.code == 0);
+  CHECK(pai::testing::count_lines_with(tail.out, "line") == 0);
+  CHECK(pai::testing::count_lines_with(tail.out, "[worker-0/0] epoch 1 done") == 1);
+  CHECK(pai::testing::count_lines_with(tail.out, "[worker-1/1] progress 50%") == 1);
+
+  auto merged = logs({"--merge", "--tail", "3"});
+  CHECK(merged.code == 0);
+  // In the order the groups started, which depends on which node answered first.
+  CHECK(std::count(merged.out.begin(), merged.out.end(), '\n') == 4);
+  for (const char* line : {"[node-1:0] rank 0 line 5", "[node-2:1] rank 1 line 5",
+                           "[node-1:0,node-2:1] epoch 1 done",
+                           "[node-1:0,node-2:1] progress 50%"}) {
+    CHECK(pai::testing::count_lines_with(merged.out, line) == 1);
+  }
+
+  // Following: the line both ranks print at the end comes once.
+  TempDir follow_dir;
+  Launcher follower(follow_dir, {"logs", "--plan", plan_path, "--follow", "--merge", "--tail", "0"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  pai::testing::spit(scratch / "finish", "");
+  const auto codes = cluster.wait_all(30);
+  INFO(cluster.transcript());
+  for (const auto& [node, code] : codes) CHECK(code == 0);
+  CHECK(follower.wait(30) == 0);
+  CHECK(pai::testing::count_lines_with(follower.out(), "[node-1:0,node-2:1] all done") == 1);
+  CHECK(pai::testing::count_lines_with(follower.out(), "all done") == 1);
+  CHECK(pai::testing::leftover_processes("logs-e2e").empty());
 }
 
 namespace {

@@ -159,7 +159,10 @@ TEST_CASE("coordinator messages to node launchers keep their bytes") {
   coordinator_golden(ExecStdin{4, "ls\n", true},
                      R"({"data":"bHMK","eof":true,"id":4,"type":"exec-stdin"})");
   coordinator_golden(ExecKill{4}, R"({"id":4,"type":"exec-kill"})");
-  coordinator_golden(SubscribeLogs{-1, 4096}, R"({"rank":-1,"tail":4096,"type":"subscribe-logs"})");
+  coordinator_golden(SubscribeLogs{-1, 4096, -1},
+                     R"({"rank":-1,"tail":4096,"type":"subscribe-logs"})");
+  coordinator_golden(SubscribeLogs{3, 1048576, 100},
+                     R"({"lines":100,"rank":3,"tail":1048576,"type":"subscribe-logs"})");
   coordinator_golden(UnsubscribeLogs{}, R"({"type":"unsubscribe-logs"})");
   coordinator_golden(Heartbeat{}, R"({"type":"heartbeat"})");
 }
@@ -177,8 +180,10 @@ TEST_CASE("control requests keep their bytes") {
                  R"("type":"rsh"})");
   request_golden(RshStdin{"ls\n", false}, R"({"data":"bHMK","eof":false,"type":"exec-stdin"})");
   request_golden(RshStdin{"", true}, R"({"data":"","eof":true,"type":"exec-stdin"})");
-  request_golden(LogsRequest{-1, true, 16384},
+  request_golden(LogsRequest{-1, true, 16384, -1},
                  R"({"follow":true,"rank":-1,"tail":16384,"type":"logs"})");
+  request_golden(LogsRequest{2, false, 1048576, 100},
+                 R"({"follow":false,"lines":100,"rank":2,"tail":1048576,"type":"logs"})");
   request_golden(Heartbeat{}, R"({"type":"heartbeat"})");
 }
 
@@ -348,6 +353,11 @@ TEST_CASE("an out-of-range integer is refused with the range") {
         "logs: rank: expected an integer in [-1, 2147483647], got -2");
   CHECK(error_of(R"({"type":"logs","rank":0,"follow":false,"tail":-1})", parse_control_request) ==
         "logs: tail: expected a non-negative integer");
+  CHECK(error_of(R"({"type":"logs","rank":0,"follow":false,"tail":0,"lines":-1})",
+                 parse_control_request) ==
+        "logs: lines: expected an integer in [0, 2147483647], got -1");
+  CHECK(error_of(R"({"type":"subscribe-logs","rank":0,"tail":0,"lines":"10"})", to_node) ==
+        "subscribe-logs: lines: expected an integer");
   CHECK(error_of(R"({"type":"exec-exit","node":"n","code":-2})", parse_control_reply) ==
         "exec-exit: code: expected an integer in [-1, 1048576], got -2");
 }

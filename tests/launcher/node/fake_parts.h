@@ -171,8 +171,9 @@ class FakeLogSubscription final : public LogSubscription {
   /// "subscribe -1 tail 100", "unsubscribe", "grew 2 /path/rank-2.attempt-0.log".
   std::vector<std::string> calls;
 
-  void subscribe(int rank, std::int64_t tail) override {
-    calls.push_back("subscribe " + std::to_string(rank) + " tail " + std::to_string(tail));
+  void subscribe(int rank, std::int64_t tail, int lines) override {
+    calls.push_back("subscribe " + std::to_string(rank) + " tail " + std::to_string(tail) +
+                    (lines >= 0 ? " lines " + std::to_string(lines) : ""));
     subscribed_ = true;
   }
   void unsubscribe() override {

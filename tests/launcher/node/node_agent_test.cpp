@@ -671,8 +671,8 @@ TEST_CASE("a subscription before the assignment sends no tail, only its end") {
   AgentHarness node("spare-0");
   REQUIRE(node.agent.join());
   node.forget();
-  node.receive(Json{{"type", "subscribe-logs"}, {"rank", 3}, {"tail", 0}});
-  CHECK(node.logs.take() == Strings{"subscribe 3 tail 0"});
+  node.receive(Json{{"type", "subscribe-logs"}, {"rank", 3}, {"tail", 0}, {"lines", 20}});
+  CHECK(node.logs.take() == Strings{"subscribe 3 tail 0 lines 20"});
   CHECK(node.link.take() == Messages{{{"type", "log-end"}}});
 }
 
