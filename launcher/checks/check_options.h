@@ -47,7 +47,8 @@ struct CheckOptions {
   /// Coordinator port to test with coordinator_address.
   int coordinator_port = 0;
   /// This launcher serves the coordinator's port itself (a multi-node job's first host): the
-  /// port is tested for being reachable, not for being free.
+  /// port is neither tested for being free nor connected to (the coordinator would journal
+  /// the probe as a refused connection).
   bool coordinator_served_here = false;
   /// The CUDA driver library opened at run time; tests substitute a fake.
   std::string cuda_library = "libcuda.so.1";

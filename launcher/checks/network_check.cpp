@@ -242,7 +242,13 @@ CheckResult run_network_check(const Plan& plan, const Placement& placement,
   std::string address =
       options.coordinator_address.empty() ? plan.coordinator.address : options.coordinator_address;
   int port = options.coordinator_address.empty() ? plan.coordinator.port : options.coordinator_port;
-  if (!address.empty() && port > 0) {
+  if (!address.empty() && port > 0 && options.coordinator_served_here &&
+      options.coordinator_address.empty()) {
+    // It listens in this process already; a connect to itself would only be journaled by the
+    // coordinator as a refused connection.
+    found.push_back("coordinator " + address + ":" + std::to_string(port) +
+                    " served by this launcher");
+  } else if (!address.empty() && port > 0) {
     std::string problem = coordinator_unreachable(address, port, options.connect_timeout_ms);
     if (problem.empty()) {
       found.push_back("coordinator " + address + ":" + std::to_string(port) + " reachable");

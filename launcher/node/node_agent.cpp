@@ -166,6 +166,18 @@ void NodeAgent::on_output(int instance, int local_rank) {
 
 // ---- private ----
 
+void NodeAgent::say_failure(const std::string& reason) {
+  // The coordinator prints the failure with its root-cause summary (the reason's further
+  // lines): on this terminal when it runs in this launcher, which then adds nothing. Other
+  // launchers often share that terminal (a local demo, pdsh, one Slurm output file), so they
+  // print one line, not the summary again.
+  if (options_.serves_coordinator || reason.empty()) return;
+  const std::size_t nl = reason.find('\n');
+  if (nl == std::string::npos) return say("job failed: " + reason);
+  say("job failed: " + reason.substr(0, nl) + "; its root-cause summary is in the output of the " +
+      "coordinator on " + plan_.coordinator.host);
+}
+
 void NodeAgent::say(const std::string& text) {
   write_all(options_.supervisor.terminal_stderr, "pai-launch: " + text + "\n");
 }
@@ -263,8 +275,10 @@ void NodeAgent::finish(const net::Finish& m) {
                                      {"reason", m.reason},
                                      {"exitCode", static_cast<std::int64_t>(m.exit_code)}});
     say("job '" + plan_.name + "' " + m.reason);  // "cancelled by ..."
+  } else if (m.exit_code != 0 && m.exit_code != 2) {
+    say_failure(m.reason);
   } else if (!m.reason.empty()) {
-    say((m.exit_code == 0 ? "" : m.exit_code == 2 ? "error: " : "job failed: ") + m.reason);
+    say((m.exit_code == 0 ? "" : "error: ") + m.reason);
   }
   finishing_ = true;
   parts_.commands.kill_all();

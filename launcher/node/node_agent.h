@@ -123,6 +123,9 @@ class NodeAgent final : public SupervisorHooks {
   void run_checks(int attempt);
   void subscribe_logs(const net::SubscribeLogs& m);
   void finish(const net::Finish& m);
+  /// Says that the job failed for `reason` (the coordinator's, with its summary) once per
+  /// terminal: nothing where the coordinator runs in this launcher, else its first line.
+  void say_failure(const std::string& reason);
 
   Plan& plan_;
   const NodeAgentOptions& options_;

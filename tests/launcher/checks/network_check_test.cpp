@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -179,6 +180,24 @@ TEST_CASE("the coordinator is reachable when it listens or refuses") {
     closed_port = other.port;
   }
   CHECK(coordinator_unreachable("127.0.0.1", closed_port, 1000).empty());
+}
+
+TEST_CASE("the coordinator's own launcher does not connect to it to check it") {
+  Listener coordinator;
+  Plan plan = test::one_node_plan();
+  plan.coordinator = {plan.placements.front().host.name, "127.0.0.1", coordinator.port};
+  CheckOptions options;
+  options.coordinator_served_here = true;
+  CheckResult r = run_network_check(plan, plan.placements.front(), options);
+  CHECK(r.status == CheckResult::Passed);
+  CHECK(r.summary ==
+        "coordinator 127.0.0.1:" + std::to_string(coordinator.port) + " served by this launcher");
+  pollfd pending{coordinator.fd, POLLIN, 0};
+  CHECK(poll(&pending, 1, 100) == 0);  // nobody knocked
+
+  options.coordinator_served_here = false;
+  run_network_check(plan, plan.placements.front(), options);
+  CHECK(poll(&pending, 1, 100) == 1);  // the probe any other node makes
 }
 
 TEST_CASE("an unresolvable coordinator fails the check") {

@@ -667,6 +667,25 @@ TEST_CASE("logs stream from the instance's log files while subscribed") {
   CHECK(node.logs.take() == Strings{"unsubscribe"});
 }
 
+TEST_CASE("a failure's summary is the coordinator's to print - once for launchers sharing a terminal") {
+  const std::string reason =
+      "worker-1 local rank 0: exit code 3\npai-launch:   root cause: rank 2\npai-launch:   | boom\n";
+  AgentHarness other;
+  other.join_and_assign(1);
+  other.receive(Json{{"type", "finish"}, {"exitCode", 1}, {"reason", reason}});
+  CHECK(other.said() == "pai-launch: job failed: worker-1 local rank 0: exit code 3; its "
+                        "root-cause summary is in the output of the coordinator on " +
+                            pai::testing::make_test_plan().coordinator.host + "\n");
+
+  // Its coordinator printed it on this launcher's terminal already.
+  AgentHarness host("node-0");
+  host.options.serves_coordinator = true;
+  host.join_and_assign(0);
+  host.receive(Json{{"type", "finish"}, {"exitCode", 1}, {"reason", reason}});
+  CHECK(host.said().empty());
+  CHECK(host.instances.take() == Strings{"finish 1 reason " + reason});
+}
+
 TEST_CASE("a subscription before the assignment sends no tail, only its end") {
   AgentHarness node("spare-0");
   REQUIRE(node.agent.join());
