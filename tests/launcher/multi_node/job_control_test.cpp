@@ -6,6 +6,9 @@
 #include <catch2/catch.hpp>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "launcher/multi_node/cluster_harness.h"
 #include "launcher/os/cgroup.h"
@@ -25,6 +28,22 @@ bool eventually(const std::function<bool()>& check, double seconds = 20) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return false;
+}
+
+// Starts `pai-launch ARGS` (a `logs --follow`), lets the ranks finish (creates `finish`), and
+// returns its stdout and stderr once the job and it ended, each with exit code 0.
+std::pair<std::string, std::string> follow_to_the_end(pai::testing::Cluster& cluster,
+                                                      const std::string& finish,
+                                                      std::vector<std::string> args) {
+  TempDir dir;
+  Launcher follower(dir, std::move(args));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  pai::testing::spit(finish, "");
+  const auto codes = cluster.wait_all(30);
+  INFO(cluster.transcript());
+  for (const auto& [node, code] : codes) CHECK(code == 0);
+  CHECK(follower.wait(30) == 0);
+  return {follower.out(), follower.err()};
 }
 
 }  // namespace
@@ -130,18 +149,11 @@ TEST_CASE("control commands drive a running two-node job") {
             .find("rank 1 up, restart 1") != std::string::npos);
 
   // A follower sees the ranks finish and ends with the job.
-  TempDir follow_dir;
-  Launcher follower(follow_dir,
-                    {"logs", "--plan", plan_path, "--follow", "--rank", "0", "--tail", "0"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  pai::testing::spit(scratch / "finish", "");
-  const auto codes = cluster.wait_all(30);
-  INFO(cluster.transcript());
-  for (const auto& [node, code] : codes) CHECK(code == 0);
-  CHECK(follower.wait(30) == 0);
-  CHECK(follower.out() == "rank 0 done\n");
-  CHECK(follower.err() ==
-        "pai-launch logs: the coordinator closed the connection: the job is over\n");
+  const auto [out, err] = follow_to_the_end(
+      cluster, scratch / "finish",
+      {"logs", "--plan", plan_path, "--follow", "--rank", "0", "--tail", "0"});
+  CHECK(out == "rank 0 done\n");
+  CHECK(err == "pai-launch logs: the coordinator closed the connection: the job is over\n");
 
   // The job is over: the commands say where its coordinator was expected.
   auto late = control({"status", "--plan", plan_path});
@@ -197,16 +209,12 @@ TEST_CASE("logs --tail starts at a line - --merge prints the ranks' identical li
   }
 
   // Following: the line both ranks print at the end comes once.
-  TempDir follow_dir;
-  Launcher follower(follow_dir, {"logs", "--plan", plan_path, "--follow", "--merge", "--tail", "0"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  pai::testing::spit(scratch / "finish", "");
-  const auto codes = cluster.wait_all(30);
-  INFO(cluster.transcript());
-  for (const auto& [node, code] : codes) CHECK(code == 0);
-  CHECK(follower.wait(30) == 0);
-  CHECK(pai::testing::count_lines_with(follower.out(), "[node-1:0,node-2:1] all done") == 1);
-  CHECK(pai::testing::count_lines_with(follower.out(), "all done") == 1);
+  const std::string followed =
+      follow_to_the_end(cluster, scratch / "finish",
+                        {"logs", "--plan", plan_path, "--follow", "--merge", "--tail", "0"})
+          .first;
+  CHECK(pai::testing::count_lines_with(followed, "[node-1:0,node-2:1] all done") == 1);
+  CHECK(pai::testing::count_lines_with(followed, "all done") == 1);
   CHECK(pai::testing::leftover_processes("logs-e2e").empty());
 }
 
