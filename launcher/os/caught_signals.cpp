@@ -7,7 +7,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <sstream>
+
+#include "launcher/os/proc_stat.h"
 
 namespace pai::launcher {
 
@@ -43,17 +44,10 @@ std::vector<int> process_group_members(int pgid, const std::string& proc) {
   if (!dir) return members;
   while (const dirent* entry = ::readdir(dir.get())) {
     if (!all_digits(entry->d_name)) continue;
-    std::ifstream in(proc + "/" + entry->d_name + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    // "PID (COMM) STATE PPID PGRP ...": COMM may hold spaces and parentheses.
-    const std::size_t paren = stat.rfind(')');
-    if (paren == std::string::npos) continue;
-    std::istringstream fields(stat.substr(paren + 1));
-    char state = 0;
-    int ppid = 0;
-    int group = 0;
-    if (!(fields >> state >> ppid >> group) || state == 'Z' || group != pgid) continue;
-    members.push_back(std::atoi(entry->d_name));
+    const int pid = std::atoi(entry->d_name);
+    const auto stat = read_proc_stat(pid, proc);
+    if (!stat || stat->state == 'Z' || stat->pgrp != pgid) continue;
+    members.push_back(pid);
   }
   return members;
 }

@@ -177,7 +177,9 @@ void ControlServer::accept_clients() {
       ::close(fd);
       continue;
     }
-    clients_[fd];
+    ucred peer{};
+    socklen_t length = sizeof peer;
+    clients_[fd].pid = ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) == 0 ? peer.pid : 0;
     loop_.watch(fd, [this, fd] { read_client(fd); });
   }
 }
@@ -196,7 +198,8 @@ void ControlServer::read_client(int fd) {
     drop(fd);
     return;
   }
-  std::string& buffer = clients_[fd];
+  Client& client = clients_[fd];
+  std::string& buffer = client.buffer;
   buffer.append(chunk, static_cast<std::size_t>(n));
   std::size_t start = 0;
   for (std::size_t nl; (nl = buffer.find('\n', start)) != std::string::npos; start = nl + 1) {
@@ -204,7 +207,7 @@ void ControlServer::read_client(int fd) {
     if (line.size() > kMaxControlLine) break;
     std::string error;
     auto request = parse_control_line(line, &error);
-    if (request) error = handler_(*request);
+    if (request) error = handler_(*request, client.pid);
     reply(fd, error.empty() ? "ok" : "error " + error);
   }
   buffer.erase(0, start);

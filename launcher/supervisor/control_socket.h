@@ -69,8 +69,9 @@ std::optional<ControlRequest> parse_control_line(std::string_view line, std::str
 /// Serves the control socket of one instance inside the supervisor's event loop.
 class ControlServer {
  public:
-  /// Handles a request; returns "" for `ok`, else the error text.
-  using RequestHandler = std::function<std::string(const ControlRequest&)>;
+  /// Handles a request from the process `peer_pid` (the one that connected, from
+  /// SO_PEERCRED; 0 when unknown); returns "" for `ok`, else the error text.
+  using RequestHandler = std::function<std::string(const ControlRequest&, int peer_pid)>;
 
   /// Binds and listens on `path` (its directory must exist), replacing a stale socket
   /// left by a dead launcher. Throws std::runtime_error if another launcher serves `path`
@@ -92,7 +93,11 @@ class ControlServer {
   EventLoop& loop_;
   RequestHandler handler_;
   int listen_fd_ = -1;
-  std::map<int, std::string> clients_;  ///< fd -> bytes received, not yet a whole line
+  struct Client {
+    std::string buffer;  ///< bytes received, not yet a whole line
+    int pid = 0;         ///< the peer, from SO_PEERCRED
+  };
+  std::map<int, Client> clients_;  ///< by fd
 };
 
 /// Sends `line` to the control socket at `path` and returns the reply line (without its

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/os/proc_stat.h"
 #include "launcher/supervisor/supervisor_impl.h"
 #include "launcher/supervisor/telemetry_ring.h"
 #include "libpai/terminal_text.h"
@@ -78,7 +79,8 @@ void Supervisor::Impl::open_control_socket(int i) {
   Instance& inst = instances[i];
   inst.control_path = options.control_dir + "/" + inst.name + ".sock";
   inst.control = std::make_unique<ControlServer>(
-      inst.control_path, loop, [this, i](const ControlRequest& r) { return on_control(i, r); });
+      inst.control_path, loop,
+      [this, i](const ControlRequest& r, int peer) { return on_control(i, r, peer); });
 }
 
 std::string Supervisor::Impl::create_telemetry_ring_of(Instance& inst, const Rank& rank) {
@@ -105,7 +107,7 @@ void Supervisor::Impl::remove_telemetry_rings(Instance& inst) {
   inst.telemetry_rings.clear();
 }
 
-std::string Supervisor::Impl::on_control(int i, const ControlRequest& request) {
+std::string Supervisor::Impl::on_control(int i, const ControlRequest& request, int peer_pid) {
   Instance& inst = instances[i];
   if (const auto* n = std::get_if<NotifyRequest>(&request)) {
     events.record("notify", {{"instance", inst.name}, {"message", n->text}});
@@ -134,21 +136,33 @@ std::string Supervisor::Impl::on_control(int i, const ControlRequest& request) {
     added_retryable_errors.push_back(e->text);
     events.record("retryable-error", {{"instance", inst.name}, {"text", e->text}});
   } else if (const auto* c = std::get_if<CheckpointRequest>(&request)) {
-    on_checkpoint(inst, *c);
+    on_checkpoint(i, *c, peer_pid);
   }
   return "";
 }
 
-void Supervisor::Impl::on_checkpoint(Instance& inst, const CheckpointRequest& c) {
+void Supervisor::Impl::on_checkpoint(int i, const CheckpointRequest& c, int peer_pid) {
   using Phase = CheckpointRequest::Phase;
+  Instance& inst = instances[i];
+  auto& saving = inst.checkpoints_saving;
   if (c.phase == Phase::Begin) {
-    inst.checkpoints_saving.insert(c.step);
-    events.record("checkpoint-started", {{"instance", inst.name}, {"step", c.step}});
+    const int rank = rank_of_process(i, peer_pid);
+    saving.push_back({c.step, rank});
+    EventFields fields = {{"instance", inst.name}, {"step", c.step}};
+    if (rank >= 0) fields.emplace_back("rank", static_cast<std::int64_t>(rank));
+    events.record("checkpoint-started", fields);
     return;
   }
-  if (auto it = inst.checkpoints_saving.find(c.step); it != inst.checkpoints_saving.end()) {
-    inst.checkpoints_saving.erase(it);
+  // The entry of this step, the sender's own when several ranks save the same step.
+  const int rank = rank_of_process(i, peer_pid);
+  auto it = std::find_if(saving.begin(), saving.end(), [&](const Instance::Saving& s) {
+    return s.step == c.step && s.global_rank == rank;
+  });
+  if (it == saving.end()) {
+    it = std::find_if(saving.begin(), saving.end(),
+                      [&](const Instance::Saving& s) { return s.step == c.step; });
   }
+  if (it != saving.end()) saving.erase(it);
   if (c.phase == Phase::Done) {
     events.record("checkpoint", {{"instance", inst.name}, {"step", c.step}, {"path", c.text}});
   } else {
@@ -157,6 +171,36 @@ void Supervisor::Impl::on_checkpoint(Instance& inst, const CheckpointRequest& c)
     say(inst.name + ": checkpoint of step " + std::to_string(c.step) +
         " failed: " + terminal_safe(c.text));
   }
+  end_checkpoint_wait(inst);
+}
+
+int Supervisor::Impl::rank_of_process(int i, int pid) const {
+  if (pid <= 0) return -1;
+  const int found = nearest_ancestor(pid, [&](int p) {
+    const auto it = by_pid.find(p);
+    return it != by_pid.end() && it->second.first == i;
+  });
+  if (found == 0) return -1;
+  const auto [instance, r] = by_pid.at(found);
+  return instances[instance].ranks[r].global_rank;
+}
+
+void Supervisor::Impl::forget_saves_of(Instance& inst, int global_rank) {
+  auto& saving = inst.checkpoints_saving;
+  const auto gone = std::stable_partition(saving.begin(), saving.end(), [&](const auto& s) {
+    return s.global_rank != global_rank;
+  });
+  if (gone == saving.end()) return;
+  for (auto it = gone; it != saving.end(); ++it) {
+    events.record("checkpoint-abandoned", {{"instance", inst.name},
+                                           {"step", it->step},
+                                           {"rank", static_cast<std::int64_t>(global_rank)}});
+  }
+  saving.erase(gone, saving.end());
+  end_checkpoint_wait(inst);
+}
+
+void Supervisor::Impl::end_checkpoint_wait(Instance& inst) {
   // A stop that waited for the save goes on now (after the stack dumps' window, if any).
   if (inst.stopping && inst.signal_at && inst.checkpoints_saving.empty()) {
     inst.signal_at = std::max(Clock::now(), inst.dumps_until.value_or(Clock::now()));

@@ -227,7 +227,8 @@ void Supervisor::Impl::stop_instance(const StopInstance& a) {
   const std::int64_t wait = plan.fault_tolerance.checkpoint_wait_seconds;
   if (!inst.checkpoints_saving.empty() && a.signal != SIGKILL && wait > 0) {
     // A checkpoint being written is what the next attempt resumes from: let it finish.
-    const std::int64_t step = *inst.checkpoints_saving.rbegin();
+    std::int64_t step = 0;
+    for (const auto& saving : inst.checkpoints_saving) step = std::max(step, saving.step);
     events.record("checkpoint-wait", {{"instance", inst.name}, {"step", step}, {"seconds", wait}});
     say(inst.name + ": waiting up to " + format_duration(wait) + " for the checkpoint of step " +
         std::to_string(step) + " before stopping");

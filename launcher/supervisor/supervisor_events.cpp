@@ -52,6 +52,7 @@ void Supervisor::Impl::reap() {
     Instance& inst = instances[i];
     Rank& rank = inst.ranks[r];
     --inst.live;
+    forget_saves_of(inst, rank.global_rank);
     const ExitStatus exit = ExitStatus::from_wait_status(status);
     // Whatever it wrote before dying is in the pipe: read it before judging the exit.
     rank.output->drain();

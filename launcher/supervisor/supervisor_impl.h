@@ -64,7 +64,12 @@ struct Supervisor::Impl {
     bool stopping = false;  // a StopInstance is in progress: exits are expected
     std::optional<Clock::time_point> signal_at;  // after the stack-dump window
     std::optional<Clock::time_point> dumps_until;  // the stack-dump window of a stop
-    std::multiset<std::int64_t> checkpoints_saving;  // steps its ranks are saving
+    // Checkpoint saves its ranks reported begun and not ended (checkpoint-begin).
+    struct Saving {
+      std::int64_t step = 0;
+      int global_rank = -1;  // the rank whose process (or a descendant) began it; -1 unknown
+    };
+    std::vector<Saving> checkpoints_saving;
     std::optional<Clock::time_point> kill_at;    // grace period over
     std::optional<Clock::time_point> restart_at;
   };
@@ -111,8 +116,14 @@ struct Supervisor::Impl {
 
   void open_control_socket(int i);
 
-  std::string on_control(int i, const ControlRequest& request);
-  void on_checkpoint(Instance& inst, const CheckpointRequest& request);
+  std::string on_control(int i, const ControlRequest& request, int peer_pid);
+  void on_checkpoint(int i, const CheckpointRequest& request, int peer_pid);
+  // The global rank of instance i whose process is `pid` or an ancestor of it; -1 if none.
+  int rank_of_process(int i, int pid) const;
+  // A rank's process exited: the saves it had begun will never end.
+  void forget_saves_of(Instance& inst, int global_rank);
+  // A stop waiting for checkpoints goes on once none is in flight.
+  void end_checkpoint_wait(Instance& inst);
 
   // The telemetry ring of `rank` for a new attempt, in the control folder; "" without one
   // (no control folder, or it could not be created: warned once per instance).

@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -124,8 +125,10 @@ TEST_CASE("the server answers each line and survives garbage and 1 MiB lines") {
   TempDir dir;
   EventLoop loop;
   std::vector<std::string> seen;
-  ControlServer server(dir / "c.sock", loop, [&](const ControlRequest& r) -> std::string {
+  std::vector<int> peers;
+  ControlServer server(dir / "c.sock", loop, [&](const ControlRequest& r, int peer) -> std::string {
     if (const auto* n = std::get_if<NotifyRequest>(&r)) seen.push_back(n->text);
+    peers.push_back(peer);
     return "";
   });
 
@@ -159,13 +162,33 @@ TEST_CASE("the server answers each line and survives garbage and 1 MiB lines") {
   CHECK(serve_while(loop, [&] { return send_control_request(server.path(), "notify b", 2000); }) ==
         "ok");
   CHECK(seen == std::vector<std::string>{"a", "b"});
+  CHECK(peers == std::vector<int>{::getpid(), ::getpid()});
+
+  // The handler learns which process sent a request (SO_PEERCRED): here a child's.
+  const int child = serve_while(loop, [&] {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      try {
+        send_control_request(server.path(), "notify c", 2000);
+      } catch (...) {
+        ::_exit(1);
+      }
+      ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? pid : -1;
+  });
+  REQUIRE(child > 0);
+  CHECK(seen.back() == "c");
+  CHECK(peers.back() == child);
 }
 
 TEST_CASE("a stale socket is replaced - a live one is refused") {
   TempDir dir;
   EventLoop loop;
   const std::string path = dir / "c.sock";
-  auto handler = [](const ControlRequest&) { return std::string(); };
+  auto handler = [](const ControlRequest&, int) { return std::string(); };
   {
     int stale = ::socket(AF_UNIX, SOCK_STREAM, 0);
     sockaddr_un addr{};

@@ -294,6 +294,29 @@ TEST_CASE("a checkpoint that never ends holds a stop for checkpointWait at most"
   CHECK(leftover_processes("sup-ckpt-lost").empty());
 }
 
+TEST_CASE("a rank killed while saving a checkpoint does not hold the stop for checkpointWait") {
+  TempDir dir;
+  // Rank 0 begins a save through `ctl` (a child of the rank's shell), then dies with it.
+  auto plan = local_plan("sup-ckpt-dead",
+                         "if [ \"$LOCAL_RANK\" = 0 ]; then " + kLauncher +
+                             " ctl checkpoint-begin 9 && kill -9 $$; fi; "
+                             "while :; do sleep 0.05; done",
+                         2);
+  plan.fault_tolerance.max_restarts = 0;
+  plan.fault_tolerance.checkpoint_wait_seconds = 60;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  INFO(r.err);
+  CHECK(r.code == 1);
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(events, "\"event\":\"checkpoint-started\",\"instance\":\"worker-0\","
+                                 "\"step\":9,\"rank\":0") == 1);
+  CHECK(count_lines_with(events, "\"event\":\"checkpoint-abandoned\",\"instance\":\"worker-0\","
+                                 "\"step\":9,\"rank\":0") == 1);
+  CHECK(count_lines_with(events, "\"event\":\"checkpoint-wait\"") == 0);
+  CHECK(r.seconds < 30);
+  CHECK(leftover_processes("sup-ckpt-dead").empty());
+}
+
 TEST_CASE("control characters of a rank are escaped in pai's lines - relayed output is exact") {
   TempDir dir;
   auto plan = local_plan("sup-escape", kLauncher +
