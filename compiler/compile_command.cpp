@@ -91,10 +91,12 @@ void add_sources(const Diagnostics& diags, std::map<std::string, std::string>& s
   }
 }
 
+// JSON is for programs, so it is the command's output (stdout), `[]` included; text is
+// for people, next to other messages on stderr.
 void print_diagnostics(const Diagnostics& diags, bool json,
                        std::map<std::string, std::string>& sources) {
   if (json) {
-    std::cerr << diags.render_json();
+    std::cout << diags.render_json();
     return;
   }
   add_sources(diags, sources);
@@ -209,11 +211,15 @@ int compile(const CompileOptions& options) {
   if (options.target == Target::K8s && !diags.has_errors()) {
     check_for_k8s(plan, Location{options.spec, 0, 0}, diags);
   }
-  if (!diags.all().empty()) print_diagnostics(diags, options.json_diagnostics, sources);
+  if (options.json_diagnostics || !diags.all().empty()) {
+    print_diagnostics(diags, options.json_diagnostics, sources);
+  }
   if (diags.has_errors()) return 1;
 
+  // With JSON diagnostics stdout holds the JSON array alone; the summary goes to stderr.
+  std::ostream& summary = options.json_diagnostics ? std::cerr : std::cout;
   if (options.check_only) {
-    std::cout << options.spec << ": ok (" << plan_summary(plan) << ")\n";
+    summary << options.spec << ": ok (" << plan_summary(plan) << ")\n";
     return 0;
   }
   // In pods the inventory is the pods' names and the pod is the container.
@@ -237,8 +243,8 @@ int compile(const CompileOptions& options) {
     };
   }
   const std::string written = write_artifacts(plan, artifacts);
-  std::cout << plan_summary(plan) << "\n"
-            << "wrote " << options.out_dir << ": " << output_listing(written) << "\n";
+  summary << plan_summary(plan) << "\n"
+          << "wrote " << options.out_dir << ": " << output_listing(written) << "\n";
   return 0;
 }
 

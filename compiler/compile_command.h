@@ -30,7 +30,9 @@ struct CompileOptions {
   JsonnetOptions jsonnet;
 };
 
-/// Loads, validates, plans and renders. Diagnostics go to stderr (text or JSON).
+/// Loads, validates, plans and renders. Text diagnostics and usage errors go to stderr.
+/// With `json_diagnostics` stdout holds only the JSON array of diagnostics (`[]` when
+/// there are none; nothing on exit 2) and the summary lines go to stderr.
 /// Returns the exit code: 0 ok, 1 invalid spec, 2 usage or I/O error (a refused output folder
 /// included).
 int run_compile(const CompileOptions& options);

@@ -159,9 +159,12 @@ std::string Diagnostics::render_text(const std::map<std::string, std::string>& s
 std::string Diagnostics::render_json() const {
   nlohmann::json array = nlohmann::json::array();
   for (const Diagnostic* d : sorted(list_)) {
+    // Tools reading this (editors, CI annotations) expect 1-based positions: a finding
+    // about the whole file points at its start, one about a line at that line's start.
+    const bool located = d->loc.line > 0;
     array.push_back({{"file", d->loc.file},
-                     {"line", d->loc.line},
-                     {"column", d->loc.column},
+                     {"line", located ? d->loc.line : 1},
+                     {"column", located && d->loc.column > 0 ? d->loc.column : 1},
                      {"path", d->path},
                      {"severity", severity_name(d->severity)},
                      {"message", d->message}});

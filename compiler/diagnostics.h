@@ -39,7 +39,9 @@ class Diagnostics {
   /// line. Ends with a count line ("2 errors, 1 warning") when there is anything.
   std::string render_text(const std::map<std::string, std::string>& sources) const;
 
-  /// As a JSON array of {file, line, column, path, severity, message}, same order.
+  /// As a JSON array of {file, line, column, path, severity, message}, same order; `[]`
+  /// when there are none. Positions are 1-based: a finding without a line (about the whole
+  /// file) gets line 1 and column 1, one with a line but no column gets column 1.
   std::string render_json() const;
 
  private:

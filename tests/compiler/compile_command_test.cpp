@@ -126,7 +126,8 @@ TEST_CASE("JSON diagnostics print diagnostics as a JSON array") {
   options.json_diagnostics = true;
   const Result r = compile(options);
   CHECK(r.code == 1);
-  const auto json = nlohmann::json::parse(r.err);
+  CHECK(r.err.empty());
+  const auto json = nlohmann::json::parse(r.out);
   REQUIRE(json.is_array());
   REQUIRE(json.size() == 1);
   CHECK(json[0] == nlohmann::json{{"file", dir / "job.yaml"},
@@ -135,6 +136,47 @@ TEST_CASE("JSON diagnostics print diagnostics as a JSON array") {
                                   {"path", "roles.worker"},
                                   {"severity", "error"},
                                   {"message", "unknown key \"nprocPerNod\" (did you mean \"nprocPerNode\"?)"}});
+}
+
+TEST_CASE("JSON diagnostics of a clean spec are [] on stdout - the summary on stderr") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.json_diagnostics = true;
+  SECTION("--check") {
+    options.check_only = true;
+    const Result r = compile(options);
+    CHECK(r.code == 0);
+    CHECK(r.out == "[]\n");
+    CHECK(r.err ==
+          dir / "job.yaml" + ": ok (demo: 1 role, 2 instances on 2 hosts, world size 4)\n");
+  }
+  SECTION("-o") {
+    options.out_dir = dir / "out";
+    const Result r = compile(options);
+    CHECK(r.code == 0);
+    CHECK(r.out == "[]\n");
+    CHECK(r.err.starts_with("demo: 1 role, 2 instances on 2 hosts, world size 4\nwrote "));
+  }
+}
+
+TEST_CASE("JSON diagnostics put a whole-file error at line 1") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  spit(dir / "hosts.txt", "node-1 slots=2\n");
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.hosts_file = dir / "hosts.txt";
+  options.check_only = true;
+  options.json_diagnostics = true;
+  const Result r = compile(options);
+  CHECK(r.code == 1);
+  const auto json = nlohmann::json::parse(r.out);
+  REQUIRE(json.size() == 1);
+  CHECK(json[0]["file"] == dir / "hosts.txt");
+  CHECK(json[0]["line"] == 1);
+  CHECK(json[0]["column"] == 1);
 }
 
 TEST_CASE("a load error is a located diagnostic with exit 1") {
@@ -146,7 +188,8 @@ TEST_CASE("a load error is a located diagnostic with exit 1") {
   options.json_diagnostics = true;
   const Result r = compile(options);
   CHECK(r.code == 1);
-  const auto json = nlohmann::json::parse(r.err);
+  CHECK(r.err.empty());
+  const auto json = nlohmann::json::parse(r.out);
   REQUIRE(json.size() == 1);
   CHECK(json[0]["file"] == dir / "job.yaml");
   CHECK(json[0]["severity"] == "error");

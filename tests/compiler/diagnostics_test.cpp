@@ -128,6 +128,28 @@ TEST_CASE("render_json gives every field - in sorted order") {
   CHECK(json[1]["column"] == 16);
 }
 
+TEST_CASE("render_json of nothing is an empty array") {
+  Diagnostics diags;
+  CHECK(diags.render_json() == "[]\n");
+}
+
+TEST_CASE("render_json puts a whole-file finding at line 1 - column 1; text keeps no position") {
+  Diagnostics diags;
+  diags.error(Location{"job.yaml", 0, 0}, "", "the file is empty");
+  diags.error(Location{"job.yaml", 3, 0}, "roles", "no column");
+  const auto json = nlohmann::json::parse(diags.render_json());
+  REQUIRE(json.size() == 2);
+  CHECK(json[0]["line"] == 1);
+  CHECK(json[0]["column"] == 1);
+  CHECK(json[0]["message"] == "the file is empty");
+  CHECK(json[1]["line"] == 3);
+  CHECK(json[1]["column"] == 1);
+  CHECK(diags.render_text({}) ==
+        "job.yaml: error: the file is empty\n"
+        "job.yaml:3: error: roles: no column\n"
+        "2 errors\n");
+}
+
 TEST_CASE("render_json survives bytes that are not UTF-8") {
   Diagnostics diags;
   diags.error(Location{"job.yaml", 1, 1}, "", "got \xff");

@@ -80,8 +80,12 @@ TEST_CASE("pai-compile --hostfile-style mpich and --format json reach the compil
   spit(dir / "bad.yaml", kSpec.substr(0, kSpec.size() - 3) + ", nprocPerNod: 1}\n");
   r = pai_compile(dir, "--check --format json bad.yaml");
   CHECK(r.code == 1);
-  CHECK(r.err.rfind("[\n", 0) == 0);
-  CHECK(r.err.find("\"message\": \"unknown key") != std::string::npos);
+  CHECK(r.out.rfind("[\n", 0) == 0);
+  CHECK(r.out.find("\"message\": \"unknown key") != std::string::npos);
+  CHECK(r.err.empty());
+  r = pai_compile(dir, "--check --format json job.yaml");
+  CHECK(r.code == 0);
+  CHECK(r.out == "[]\n");
 }
 
 TEST_CASE("pai-compile --jsonnet-timeout and --jsonnet-max-memory cap the evaluation") {
