@@ -73,8 +73,33 @@ class ControlConnectionTest(unittest.TestCase):
         started = time.monotonic()
         problem = self.connection.request("progress 1")
         self.assertLess(time.monotonic() - started, 1.0)
-        self.assertEqual(problem, "no reply from the launcher's control socket {} within 0.5 s"
-                         .format(self.launcher.path))
+        self.assertEqual(problem, "no reply from the launcher's control socket {} within 0.5 s; "
+                         "requests are skipped for the next 30 s".format(self.launcher.path))
+
+    def test_after_a_timeout_requests_are_skipped_for_a_doubling_quiet_period(self) -> None:
+        connection = _control.ControlConnection(self.launcher.path, timeout_s=0.2,
+                                                quiet_s=0.3, quiet_max_s=0.5)
+        self.addCleanup(connection.close)
+        self.launcher.silent = True
+        self.assertTrue(connection.request("progress 1").endswith(
+            "within 0.2 s; requests are skipped for the next 0.3 s"))
+        started = time.monotonic()
+        for step in (2, 3):
+            problem = connection.request("progress {}".format(step))
+            self.assertTrue(problem.startswith(
+                "no reply from the launcher's control socket {} (a request timed out): "
+                "skipped".format(self.launcher.path)), problem)
+        self.assertLess(time.monotonic() - started, 0.1)
+        time.sleep(0.35)  # the period is over: the next request tries, times out again
+        self.assertTrue(connection.request("progress 4").endswith("for the next 0.5 s"))
+        time.sleep(0.55)
+        self.assertTrue(connection.request("progress 5").endswith("for the next 0.5 s"))  # capped
+        self.assertEqual(self.launcher.lines, ["progress 1", "progress 4", "progress 5"])
+        time.sleep(0.55)
+        self.launcher.silent = False  # answers again: the quiet period is forgotten
+        self.assertIsNone(connection.request("progress 6"))
+        self.launcher.silent = True
+        self.assertTrue(connection.request("progress 7").endswith("for the next 0.3 s"))
 
     def test_waiting_for_another_thread_counts_against_the_timeout(self) -> None:
         self.launcher.silent = True

@@ -20,6 +20,13 @@ MAX_LINE_BYTES = 4096
 #: How long one request may take: connecting, sending and reading the reply.
 DEFAULT_TIMEOUT_S = 2.0
 
+#: After a request times out, the next ones are answered at once, without the socket, for
+#: this long; the period doubles after each further timeout, up to QUIET_MAX_S, and ends
+#: with the first request answered. A wedged launcher costs training one timeout per period
+#: (at most 2 s every 30 s, then every 5 minutes), not one per request.
+QUIET_FIRST_S = 30.0
+QUIET_MAX_S = 300.0
+
 # A reply longer than this is not from pai-launch; stop reading instead of growing forever.
 _MAX_REPLY_BYTES = 64 * 1024
 
@@ -48,6 +55,10 @@ class _Failed(Exception):
     """The request failed; retrying would not help or would take too long."""
 
 
+class _TimedOut(_Failed):
+    """No reply within the timeout."""
+
+
 class ControlConnection:
     """One connection to a control socket, shared by all threads of a process.
 
@@ -56,22 +67,33 @@ class ControlConnection:
     so a late reply is never taken for the next request's.
     """
 
-    def __init__(self, path: str, timeout_s: float = DEFAULT_TIMEOUT_S):
+    def __init__(self, path: str, timeout_s: float = DEFAULT_TIMEOUT_S,
+                 quiet_s: float = QUIET_FIRST_S, quiet_max_s: float = QUIET_MAX_S):
         self.path = path
         self.timeout_s = timeout_s
+        self.quiet_first_s = quiet_s
+        self.quiet_max_s = quiet_max_s
         self._lock = threading.Lock()
         self._sock: Optional[socket.socket] = None
         self._received = b""
+        self._quiet_s = 0.0  # the current quiet period; 0 while the launcher answers
+        self._quiet_until = 0.0  # time.monotonic() before which requests are skipped
         _connections.add(self)
 
     def request(self, line: str) -> Optional[str]:
         """Sends one request line (without its newline; see request_line) and waits for
-        the reply. Returns None for ``ok``, else why the request failed."""
-        deadline = time.monotonic() + self.timeout_s
+        the reply. Returns None for ``ok``, else why the request failed. Within a quiet
+        period after a timeout, returns at once without sending (see QUIET_FIRST_S)."""
+        now = time.monotonic()
+        if now < self._quiet_until:
+            return self._skipped_text(now)
+        deadline = now + self.timeout_s
         # Waiting for other threads' requests counts against this one's timeout.
         if not self._lock.acquire(timeout=self.timeout_s):
-            return self._timeout_text()
+            return self._timeout_text() + self._quiet()
         try:
+            if time.monotonic() < self._quiet_until:  # another thread's request timed out
+                return self._skipped_text(time.monotonic())
             return self._request(line, deadline)
         finally:
             self._lock.release()
@@ -84,9 +106,13 @@ class ControlConnection:
     def _request(self, line: str, deadline: float) -> Optional[str]:
         try:
             reply = self._exchange_once_more_if_broken(line.encode("utf-8") + b"\n", deadline)
+        except _TimedOut as problem:
+            self._close()
+            return str(problem) + self._quiet()
         except (_Broken, _Failed) as problem:
             self._close()
             return str(problem)
+        self._quiet_s = 0.0  # it answers
         if reply == "ok":
             return None
         if reply == "error" or reply.startswith("error "):
@@ -124,7 +150,7 @@ class ControlConnection:
                     raise _Broken("the launcher closed its control socket {}".format(self.path))
                 self._received += chunk
         except socket.timeout:
-            raise _Failed(self._timeout_text()) from None
+            raise _TimedOut(self._timeout_text()) from None
         except (BrokenPipeError, ConnectionResetError) as error:
             raise _Broken("lost the launcher's control socket {}: {}".format(
                 self.path, error)) from None
@@ -141,7 +167,7 @@ class ControlConnection:
             sock.connect(self.path)
         except socket.timeout:
             sock.close()
-            raise _Failed(self._timeout_text()) from None
+            raise _TimedOut(self._timeout_text()) from None
         except OSError as error:
             sock.close()
             raise _Failed("cannot connect to the launcher's control socket {}: {}".format(
@@ -159,11 +185,24 @@ class ControlConnection:
         return "no reply from the launcher's control socket {} within {:g} s".format(
             self.path, self.timeout_s)
 
+    def _quiet(self) -> str:
+        """Starts (or doubles) the quiet period after a timeout; says so."""
+        self._quiet_s = min(max(self._quiet_s * 2, self.quiet_first_s), self.quiet_max_s)
+        self._quiet_until = time.monotonic() + self._quiet_s
+        return "; requests are skipped for the next {:g} s".format(self._quiet_s)
+
+    def _skipped_text(self, now: float) -> str:
+        return ("no reply from the launcher's control socket {} (a request timed out): "
+                "skipped, {:.0f} s before the next try".format(
+                    self.path, max(self._quiet_until - now, 0)))
+
     def _reset_in_child(self) -> None:
         # Another thread of the parent may have held the lock at fork(); the child owns a
         # copy of the parent's socket, which must not carry two processes' requests.
         self._lock = threading.Lock()
         self._close()
+        self._quiet_s = 0.0
+        self._quiet_until = 0.0
 
 
 def _remaining(deadline: float) -> float:
