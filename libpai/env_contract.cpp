@@ -139,6 +139,17 @@ EnvList instance_env(const Plan& plan, const Placement& placement, const Process
   if (per_node) {
     env.emplace_back("WORLD_SIZE", std::to_string(plan.nodes));
     env.emplace_back("RANK", node_rank);
+    // torchrun reads its flags' defaults from PET_<FLAG>, so a bare `torchrun train.py` in a
+    // perNode command spans the job as `torchrun --nnodes=$NNODES --node_rank=$NODE_RANK
+    // --nproc_per_node=$NPROC_PER_NODE` would. perProcess roles don't get them: pai-launch
+    // already is their torchrun, and one inside a rank would start a second level of workers.
+    const std::string master_port = std::to_string(plan.master.port);
+    env.emplace_back("PET_NNODES", std::to_string(plan.nodes));
+    env.emplace_back("PET_NODE_RANK", node_rank);
+    env.emplace_back("PET_NPROC_PER_NODE",
+                     gpus_per_node ? std::to_string(role.resources.gpu) : nproc);
+    env.emplace_back("PET_MASTER_ADDR", plan.master.address);
+    env.emplace_back("PET_MASTER_PORT", master_port);
   }
   env.emplace_back("PAI_CURRENT_TASK_ROLE_NAME", role.name);
   env.emplace_back("PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX", std::to_string(placement.index));
@@ -191,7 +202,7 @@ EnvList process_env(const Plan& plan, const Placement& placement, int local_rank
 }
 
 bool is_reserved_env_name(const std::string& name) {
-  static constexpr std::array<std::string_view, 24> kExact = {"RANK",
+  static constexpr std::array<std::string_view, 29> kExact = {"RANK",
                                                               "WORLD_SIZE",
                                                               "LOCAL_RANK",
                                                               "LOCAL_WORLD_SIZE",
@@ -202,6 +213,11 @@ bool is_reserved_env_name(const std::string& name) {
                                                               "ROLE_WORLD_SIZE",
                                                               "NNODES",
                                                               "NPROC_PER_NODE",
+                                                              "PET_NNODES",
+                                                              "PET_NODE_RANK",
+                                                              "PET_NPROC_PER_NODE",
+                                                              "PET_MASTER_ADDR",
+                                                              "PET_MASTER_PORT",
                                                               "MASTER_ADDR",
                                                               "MASTER_PORT",
                                                               "PAI_RESTART_COUNT",

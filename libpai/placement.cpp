@@ -86,12 +86,20 @@ void place(Plan& plan, const std::vector<Host>& hosts) {
   const Host& master_host = hosts.front();
   Endpoint master{master_host.name, master_host.address, ports.take(master_host, 1)};
 
+  // An MPI job's launcher role holds no ranks (its process runs mpirun): its processes are
+  // numbered after every rank, so ranks 0..world_size-1 are the job's real ranks.
+  int ranked = 0;
+  for (const Role& role : plan.roles) {
+    if (holds_ranks(plan, role)) ranked += role.instances * role.nproc_per_node;
+  }
   std::vector<Placement> placements;
   placements.reserve(instances);
   int node_rank = 0;
   int rank = 0;
+  int unranked = ranked;
   for (std::size_t r = 0; r < plan.roles.size(); ++r) {
     const Role& role = plan.roles[r];
+    int& next = holds_ranks(plan, role) ? rank : unranked;
     std::vector<const PortRequest*> requests;
     for (const PortRequest& request : role.ports) requests.push_back(&request);
     std::sort(requests.begin(), requests.end(),
@@ -102,7 +110,7 @@ void place(Plan& plan, const std::vector<Host>& hosts) {
       p.role_index = static_cast<int>(r);
       p.index = i;
       p.node_rank = node_rank;
-      p.first_rank = rank;
+      p.first_rank = next;
       p.first_role_rank = i * role.nproc_per_node;
       p.host = hosts[static_cast<std::size_t>(node_rank)];
       for (const PortRequest* request : requests) {
@@ -111,7 +119,7 @@ void place(Plan& plan, const std::vector<Host>& hosts) {
         for (int k = 0; k < request->count; ++k) list.push_back(first + k);
       }
       ++node_rank;
-      rank += role.nproc_per_node;
+      next += role.nproc_per_node;
     }
   }
 

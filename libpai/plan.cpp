@@ -30,6 +30,16 @@ const Role* find_role(const Plan& plan, const std::string& name) {
   return nullptr;
 }
 
+bool holds_ranks(const Plan& plan, const Role& role) {
+  return !(plan.framework == Framework::Mpi && role.name == "launcher");
+}
+
+int process_count(const Plan& plan) {
+  int count = 0;
+  for (const Role& role : plan.roles) count += role.instances * role.nproc_per_node;
+  return count;
+}
+
 int last_rank(const Plan& plan, const Placement& placement) {
   const Role* role = find_role(plan, placement.role);
   return placement.first_rank + (role != nullptr ? role->nproc_per_node : 1) - 1;

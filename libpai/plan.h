@@ -252,7 +252,10 @@ struct Plan {
   std::vector<Placement> placements;  ///< roles in order, instances in order
   Endpoint coordinator;
   Endpoint master;
-  int world_size = 0;  ///< total processes of the job
+  /// Ranks of the job: every process pai-launch starts except those of an MPI job's
+  /// launcher role (holds_ranks), which runs mpirun and holds no rank. Ranks are
+  /// 0..world_size-1; the launcher role's processes come after them.
+  int world_size = 0;
   int nodes = 0;       ///< total instances of the job
 
   /// The seal ("hash") of the plan.json this plan was read and verified from (plan_seal.h);
@@ -265,6 +268,12 @@ struct Plan {
 const Placement* find_placement(const Plan& plan, const std::string& role, int index);
 /// The role named `name`, or nullptr.
 const Role* find_role(const Plan& plan, const std::string& name);
+/// False for the role that runs an MPI job's mpirun (`launcher` of a `framework: mpi`
+/// job): its processes are not MPI ranks. True for every other role.
+bool holds_ranks(const Plan& plan, const Role& role);
+/// Every process pai-launch starts, numbered 0..process_count-1 (first_rank onwards):
+/// world_size plus the processes of the MPI launcher role.
+int process_count(const Plan& plan);
 /// The global rank of the placement's last local rank (its role's nproc_per_node, 1 for a role
 /// the plan does not have).
 int last_rank(const Plan& plan, const Placement& placement);

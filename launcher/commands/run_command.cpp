@@ -147,7 +147,7 @@ void load_plan(NodeRun& run, const RunOptions& options) {
     throw SetupError(e.what());
   }
   say("plan: job '" + run.plan.name + "' from " + path + " (" + run.plan.compiler + ", " +
-      std::to_string(run.plan.nodes) + " instance(s), " + std::to_string(run.plan.world_size) +
+      std::to_string(run.plan.nodes) + " instance(s), " + std::to_string(process_count(run.plan)) +
       " process(es))" + took(t));
 }
 

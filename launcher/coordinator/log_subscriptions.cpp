@@ -9,9 +9,10 @@ void LogSubscriptions::subscribe(int client, const net::LogsRequest& request) {
   auto error = [&](const std::string& text) { state_.send(client, net::ErrorReply{text}); };
   if (clients_.count(client) != 0) return error("logs are already streaming on this connection");
   if (state_.phase == Phase::Rendezvous) return error("no instance is running yet (rendezvous)");
-  if (rank >= state_.placed.world_size) {
-    return error("rank " + std::to_string(rank) + " is not in the job (world size " +
-                 std::to_string(state_.placed.world_size) + ")");
+  // An MPI job's launcher role has process numbers past the world size; its logs count.
+  if (rank >= process_count(state_.placed)) {
+    return error("rank " + std::to_string(rank) + " is not in the job (" +
+                 std::to_string(process_count(state_.placed)) + " processes)");
   }
   const std::set<int> sessions = sessions_for(rank);
   if (sessions.empty()) {

@@ -96,6 +96,23 @@ TEST_CASE("check-only validates and writes nothing") {
   CHECK_FALSE(fs::exists(dir / "out"));
 }
 
+TEST_CASE("the world size of an MPI job leaves out its launcher role") {
+  TempDir dir;
+  spit(dir / "job.yaml",
+       "apiVersion: pai/v1\nkind: Job\nname: demo\nframework: mpi\nmasterRole: launcher\n"
+       "hosts: [{name: l, slots: 1}, {name: a, slots: 2}, {name: b, slots: 2}]\n"
+       "roles:\n"
+       "  launcher: {instances: 1, command: mpirun -np 4 x}\n"
+       "  worker: {instances: 2, nprocPerNode: 2, command: sleep infinity}\n");
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.check_only = true;
+  const Result r = compile(options);
+  CHECK(r.err.empty());
+  CHECK(r.code == 0);
+  CHECK(r.out == dir / "job.yaml" + ": ok (demo: 2 roles, 3 instances on 3 hosts, world size 4)\n");
+}
+
 TEST_CASE("an invalid spec exits 1 with located diagnostics and writes nothing") {
   TempDir dir;
   WorkingDir cwd(dir.path());

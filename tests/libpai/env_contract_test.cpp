@@ -105,8 +105,38 @@ TEST_CASE("a perNode role with GPUs announces one process per GPU to its own tor
     return std::string("<unset>");
   };
   CHECK(value("NPROC_PER_NODE") == "8");
+  CHECK(value("PET_NPROC_PER_NODE") == "8");
   CHECK(value("LOCAL_WORLD_SIZE") == "1");
   CHECK(value("WORLD_SIZE") == "3");
+}
+
+TEST_CASE("torchrun's PET_ variables are for perNode roles only") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  const EnvList worker = pai::instance_env(plan, at(plan, "worker", 1), context());
+  for (const char* name : {"PET_NNODES", "PET_NODE_RANK", "PET_NPROC_PER_NODE",
+                           "PET_MASTER_ADDR", "PET_MASTER_PORT"}) {
+    CHECK_FALSE(has(worker, name));
+    CHECK(has(pai::process_env(plan, at(plan, "ps", 0), 0, context()), name));
+  }
+  REQUIRE(plan.master.port > 0);
+  const EnvList ps = pai::process_env(plan, at(plan, "ps", 0), 0, context());
+  CHECK(value_of(ps, "PET_MASTER_ADDR") == value_of(ps, "MASTER_ADDR"));
+  CHECK(value_of(ps, "PET_MASTER_PORT") == value_of(ps, "MASTER_PORT"));
+  CHECK(value_of(ps, "PET_NNODES") == value_of(ps, "NNODES"));
+  CHECK(value_of(ps, "PET_NODE_RANK") == value_of(ps, "NODE_RANK"));
+}
+
+TEST_CASE("an MPI job's ranks leave out the launcher role: WORLD_SIZE counts ranks") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  plan.framework = pai::Framework::Mpi;
+  plan.roles[1].name = "launcher";  // the fixture's perNode ps role, one process
+  for (pai::Placement& p : plan.placements) {
+    if (p.role == "ps") p.role = "launcher";
+  }
+  pai::place(plan, plan.hosts);
+  CHECK(plan.world_size == 4);
+  CHECK(pai::rank_env(plan, at(plan, "worker", 1), 1) ==
+        EnvList{{"RANK", "3"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "4"}, {"ROLE_RANK", "3"}});
 }
 
 TEST_CASE("instance_env for a perNode instance counts nodes") {
@@ -122,6 +152,11 @@ TEST_CASE("instance_env for a perNode instance counts nodes") {
             {"ROLE_WORLD_SIZE", "1"},
             {"WORLD_SIZE", "3"},
             {"RANK", "2"},
+            {"PET_NNODES", "3"},
+            {"PET_NODE_RANK", "2"},
+            {"PET_NPROC_PER_NODE", "1"},
+            {"PET_MASTER_ADDR", plan.master.address},
+            {"PET_MASTER_PORT", std::to_string(plan.master.port)},
             {"PAI_CURRENT_TASK_ROLE_NAME", "ps"},
             {"PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX", "0"},
             {"PAI_RESTART_COUNT", "0"},
@@ -270,6 +305,11 @@ TEST_CASE("is_reserved_env_name covers rank and OpenPAI contract names") {
                            "ROLE_WORLD_SIZE",
                            "NNODES",
                            "NPROC_PER_NODE",
+                           "PET_NNODES",
+                           "PET_NODE_RANK",
+                           "PET_NPROC_PER_NODE",
+                           "PET_MASTER_ADDR",
+                           "PET_MASTER_PORT",
                            "MASTER_ADDR",
                            "MASTER_PORT",
                            "PAI_RESTART_COUNT",

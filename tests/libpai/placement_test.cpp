@@ -60,6 +60,29 @@ TEST_CASE("place assigns ranks role by role - instance by instance") {
   CHECK(ps.host.address == "10.0.0.4");
 }
 
+TEST_CASE("place numbers an MPI launcher role's processes after every rank") {
+  pai::Plan plan;
+  plan.framework = pai::Framework::Mpi;
+  plan.roles = {role("launcher", 1, 1), role("worker", 2, 2)};
+  pai::place(plan, hosts(3));
+  CHECK(plan.world_size == 4);
+  CHECK(pai::process_count(plan) == 5);
+  REQUIRE(plan.placements.size() == 3);
+  CHECK(plan.placements[0].role == "launcher");
+  CHECK(plan.placements[0].node_rank == 0);
+  CHECK(plan.placements[0].first_rank == 4);
+  CHECK(plan.placements[1].first_rank == 0);
+  CHECK(plan.placements[2].first_rank == 2);
+  CHECK(pai::last_rank(plan, plan.placements[0]) == 4);
+
+  plan.framework = pai::Framework::PyTorch;  // a role named launcher elsewhere holds ranks
+  pai::place(plan, hosts(3));
+  CHECK(plan.world_size == 5);
+  CHECK(pai::process_count(plan) == 5);
+  CHECK(plan.placements[0].first_rank == 0);
+  CHECK(plan.placements[1].first_rank == 1);
+}
+
 TEST_CASE("place puts coordinator and master on the first host - then labelled ports") {
   pai::Plan plan = pai::testing::make_test_plan(2, 2);
   CHECK(plan.coordinator.host == "node-0");

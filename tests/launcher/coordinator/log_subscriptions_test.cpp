@@ -130,7 +130,7 @@ TEST_CASE("logs before the job runs or of a rank outside the job are error repli
   h.join_all();
   h.clear();
   h.receive(admin, Json{{"type", "logs"}, {"rank", 5}, {"follow", false}, {"tail", 0}});
-  CHECK(h.only("admin-host", "error").at("text") == "rank 5 is not in the job (world size 5)");
+  CHECK(h.only("admin-host", "error").at("text") == "rank 5 is not in the job (5 processes)");
   h.clear();
   h.receive(admin, Json{{"type", "logs"}, {"rank", 0}, {"follow", false}, {"tail", -1}});
   CHECK(h.records("protocol-error").at(0).fields.at("error") ==
