@@ -133,7 +133,7 @@ TEST_CASE("render_json of nothing is an empty array") {
   CHECK(diags.render_json() == "[]\n");
 }
 
-TEST_CASE("render_json puts a whole-file finding at line 1 - column 1; text keeps no position") {
+TEST_CASE("render_json puts a whole-file finding at line 1 - column 1 - text keeps no position") {
   Diagnostics diags;
   diags.error(Location{"job.yaml", 0, 0}, "", "the file is empty");
   diags.error(Location{"job.yaml", 3, 0}, "roles", "no column");

@@ -203,7 +203,8 @@ def run_compiler(compiler, root, spec, out_dir=None):
     result = subprocess.run(args, capture_output=True, text=True, cwd=root, env=env,
                             timeout=TIMEOUT_SECONDS, errors='replace')
     try:
-        diagnostics = json.loads(result.stderr) if result.stderr.strip() else []
+        # --format json: the diagnostics on stdout (`[]` when clean); usage errors on stderr.
+        diagnostics = json.loads(result.stdout) if result.stdout.strip() else []
         messages = ['%s: %s' % (d.get('path', ''), d.get('message', '')) if d.get('path') else d.get('message', '')
                     for d in diagnostics if d.get('severity', 'error') == 'error']
     except (json.JSONDecodeError, AttributeError):
