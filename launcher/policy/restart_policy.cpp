@@ -106,7 +106,9 @@ std::vector<PolicyAction> RestartPolicyMachine::on_failure(int instance, int loc
     const bool sync = ft_.mode == FaultToleranceMode::Sync;
     for (int j = 0; j < static_cast<int>(states_.size()); ++j) {
       if (j == instance || (sync && states_[j].phase == Phase::Running)) {
-        stop(out, j, AfterStop::Restart, SIGTERM, hang && j == instance, reason);
+        // A hang asks every instance it stops for stacks: the one idle longest is often only
+        // waiting for a rank elsewhere, which is the one whose stack matters.
+        stop(out, j, AfterStop::Restart, SIGTERM, hang, reason);
       }
     }
     return out;
@@ -138,7 +140,7 @@ std::vector<PolicyAction> RestartPolicyMachine::on_failure(int instance, int loc
     stop(out, instance, AfterStop::Tolerate, SIGTERM, hang, failure.reason);
     return out;
   }
-  fail_job(out, std::move(failure));
+  fail_job(out, std::move(failure), hang);
   return out;
 }
 
@@ -151,12 +153,13 @@ void RestartPolicyMachine::stop(std::vector<PolicyAction>& out, int instance, Af
   out.push_back(StopInstance{instance, signal, dump, reason});
 }
 
-void RestartPolicyMachine::fail_job(std::vector<PolicyAction>& out, FailJob failure) {
+void RestartPolicyMachine::fail_job(std::vector<PolicyAction>& out, FailJob failure,
+                                    bool dump_stacks) {
   failing_ = true;
   failure_ = std::move(failure);
   for (int j = 0; j < static_cast<int>(states_.size()); ++j) {
     if (states_[j].phase == Phase::Running) {
-      stop(out, j, AfterStop::Fail, SIGTERM, false, "the job failed: " + failure_.reason);
+      stop(out, j, AfterStop::Fail, SIGTERM, dump_stacks, "the job failed: " + failure_.reason);
     } else if (states_[j].phase == Phase::Stopping) {
       states_[j].after_stop = AfterStop::Fail;
     } else if (states_[j].phase == Phase::BackingOff) {

@@ -137,7 +137,9 @@ class RestartPolicyMachine {
   std::vector<PolicyAction> on_stop_requested(int signal);
   void stop(std::vector<PolicyAction>& out, int instance, AfterStop after, int signal, bool dump,
             const std::string& reason);
-  void fail_job(std::vector<PolicyAction>& out, FailJob failure);
+  // Stops every running instance for good; with `dump_stacks` (the failure is a hang) each
+  // is asked for its stacks first.
+  void fail_job(std::vector<PolicyAction>& out, FailJob failure, bool dump_stacks = false);
   std::vector<PolicyAction> settle();
   bool active(int instance) const;
   std::string incomplete_role() const;

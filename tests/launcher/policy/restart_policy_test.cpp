@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <csignal>
+#include <vector>
 
 using namespace pai::launcher;
 
@@ -40,6 +41,16 @@ T only(const std::vector<PolicyAction>& actions) {
   REQUIRE(actions.size() == 1);
   REQUIRE(std::holds_alternative<T>(actions[0]));
   return std::get<T>(actions[0]);
+}
+
+// `actions`, every one a StopInstance.
+std::vector<StopInstance> stops(const std::vector<PolicyAction>& actions) {
+  std::vector<StopInstance> out;
+  for (const PolicyAction& action : actions) {
+    REQUIRE(std::holds_alternative<StopInstance>(action));
+    out.push_back(std::get<StopInstance>(action));
+  }
+  return out;
 }
 
 // Drives one retryable failure of instance 0 through stop, backoff and restart.
@@ -178,6 +189,33 @@ TEST_CASE("a hang stops the instance with stack dumps and restarts it") {
   CHECK(stop.dump_stacks);
   CHECK(stop.reason == "worker-0: hang: no output and no progress for 2s: retryable");
   CHECK(only<ScheduleRestart>(m.on(InstanceStopped{0})).restart_count == 1);
+}
+
+TEST_CASE("a hang in a sync job asks every instance it stops for stacks - a failure asks none") {
+  RestartPolicyMachine m(tolerance(), {worker(0), worker(1), worker(2)}, 3);
+  m.start();
+  const auto hang =
+      stops(m.on(HangDetected{1, classify_hang(pai::RestartPolicy::ExitCode, 2, false)}));
+  REQUIRE(hang.size() == 3);
+  for (const StopInstance& stop : hang) CHECK(stop.dump_stacks);
+
+  RestartPolicyMachine failure(tolerance(), {worker(0), worker(1)}, 2);
+  failure.start();
+  const auto after_failure = stops(failure.on(failed(1, 0, retryable())));
+  REQUIRE(after_failure.size() == 2);
+  for (const StopInstance& stop : after_failure) CHECK_FALSE(stop.dump_stacks);
+}
+
+TEST_CASE("a hang that fails the job still asks every running instance for stacks") {
+  RestartPolicyMachine m(tolerance(0), {worker(0), worker(1)}, 2);
+  m.start();
+  const auto failed_by_hang =
+      stops(m.on(HangDetected{0, classify_hang(pai::RestartPolicy::ExitCode, 2, false)}));
+  REQUIRE(failed_by_hang.size() == 2);
+  for (const StopInstance& stop : failed_by_hang) {
+    CHECK(stop.dump_stacks);
+    CHECK(stop.reason.rfind("the job failed: worker-0: hang", 0) == 0);
+  }
 }
 
 TEST_CASE("a stop request forwards the signal and cancels with 128+N - a second one kills") {
