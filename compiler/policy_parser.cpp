@@ -10,10 +10,13 @@ namespace {
 
 const std::vector<std::string> kFaultToleranceKeys = {
     "mode",         "restart",                 "policy", "retryableErrors",
-    "maxSameError", "maxToleratedFailureRate", "hang",   "gracePeriod", "checkpointWait"};
+    "maxSameError", "maxToleratedFailureRate", "hang",   "gracePeriod", "checkpointWait",
+    "diagnosis"};
 const std::vector<std::string> kRestartKeys = {"enabled", "maxRestarts", "backoff"};
 const std::vector<std::string> kHangKeys = {"enabled", "interval", "exitInterval",
                                             "dumpCommand"};
+const std::vector<std::string> kDiagnosisKeys = {"enabled",    "action",      "hangAfter",
+                                                 "slowFactor", "slowWindows", "rttFactor"};
 const std::vector<std::string> kSanityKeys = {"enabled", "checks", "burn",        "nccl",
                                               "disk",    "timeout", "maxAttempts", "custom"};
 const std::vector<std::string> kBurnKeys = {"seconds", "minTflops"};
@@ -51,6 +54,34 @@ void parse_hang(const Node& node, const std::string& path, FieldReader& reader,
   }
   if (const Node* n = reader.optional(node, path, "dumpCommand")) {
     reader.string(*n, join_path(path, "dumpCommand"), &out->dump_command);
+  }
+}
+
+void parse_diagnosis(const Node& node, const std::string& path, FieldReader& reader,
+                     DiagnosisPolicy* out) {
+  if (!reader.mapping(node, path, kDiagnosisKeys)) return;
+  if (const Node* n = reader.optional(node, path, "enabled")) {
+    reader.boolean(*n, join_path(path, "enabled"), &out->enabled);
+  }
+  if (const Node* n = reader.optional(node, path, "action")) {
+    reader.enumeration(*n, join_path(path, "action"), enum_values<DiagnosisAction>(),
+                       &out->action);
+  }
+  if (const Node* n = reader.optional(node, path, "hangAfter")) {
+    reader.duration(*n, join_path(path, "hangAfter"), 1, &out->hang_seconds);
+  }
+  // Factors are bounded so that a typo (120 for 1.2) is an error, not a silent "never".
+  const auto factor = [](double v) { return v > 1 && v <= 100; };
+  if (const Node* n = reader.optional(node, path, "slowFactor")) {
+    reader.number(*n, join_path(path, "slowFactor"), "a number greater than 1 and at most 100",
+                  factor, &out->slow_factor);
+  }
+  if (const Node* n = reader.optional(node, path, "slowWindows")) {
+    reader.integer(*n, join_path(path, "slowWindows"), 1, 3600, &out->slow_windows);
+  }
+  if (const Node* n = reader.optional(node, path, "rttFactor")) {
+    reader.number(*n, join_path(path, "rttFactor"), "a number greater than 1 and at most 100",
+                  factor, &out->rtt_factor);
   }
 }
 
@@ -114,7 +145,9 @@ void parse_fault_tolerance(const Node& node, const std::string& path, FieldReade
                            FaultTolerance* out) {
   static const std::vector<std::string> kNested = {
       "restart.enabled", "restart.maxRestarts", "restart.backoff", "hang.enabled",
-      "hang.interval",   "hang.exitInterval",   "hang.dumpCommand"};
+      "hang.interval",   "hang.exitInterval",   "hang.dumpCommand",
+      "diagnosis.action", "diagnosis.hangAfter", "diagnosis.slowFactor",
+      "diagnosis.slowWindows", "diagnosis.rttFactor"};
   if (!reader.mapping(node, path, kFaultToleranceKeys, kNested)) return;
   if (const Node* n = reader.optional(node, path, "mode")) {
     reader.enumeration(*n, join_path(path, "mode"), enum_values<FaultToleranceMode>(), &out->mode);
@@ -140,6 +173,9 @@ void parse_fault_tolerance(const Node& node, const std::string& path, FieldReade
   }
   if (const Node* n = reader.optional(node, path, "hang")) {
     parse_hang(*n, join_path(path, "hang"), reader, &out->hang);
+  }
+  if (const Node* n = reader.optional(node, path, "diagnosis")) {
+    parse_diagnosis(*n, join_path(path, "diagnosis"), reader, &out->diagnosis);
   }
   if (const Node* n = reader.optional(node, path, "gracePeriod")) {
     reader.duration(*n, join_path(path, "gracePeriod"), 0, &out->grace_period_seconds);

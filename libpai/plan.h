@@ -40,6 +40,9 @@ enum class EnvConvention { PerProcess, PerNode };
 enum class FaultToleranceMode { Sync, Async };
 /// Which failures are retried.
 enum class RestartPolicy { ExitCodeAndErrorMsg, ExitCode, OnFailure, Never };
+/// What a diagnosis verdict (launcher/policy/diagnosis.h) does: warn records it and shows it;
+/// isolate also stops the job, excludes the node it names, brings a spare and restarts.
+enum class DiagnosisAction { Warn, Isolate };
 /// Style of a rendered MPI hostfile.
 enum class HostfileStyle { OpenMpi, Mpich };
 /// Where the plan's hosts come from.
@@ -88,6 +91,11 @@ struct EnumNames<RestartPolicy> {
        {RestartPolicy::ExitCode, "exitCode"},
        {RestartPolicy::OnFailure, "onFailure"},
        {RestartPolicy::Never, "never"}}};
+};
+template <>
+struct EnumNames<DiagnosisAction> {
+  static constexpr std::array<EnumName<DiagnosisAction>, 2> table{
+      {{DiagnosisAction::Warn, "warn"}, {DiagnosisAction::Isolate, "isolate"}}};
 };
 template <>
 struct EnumNames<Inventory> {
@@ -186,6 +194,22 @@ struct HangDetection {
   std::string dump_command;
 };
 
+/// Naming the slow or hung rank from the ranks' telemetry (design §12).
+struct DiagnosisPolicy {
+  bool enabled = true;
+  DiagnosisAction action = DiagnosisAction::Warn;
+  /// A collective open this long on some ranks while another has not entered it (or on every
+  /// rank) is a hang verdict.
+  std::int64_t hang_seconds = 60;
+  /// A rank whose compute per window is at least this many times the others' median is slow.
+  double slow_factor = 1.2;
+  /// ... for this many consecutive one-second windows.
+  int slow_windows = 5;
+  /// A node whose ranks' TCP round-trip time is at least this many times the other nodes' is
+  /// the slow link.
+  double rtt_factor = 3;
+};
+
 struct FaultTolerance {
   FaultToleranceMode mode = FaultToleranceMode::Sync;
   bool restart_enabled = true;
@@ -196,6 +220,7 @@ struct FaultTolerance {
   int max_same_error = 10;
   double max_tolerated_failure_rate = -1;  ///< fraction of instances; -1 = off
   HangDetection hang;
+  DiagnosisPolicy diagnosis;
   std::int64_t grace_period_seconds = 30;  ///< SIGTERM -> SIGKILL
   /// How long stopping an instance waits for a checkpoint save its ranks reported in flight
   /// (`ctl checkpoint-begin`) before the stop signal; 0 = no wait.

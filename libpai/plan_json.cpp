@@ -109,6 +109,15 @@ void write(JsonWriter& w, const Placement& p) {
 void write(JsonWriter& w, const FaultTolerance& f) {
   w.begin_object();
   w.member("checkpointWaitSeconds", f.checkpoint_wait_seconds);
+  w.key("diagnosis");
+  w.begin_object();
+  w.member("action", to_string(f.diagnosis.action));
+  w.member("enabled", f.diagnosis.enabled);
+  w.member("hangSeconds", f.diagnosis.hang_seconds);
+  w.member("rttFactor", f.diagnosis.rtt_factor);
+  w.member("slowFactor", f.diagnosis.slow_factor);
+  w.member("slowWindows", f.diagnosis.slow_windows);
+  w.end_object();
   w.member("gracePeriodSeconds", f.grace_period_seconds);
   w.key("hang");
   w.begin_object();
@@ -361,6 +370,14 @@ FaultTolerance read_fault_tolerance(const JsonFields& f) {
   ft.hang.exit_interval_seconds = hang.seconds("exitIntervalSeconds");
   ft.hang.dump_command = hang.string("dumpCommand");
   hang.reject_unknown();
+  JsonFields diagnosis = f.object("diagnosis");
+  ft.diagnosis.action = diagnosis.enumeration("action", enum_values<DiagnosisAction>());
+  ft.diagnosis.enabled = diagnosis.boolean("enabled");
+  ft.diagnosis.hang_seconds = diagnosis.seconds("hangSeconds");
+  ft.diagnosis.rtt_factor = diagnosis.number("rttFactor");
+  ft.diagnosis.slow_factor = diagnosis.number("slowFactor");
+  ft.diagnosis.slow_windows = diagnosis.integer("slowWindows", 1);
+  diagnosis.reject_unknown();
   ft.grace_period_seconds = f.seconds("gracePeriodSeconds");
   ft.checkpoint_wait_seconds = f.seconds("checkpointWaitSeconds");
   f.reject_unknown();

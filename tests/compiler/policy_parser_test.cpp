@@ -43,6 +43,41 @@ TEST_CASE("parse_fault_tolerance points misplaced keys to their section") {
   CHECK(ft.hang.interval_seconds == 1800);
 }
 
+TEST_CASE("parse_fault_tolerance reads diagnosis settings") {
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  FaultTolerance ft;
+  parse_fault_tolerance(
+      load_yaml("job.yaml", "diagnosis: {action: isolate, hangAfter: 2m, slowFactor: 1.5}\n").root,
+      "faultTolerance", reader, &ft);
+  CHECK(diags.all().empty());
+  CHECK(ft.diagnosis.enabled);
+  CHECK(ft.diagnosis.action == DiagnosisAction::Isolate);
+  CHECK(ft.diagnosis.hang_seconds == 120);
+  CHECK(ft.diagnosis.slow_factor == 1.5);
+  CHECK(ft.diagnosis.slow_windows == 5);
+  CHECK(ft.diagnosis.rtt_factor == 3);
+}
+
+TEST_CASE("parse_fault_tolerance rejects diagnosis factors that never fire") {
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  FaultTolerance ft;
+  parse_fault_tolerance(
+      load_yaml("job.yaml",
+                "diagnosis: {action: restart, slowFactor: 120, slowWindows: 0, rttFactor: 1}\n")
+          .root,
+      "faultTolerance", reader, &ft);
+  REQUIRE(diags.all().size() == 4);
+  CHECK(diags.all()[0].message.find("warn") != std::string::npos);
+  CHECK(diags.all()[1].message.find("greater than 1 and at most 100") != std::string::npos);
+  CHECK(diags.all()[1].path == "faultTolerance.diagnosis.slowFactor");
+  CHECK(diags.all()[3].path == "faultTolerance.diagnosis.rttFactor");
+  CHECK(ft.diagnosis.slow_factor == 1.2);
+}
+
 TEST_CASE("parse_sanity_check reads custom checks with parameters and defaults") {
   Diagnostics diags;
   std::map<std::string, Location> locations;

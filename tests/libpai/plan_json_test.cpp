@@ -355,6 +355,7 @@ TEST_CASE("every duration of a plan is bounded by 365 days") {
   for (const char* path :
        {"faultTolerance.gracePeriodSeconds", "faultTolerance.restart.backoffSeconds",
         "faultTolerance.hang.intervalSeconds", "faultTolerance.hang.exitIntervalSeconds",
+        "faultTolerance.diagnosis.hangSeconds",
         "sanityCheck.timeoutSeconds", "sanityCheck.burn.seconds",
         "sanityCheck.custom[0].timeoutSeconds"}) {
     INFO(path);
@@ -384,7 +385,7 @@ TEST_CASE("every unknown field is refused") {
     ++checked;
     (void)in_map;
   });
-  CHECK(checked == 17);
+  CHECK(checked == 18);
   for (const char* path : {"roles[0]", "placements[0]", "hosts[1]", "spares[0]", "mounts[0]",
                            "sanityCheck.custom[0]"}) {
     json broken = document;
