@@ -1,0 +1,371 @@
+#include "launcher/policy/diagnosis.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+namespace pai::launcher {
+namespace {
+
+using Clock = Diagnoser::Clock;
+
+// No window lasts 31 years and no counter reaches 10^15: a field above it is garbage, and
+// every sum and product below stays far from overflow.
+constexpr std::int64_t kMaxField = 1'000'000'000'000'000;
+
+bool in_range(std::int64_t value, std::int64_t low) { return value >= low && value <= kMaxField; }
+
+bool malformed(const RankSample& s, int world_size) {
+  if (s.rank < 0 || s.rank >= world_size || s.node < 0 || s.gpu < -1 || s.open_op < 0) {
+    return true;
+  }
+  if (!in_range(s.step, -1) || !in_range(s.steps, 0) || !in_range(s.step_us, 0) ||
+      !in_range(s.window_us, 1) || !in_range(s.comm_us, 0) || !in_range(s.entered, 0) ||
+      !in_range(s.exited, 0) || !in_range(s.open_ms, -1) || !in_range(s.quiet_ms, -1) ||
+      !in_range(s.tcp_rtt_us, -1) || !in_range(s.tcp_retrans, -1)) {
+    return true;
+  }
+  if (s.comm_us > s.window_us || s.exited > s.entered) return true;
+  if (s.open_ms >= 0 && s.entered == s.exited) return true;
+  return s.quiet_ms < 0 && (s.entered > 0 || s.steps > 0 || s.step >= 0);
+}
+
+// A rank that never wrote a record runs without the SDK, or has not reached it yet.
+bool has_telemetry(const RankSample& s) { return s.quiet_ms >= 0; }
+
+std::int64_t ms_since(Clock::time_point now, Clock::time_point then) {
+  return std::max<std::int64_t>(
+      0, std::chrono::duration_cast<std::chrono::milliseconds>(now - then).count());
+}
+
+// The names of enum pai_telemetry_op (include/pai/telemetry.h is not on policy/'s path).
+std::string op_name(int op) {
+  static constexpr std::array<const char*, 12> kNames = {
+      "collective", "all_reduce", "broadcast", "all_gather", "reduce_scatter", "barrier",
+      "all_to_all", "send",       "recv",      "reduce",     "gather",         "scatter"};
+  return op >= 0 && op < static_cast<int>(kNames.size()) ? kNames[op] : "collective";
+}
+
+std::string node_text(const RankSample& s) {
+  return s.node_name.empty() ? "node " + std::to_string(s.node) : s.node_name;
+}
+
+std::string who(const RankSample& s) {
+  std::string text = "rank " + std::to_string(s.rank) + " (" + node_text(s);
+  if (s.gpu >= 0) text += ", GPU " + std::to_string(s.gpu);
+  return text + ")";
+}
+
+std::string last_step(const RankSample& s) {
+  return s.step >= 0 ? "its last step was " + std::to_string(s.step) : "it reported no step";
+}
+
+std::string seconds(std::int64_t ms) { return std::to_string(ms / 1000) + " s"; }
+
+std::string number(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+std::string percent(double share) { return number("%.0f%%", share * 100); }
+
+// The median of sorted `values` without the one at index `skip` (none when skip == size).
+// At least one value must remain.
+double median_without(const std::vector<double>& values, std::size_t skip) {
+  const std::size_t n = values.size() - (skip < values.size() ? 1 : 0);
+  auto at = [&](std::size_t k) { return values[k < skip ? k : k + 1]; };
+  return (at((n - 1) / 2) + at(n / 2)) / 2;
+}
+
+struct SlowLink {
+  int node = 0;
+  std::string name;
+  double rtt_us = 0;
+  double others_us = 0;  ///< the median of the other nodes'
+};
+
+// The nodes whose RTT (the median of their ranks') stands out against the other nodes'.
+std::vector<SlowLink> slow_links(const std::vector<const RankSample*>& samples,
+                                 const DiagnosisSettings& settings) {
+  std::map<int, std::vector<double>> by_node;
+  std::map<int, std::string> names;
+  for (const RankSample* s : samples) {
+    if (s->tcp_rtt_us < 0) continue;
+    by_node[s->node].push_back(static_cast<double>(s->tcp_rtt_us));
+    names[s->node] = node_text(*s);
+  }
+  if (by_node.size() < 2) return {};
+  std::vector<std::pair<double, int>> nodes;  // (rtt, node), sorted
+  for (auto& [node, rtts] : by_node) {
+    std::sort(rtts.begin(), rtts.end());
+    nodes.emplace_back(median_without(rtts, rtts.size()), node);
+  }
+  std::sort(nodes.begin(), nodes.end());
+  std::vector<double> rtts;
+  for (const auto& node : nodes) rtts.push_back(node.first);
+  std::vector<SlowLink> out;
+  // From the highest down: removing a lower value only raises the others' median, so the
+  // first node that does not stand out ends the search.
+  for (std::size_t i = nodes.size(); i-- > 0;) {
+    const double others = median_without(rtts, i);
+    const double rtt = rtts[i];
+    if (rtt < settings.rtt_factor * others || rtt - others < settings.min_rtt_excess_us) break;
+    out.push_back({nodes[i].second, names[nodes[i].second], rtt, others});
+  }
+  return out;
+}
+
+std::string describe(const SlowLink& link) {
+  return link.name + "'s TCP round-trip time is " + number("%.1f ms", link.rtt_us / 1000) + ", " +
+         number("%.1fx", link.others_us > 0 ? link.rtt_us / link.others_us : 0) +
+         " the other nodes' median of " + number("%.1f ms", link.others_us / 1000);
+}
+
+}  // namespace
+
+Diagnoser::Diagnoser(int world_size, DiagnosisSettings settings)
+    : world_size_(std::max(world_size, 0)), settings_(settings) {
+  settings_.slow_windows = std::max(settings_.slow_windows, 1);
+  settings_.stale_windows = std::max(settings_.stale_windows, 1);
+  reset();
+}
+
+void Diagnoser::reset() {
+  ranks_.assign(world_size_, Latest{});
+  in_round_ = 0;
+  rank_streaks_.assign(world_size_, Streak{});
+  node_streaks_.clear();
+  reported_hangs_.clear();
+  pending_.clear();
+}
+
+void Diagnoser::forget(int rank) {
+  if (rank < 0 || rank >= world_size_) return;
+  if (ranks_[rank].in_round) --in_round_;
+  ranks_[rank] = Latest{};
+  rank_streaks_[rank] = Streak{};
+  std::erase_if(reported_hangs_, [&](const HangKey& key) { return std::get<1>(key) == rank; });
+}
+
+bool Diagnoser::observe(const RankSample& sample, Clock::time_point received) {
+  if (malformed(sample, world_size_)) return false;
+  Latest& latest = ranks_[sample.rank];
+  if (latest.in_round) close_round(false);
+  latest.progressed = sample.steps > 0 || (latest.known && sample.exited > latest.sample.exited);
+  const std::int64_t open_seq = sample.open_ms >= 0 ? sample.exited + 1 : 0;
+  if (open_seq != latest.open_seq) {
+    latest.open_seq = open_seq;
+    latest.retrans_at_open = sample.tcp_retrans;
+  }
+  latest.sample = sample;
+  latest.received = received;
+  latest.known = true;
+  latest.in_round = true;
+  if (++in_round_ == world_size_) close_round(true);
+  return true;
+}
+
+std::vector<Diagnosis> Diagnoser::decide(Clock::time_point now) {
+  std::vector<Diagnosis> out = std::move(pending_);
+  pending_.clear();
+  judge_hangs(now, out);
+  return out;
+}
+
+void Diagnoser::close_round(bool complete) {
+  if (complete) judge_round();
+  for (Latest& latest : ranks_) latest.in_round = false;
+  in_round_ = 0;
+}
+
+bool Diagnoser::update(Streak& streak, bool hit) const {
+  if (!hit) {
+    streak.hits = 0;
+    if (streak.named && ++streak.misses >= settings_.slow_windows) streak = Streak{};
+    return false;
+  }
+  streak.misses = 0;
+  streak.hits = std::min(streak.hits + 1, settings_.slow_windows);
+  if (streak.hits < settings_.slow_windows || streak.named) return false;
+  streak.named = true;
+  return true;
+}
+
+void Diagnoser::judge_round() {
+  if (world_size_ < 2) return;
+  for (const Latest& latest : ranks_) {
+    if (!latest.progressed) return;
+  }
+  std::vector<double> compute;
+  std::vector<const RankSample*> samples;
+  for (const Latest& latest : ranks_) {
+    const RankSample& s = latest.sample;
+    compute.push_back(1 - static_cast<double>(s.comm_us) / static_cast<double>(s.window_us));
+    samples.push_back(&s);
+  }
+  const auto slowest =
+      static_cast<std::size_t>(std::max_element(compute.begin(), compute.end()) - compute.begin());
+  std::vector<double> sorted = compute;
+  std::sort(sorted.begin(), sorted.end());
+  const double others = median_without(sorted, sorted.size() - 1);  // the last is the slowest
+  const double mine = compute[slowest];
+  std::vector<double> peers;
+  for (std::size_t r = 0; r < compute.size(); ++r) {
+    if (r != slowest && samples[r]->node == samples[slowest]->node) peers.push_back(compute[r]);
+  }
+  std::sort(peers.begin(), peers.end());
+  const bool outlier =
+      mine >= settings_.slow_factor * others && mine - others >= settings_.min_excess_share &&
+      (peers.empty() || mine >= settings_.slow_factor * median_without(peers, peers.size()));
+  for (std::size_t r = 0; r < compute.size(); ++r) {
+    if (!update(rank_streaks_[r], outlier && r == slowest)) continue;
+    const RankSample& s = *samples[r];
+    std::string evidence =
+        who(s) + " spent " + percent(mine) + " of its last window computing against a median " +
+        "of " + percent(others) + " on the other " + std::to_string(world_size_ - 1) + " ranks (" +
+        number("%.2fx", others > 0 ? mine / others : 0) + "), the least time in collectives, " +
+        std::to_string(settings_.slow_windows) + " windows in a row; " + last_step(s);
+    if (s.steps > 0) {
+      evidence +=
+          " (" + number("%.0f ms", static_cast<double>(s.step_us) / s.steps / 1000) + " per step)";
+    }
+    pending_.push_back({DiagnosisClass::RankNonCommSlow, s.rank, s.node, s.node_name, s.gpu,
+                        evidence, Severity::Warning});
+  }
+
+  // A slow link slows every rank alike, so it is only judged when no rank stands out.
+  const double comm = 1 - median_without(sorted, sorted.size());
+  const std::vector<SlowLink> links = !outlier && comm >= settings_.comm_share
+                                          ? slow_links(samples, settings_)
+                                          : std::vector<SlowLink>{};
+  std::set<int> nodes;
+  for (const RankSample* s : samples) nodes.insert(s->node);
+  for (int node : nodes) {
+    const auto link =
+        std::find_if(links.begin(), links.end(), [&](const SlowLink& l) { return l.node == node; });
+    if (!update(node_streaks_[node], link != links.end())) continue;
+    pending_.push_back({DiagnosisClass::RankCommSlow, -1, node, link->name, -1,
+                        describe(*link) + " while ranks spend " + percent(comm) +
+                            " of each window in collectives, " +
+                            std::to_string(settings_.slow_windows) + " windows in a row",
+                        Severity::Warning});
+  }
+}
+
+bool Diagnoser::stale(const Latest& latest, Clock::time_point now) const {
+  return static_cast<double>(ms_since(now, latest.received)) * 1000 >
+         static_cast<double>(latest.sample.window_us) * settings_.stale_windows;
+}
+
+void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) {
+  // A hang's episode ends once its collective completed anywhere.
+  std::int64_t completed = 0;
+  for (const Latest& latest : ranks_) {
+    if (latest.known) completed = std::max(completed, latest.sample.exited);
+  }
+  std::erase_if(reported_hangs_, [&](const HangKey& key) { return std::get<2>(key) <= completed; });
+  if (settings_.hang_seconds <= 0) return;
+  const std::int64_t threshold_ms = std::min(settings_.hang_seconds, kMaxField / 1000) * 1000;
+  auto open_for = [&](const Latest& latest) {
+    return latest.sample.open_ms + ms_since(now, latest.received);
+  };
+  auto inside = [](const Latest& latest) { return latest.known && latest.sample.open_ms >= 0; };
+
+  std::int64_t seq = std::numeric_limits<std::int64_t>::max();
+  bool fresh = false;  // one waiter's own report, not only an extrapolation of an old one
+  for (const Latest& latest : ranks_) {
+    if (!inside(latest) || open_for(latest) < threshold_ms) continue;
+    seq = std::min(seq, latest.open_seq);
+    fresh = fresh || !stale(latest, now);
+  }
+  if (!fresh) return;
+
+  int waiting = 0;
+  std::int64_t longest = 0;
+  std::int64_t shortest = std::numeric_limits<std::int64_t>::max();
+  int op = 0;
+  std::int64_t behind = std::numeric_limits<std::int64_t>::max();
+  for (const Latest& latest : ranks_) {
+    if (inside(latest) && latest.open_seq == seq) {
+      ++waiting;
+      longest = std::max(longest, open_for(latest));
+      shortest = std::min(shortest, open_for(latest));
+      op = latest.sample.open_op;
+    } else if (latest.known && has_telemetry(latest.sample) && latest.sample.open_ms < 0 &&
+               latest.sample.entered < seq) {
+      behind = std::min(behind, latest.sample.entered);
+    }
+  }
+  const std::string collective = op_name(op) + " #" + std::to_string(seq);
+  auto stale_note = [&](const Latest& latest) {
+    return stale(latest, now)
+               ? "; " + node_text(latest.sample) + " has sent nothing for " +
+                     seconds(ms_since(now, latest.received)) + ", so these are its last figures"
+               : std::string();
+  };
+
+  if (behind != std::numeric_limits<std::int64_t>::max()) {
+    for (const Latest& latest : ranks_) {
+      const RankSample& s = latest.sample;
+      if (!latest.known || !has_telemetry(s) || s.open_ms >= 0 || s.entered != behind) continue;
+      if (!reported_hangs_.insert({DiagnosisClass::RankNonCommHang, s.rank, seq}).second) continue;
+      out.push_back({DiagnosisClass::RankNonCommHang, s.rank, s.node, s.node_name, s.gpu,
+                     who(s) + " never entered " + collective + " that " + std::to_string(waiting) +
+                         (waiting == 1 ? " rank has" : " ranks have") + " waited in for " +
+                         seconds(longest) + "; " + last_step(s) + ", its last record " +
+                         seconds(s.quiet_ms + ms_since(now, latest.received)) + " ago" +
+                         stale_note(latest),
+                     Severity::Critical});
+    }
+    return;
+  }
+
+  if (waiting != world_size_ || shortest < threshold_ms) return;
+  if (!reported_hangs_.insert({DiagnosisClass::RankCommHang, -1, seq}).second) return;
+  Diagnosis d{DiagnosisClass::RankCommHang, -1, -1, "", -1, "", Severity::Critical};
+  d.evidence = "all " + std::to_string(waiting) + " ranks have been inside " + collective +
+               " for at least " + seconds(shortest) + "; ";
+  std::map<int, std::int64_t> growth;
+  std::map<int, std::string> names;
+  std::vector<const RankSample*> samples;
+  for (const Latest& latest : ranks_) {
+    const RankSample& s = latest.sample;
+    samples.push_back(&s);
+    names[s.node] = node_text(s);
+    if (latest.retrans_at_open >= 0 && s.tcp_retrans >= 0) {
+      growth[s.node] += std::max<std::int64_t>(0, s.tcp_retrans - latest.retrans_at_open);
+    }
+  }
+  std::pair<std::int64_t, int> top{0, -1};  // (growth, node)
+  std::int64_t runner_up = 0;
+  for (const auto& [node, grown] : growth) {
+    if (grown > top.first) {
+      runner_up = top.first;
+      top = {grown, node};
+    } else {
+      runner_up = std::max(runner_up, grown);
+    }
+  }
+  const std::vector<SlowLink> links = slow_links(samples, settings_);
+  if (top.first > 0 && top.first >= 2 * runner_up) {
+    d.node = top.second;
+    d.node_name = names[top.second];
+    d.evidence += d.node_name + "'s TCP retransmits grew by " + std::to_string(top.first) +
+                  " during the hang, other nodes' by at most " + std::to_string(runner_up);
+  } else if (links.size() == 1) {
+    d.node = links[0].node;
+    d.node_name = links[0].name;
+    d.evidence += describe(links[0]);
+  } else {
+    d.evidence += "no rank is behind and no node's network stands out";
+  }
+  for (const Latest& latest : ranks_) {
+    if (!stale(latest, now)) continue;
+    d.evidence += stale_note(latest);
+    break;
+  }
+  out.push_back(std::move(d));
+}
+
+}  // namespace pai::launcher
