@@ -38,6 +38,17 @@ SEEDS = {
         {"type": "join", "node": "gpu-001", "checks": [], "pid": 4242},
         {"type": "heartbeat", "instances": [{"instance": 0, "idleMs": 12, "hangInterval": 1800,
                                              "step": 7}]})),
+    "heartbeat-telemetry": (23, sealed(
+        {"type": "join", "node": "gpu-001", "checks": [], "pid": 4242},
+        {"type": "heartbeat", "instances": [{
+            "instance": 0, "idleMs": 12, "hangInterval": 1800, "step": 7,
+            "telemetry": [
+                {"rank": 0, "step": 7, "steps": 3, "stepUs": 900000, "windowUs": 1000000,
+                 "commUs": 300000, "entered": 21, "exited": 20, "openMs": 12, "op": 1,
+                 "quietMs": 3, "lost": 0, "tcpRttUs": 85, "tcpRetrans": 0},
+                {"rank": 1, "step": 6, "steps": 0, "stepUs": 0, "windowUs": 1000000,
+                 "commUs": 0, "entered": 18, "exited": 18, "openMs": -1, "op": 0,
+                 "quietMs": 41000, "lost": 2, "tcpRttUs": -1, "tcpRetrans": -1}]}]})),
     "exec-output": (255, sealed(
         {"type": "exec-output", "id": 1, "stream": "stdout", "data": "aGVsbG8K"},
         {"type": "exec-exit", "id": 1, "code": 0})),

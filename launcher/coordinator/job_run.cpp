@@ -319,16 +319,22 @@ void JobRun::heartbeat(int node, const net::NodeHeartbeat& message, Clock::time_
     const Placement& p = state_.placed.placements[static_cast<std::size_t>(e.instance)];
     const int first = p.first_rank;
     const int last = last_rank(state_.placed, p);
-    if (static_cast<std::int64_t>(e.ranks.size()) > last - first + 1) {
-      throw net::field_error(message.kType, "instances", "more rank figures than ranks");
-    }
-    for (const net::RankUsage& u : e.ranks) {
-      if (u.rank < first || u.rank > last) {
-        throw net::field_error(message.kType, "instances",
-                               "rank " + std::to_string(u.rank) + " is not in instance " +
-                                   std::to_string(e.instance));
+    // Rank figures and telemetry alike: no more entries than the instance has ranks, each
+    // naming one of them.
+    const auto check_ranks = [&](const auto& entries, const std::string& what) {
+      if (static_cast<std::int64_t>(entries.size()) > last - first + 1) {
+        throw net::field_error(message.kType, "instances", "more " + what + " than ranks");
       }
-    }
+      for (const auto& entry : entries) {
+        if (entry.rank < first || entry.rank > last) {
+          throw net::field_error(message.kType, "instances",
+                                 "rank " + std::to_string(entry.rank) + " is not in instance " +
+                                     std::to_string(e.instance));
+        }
+      }
+    };
+    check_ranks(e.ranks, "rank figures");
+    check_ranks(e.telemetry, "telemetry entries");
   }
   for (const net::HeartbeatInstance& e : message.instances) {
     Instance& inst = state_.instances[static_cast<std::size_t>(e.instance)];

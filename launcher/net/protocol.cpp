@@ -57,17 +57,37 @@ void write(Json& j, const Hang& m) {
   j["reason"] = m.reason;
 }
 
-// Rank figures are optional on the wire: absent when there are none.
-void write_usage(Json& j, const char* key, const std::vector<RankUsage>& usage) {
-  if (usage.empty()) return;
+Json rank_json(const RankUsage& u) {
+  return Json{{"rank", u.rank},
+              {"pid", u.pid},
+              {"cpuMs", u.cpu_ms},
+              {"memoryBytes", u.memory_bytes},
+              {"memoryPeakBytes", u.memory_peak_bytes}};
+}
+
+Json rank_json(const RankTelemetry& t) {
+  return Json{{"rank", t.rank},
+              {"step", t.step},
+              {"steps", t.steps},
+              {"stepUs", t.step_us},
+              {"windowUs", t.window_us},
+              {"commUs", t.comm_us},
+              {"entered", t.entered},
+              {"exited", t.exited},
+              {"openMs", t.open_ms},
+              {"op", t.op},
+              {"quietMs", t.quiet_ms},
+              {"lost", t.lost},
+              {"tcpRttUs", t.tcp_rtt_us},
+              {"tcpRetrans", t.tcp_retrans}};
+}
+
+// Per-rank lists (figures, telemetry) are optional on the wire: absent when there are none.
+template <class T>
+void write_ranks(Json& j, const char* key, const std::vector<T>& items) {
+  if (items.empty()) return;
   Json list = Json::array();
-  for (const RankUsage& u : usage) {
-    list.push_back(Json{{"rank", u.rank},
-                        {"pid", u.pid},
-                        {"cpuMs", u.cpu_ms},
-                        {"memoryBytes", u.memory_bytes},
-                        {"memoryPeakBytes", u.memory_peak_bytes}});
-  }
+  for (const T& each : items) list.push_back(rank_json(each));
   j[key] = std::move(list);
 }
 
@@ -78,7 +98,8 @@ void write(Json& j, const NodeHeartbeat& m) {
                {"idleMs", i.idle_ms},
                {"hangInterval", i.hang_interval},
                {"step", i.step}};
-    write_usage(entry, "ranks", i.ranks);
+    write_ranks(entry, "ranks", i.ranks);
+    write_ranks(entry, "telemetry", i.telemetry);
     list.push_back(std::move(entry));
   }
   j["instances"] = std::move(list);
@@ -191,7 +212,7 @@ void write(Json& j, const StatusReply& m) {
                {"state", n.state},
                {"restarts", n.restarts},
                {"lastEvent", n.last_event}};
-    write_usage(entry, "usage", n.usage);
+    write_ranks(entry, "usage", n.usage);
     nodes.push_back(std::move(entry));
   }
   j["job"] = m.job;

@@ -118,6 +118,26 @@ struct RankUsage {
   bool operator==(const RankUsage&) const = default;
 };
 
+/// One running rank's telemetry ring summarized over the window since the launcher's previous
+/// heartbeat (design §12). Collective figures count the world group (group 0) only.
+struct RankTelemetry {
+  std::int64_t rank = 0;          ///< global rank, >= 0
+  std::int64_t step = -1;         ///< the last step any record named; -1: none yet
+  std::int64_t steps = 0;         ///< timed steps (begin and end seen) ended in the window, >= 0
+  std::int64_t step_us = 0;       ///< their durations, summed, >= 0
+  std::int64_t window_us = 0;     ///< the window's length, >= 0
+  std::int64_t comm_us = 0;       ///< time of the window with a collective open, 0..window_us
+  std::int64_t entered = 0;       ///< highest collective seq entered, >= 0
+  std::int64_t exited = 0;        ///< largest n with 1..n all exited, 0..entered
+  std::int64_t open_ms = -1;      ///< how long collective exited + 1 has been open; -1: none
+  int op = 0;                     ///< its op (pai_telemetry_op), 0..255
+  std::int64_t quiet_ms = -1;     ///< since the rank's last record; -1: none yet
+  std::int64_t lost = 0;          ///< records unaccounted for since the rank started, >= 0
+  std::int64_t tcp_rtt_us = -1;   ///< median RTT of its processes' TCP connections; -1: none
+  std::int64_t tcp_retrans = -1;  ///< their retransmitted segments, summed; -1: none
+  bool operator==(const RankTelemetry&) const = default;
+};
+
 /// One running instance in a launcher's `heartbeat`.
 struct HeartbeatInstance {
   int instance = 0;
@@ -125,6 +145,8 @@ struct HeartbeatInstance {
   std::int64_t hang_interval = 0;  ///< seconds; <= 0: it never hangs
   std::int64_t step = 0;           ///< the latest progress step
   std::vector<RankUsage> ranks;    ///< "ranks" on the wire, optional; empty without cgroups
+  /// "telemetry" on the wire, optional: the ranks that write a telemetry ring
+  std::vector<RankTelemetry> telemetry;
   bool operator==(const HeartbeatInstance&) const = default;
 };
 

@@ -116,27 +116,59 @@ Hang read(const MessageReader& m, const Limits& limits, Tag<Hang>) {
               .reason = m.has("reason") ? m.string("reason") : std::string()};
 }
 
-// The optional rank figures of a heartbeat entry or a status node: "<where>.<key>[k]: ...".
-std::vector<RankUsage> read_usage(const MessageReader& m, const char* key,
-                                  const std::string& where) {
-  std::vector<RankUsage> usage;
-  if (!m.has(key)) return usage;
+// A figure for which -1 means none.
+std::int64_t minus_one_or_more(const MessageReader& m, const char* key) {
+  const std::int64_t value = m.int64(key);
+  if (value < -1) m.fail(key, "expected -1 or a non-negative integer");
+  return value;
+}
+
+// The optional array of objects `key` of a heartbeat entry or a status node, each read by
+// `read_one` as strictly as a message: "<where>.<key>[k]: ...".
+template <class ReadOne>
+auto read_objects(const MessageReader& m, const char* key, const std::string& where,
+                  ReadOne read_one) {
+  std::vector<decltype(read_one(m))> objects;
+  if (!m.has(key)) return objects;
   const Json& list = m.array(key);
   for (std::size_t k = 0; k < list.size(); ++k) {
     if (!list[k].is_object()) m.fail(key, "expected an array of objects");
     const Json item = named(list[k], where + "." + key + "[" + std::to_string(k) + "]");
-    const MessageReader entry(item);
-    RankUsage u{.rank = non_negative(entry, "rank"),
-                .pid = entry.int64("pid"),
-                .cpu_ms = non_negative(entry, "cpuMs"),
-                .memory_bytes = entry.int64("memoryBytes"),
-                .memory_peak_bytes = entry.int64("memoryPeakBytes")};
-    if (u.pid <= 0) entry.fail("pid", "expected a positive integer");
-    if (u.memory_bytes < -1) entry.fail("memoryBytes", "expected -1 or a byte count");
-    if (u.memory_peak_bytes < -1) entry.fail("memoryPeakBytes", "expected -1 or a byte count");
-    usage.push_back(u);
+    objects.push_back(read_one(MessageReader(item)));
   }
-  return usage;
+  return objects;
+}
+
+RankUsage read_usage(const MessageReader& entry) {
+  RankUsage u{.rank = non_negative(entry, "rank"),
+              .pid = entry.int64("pid"),
+              .cpu_ms = non_negative(entry, "cpuMs"),
+              .memory_bytes = entry.int64("memoryBytes"),
+              .memory_peak_bytes = entry.int64("memoryPeakBytes")};
+  if (u.pid <= 0) entry.fail("pid", "expected a positive integer");
+  if (u.memory_bytes < -1) entry.fail("memoryBytes", "expected -1 or a byte count");
+  if (u.memory_peak_bytes < -1) entry.fail("memoryPeakBytes", "expected -1 or a byte count");
+  return u;
+}
+
+RankTelemetry read_telemetry(const MessageReader& entry) {
+  RankTelemetry t{.rank = non_negative(entry, "rank"),
+                  .step = minus_one_or_more(entry, "step"),
+                  .steps = non_negative(entry, "steps"),
+                  .step_us = non_negative(entry, "stepUs"),
+                  .window_us = non_negative(entry, "windowUs"),
+                  .comm_us = non_negative(entry, "commUs"),
+                  .entered = non_negative(entry, "entered"),
+                  .exited = non_negative(entry, "exited"),
+                  .open_ms = minus_one_or_more(entry, "openMs"),
+                  .op = entry.integer("op", 0, 255),
+                  .quiet_ms = minus_one_or_more(entry, "quietMs"),
+                  .lost = non_negative(entry, "lost"),
+                  .tcp_rtt_us = minus_one_or_more(entry, "tcpRttUs"),
+                  .tcp_retrans = minus_one_or_more(entry, "tcpRetrans")};
+  if (t.comm_us > t.window_us) entry.fail("commUs", "expected at most windowUs");
+  if (t.exited > t.entered) entry.fail("exited", "expected at most entered");
+  return t;
 }
 
 NodeHeartbeat read(const MessageReader& m, const Limits& limits, Tag<NodeHeartbeat>) {
@@ -147,11 +179,13 @@ NodeHeartbeat read(const MessageReader& m, const Limits& limits, Tag<NodeHeartbe
     const std::string where = m.type() + ".instances[" + std::to_string(k) + "]";
     const Json item = named(list[k], where);
     const MessageReader entry(item);
-    heartbeat.instances.push_back(HeartbeatInstance{.instance = instance_of(entry, limits),
-                                                    .idle_ms = non_negative(entry, "idleMs"),
-                                                    .hang_interval = entry.int64("hangInterval"),
-                                                    .step = entry.int64("step"),
-                                                    .ranks = read_usage(entry, "ranks", where)});
+    heartbeat.instances.push_back(
+        HeartbeatInstance{.instance = instance_of(entry, limits),
+                          .idle_ms = non_negative(entry, "idleMs"),
+                          .hang_interval = entry.int64("hangInterval"),
+                          .step = entry.int64("step"),
+                          .ranks = read_objects(entry, "ranks", where, read_usage),
+                          .telemetry = read_objects(entry, "telemetry", where, read_telemetry)});
   }
   return heartbeat;
 }
@@ -279,7 +313,7 @@ NodeStatus read_node_status(const Json& item, std::size_t index) {
   node.address = r.string("address");
   node.state = r.string("state");
   node.restarts = r.integer("restarts", 0, kIntMax);
-  node.usage = read_usage(r, "usage", name);
+  node.usage = read_objects(r, "usage", name, read_usage);
   return node;
 }
 

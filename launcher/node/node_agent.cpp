@@ -191,13 +191,30 @@ net::NodeHeartbeat NodeAgent::heartbeat() {
                                    .idle_ms = a.idle_ms,
                                    .hang_interval = a.hang_interval,
                                    .step = a.step,
-                                   .ranks = {}};
+                                   .ranks = {},
+                                   .telemetry = {}};
       for (const RankActivity& r : a.ranks) {
         entry.ranks.push_back(net::RankUsage{.rank = r.rank,
                                              .pid = r.pid,
                                              .cpu_ms = r.cpu_ms,
                                              .memory_bytes = r.memory_bytes,
                                              .memory_peak_bytes = r.memory_peak_bytes});
+      }
+      for (const RankTelemetrySummary& t : a.telemetry) {
+        entry.telemetry.push_back(net::RankTelemetry{.rank = t.rank,
+                                                     .step = t.step,
+                                                     .steps = t.steps,
+                                                     .step_us = t.step_us,
+                                                     .window_us = t.window_us,
+                                                     .comm_us = t.comm_us,
+                                                     .entered = t.entered,
+                                                     .exited = t.exited,
+                                                     .open_ms = t.open_ms,
+                                                     .op = t.op,
+                                                     .quiet_ms = t.quiet_ms,
+                                                     .lost = t.lost,
+                                                     .tcp_rtt_us = t.tcp_rtt_us,
+                                                     .tcp_retrans = t.tcp_retrans});
       }
       beat.instances.push_back(std::move(entry));
     }

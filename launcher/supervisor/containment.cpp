@@ -43,9 +43,14 @@ void Containment::kill(const std::string& instance) {
   if (tree_) tree_->kill(instance);
 }
 
+std::string Containment::rank_cgroup(const std::string& instance, int rank) const {
+  if (!tree_) return "";
+  return tree_->dir() + "/" + instance + "/rank-" + std::to_string(rank);
+}
+
 std::optional<CgroupUsage> Containment::usage(const std::string& instance, int rank) const {
   if (!tree_) return std::nullopt;
-  return cgroup_usage(tree_->dir() + "/" + instance + "/rank-" + std::to_string(rank));
+  return cgroup_usage(rank_cgroup(instance, rank));
 }
 
 }  // namespace pai::launcher

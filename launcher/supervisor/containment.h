@@ -29,6 +29,8 @@ class Containment {
   /// Kills every process of the instance, in or out of its process group (no-op without
   /// cgroups).
   void kill(const std::string& instance);
+  /// The rank's cgroup folder (`<tree>/<instance>/rank-<n>`); empty without cgroups.
+  std::string rank_cgroup(const std::string& instance, int rank) const;
   /// What the rank's cgroup counted; nullopt without cgroups.
   std::optional<CgroupUsage> usage(const std::string& instance, int rank) const;
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "launcher/os/proc_stat.h"
+#include "launcher/os/tcp_stats.h"
 #include "launcher/supervisor/supervisor_impl.h"
 #include "launcher/supervisor/telemetry_ring.h"
 #include "libpai/terminal_text.h"
@@ -105,6 +106,33 @@ std::string Supervisor::Impl::create_telemetry_ring_of(Instance& inst, const Ran
 void Supervisor::Impl::remove_telemetry_rings(Instance& inst) {
   for (const std::string& path : inst.telemetry_rings) ::unlink(path.c_str());
   inst.telemetry_rings.clear();
+}
+
+bool Supervisor::Impl::running(const Rank& rank) const {
+  return rank.pid > 0 && by_pid.contains(rank.pid);
+}
+
+std::vector<RankTelemetrySummary> Supervisor::Impl::telemetry_of(Instance& inst,
+                                                                 Clock::time_point now) {
+  std::vector<RankTelemetrySummary> summaries;
+  std::vector<std::vector<int>> processes;
+  for (std::size_t r = 0; r < inst.ranks.size(); ++r) {
+    Rank& rank = inst.ranks[r];
+    // A rank that ended has nothing more to say: its summarizer and mapping go.
+    if (!running(rank)) rank.telemetry.reset();
+    if (!rank.telemetry) continue;
+    if (auto summary = rank.telemetry->summary(now)) {
+      summaries.push_back(*summary);
+      processes.push_back(
+          rank_processes(containment->rank_cgroup(inst.name, static_cast<int>(r)), rank.pid));
+    }
+  }
+  const std::vector<TcpFigures> tcp = tcp_figures(processes);
+  for (std::size_t k = 0; k < summaries.size(); ++k) {
+    summaries[k].tcp_rtt_us = tcp[k].rtt_us;
+    summaries[k].tcp_retrans = tcp[k].retrans;
+  }
+  return summaries;
 }
 
 std::string Supervisor::Impl::on_control(int i, const ControlRequest& request, int peer_pid) {
@@ -280,15 +308,16 @@ std::vector<std::string> Supervisor::log_files(int instance) const {
 }
 
 InstanceActivity Supervisor::activity(int instance) const {
-  const Impl::Instance& inst = impl_->instances.at(instance);
+  Impl::Instance& inst = impl_->instances.at(instance);
+  const auto now = std::chrono::steady_clock::now();
   InstanceActivity a;
   a.running = inst.live > 0;
-  a.idle_ms = inst.hang.idle_ms(std::chrono::steady_clock::now());
+  a.idle_ms = inst.hang.idle_ms(now);
   a.hang_interval = inst.hang.interval();
   a.step = inst.last_step;
   for (std::size_t r = 0; r < inst.ranks.size(); ++r) {
     const Impl::Rank& rank = inst.ranks[r];
-    if (rank.pid <= 0 || !impl_->by_pid.contains(rank.pid)) continue;  // not running
+    if (!impl_->running(rank)) continue;
     const auto usage = impl_->containment->usage(inst.name, static_cast<int>(r));
     if (!usage) break;  // no cgroups: none of its ranks has figures
     a.ranks.push_back(RankActivity{
@@ -298,6 +327,7 @@ InstanceActivity Supervisor::activity(int instance) const {
         .memory_bytes = usage->memory_current_bytes.value_or(-1),
         .memory_peak_bytes = usage->memory_peak_bytes.value_or(-1)});
   }
+  a.telemetry = impl_->telemetry_of(inst, now);
   return a;
 }
 

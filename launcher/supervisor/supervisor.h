@@ -14,6 +14,7 @@
 #include "launcher/logs/event_log.h"
 #include "launcher/os/event_loop.h"
 #include "launcher/policy/restart_policy.h"
+#include "launcher/supervisor/rank_telemetry.h"
 #include "libpai/plan.h"
 
 namespace pai::launcher {
@@ -57,6 +58,10 @@ struct InstanceActivity {
   std::int64_t hang_interval = 0;  ///< seconds; 0 = detection off
   std::int64_t step = -1;          ///< the last progress step reported
   std::vector<RankActivity> ranks;  ///< its running ranks; empty without cgroups
+  /// Its running ranks' telemetry over the window since the previous activity() call, with
+  /// the TCP figures of their processes; a rank without a ring, or that never wrote to it,
+  /// has none.
+  std::vector<RankTelemetrySummary> telemetry;
 };
 
 /// How the supervisor runs, beyond the plan.
@@ -119,6 +124,8 @@ class Supervisor {
   void set_job_wide_hangs(bool on);
   /// The instance's log directory and its ranks' current log files.
   std::vector<std::string> log_files(int instance) const;
+  /// What heartbeats report about the instance now. Each call ends a telemetry window of its
+  /// ranks: call it once per heartbeat.
   InstanceActivity activity(int instance) const;
   int instances() const;
   /// Pid-specific reaping while something else waits for its own children (sanity checks in

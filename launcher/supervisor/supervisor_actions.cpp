@@ -183,6 +183,10 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
     if (inst.pgid == 0) inst.pgid = rank.pid;
     ++inst.live;
     by_pid[rank.pid] = {i, r};
+    if (!rank.telemetry_path.empty()) {
+      rank.telemetry =
+          std::make_unique<RankTelemetry>(rank.telemetry_path, rank.global_rank, Clock::now());
+    }
     events.record("process-started", {{"instance", inst.name},
                                       {"rank", static_cast<std::int64_t>(rank.global_rank)},
                                       {"pid", static_cast<std::int64_t>(rank.pid)},

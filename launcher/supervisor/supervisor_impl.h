@@ -22,6 +22,7 @@
 #include "launcher/supervisor/failure_summary.h"
 #include "launcher/policy/hang_watch.h"
 #include "launcher/supervisor/rank_output.h"
+#include "launcher/supervisor/rank_telemetry.h"
 #include "launcher/policy/restart_policy.h"
 #include "launcher/os/signals.h"
 #include "launcher/supervisor/supervisor.h"
@@ -38,6 +39,7 @@ struct Supervisor::Impl {
     int pid = 0;
     std::string log_path;
     std::string telemetry_path;          // its telemetry ring; empty = none
+    std::unique_ptr<RankTelemetry> telemetry;  // follows the ring while the rank runs
     std::unique_ptr<RankOutput> output;  // null when it could not be created
   };
   struct Instance {
@@ -130,6 +132,13 @@ struct Supervisor::Impl {
   std::string create_telemetry_ring_of(Instance& inst, const Rank& rank);
 
   void remove_telemetry_rings(Instance& inst);
+
+  // Whether the rank's process was started and not reaped yet.
+  bool running(const Rank& rank) const;
+
+  // The summaries of the instance's running ranks for the window ending `now`, with their
+  // TCP figures; the summarizers of ranks that ended are dropped.
+  std::vector<RankTelemetrySummary> telemetry_of(Instance& inst, Clock::time_point now);
 
   // ---- actions ----
 

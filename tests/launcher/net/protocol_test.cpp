@@ -8,6 +8,8 @@
 #include <csignal>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "launcher/net/message.h"
 
@@ -103,15 +105,16 @@ TEST_CASE("node launcher messages keep their bytes") {
   node_golden(Hang{1, true, 300, "ranks did not exit within 300s"},
               R"({"exiting":true,"instance":1,"reason":"ranks did not exit within 300s",)"
               R"("seconds":300,"type":"hang"})");
-  node_golden(NodeHeartbeat{{{1, 1500, 1800, 12, {}}}},
+  node_golden(NodeHeartbeat{{{1, 1500, 1800, 12, {}, {}}}},
               R"({"instances":[{"hangInterval":1800,"idleMs":1500,"instance":1,"step":12}],)"
               R"("type":"heartbeat"})");
   node_golden(NodeHeartbeat{}, R"({"instances":[],"type":"heartbeat"})");
-  node_golden(NodeHeartbeat{{{1, 0, 0, 3, {{2, 4711, 1500, 1 << 20, 2 << 20}, {3, 4712, 0, -1, -1}}}}},
-              R"({"instances":[{"hangInterval":0,"idleMs":0,"instance":1,"ranks":[)"
-              R"({"cpuMs":1500,"memoryBytes":1048576,"memoryPeakBytes":2097152,"pid":4711,)"
-              R"("rank":2},{"cpuMs":0,"memoryBytes":-1,"memoryPeakBytes":-1,"pid":4712,)"
-              R"("rank":3}],"step":3}],"type":"heartbeat"})");
+  node_golden(
+      NodeHeartbeat{{{1, 0, 0, 3, {{2, 4711, 1500, 1 << 20, 2 << 20}, {3, 4712, 0, -1, -1}}, {}}}},
+      R"({"instances":[{"hangInterval":0,"idleMs":0,"instance":1,"ranks":[)"
+      R"({"cpuMs":1500,"memoryBytes":1048576,"memoryPeakBytes":2097152,"pid":4711,)"
+      R"("rank":2},{"cpuMs":0,"memoryBytes":-1,"memoryPeakBytes":-1,"pid":4712,)"
+      R"("rank":3}],"step":3}],"type":"heartbeat"})");
   node_golden(Failure{1, 3, "Traceback (most recent call last):\nRuntimeError: NCCL\n"},
               R"({"instance":1,"rank":3,)"
               R"("summary":"Traceback (most recent call last):\nRuntimeError: NCCL\n",)"
@@ -123,6 +126,91 @@ TEST_CASE("node launcher messages keep their bytes") {
               R"({"data":"c3RlcCAxMCBsb3NzIDIuMQo=","instance":1,"rank":2,"type":"log"})");
   node_golden(LogEnd{}, R"({"type":"log-end"})");
   node_golden(Cancel{15}, R"({"signal":15,"type":"cancel"})");
+}
+
+TEST_CASE("heartbeats carry the ranks' telemetry when there is some") {
+  // Added with the telemetry summaries: optional, absent when empty (so the heartbeats above
+  // keep their bytes).
+  const RankTelemetry busy{.rank = 2,
+                           .step = 41,
+                           .steps = 3,
+                           .step_us = 2'940'000,
+                           .window_us = 1'000'000,
+                           .comm_us = 310'000,
+                           .entered = 1205,
+                           .exited = 1204,
+                           .open_ms = 12,
+                           .op = 1,
+                           .quiet_ms = 12,
+                           .lost = 0,
+                           .tcp_rtt_us = 85,
+                           .tcp_retrans = 2};
+  const RankTelemetry silent{.rank = 3, .window_us = 1'000'000, .lost = 7};
+  node_golden(NodeHeartbeat{{{.instance = 1,
+                              .idle_ms = 0,
+                              .hang_interval = 0,
+                              .step = 41,
+                              .ranks = {},
+                              .telemetry = {busy, silent}}}},
+              R"({"instances":[{"hangInterval":0,"idleMs":0,"instance":1,"step":41,"telemetry":[)"
+              R"({"commUs":310000,"entered":1205,"exited":1204,"lost":0,"op":1,"openMs":12,)"
+              R"("quietMs":12,"rank":2,"step":41,"stepUs":2940000,"steps":3,"tcpRetrans":2,)"
+              R"("tcpRttUs":85,"windowUs":1000000},)"
+              R"({"commUs":0,"entered":0,"exited":0,"lost":7,"op":0,"openMs":-1,"quietMs":-1,)"
+              R"("rank":3,"step":-1,"stepUs":0,"steps":0,"tcpRetrans":-1,"tcpRttUs":-1,)"
+              R"("windowUs":1000000}]}],"type":"heartbeat"})");
+}
+
+TEST_CASE("a telemetry figure missing, mistyped or out of its range is refused") {
+  const Json valid = Json::parse(
+      R"({"rank":2,"step":41,"steps":3,"stepUs":2940000,"windowUs":1000000,"commUs":310000,)"
+      R"("entered":1205,"exited":1204,"openMs":12,"op":1,"quietMs":12,"lost":0,"tcpRttUs":85,)"
+      R"("tcpRetrans":2})");
+  const auto beat_with = [](const Json& telemetry) {
+    Json beat = Json::parse(
+        R"({"type":"heartbeat","instances":[{"instance":0,"idleMs":1,"hangInterval":1,"step":0}]})");
+    beat["instances"][0]["telemetry"] = telemetry;
+    return beat.dump();
+  };
+  REQUIRE_NOTHROW(from_node(Json::parse(beat_with(Json::array({valid})))));
+  const std::string non_negative = "expected a non-negative integer";
+  const std::string none_or_more = "expected -1 or a non-negative integer";
+  const std::vector<std::tuple<std::string, Json, std::string>> cases = {
+      {"rank", -1, non_negative},
+      {"step", -2, none_or_more},
+      {"steps", -1, non_negative},
+      {"stepUs", -1, non_negative},
+      {"windowUs", -1, non_negative},
+      {"commUs", -1, non_negative},
+      {"commUs", 1000001, "expected at most windowUs"},
+      {"entered", -1, non_negative},
+      {"exited", -1, non_negative},
+      {"exited", 1206, "expected at most entered"},
+      {"openMs", -2, none_or_more},
+      {"op", 256, "expected an integer in [0, 255], got 256"},
+      {"op", -1, "expected an integer in [0, 255], got -1"},
+      {"quietMs", -2, none_or_more},
+      {"lost", -1, non_negative},
+      {"tcpRttUs", -2, none_or_more},
+      {"tcpRetrans", -2, none_or_more},
+      {"steps", "3", "expected an integer"},
+      {"tcpRetrans", nullptr, "missing"},
+  };
+  for (const auto& [key, value, error] : cases) {
+    Json entry = valid;
+    if (value.is_null()) {
+      entry.erase(key);
+    } else {
+      entry[key] = value;
+    }
+    INFO(entry.dump());
+    CHECK(error_of(beat_with(Json::array({valid, entry})), from_node) ==
+          "heartbeat.instances[0].telemetry[1]: " + key + ": " + error);
+  }
+  CHECK(error_of(beat_with(Json::object()), from_node) ==
+        "heartbeat.instances[0]: telemetry: expected an array");
+  CHECK(error_of(beat_with(Json::array({1})), from_node) ==
+        "heartbeat.instances[0]: telemetry: expected an array of objects");
 }
 
 TEST_CASE("coordinator messages to node launchers keep their bytes") {

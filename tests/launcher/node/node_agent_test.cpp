@@ -590,28 +590,56 @@ TEST_CASE("heartbeats carry the activity of the instance while it runs") {
   node.receive(Json{{"type", "assign"}, {"instance", 1}, {"hosts", Json::array()}});
   node.agent.on_deadline(t + 1s);
   CHECK(node.link.take() == Messages{{{"type", "heartbeat"}, {"instances", Json::array()}}});
-  node.instances.current_activity = InstanceActivity{true, 1500, 1800, 42, {}};
+  node.instances.current_activity = InstanceActivity{true, 1500, 1800, 42, {}, {}};
+  // The heartbeat of instance 1 with the activity above, plus `more` members.
+  const auto beat = [](const Json& more) {
+    Json entry{{"instance", 1}, {"idleMs", 1500}, {"hangInterval", 1800}, {"step", 42}};
+    entry.update(more);
+    return Messages{{{"type", "heartbeat"}, {"instances", Json::array({entry})}}};
+  };
   node.agent.on_deadline(t + 2s);
-  CHECK(node.link.take() ==
-        Messages{{{"type", "heartbeat"},
-                  {"instances",
-                   {{{"instance", 1}, {"idleMs", 1500}, {"hangInterval", 1800}, {"step", 42}}}}}});
+  CHECK(node.link.take() == beat(Json::object()));
   // With cgroups, each running rank's figures go along.
   node.instances.current_activity.ranks = {RankActivity{1, 4711, 2500, 1 << 20, 3 << 20}};
   node.agent.on_deadline(t + 3s);
-  CHECK(node.link.take() ==
-        Messages{{{"type", "heartbeat"},
-                  {"instances",
-                   {{{"instance", 1},
-                     {"idleMs", 1500},
-                     {"hangInterval", 1800},
-                     {"step", 42},
-                     {"ranks",
-                      {{{"rank", 1},
-                        {"pid", 4711},
-                        {"cpuMs", 2500},
-                        {"memoryBytes", 1 << 20},
-                        {"memoryPeakBytes", 3 << 20}}}}}}}}});
+  CHECK(node.link.take() == beat({{"ranks",
+                                   {{{"rank", 1},
+                                     {"pid", 4711},
+                                     {"cpuMs", 2500},
+                                     {"memoryBytes", 1 << 20},
+                                     {"memoryPeakBytes", 3 << 20}}}}}));
+  // Ranks that write a telemetry ring add their summaries of the window.
+  node.instances.current_activity.ranks.clear();
+  node.instances.current_activity.telemetry = {RankTelemetrySummary{.rank = 1,
+                                                                    .step = 42,
+                                                                    .steps = 2,
+                                                                    .step_us = 1'800'000,
+                                                                    .window_us = 1'000'000,
+                                                                    .comm_us = 250'000,
+                                                                    .entered = 96,
+                                                                    .exited = 95,
+                                                                    .open_ms = 3,
+                                                                    .op = 1,
+                                                                    .quiet_ms = 3,
+                                                                    .lost = 5,
+                                                                    .tcp_rtt_us = 120,
+                                                                    .tcp_retrans = 4}};
+  node.agent.on_deadline(t + 4s);
+  CHECK(node.link.take() == beat({{"telemetry",
+                                   {{{"rank", 1},
+                                     {"step", 42},
+                                     {"steps", 2},
+                                     {"stepUs", 1'800'000},
+                                     {"windowUs", 1'000'000},
+                                     {"commUs", 250'000},
+                                     {"entered", 96},
+                                     {"exited", 95},
+                                     {"openMs", 3},
+                                     {"op", 1},
+                                     {"quietMs", 3},
+                                     {"lost", 5},
+                                     {"tcpRttUs", 120},
+                                     {"tcpRetrans", 4}}}}}));
 }
 
 TEST_CASE("exec runs commands for the coordinator and relays their output and exit") {

@@ -1,0 +1,39 @@
+// What the kernel's TCP stack says about the connections of a rank's processes: smoothed
+// round-trip time and retransmits, so that the coordinator can tell which node's links are
+// slow (design §12, RankCommSlow). The sockets are found through /proc/PID/fd and matched by
+// inode against one NETLINK_SOCK_DIAG dump of the established TCP connections (IPv4 and IPv6,
+// loopback included).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pai::launcher {
+
+/// The TCP figures of one set of processes; both -1 when it holds no established TCP
+/// connection or the kernel could not be asked.
+struct TcpFigures {
+  std::int64_t rtt_us = -1;   ///< median of its connections' smoothed RTT (tcpi_rtt), µs
+  std::int64_t retrans = -1;  ///< its connections' retransmitted segments (tcpi_total_retrans)
+};
+
+/// Processes one set may name, and sockets and descriptors looked at per set: a rank whose
+/// workers hold thousands of descriptors costs a bounded number of readlink calls.
+constexpr std::size_t kTcpMaxProcesses = 64;
+constexpr std::size_t kTcpMaxSockets = 256;
+constexpr std::size_t kTcpMaxDescriptors = 4096;
+
+/// A rank's processes: those listed in `cgroup_dir`/cgroup.procs (at most kTcpMaxProcesses),
+/// or `pid` alone when `cgroup_dir` is empty or lists none.
+std::vector<int> rank_processes(const std::string& cgroup_dir, int pid);
+
+/// The figures of each set of processes in `process_sets`, in order: the established TCP
+/// connections whose sockets the set's processes hold (at most kTcpMaxSockets sockets from at
+/// most kTcpMaxDescriptors descriptors per set). One dump per address family serves every
+/// set. Never throws: processes that are gone or unreadable hold nothing, and a failed query
+/// gives -1 figures.
+std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process_sets);
+
+}  // namespace pai::launcher

@@ -1,0 +1,135 @@
+// TCP figures of a set of processes: a real loopback connection of this test process is found
+// through its descriptors and the kernel's sock_diag; processes without one give -1.
+#include "launcher/os/tcp_stats.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "support/temp_dir.h"
+
+using namespace pai::launcher;
+using pai::testing::spit;
+using pai::testing::TempDir;
+
+namespace {
+
+// An established loopback TCP connection, both ends held by this process.
+class LoopbackConnection {
+ public:
+  LoopbackConnection() {
+    listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(listener_ >= 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    REQUIRE(::listen(listener_, 1) == 0);
+    socklen_t length = sizeof address;
+    REQUIRE(::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+    client_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(::connect(client_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    server_ = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    REQUIRE(server_ >= 0);
+    // Some traffic, so that the kernel has measured a round trip.
+    char byte = 'x';
+    REQUIRE(::write(client_, &byte, 1) == 1);
+    REQUIRE(::read(server_, &byte, 1) == 1);
+    REQUIRE(::write(server_, &byte, 1) == 1);
+    REQUIRE(::read(client_, &byte, 1) == 1);
+  }
+  ~LoopbackConnection() {
+    ::close(server_);
+    ::close(client_);
+    ::close(listener_);
+  }
+  LoopbackConnection(const LoopbackConnection&) = delete;
+  LoopbackConnection& operator=(const LoopbackConnection&) = delete;
+
+ private:
+  int listener_ = -1;
+  int client_ = -1;
+  int server_ = -1;
+};
+
+// A child holding no descriptor but /dev/null, killed and reaped at the end of the scope.
+class QuietChild {
+ public:
+  QuietChild() {
+    int ready[2];
+    REQUIRE(::pipe(ready) == 0);
+    pid_ = ::fork();
+    REQUIRE(pid_ >= 0);
+    if (pid_ == 0) {
+      const int null = ::open("/dev/null", O_RDWR);
+      for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
+      const auto keep = static_cast<unsigned>(ready[1]);
+      ::close_range(3, keep - 1, 0);
+      ::close_range(keep + 1, ~0u, 0);
+      ::close(static_cast<int>(keep));  // the parent reads EOF: nothing of its is held here
+      ::pause();
+      ::_exit(0);
+    }
+    ::close(ready[1]);
+    char byte = 0;
+    CHECK(::read(ready[0], &byte, 1) == 0);
+    ::close(ready[0]);
+  }
+  ~QuietChild() {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  QuietChild(const QuietChild&) = delete;
+  QuietChild& operator=(const QuietChild&) = delete;
+
+  int pid() const { return pid_; }
+
+ private:
+  int pid_ = -1;
+};
+
+}  // namespace
+
+TEST_CASE("a process's loopback connection gives its RTT and retransmits") {
+  const LoopbackConnection connection;
+  const std::vector<TcpFigures> figures = tcp_figures({{::getpid()}});
+  REQUIRE(figures.size() == 1);
+  CHECK(figures[0].rtt_us >= 0);
+  CHECK(figures[0].retrans >= 0);
+}
+
+TEST_CASE("processes without a TCP connection give -1") {
+  const LoopbackConnection connection;  // this process's, not the child's
+  const QuietChild child;
+  const std::vector<TcpFigures> figures = tcp_figures({{child.pid()}, {}, {::getpid()}, {1 << 30}});
+  REQUIRE(figures.size() == 4);
+  for (const std::size_t quiet : {0, 1, 3}) {
+    INFO(quiet);
+    CHECK(figures[quiet].rtt_us == -1);
+    CHECK(figures[quiet].retrans == -1);
+  }
+  CHECK(figures[2].rtt_us >= 0);
+  CHECK(tcp_figures({}).empty());
+}
+
+TEST_CASE("a rank's processes are its cgroup's, or its own pid without one") {
+  TempDir cgroup;
+  CHECK(rank_processes("", 42) == std::vector<int>{42});
+  CHECK(rank_processes(cgroup.path(), 42) == std::vector<int>{42});  // no cgroup.procs
+  spit(cgroup / "cgroup.procs", "");
+  CHECK(rank_processes(cgroup.path(), 42) == std::vector<int>{42});
+  spit(cgroup / "cgroup.procs", "42\n43\n77\n");
+  CHECK(rank_processes(cgroup.path(), 42) == std::vector<int>{42, 43, 77});
+  std::string many;
+  for (int pid = 100; pid < 200; ++pid) many += std::to_string(pid) + "\n";
+  spit(cgroup / "cgroup.procs", many);
+  CHECK(rank_processes(cgroup.path(), 42).size() == kTcpMaxProcesses);
+}
