@@ -81,7 +81,9 @@ int CoordinatorState::find_instance(const std::string& name) const {
 int CoordinatorState::ready_spare() const {
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
-    if (n.instance < 0 && n.session >= 0 && n.health == Health::Ready) return static_cast<int>(i);
+    if (n.instance < 0 && n.session >= 0 && n.health == Health::Ready && n.excluded.empty()) {
+      return static_cast<int>(i);
+    }
   }
   return -1;
 }

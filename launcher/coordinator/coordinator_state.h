@@ -44,6 +44,9 @@ struct Node {
   int instance = -1;          ///< the instance it holds, -1 for a spare
   std::string replaced_by;    ///< set when a spare took its instance
   std::string lost_reason;    ///< why its launcher was lost, while it is
+  /// Why a diagnosis verdict excluded it (`diagnosis.action: isolate`): its instance goes to
+  /// a spare at the next start, and it never takes one again.
+  std::string excluded;
   std::string last_event;     ///< for `status`
 
   /// Why it is not ready: "no connection", "failed check burn", "failed check burn,

@@ -36,7 +36,9 @@ std::string batch_names(const CoordinatorState& state, const std::vector<int>& i
 }  // namespace
 
 JobRun::JobRun(CoordinatorState& state)
-    : state_(state), policy_(state.plan.fault_tolerance, governed(state.plan), state.plan.nodes) {}
+    : state_(state),
+      policy_(state.plan.fault_tolerance, governed(state.plan), state.plan.nodes),
+      diagnosis_(state) {}
 
 void JobRun::start(Clock::time_point now) {
   now_ = now;
@@ -128,10 +130,13 @@ void JobRun::start_instance(int instance, int attempt, bool recheck) {
   inst.backoff_until.reset();
   inst.start_pending = true;
   int node = inst.node;
-  if (state_.nodes[static_cast<std::size_t>(node)].session < 0) {
-    const Node& lost = state_.nodes[static_cast<std::size_t>(node)];
-    const std::string what = "node " + lost.name + " lost" +
-                             (lost.lost_reason.empty() ? "" : " (" + lost.lost_reason + ")");
+  const Node& current = state_.nodes[static_cast<std::size_t>(node)];
+  if (current.session < 0 || !current.excluded.empty()) {
+    const std::string what =
+        !current.excluded.empty()
+            ? "node " + current.name + " excluded (" + current.excluded + ")"
+            : "node " + current.name + " lost" +
+                  (current.lost_reason.empty() ? "" : " (" + current.lost_reason + ")");
     const int spare = state_.ready_spare();
     if (spare < 0) {
       fail(what + " and no spare left");
@@ -209,6 +214,7 @@ void JobRun::start_ready() {
     inst.run = Run::Running;
     inst.failed_exit = false;
     inst.heartbeat.reset();
+    diagnosis_.restarted(i);
     n.last_event = "started attempt " + std::to_string(inst.attempt);
     state_.record(
         "start",
@@ -338,9 +344,11 @@ void JobRun::heartbeat(int node, const net::NodeHeartbeat& message, Clock::time_
   }
   for (const net::HeartbeatInstance& e : message.instances) {
     Instance& inst = state_.instances[static_cast<std::size_t>(e.instance)];
-    if (inst.run == Run::Running)
-      inst.heartbeat = InstanceHeartbeat{e.idle_ms, e.hang_interval, now, e.ranks};
+    if (inst.run != Run::Running) continue;
+    inst.heartbeat = InstanceHeartbeat{e.idle_ms, e.hang_interval, now, e.ranks};
+    diagnosis_.observe(node, e, now);
   }
+  diagnose();
   detect_hang();
 }
 
@@ -453,6 +461,7 @@ void JobRun::tick(Clock::time_point now) {
       }
     }
   }
+  diagnose();
   detect_hang();
 }
 
@@ -464,6 +473,7 @@ std::optional<Clock::time_point> JobRun::next_deadline() const {
   };
   for (const Instance& inst : state_.instances) consider(inst.backoff_until);
   if (state_.plan.fault_tolerance.hang.enabled) consider(next_job_hang_check(state_));
+  consider(diagnosis_.next_due());
   return next;
 }
 
@@ -471,19 +481,67 @@ void JobRun::detect_hang() {
   if (paused_ || state_.phase != Phase::Running || !state_.plan.fault_tolerance.hang.enabled) {
     return;
   }
-  const auto hang = find_job_hang(state_, now_);
+  auto hang = find_job_hang(state_, now_);
   if (!hang) return;
-  const Classification c =
-      classify_hang(state_.plan.fault_tolerance.policy, hang->idle_seconds, false);
-  state_.record("hang",
-                Json{{"instance", state_.instance_name(hang->instance)},
-                     {"seconds", hang->idle_seconds},
-                     {"jobWide", true}},
+  Classification c = classify_hang(state_.plan.fault_tolerance.policy, hang->idle_seconds, false);
+  Json fields{{"seconds", hang->idle_seconds}, {"jobWide", true}};
+  std::string blame = state_.instance_name(hang->instance) + " idle longest (" +
+                      std::to_string(hang->idle_seconds) + "s)";
+  // The instance idle longest is often only waiting for the stuck rank elsewhere: a hang
+  // verdict of the diagnosis knows better.
+  const auto& culprit = diagnosis_.hang_culprit();
+  const int culprit_instance = culprit ? diagnosis_.instance_of(*culprit) : -1;
+  if (culprit_instance >= 0 &&
+      state_.instances[static_cast<std::size_t>(culprit_instance)].run == Run::Running) {
+    hang->instance = culprit_instance;
+    const std::string cls = to_string(culprit->cls);
+    fields["culprit"] = Json{{"class", cls}, {"rank", culprit->rank}, {"node", culprit->node_name}};
+    blame = "the culprit: " + culprit->evidence;
+    c.reason += "; " + cls + ": " + culprit->evidence;
+  }
+  fields["instance"] = state_.instance_name(hang->instance);
+  state_.record("hang", std::move(fields),
                 "job-wide hang: no output or progress from any running instance for its hang "
-                "interval; " +
-                    state_.instance_name(hang->instance) + " idle longest (" +
-                    std::to_string(hang->idle_seconds) + "s)");
+                "interval; " + blame);
   feed(HangDetected{hang->instance, c});
+}
+
+void JobRun::diagnose() {
+  if (paused_ || state_.phase != Phase::Running) return;
+  for (const Diagnosis& v : diagnosis_.decide(now_)) {
+    const std::string cls = to_string(v.cls);
+    const std::string severity = to_string(v.severity);
+    state_.record("diagnosis",
+                  Json{{"class", cls},
+                       {"rank", v.rank},
+                       {"node", v.node_name},
+                       {"gpu", v.gpu},
+                       {"evidence", v.evidence},
+                       {"severity", severity}},
+                  "diagnosis (" + severity + "): " + cls + ": " + v.evidence);
+    if (state_.plan.fault_tolerance.diagnosis.action == DiagnosisAction::Isolate) isolate(v);
+  }
+}
+
+void JobRun::isolate(const Diagnosis& verdict) {
+  const int instance = diagnosis_.instance_of(verdict);
+  if (instance < 0) return;  // nobody named: nothing to exclude
+  Instance& inst = state_.instances[static_cast<std::size_t>(instance)];
+  Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
+  if (inst.run != Run::Running || !n.excluded.empty()) return;
+  const std::string cls = to_string(verdict.cls);
+  n.excluded = "diagnosis " + cls;
+  n.last_event = "excluded: " + cls;
+  state_.record("node-excluded",
+                Json{{"node", n.name}, {"instance", state_.instance_name(instance)}, {"class", cls}},
+                "isolating node " + n.name + " (" + state_.instance_name(instance) +
+                    "): a spare takes its place at the restart");
+  Classification c;
+  c.retryable = state_.plan.fault_tolerance.policy != RestartPolicy::Never;
+  c.signature = "diagnosis:" + cls;
+  c.reason = cls + ": " + verdict.evidence +
+             (c.retryable ? ": retryable" : ": not retryable (policy never)");
+  feed(HangDetected{instance, c});
 }
 
 }  // namespace pai::launcher::coordinator

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "launcher/coordinator/coordinator_state.h"
+#include "launcher/coordinator/job_diagnosis.h"
 #include "launcher/net/protocol.h"
 #include "launcher/policy/restart_policy.h"
 
@@ -74,11 +75,17 @@ class JobRun {
   void fail(const FailJob& failure);
   void fail(const std::string& reason);
   void detect_hang();
+  /// Judges the ranks' telemetry when due: records and shows each verdict, and isolates.
+  void diagnose();
+  /// `diagnosis.action: isolate`: excludes the node the verdict names and restarts its
+  /// instance (a spare takes it at the start).
+  void isolate(const Diagnosis& verdict);
   /// ProtocolError (on `field` of the message of `type`) unless `node` holds `instance`.
   void check_own(int node, int instance, const char* type, const char* field) const;
 
   CoordinatorState& state_;
   RestartPolicyMachine policy_;
+  JobDiagnosis diagnosis_;
   std::deque<PolicyEvent> queue_;
   bool draining_ = false;
   bool paused_ = false;

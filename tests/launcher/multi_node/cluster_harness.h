@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -29,6 +30,29 @@ inline Plan cluster_plan(const std::string& name, int subnet, int nodes, int spa
   }
   plan.fault_tolerance.max_restarts = 2;
   place(plan, plan.hosts);
+  return plan;
+}
+
+/// Whether Debian's python3-torch can run a gloo job here.
+inline bool have_torch() {
+  return std::system("/usr/bin/python3 -c 'import torch.distributed' >/dev/null 2>&1") == 0;
+}
+
+/// A 2-node x 2-rank gloo DDP job: tests/launcher/multi_node/<script> with SCENARIO=<scenario>
+/// and the SDK on its path, on 127.<subnet>.0.1-2, one restart allowed.
+inline Plan torch_job_plan(const std::string& name, int subnet, const std::string& script,
+                           const std::string& scenario) {
+  Plan plan = cluster_plan(name, subnet, 2, 0,
+                           "SCENARIO=" + scenario + " PYTHONPATH=" PAI_SOURCE_DIR
+                           "/sdk/python GLOO_SOCKET_IFNAME=lo OMP_NUM_THREADS=1 exec "
+                           "/usr/bin/python3 " PAI_SOURCE_DIR "/tests/launcher/multi_node/" +
+                               script,
+                           2);
+  plan.fault_tolerance.max_restarts = 1;
+  // torch's TCPStore listens on every address: jobs side by side need ports of their own
+  // (the rendezvous assigns MASTER_PORT from the range).
+  plan.port_range_min = 20000 + 10 * subnet;
+  plan.port_range_max = plan.port_range_min + 9;
   return plan;
 }
 

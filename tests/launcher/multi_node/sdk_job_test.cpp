@@ -9,24 +9,9 @@ using namespace pai::testing;
 
 namespace {
 
-bool have_torch() {
-  return std::system("/usr/bin/python3 -c 'import torch.distributed' >/dev/null 2>&1") == 0;
-}
-
 // The DDP job of `scenario` on 127.<subnet>.0.1-2.
 Plan sdk_plan(const std::string& name, int subnet, const std::string& scenario) {
-  Plan plan = cluster_plan(name, subnet, 2, 0,
-                           "SCENARIO=" + scenario + " PYTHONPATH=" PAI_SOURCE_DIR
-                           "/sdk/python GLOO_SOCKET_IFNAME=lo OMP_NUM_THREADS=1 exec "
-                           "/usr/bin/python3 " PAI_SOURCE_DIR
-                           "/tests/launcher/multi_node/sdk_ddp_job.py",
-                           2);
-  plan.fault_tolerance.max_restarts = 1;
-  // torch's TCPStore listens on every address: jobs side by side need ports of their own
-  // (the rendezvous assigns MASTER_PORT from the range).
-  plan.port_range_min = 20000 + 10 * subnet;
-  plan.port_range_max = plan.port_range_min + 9;
-  return plan;
+  return torch_job_plan(name, subnet, "sdk_ddp_job.py", scenario);
 }
 
 void expect_success(Cluster& cluster) {

@@ -1,0 +1,96 @@
+#include "launcher/coordinator/job_diagnosis.h"
+
+#include <chrono>
+
+#include "libpai/enum_names.h"
+
+namespace pai::launcher::coordinator {
+
+namespace {
+
+// Samples close a round when every rank has sent one, and heartbeats come once a second:
+// judging more often finds nothing new, and at 65,536 ranks costs a core.
+constexpr auto kDecideEvery = std::chrono::seconds(1);
+
+DiagnosisSettings settings_of(const DiagnosisPolicy& policy) {
+  DiagnosisSettings s;
+  s.hang_seconds = policy.hang_seconds;
+  s.slow_factor = policy.slow_factor;
+  s.slow_windows = policy.slow_windows;
+  s.rtt_factor = policy.rtt_factor;
+  return s;
+}
+
+}  // namespace
+
+JobDiagnosis::JobDiagnosis(const CoordinatorState& state)
+    : state_(state),
+      enabled_(state.plan.fault_tolerance.diagnosis.enabled),
+      diagnoser_(process_count(state.plan), settings_of(state.plan.fault_tolerance.diagnosis)) {}
+
+void JobDiagnosis::observe(int node, const net::HeartbeatInstance& beat, Clock::time_point now) {
+  if (!enabled_ || beat.telemetry.empty()) return;
+  const Placement& p = state_.placed.placements[static_cast<std::size_t>(beat.instance)];
+  const Role* role = find_role(state_.placed, p.role);
+  const bool gpus = role != nullptr && role->resources.gpu > 0;
+  const std::string& node_name = state_.nodes[static_cast<std::size_t>(node)].name;
+  for (const net::RankTelemetry& t : beat.telemetry) {
+    RankSample s;
+    s.rank = static_cast<int>(t.rank);
+    s.node = node;
+    s.node_name = node_name;
+    s.gpu = gpus ? static_cast<int>(t.rank - p.first_rank) : -1;
+    s.step = t.step;
+    s.steps = t.steps;
+    s.step_us = t.step_us;
+    s.window_us = t.window_us;
+    s.comm_us = t.comm_us;
+    s.entered = t.entered;
+    s.exited = t.exited;
+    s.open_ms = t.open_ms;
+    s.open_op = t.op;
+    s.quiet_ms = t.quiet_ms;
+    s.tcp_rtt_us = t.tcp_rtt_us;
+    s.tcp_retrans = t.tcp_retrans;
+    observed_ = diagnoser_.observe(s, now) || observed_;
+  }
+}
+
+std::optional<Clock::time_point> JobDiagnosis::next_due() const {
+  if (!enabled_ || !observed_) return std::nullopt;
+  return last_decided_ ? *last_decided_ + kDecideEvery : Clock::time_point{};
+}
+
+std::vector<Diagnosis> JobDiagnosis::decide(Clock::time_point now) {
+  const auto due = next_due();
+  if (!due || now < *due) return {};
+  last_decided_ = now;
+  std::vector<Diagnosis> verdicts = diagnoser_.decide(now);
+  for (const Diagnosis& v : verdicts) {
+    const bool hang = v.cls == DiagnosisClass::RankNonCommHang || v.cls == DiagnosisClass::RankCommHang;
+    if (hang && (v.rank >= 0 || v.node >= 0)) hang_culprit_ = v;
+  }
+  return verdicts;
+}
+
+void JobDiagnosis::restarted(int instance) {
+  const Placement& p = state_.placed.placements[static_cast<std::size_t>(instance)];
+  for (int r = p.first_rank; r <= last_rank(state_.placed, p); ++r) diagnoser_.forget(r);
+  if (hang_culprit_ && instance_of(*hang_culprit_) == instance) hang_culprit_.reset();
+}
+
+int JobDiagnosis::instance_of(const Diagnosis& verdict) const {
+  if (verdict.rank >= 0) {
+    for (std::size_t i = 0; i < state_.placed.placements.size(); ++i) {
+      const Placement& p = state_.placed.placements[i];
+      if (verdict.rank >= p.first_rank && verdict.rank <= last_rank(state_.placed, p)) {
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  }
+  if (verdict.node < 0 || verdict.node >= static_cast<int>(state_.nodes.size())) return -1;
+  return state_.nodes[static_cast<std::size_t>(verdict.node)].instance;
+}
+
+}  // namespace pai::launcher::coordinator

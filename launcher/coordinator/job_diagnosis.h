@@ -1,0 +1,46 @@
+// Knowing the culprit during the run (design §12): the ranks' telemetry summaries that come
+// with the launchers' heartbeats go into the policy's Diagnoser once a second; each verdict is
+// journalled ("diagnosis") and shown, the latest hang verdict names the culprit of a job-wide
+// hang, and with `diagnosis.action: isolate` a verdict excludes the node it names. Internal to
+// launcher/coordinator/.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "launcher/coordinator/coordinator_state.h"
+#include "launcher/net/protocol.h"
+#include "launcher/policy/diagnosis.h"
+
+namespace pai::launcher::coordinator {
+
+class JobDiagnosis {
+ public:
+  /// Judges the ranks of state.placed with the settings of its faultTolerance.diagnosis.
+  explicit JobDiagnosis(const CoordinatorState& state);
+
+  /// The telemetry of one instance's heartbeat from `node` (already checked to be its own).
+  void observe(int node, const net::HeartbeatInstance& beat, Clock::time_point now);
+  /// New verdicts, at most once a second (none before next_due()); each is recorded.
+  std::vector<Diagnosis> decide(Clock::time_point now);
+  /// When decide() has something to judge next; nullopt when diagnosis is off or no
+  /// telemetry came.
+  std::optional<Clock::time_point> next_due() const;
+  /// The instance's ranks start again: what was known of them is dropped.
+  void restarted(int instance);
+
+  /// The latest hang verdict that names a rank or node, since the last restart.
+  const std::optional<Diagnosis>& hang_culprit() const { return hang_culprit_; }
+  /// The instance holding the verdict's rank (or running on its node); -1 if none.
+  int instance_of(const Diagnosis& verdict) const;
+
+ private:
+  const CoordinatorState& state_;
+  bool enabled_;
+  Diagnoser diagnoser_;
+  std::optional<Clock::time_point> last_decided_;
+  bool observed_ = false;
+  std::optional<Diagnosis> hang_culprit_;
+};
+
+}  // namespace pai::launcher::coordinator

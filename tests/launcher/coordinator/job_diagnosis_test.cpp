@@ -1,0 +1,142 @@
+#include "launcher/coordinator/job_diagnosis.h"
+
+#include <catch2/catch.hpp>
+#include <csignal>
+
+#include "machine_harness.h"
+
+using namespace pai::launcher::coordinator;
+using namespace pai::launcher::coordinator::testing;
+
+namespace {
+
+// The test plan: worker-0 on node-0 (ranks 0, 1), worker-1 on node-1 (ranks 2, 3), ps-0 on
+// node-2 (rank 4); hang detection after 30 min of silence, diagnosis after 60 s in a collective.
+pai::Plan diagnosed_plan(pai::DiagnosisAction action = pai::DiagnosisAction::Warn) {
+  pai::Plan plan = pai::testing::make_test_plan();
+  plan.fault_tolerance.max_tolerated_failure_rate = -1;
+  plan.fault_tolerance.diagnosis.action = action;
+  return plan;
+}
+
+// Rank 3 never entered all-reduce #10, which every other rank has waited in for 61 s.
+pai::net::RankTelemetry stuck_job_rank(int rank) {
+  pai::net::RankTelemetry t{.rank = rank, .step = 9, .window_us = 1000000, .quiet_ms = 61000};
+  if (rank == 3) {
+    t.entered = t.exited = 9;
+  } else {
+    t.entered = 10;
+    t.exited = 9;
+    t.open_ms = 61000;
+    t.op = 1;
+    t.comm_us = t.window_us;
+  }
+  return t;
+}
+
+void beat(MachineHarness& h, const std::string& node, int instance, std::vector<int> ranks,
+          std::int64_t idle_ms = 0) {
+  pai::net::HeartbeatInstance entry{
+      .instance = instance, .idle_ms = idle_ms, .hang_interval = 1800, .step = 9, .ranks = {},
+      .telemetry = {}};
+  for (int r : ranks) entry.telemetry.push_back(stuck_job_rank(r));
+  h.receive(node, pai::net::to_json(pai::net::NodeToCoordinator{pai::net::NodeHeartbeat{{entry}}}));
+}
+
+void beat_all(MachineHarness& h, std::int64_t idle_ms = 0) {
+  beat(h, "node-0", 0, {0, 1}, idle_ms);
+  beat(h, "node-1", 1, {2, 3}, idle_ms);
+  beat(h, "node-2", 2, {4}, idle_ms);
+}
+
+}  // namespace
+
+TEST_CASE("a rank missing from a collective is recorded as RankNonCommHang - and blamed for the "
+          "job-wide hang") {
+  MachineHarness h(diagnosed_plan());
+  h.join_all();
+  h.clear();
+  beat_all(h);
+  h.advance(1s);
+  const auto verdicts = h.records("diagnosis");
+  REQUIRE(verdicts.size() == 1);
+  CHECK(verdicts[0].fields.at("class") == "RankNonCommHang");
+  CHECK(verdicts[0].fields.at("rank") == 3);
+  CHECK(verdicts[0].fields.at("node") == "node-1");
+  CHECK(verdicts[0].fields.at("gpu") == 1);  // worker's ranks have GPUs: local rank 1
+  CHECK(verdicts[0].fields.at("severity") == "critical");
+  CHECK(verdicts[0].line.starts_with("diagnosis (critical): RankNonCommHang: rank 3 (node-1"));
+  CHECK(h.sent("node-1", "stop").empty());  // warn only
+  // Once per episode.
+  beat_all(h);
+  h.advance(1s);
+  CHECK(h.records("diagnosis").size() == 1);
+
+  // node-0 has been silent longest, but rank 3 of worker-1 is to blame.
+  h.clear();
+  beat(h, "node-0", 0, {0, 1}, 1900000);
+  beat(h, "node-1", 1, {2, 3}, 1800000);
+  beat(h, "node-2", 2, {4}, 1800000);
+  const auto hang = h.records("hang");
+  REQUIRE(hang.size() == 1);
+  CHECK(hang[0].fields.at("instance") == "worker-1");
+  CHECK(hang[0].fields.at("culprit").at("rank") == 3);
+  CHECK(hang[0].line.find("the culprit: rank 3 (node-1") != std::string::npos);
+  CHECK(h.only("node-1", "stop").at("reason").get<std::string>().find("RankNonCommHang") !=
+        std::string::npos);
+}
+
+TEST_CASE("isolate excludes the node named and a spare takes its instance at the restart") {
+  MachineHarness h(diagnosed_plan(pai::DiagnosisAction::Isolate));
+  h.join("spare-0");
+  h.join_all();
+  h.clear();
+  beat_all(h);
+  h.advance(1s);
+  REQUIRE(h.records("node-excluded").size() == 1);
+  CHECK(h.records("node-excluded")[0].fields.at("node") == "node-1");
+  // Sync: the whole job stops, with stacks, and restarts.
+  for (const char* node : {"node-0", "node-1", "node-2"}) {
+    CHECK(h.only(node, "stop").at("dumpStacks") == true);
+  }
+  h.stopped("node-0", 0);
+  h.stopped("node-1", 1);
+  h.stopped("node-2", 2);
+  h.clear();
+  h.advance(10s);
+  CHECK(h.records("node-replaced").at(0).line ==
+        "node-1 replaced by spare spare-0 as worker-1: node node-1 excluded (diagnosis "
+        "RankNonCommHang)");
+  CHECK(h.only("node-1", "finish").at("exitCode") == 0);
+  CHECK(h.only("spare-0", "assign").at("instance") == 1);
+}
+
+TEST_CASE("isolate without a spare fails the job naming the excluded node") {
+  pai::Plan plan = diagnosed_plan(pai::DiagnosisAction::Isolate);
+  plan.spares.clear();
+  MachineHarness h(plan);
+  h.join_all();
+  beat_all(h);
+  h.advance(1s);
+  h.stopped("node-0", 0);
+  h.stopped("node-1", 1);
+  h.stopped("node-2", 2);
+  h.advance(10s);
+  const auto finish = h.finish();
+  REQUIRE(finish.has_value());
+  CHECK(finish->exit_code == 1);
+  CHECK(finish->reason ==
+        "node node-1 excluded (diagnosis RankNonCommHang) and no spare left");
+}
+
+TEST_CASE("diagnosis off records nothing") {
+  pai::Plan plan = diagnosed_plan();
+  plan.fault_tolerance.diagnosis.enabled = false;
+  MachineHarness h(plan);
+  h.join_all();
+  beat_all(h);
+  h.advance(1s);
+  beat_all(h);
+  h.advance(1s);
+  CHECK(h.records("diagnosis").empty());
+}

@@ -1,0 +1,48 @@
+"""A 2-node x 2-rank gloo DDP job whose collectives and steps are recorded in pai's telemetry
+rings (pai.telemetry), for the coordinator's diagnosis (design §12).
+
+Run by tests/launcher/multi_node/diagnosis_job_test.cpp; SCENARIO picks what it does:
+  healthy  300 short steps on every rank.
+  slow     rank 3 computes 30% longer per step than the others (a sleep in its step).
+  hang     in the first attempt rank 1 blocks at step 10 outside any collective (a sleep),
+           so the others wait for it in the gradient all-reduce; the second attempt runs.
+"""
+import os
+import time
+
+import torch
+import torch.distributed as dist
+from aimaster import job_monitor as jm
+from pai import telemetry
+
+scenario = os.environ["SCENARIO"]
+rank = int(os.environ["RANK"])
+attempt = int(os.environ["PAI_RESTART_COUNT"])
+jm.Monitor(config=jm.PyTorchConfig())  # stacks on SIGUSR1 when the job hangs
+
+dist.init_process_group("gloo", init_method="env://")
+torch.manual_seed(0)
+model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(16, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+assert telemetry.instrument(model), "no telemetry ring: PAI_TELEMETRY_FILE is not set"
+ring = telemetry.ring()
+
+steps = {"healthy": 300, "slow": 60, "hang": 30}[scenario]
+compute = 0.01 if scenario == "healthy" else 0.2
+if scenario == "slow" and rank == 3:
+    compute *= 1.3
+
+for step in range(steps):
+    ring.step_begin(step)
+    if scenario == "hang" and attempt == 0 and rank == 1 and step == 10:
+        time.sleep(600)
+    time.sleep(compute)  # the step's computation, outside collectives
+    loss = model(torch.randn(8, 16)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()  # the gradient all-reduce
+    optimizer.step()
+    ring.step_end(step)
+    print("rank %d step %d" % (rank, step), flush=True)  # output: the job-wide hang's signal
+
+dist.barrier()
+print("rank %d finished attempt %d" % (rank, attempt), flush=True)

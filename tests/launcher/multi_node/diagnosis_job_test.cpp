@@ -1,0 +1,71 @@
+// Knowing the culprit in a real job (design §12): 2 nodes x 2 gloo DDP ranks (Debian's
+// python3-torch) record their steps and collectives in telemetry rings
+// (tests/launcher/multi_node/diagnosis_job.py); the launchers send the summaries with their
+// heartbeats and the coordinator's diagnosis names the slow or hung rank in its journal.
+#include <catch2/catch.hpp>
+
+#include "launcher/multi_node/cluster_harness.h"
+
+using namespace pai;
+using namespace pai::testing;
+
+namespace {
+
+// The job of `scenario` on 127.<subnet>.0.1-2, hang detection off.
+Plan diagnosis_plan(const std::string& name, int subnet, const std::string& scenario) {
+  Plan plan = torch_job_plan(name, subnet, "diagnosis_job.py", scenario);
+  plan.fault_tolerance.hang.enabled = false;
+  return plan;
+}
+
+std::string run_job(const Plan& plan) {
+  Cluster cluster(plan);
+  cluster.start_all();
+  const auto codes = cluster.wait_all(180);
+  INFO(cluster.transcript());
+  for (const auto& [node, code] : codes) CHECK(code == 0);
+  CHECK(leftover_processes(plan.name).empty());
+  return slurp(cluster.dir() / "logs/coordinator/events.jsonl");
+}
+
+}  // namespace
+
+TEST_CASE("a healthy job gets no diagnosis in 300 steps") {
+  if (!have_torch()) {
+    WARN("python3-torch is not installed: the DDP job cannot run");
+    return;
+  }
+  const std::string journal = run_job(diagnosis_plan("diag-healthy", 151, "healthy"));
+  CHECK(count_lines_with(journal, "\"event\":\"diagnosis\"") == 0);
+}
+
+TEST_CASE("a rank computing 30% longer is named RankNonCommSlow") {
+  if (!have_torch()) {
+    WARN("python3-torch is not installed: the DDP job cannot run");
+    return;
+  }
+  const std::string journal = run_job(diagnosis_plan("diag-slow", 152, "slow"));
+  INFO(journal);
+  CHECK(count_lines_with(journal, "\"event\":\"diagnosis\"") == 1);
+  CHECK(count_lines_with(journal, "\"class\":\"RankNonCommSlow\"") == 1);
+  CHECK(count_lines_with(journal, "\"rank\":3,") == 1);
+  CHECK(count_lines_with(journal, "\"node\":\"node-2\"") >= 1);
+}
+
+TEST_CASE("a rank blocked outside collectives is named RankNonCommHang and blamed for the hang") {
+  if (!have_torch()) {
+    WARN("python3-torch is not installed: the DDP job cannot run");
+    return;
+  }
+  Plan plan = diagnosis_plan("diag-hang", 153, "hang");
+  plan.fault_tolerance.diagnosis.hang_seconds = 4;
+  plan.fault_tolerance.hang.enabled = true;
+  plan.fault_tolerance.hang.interval_seconds = 15;
+  const std::string journal = run_job(plan);
+  INFO(journal);
+  CHECK(count_lines_with(journal, "\"class\":\"RankNonCommHang\"") == 1);
+  CHECK(count_lines_with(journal, "\"event\":\"diagnosis\"") == 1);
+  // The job-wide hang blames the instance of rank 1 (worker-0), not the one idle longest.
+  CHECK(count_lines_with(journal, "\"instance\":\"worker-0\",\"jobWide\":true") == 1);
+  CHECK(count_lines_with(journal, "rank 1 (node-1") >= 2);
+}
