@@ -133,6 +133,7 @@ Diagnoser::Diagnoser(int world_size, DiagnosisSettings settings)
 
 void Diagnoser::reset() {
   ranks_.assign(world_size_, Latest{});
+  known_ = 0;
   in_round_ = 0;
   rank_streaks_.assign(world_size_, Streak{});
   node_streaks_.clear();
@@ -143,6 +144,7 @@ void Diagnoser::reset() {
 void Diagnoser::forget(int rank) {
   if (rank < 0 || rank >= world_size_) return;
   if (ranks_[rank].in_round) --in_round_;
+  if (ranks_[rank].known) --known_;
   ranks_[rank] = Latest{};
   rank_streaks_[rank] = Streak{};
   std::erase_if(reported_hangs_, [&](const HangKey& key) { return std::get<1>(key) == rank; });
@@ -151,7 +153,8 @@ void Diagnoser::forget(int rank) {
 bool Diagnoser::observe(const RankSample& sample, Clock::time_point received) {
   if (malformed(sample, world_size_)) return false;
   Latest& latest = ranks_[sample.rank];
-  if (latest.in_round) close_round(false);
+  // A rank's next sample ends the round: complete when every rank judged sent one in it.
+  if (latest.in_round) close_round(in_round_ == known_);
   latest.progressed = sample.steps > 0 || (latest.known && sample.exited > latest.sample.exited);
   const std::int64_t open_seq = sample.open_ms >= 0 ? sample.exited + 1 : 0;
   if (open_seq != latest.open_seq) {
@@ -160,6 +163,7 @@ bool Diagnoser::observe(const RankSample& sample, Clock::time_point received) {
   }
   latest.sample = sample;
   latest.received = received;
+  if (!latest.known) ++known_;
   latest.known = true;
   latest.in_round = true;
   if (++in_round_ == world_size_) close_round(true);
@@ -193,13 +197,14 @@ bool Diagnoser::update(Streak& streak, bool hit) const {
 }
 
 void Diagnoser::judge_round() {
-  if (world_size_ < 2) return;
+  if (known_ < 2) return;
   for (const Latest& latest : ranks_) {
-    if (!latest.progressed) return;
+    if (latest.known && !latest.progressed) return;
   }
   std::vector<double> compute;
   std::vector<const RankSample*> samples;
   for (const Latest& latest : ranks_) {
+    if (!latest.known) continue;
     const RankSample& s = latest.sample;
     compute.push_back(1 - static_cast<double>(s.comm_us) / static_cast<double>(s.window_us));
     samples.push_back(&s);
@@ -219,11 +224,11 @@ void Diagnoser::judge_round() {
       mine >= settings_.slow_factor * others && mine - others >= settings_.min_excess_share &&
       (peers.empty() || mine >= settings_.slow_factor * median_without(peers, peers.size()));
   for (std::size_t r = 0; r < compute.size(); ++r) {
-    if (!update(rank_streaks_[r], outlier && r == slowest)) continue;
+    if (!update(rank_streaks_[samples[r]->rank], outlier && r == slowest)) continue;
     const RankSample& s = *samples[r];
     std::string evidence =
         who(s) + " spent " + percent(mine) + " of its last window computing against a median " +
-        "of " + percent(others) + " on the other " + std::to_string(world_size_ - 1) + " ranks (" +
+        "of " + percent(others) + " on the other " + std::to_string(known_ - 1) + " ranks (" +
         number("%.2fx", others > 0 ? mine / others : 0) + "), the least time in collectives, " +
         std::to_string(settings_.slow_windows) + " windows in a row; " + last_step(s);
     if (s.steps > 0) {
@@ -321,6 +326,7 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
     return;
   }
 
+  // A rank that sends nothing could be the one behind: every rank must be seen waiting.
   if (waiting != world_size_ || shortest < threshold_ms) return;
   if (!reported_hangs_.insert({DiagnosisClass::RankCommHang, -1, seq}).second) return;
   Diagnosis d{DiagnosisClass::RankCommHang, -1, -1, "", -1, "", Severity::Critical};
@@ -330,6 +336,7 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
   std::map<int, std::string> names;
   std::vector<const RankSample*> samples;
   for (const Latest& latest : ranks_) {
+    if (!latest.known) continue;
     const RankSample& s = latest.sample;
     samples.push_back(&s);
     names[s.node] = node_text(s);

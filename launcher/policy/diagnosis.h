@@ -107,9 +107,12 @@ struct DiagnosisSettings {
 /// job-wide stall are the job-wide hang detector's business). Each hang is reported once per
 /// (class, rank, collective N); the episode ends when some rank exits N, or at reset().
 ///
+/// The ranks judged by the slow rules are those that sent a sample since the last reset: a
+/// rank whose launcher sends none (it never wrote a record) does not block them.
+///
 /// Slow rules, judged per round: a round closes when every rank of the world has sent a new
-/// sample (complete) or when a rank sends a second one first (incomplete: someone is late or
-/// stale, so nobody is judged from stale data). A complete round counts when every rank
+/// sample, or when a rank sends its next one: complete when every rank judged had sent one in
+/// it, else incomplete (someone is late or stale, so nobody is judged from stale data). A complete round counts when every rank
 /// progressed in its window (steps > 0, or exited grew since its previous sample); other
 /// rounds neither count nor break a streak. Shares are of each rank's own window.
 ///  * RankNonCommSlow: the rank with the highest compute share (1 - comm_us / window_us) has
@@ -174,6 +177,7 @@ class Diagnoser {
   int world_size_;
   DiagnosisSettings settings_;
   std::vector<Latest> ranks_;
+  int known_ = 0;  // ranks that sent a sample since the last reset: the ranks judged
   int in_round_ = 0;
   std::vector<Streak> rank_streaks_;
   std::map<int, Streak> node_streaks_;

@@ -579,6 +579,22 @@ TEST_CASE("ranks without telemetry are never named, nor taken for waiters") {
   }
 }
 
+TEST_CASE("a rank that sends no sample does not block the slow rules, and may be the hang") {
+  // Rank 8 of 9 never wrote a record, so its launcher sends nothing for it: a round ends at
+  // the next window's first sample, a window later than when every rank reports.
+  Diagnoser slow(kRanks + 1);
+  CHECK(train(slow, 0, 5, slower(5, 0.8)).empty());
+  const std::vector<Diagnosis> named = train(slow, 5, 1, slower(5, 0.8));
+  REQUIRE(named.size() == 1);
+  CHECK(named[0].rank == 5);
+  CHECK(named[0].evidence.find("on the other 7 ranks") != std::string::npos);
+  // Every other rank waits: rank 8 may be behind, so this is no RankCommHang.
+  Diagnoser hung(kRanks + 1);
+  for (std::int64_t t = 1000; t <= 90'000; t += 1000) {
+    CHECK(tick(hung, t, all([&](int r) { return waiting(r, 10, t); })).empty());
+  }
+}
+
 TEST_CASE("malformed samples are ignored") {
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
   const std::vector<std::function<void(RankSample&)>> breakages = {
