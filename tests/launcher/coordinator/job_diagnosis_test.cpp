@@ -140,3 +140,17 @@ TEST_CASE("diagnosis off records nothing") {
   h.advance(1s);
   CHECK(h.records("diagnosis").empty());
 }
+
+TEST_CASE("telemetry of a rank the sender does not run is a protocol error") {
+  MachineHarness h(diagnosed_plan());
+  h.join_all();
+  h.clear();
+  beat(h, "node-0", 0, {0, 2});  // rank 2 belongs to worker-1 on node-1
+  CHECK(h.records("protocol-error").at(0).fields.at("error") ==
+        "heartbeat: instances: rank 2 is not in instance 0");
+  CHECK(h.closed("node-0"));
+  h.clear();
+  beat(h, "node-1", 1, {2, 3, 2});  // more entries than the instance has ranks
+  CHECK(h.records("protocol-error").at(0).fields.at("error") ==
+        "heartbeat: instances: more telemetry entries than ranks");
+}
