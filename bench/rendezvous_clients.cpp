@@ -1,29 +1,44 @@
-// Stand-ins for many node launchers, for bench/rendezvous.sh. Each is a real protocol client
-// (docs/protocol.md) with its own TCP connection bound to its host's address: the hello /
-// challenge / auth handshake, `join` with no check results, heartbeats, and for `start` an
-// immediate `exited` (code 0) + `stopped`, as a launcher whose command is `true` reports it.
-// All of them are multiplexed on one Boost.Asio io_context in one thread, so that 1,023
-// launchers fit on a 2-core machine beside the real coordinator.
+// Stand-ins for many node launchers, for bench/rendezvous.sh and bench/telemetry_load.sh. Each
+// is a real protocol client (docs/protocol.md) with its own TCP connection bound to its host's
+// address: the hello / challenge / auth handshake (connecting again, as a launcher does, when
+// the connection fails before the welcome), `join` with no check results, heartbeats, and for
+// `start` an immediate `exited` (code 0) per rank + `stopped`, as a launcher whose command is
+// `true` reports it. With --heartbeat-seconds N the instance runs N seconds instead: every
+// heartbeat meanwhile lists it, with --ranks-per-node R telemetry summaries (ranks first_rank
+// .. first_rank+R-1 of its placement) of a job whose ranks step together (see `summary`), and
+// then its ranks exit 0. All of them are multiplexed on one Boost.Asio io_context in one
+// thread, so that 1,023 launchers fit on a 2-core machine beside the real coordinator; each
+// heartbeats on a timer of its own, their phases spread over the interval as independent
+// launchers' are. They all connect at once, or with --max-connecting C at most C at a time
+// until their welcome (the coordinator closes the oldest of more than 4,096 unauthenticated
+// connections, faster than one thread can complete their handshakes).
 //
 //   rendezvous_clients --plan PLAN [--token-file F] [--first I] [--last J]
-//                      [--heartbeat-interval-ms N] [--timeout-s S]
+//                      [--heartbeat-interval-ms N] [--heartbeat-seconds N]
+//                      [--ranks-per-node R] [--max-connecting C] [--timeout-s S]
 //
 // plays the plan's hosts I..J (1-based, in the plan's order; default 2..all, node 1 being the
 // real pai-launch that runs the coordinator) and prints one line of key=value figures:
-// clients, assigned, finished, and the wall-clock (CLOCK_REALTIME, ns) times of the first
+// clients, assigned, finished, the wall-clock (CLOCK_REALTIME, ns) times of the first
 // connect, the last welcome and the last `assign`, to be compared with the coordinator's
-// events.jsonl. Exit status 0 when every client was assigned and told `finish` 0.
+// events.jsonl, the connects made again, and the heartbeats that listed a running instance and
+// the telemetry entries they carried. SIGUSR1 prints those two counts so far at once ("probe
+// at_ns=... instance_heartbeats=... telemetry=..."), for rates over a window. Exit status 0
+// when every client was assigned and told `finish` 0.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <boost/asio.hpp>
+#include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -38,6 +53,7 @@ namespace {
 namespace asio = boost::asio;
 namespace net = pai::net;
 using asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
 
 std::int64_t wall_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -51,14 +67,82 @@ struct Options {
   int first = 2;
   int last = 0;  // 0 = the plan's last host
   int heartbeat_ms = 1000;
+  int heartbeat_seconds = 0;  // 0: the instance's ranks exit as soon as they start
+  int ranks_per_node = 0;     // telemetry summaries in each heartbeat's instance entry
+  int max_connecting = 0;     // launchers connecting at once; 0: all
   int timeout_s = 120;
 };
 
+// The job every simulated rank runs, in step with the others from its instance's `start`: a
+// 200 ms step whose last 30% is four world all_reduces of 15 ms each (DDP's gradient buckets).
+constexpr std::int64_t kStepUs = 200'000;
+constexpr std::int64_t kComputeUs = kStepUs * 7 / 10;
+constexpr std::int64_t kCollectivesPerStep = 4;
+constexpr std::int64_t kCollectiveUs = (kStepUs - kComputeUs) / kCollectivesPerStep;
+constexpr int kAllReduce = 1;  // enum pai_telemetry_op
+
+// One rank of a running simulated instance.
+struct SimulatedRank {
+  std::int64_t rank = 0;
+  std::int64_t lag_us = 0;   // how far behind its instance's start it runs: ranks are not
+                             // sampled at the same point of their step
+  std::int64_t rtt_us = 0;   // the typical RTT of its connections
+  std::int64_t retrans = 0;  // retransmitted segments so far
+};
+
+// A factor in [1 - spread, 1 + spread].
+double jitter(std::minstd_rand& random, double spread) {
+  return std::uniform_real_distribution<double>(1 - spread, 1 + spread)(random);
+}
+
+// What a launcher's ring reader (launcher/supervisor/rank_telemetry.h) would summarize for
+// `r` over the window (from_us, to_us], in microseconds since its instance started: steps
+// and collective numbers follow the job's clock, durations and RTT carry a few percent of
+// noise, a retransmit now and then.
+net::RankTelemetry summary(SimulatedRank& r, std::int64_t from_us, std::int64_t to_us,
+                           std::minstd_rand& random) {
+  const std::int64_t begin = std::max<std::int64_t>(from_us - r.lag_us, 0);
+  const std::int64_t now = std::max<std::int64_t>(to_us - r.lag_us, 0);
+  const std::int64_t step = now / kStepUs;
+  const std::int64_t into_step = now % kStepUs;
+  // In the collectives' part of the step one of them is always open: `open` is its number
+  // within the step, 1-based; 0 in the compute part.
+  const std::int64_t open =
+      into_step < kComputeUs ? 0 : (into_step - kComputeUs) / kCollectiveUs + 1;
+  const std::int64_t open_us = open == 0 ? 0 : into_step - kComputeUs - (open - 1) * kCollectiveUs;
+  const std::int64_t window_us = std::max<std::int64_t>(to_us - from_us, 1);
+  net::RankTelemetry t;
+  t.rank = r.rank;
+  t.step = step;
+  t.steps = step - begin / kStepUs;
+  t.step_us =
+      static_cast<std::int64_t>(static_cast<double>(t.steps * kStepUs) * jitter(random, 0.01));
+  t.window_us = window_us;
+  t.comm_us = std::min(window_us, static_cast<std::int64_t>(static_cast<double>(window_us) * 0.3 *
+                                                            jitter(random, 0.03)));
+  t.entered = step * kCollectivesPerStep + open;
+  t.exited = open == 0 ? t.entered : t.entered - 1;
+  t.open_ms = open == 0 ? -1 : open_us / 1000;
+  t.op = open == 0 ? 0 : kAllReduce;
+  // The last record: the collective's enter, or else the step's begin.
+  t.quiet_ms = (open == 0 ? into_step : open_us) / 1000;
+  t.lost = 0;
+  t.tcp_rtt_us = static_cast<std::int64_t>(static_cast<double>(r.rtt_us) * jitter(random, 0.1));
+  if (std::uniform_int_distribution<int>(0, 19)(random) == 0) ++r.retrans;
+  t.tcp_retrans = r.retrans;
+  return t;
+}
+
 // One simulated launcher: a connection and where it is in the protocol.
 struct Launcher {
-  Launcher(asio::io_context& io, pai::Host h) : socket(io), host(std::move(h)) {}
+  Launcher(asio::io_context& io, pai::Host h, std::size_t i)
+      : socket(io), beat(io), host(std::move(h)), index(i) {}
   tcp::socket socket;
+  asio::steady_timer beat;  // its next heartbeat
   pai::Host host;
+  std::size_t index;        // among this process's launchers
+  unsigned connection = 0;  // its connects so far: handlers of an earlier one find it changed
+  std::chrono::milliseconds pause{20};  // before it connects again, backing off as node_link.cpp
   std::optional<net::ClientHandshake> handshake;
   net::FrameDecoder decoder;
   std::vector<char> buffer = std::vector<char>(16 * 1024);
@@ -69,16 +153,26 @@ struct Launcher {
   bool assigned = false;
   bool done = false;   // finished, or failed; the connection is closed
   int exit_code = -1;  // from `finish`
+  // The instance it runs (with --heartbeat-seconds), -1: none; since when, how far its
+  // ranks were summarized, and those that report telemetry.
+  int instance = -1;
+  Clock::time_point started;
+  std::int64_t summarized_us = 0;
+  std::vector<SimulatedRank> ranks;
 };
 
 class Swarm {
  public:
   Swarm(const pai::Plan& plan, std::string token, const Options& options)
-      : plan_(plan), token_(std::move(token)), options_(options), heartbeat_(io_), deadline_(io_) {
+      : plan_(plan),
+        token_(std::move(token)),
+        options_(options),
+        deadline_(io_),
+        probe_(io_, SIGUSR1) {
     const int last = options.last == 0 ? static_cast<int>(plan.hosts.size()) : options.last;
     for (int k = options.first; k <= last; ++k) {
-      launchers_.push_back(
-          std::make_unique<Launcher>(io_, plan.hosts.at(static_cast<std::size_t>(k - 1))));
+      launchers_.push_back(std::make_unique<Launcher>(
+          io_, plan.hosts.at(static_cast<std::size_t>(k - 1)), launchers_.size()));
     }
     coordinator_ = tcp::endpoint(asio::ip::make_address(plan.coordinator.address),
                                  static_cast<unsigned short>(plan.coordinator.port));
@@ -86,15 +180,17 @@ class Swarm {
 
   int run() {
     first_connect_ns_ = wall_ns();
-    // Every connect is started before the loop runs: the coordinator sees them all at once,
-    // as it would when a thousand nodes start their launchers together.
-    for (auto& l : launchers_) connect(*l);
-    heartbeat_tick();
-    deadline_.expires_after(std::chrono::seconds(options_.timeout_s));
-    deadline_.async_wait([this](const boost::system::error_code& ec) {
+    // Every connect (up to --max-connecting) is started before the loop runs: the coordinator
+    // sees them all at once, as it would when a thousand nodes start their launchers together.
+    start_connects();
+    const int limit_s = options_.timeout_s + options_.heartbeat_seconds;
+    deadline_.expires_after(std::chrono::seconds(limit_s));
+    answer_probes();
+    deadline_.async_wait([this, limit_s](const boost::system::error_code& ec) {
       if (ec) return;
+      next_ = launchers_.size();  // none starts now
       for (auto& l : launchers_) {
-        if (!l->done) fail(*l, "timed out after " + std::to_string(options_.timeout_s) + " s");
+        if (!l->done) fail(*l, "timed out after " + std::to_string(limit_s) + " s");
       }
     });
     io_.run();
@@ -102,7 +198,18 @@ class Swarm {
   }
 
  private:
+  // Launchers connect in order, at most --max-connecting at once between their first connect
+  // and their welcome (0: no limit).
+  void start_connects() {
+    const auto limit = static_cast<std::size_t>(options_.max_connecting);
+    while (next_ < launchers_.size() && (limit == 0 || connecting_ < limit)) {
+      ++connecting_;
+      connect(*launchers_[next_++]);
+    }
+  }
+
   void connect(Launcher& l) {
+    const unsigned connection = ++l.connection;
     // From the node's own address, as its launcher would: the coordinator checks it.
     boost::system::error_code ec;
     const asio::ip::address local = asio::ip::make_address(l.host.address, ec);
@@ -110,23 +217,26 @@ class Swarm {
     l.socket.open(tcp::v4(), ec);
     if (!ec) l.socket.bind(tcp::endpoint(local, 0), ec);
     if (ec) return fail(l, "cannot bind to " + l.host.address + ": " + ec.message());
-    l.socket.async_connect(coordinator_, [this, &l](const boost::system::error_code& e) {
-      if (l.done) return;
-      if (e) return fail(l, "cannot connect: " + e.message());
-      boost::system::error_code ignored;
-      l.socket.set_option(tcp::no_delay(true), ignored);
-      l.handshake.emplace(token_, plan_.name, net::PeerClaim{"launcher", l.host.name});
-      write(l, l.handshake->hello());
-      read(l);
-    });
+    l.socket.async_connect(
+        coordinator_, [this, &l, connection](const boost::system::error_code& e) {
+          if (l.done || l.connection != connection) return;
+          if (e) return lost(l, "cannot connect: " + e.message());
+          boost::system::error_code ignored;
+          l.socket.set_option(tcp::no_delay(true), ignored);
+          l.handshake.emplace(token_, plan_.name, net::PeerClaim{"launcher", l.host.name});
+          write(l, l.handshake->hello());
+          read(l);
+        });
   }
 
   void read(Launcher& l) {
+    const unsigned connection = l.connection;
     l.socket.async_read_some(
-        asio::buffer(l.buffer), [this, &l](const boost::system::error_code& ec, std::size_t size) {
-          if (l.done) return;
+        asio::buffer(l.buffer),
+        [this, &l, connection](const boost::system::error_code& ec, std::size_t size) {
+          if (l.done || l.connection != connection) return;
           if (ec) {
-            return fail(l, ec == asio::error::eof ? "the coordinator closed the connection"
+            return lost(l, ec == asio::error::eof ? "the coordinator closed the connection"
                                                   : "receive failed: " + ec.message());
           }
           try {
@@ -147,7 +257,12 @@ class Swarm {
       if (l.handshake->done()) {
         last_welcome_ns_ = wall_ns();
         l.joined = true;
+        --connecting_;
+        start_connects();
         send(l, net::Join{l.host.name, "[]", static_cast<std::int64_t>(::getpid()), plan_.seal});
+        // Its place among this process's launchers sets its phase within the interval.
+        heartbeat(l, Clock::now() + std::chrono::milliseconds(options_.heartbeat_ms * l.index /
+                                                              launchers_.size()));
       }
       return;
     }
@@ -166,17 +281,22 @@ class Swarm {
                      ++assigned_;
                    },
                    [&](const net::Start& start) {
-                     send(l, net::Exited{start.instance, 0, {0, 0}, {false, "", "", ""}, false});
-                     send(l, net::Stopped{start.instance});
+                     if (options_.heartbeat_seconds == 0) {
+                       end_instance(l, start.instance, false);
+                     } else {
+                       run_instance(l, start.instance);
+                     }
                    },
-                   // Its process already ended: the instance is stopped at once.
-                   [&](const net::Stop& stop) { send(l, net::Stopped{stop.instance}); },
+                   // Its processes are stopped at once, or already ended.
+                   [&](const net::Stop& stop) {
+                     if (l.instance == stop.instance) return end_instance(l, stop.instance, true);
+                     send(l, net::Stopped{stop.instance});
+                   },
                    [&](const net::RunChecks&) { send(l, net::Checks{"[]"}); },
                    [&](const net::Finish& finish) {
                      l.exit_code = finish.exit_code;
                      if (l.exit_code != 0) {
-                       std::cerr << "rendezvous_clients: " << l.host.name << ": finish "
-                                 << l.exit_code << ": " << finish.reason << "\n";
+                       say(l, "finish " + std::to_string(l.exit_code) + ": " + finish.reason);
                      }
                      close(l);
                    },
@@ -203,41 +323,144 @@ class Swarm {
     l.writing.swap(l.outbox);
     l.outbox.clear();
     l.write_pending = true;
+    const unsigned connection = l.connection;
     asio::async_write(l.socket, asio::buffer(l.writing),
-                      [this, &l](const boost::system::error_code& ec, std::size_t) {
+                      [this, &l, connection](const boost::system::error_code& ec, std::size_t) {
+                        if (l.connection != connection) return;
                         l.write_pending = false;
                         if (l.done) return;
-                        if (ec) return fail(l, "send failed: " + ec.message());
+                        if (ec) return lost(l, "send failed: " + ec.message());
                         flush(l);
                       });
   }
 
-  void heartbeat_tick() {
-    for (auto& l : launchers_) {
-      if (l->joined && !l->done) {
-        send(*l, net::NodeHeartbeat{});
-      }
+  // The connection failed. Before the welcome a launcher connects again (the coordinator
+  // may not listen yet, or closed it to make room for newer ones: at most 4,096 connections
+  // may be unauthenticated, docs/protocol.md); after it, it failed.
+  void lost(Launcher& l, const std::string& why) {
+    if (l.joined) return fail(l, why);
+    ++reconnects_;
+    boost::system::error_code ignored;
+    l.socket.close(ignored);
+    l.handshake.reset();
+    l.decoder = net::FrameDecoder{};
+    l.outbox.clear();
+    l.write_pending = false;
+    l.beat.expires_after(l.pause);
+    l.beat.async_wait([this, &l](const boost::system::error_code& ec) {
+      if (!ec && !l.done) connect(l);
+    });
+    l.pause = std::min<std::chrono::milliseconds>(l.pause * 2, std::chrono::milliseconds(500));
+  }
+
+  // The instance's ranks 0..R-1 report telemetry, from its placement in the plan.
+  void run_instance(Launcher& l, int instance) {
+    const pai::Placement& p = plan_.placements.at(static_cast<std::size_t>(instance));
+    const int ranks = pai::last_rank(plan_, p) - p.first_rank + 1;
+    if (options_.ranks_per_node > ranks) {
+      return fail(l, "--ranks-per-node " + std::to_string(options_.ranks_per_node) + ": instance " +
+                         std::to_string(instance) + " has " + std::to_string(ranks) + " ranks");
     }
-    heartbeat_.expires_after(std::chrono::milliseconds(options_.heartbeat_ms));
-    heartbeat_.async_wait([this](const boost::system::error_code& ec) {
-      if (!ec) heartbeat_tick();
+    l.instance = instance;
+    l.started = Clock::now();
+    l.summarized_us = 0;
+    l.ranks.clear();
+    const std::int64_t node_rtt_us = std::uniform_int_distribution<std::int64_t>(60, 120)(random_);
+    for (int k = 0; k < options_.ranks_per_node; ++k) {
+      l.ranks.push_back(SimulatedRank{p.first_rank + k,
+                                      std::uniform_int_distribution<std::int64_t>(0, 2000)(random_),
+                                      node_rtt_us, 0});
+    }
+  }
+
+  // Every rank of the instance exited: 0, or by SIGTERM when it was stopped.
+  void end_instance(Launcher& l, int instance, bool stopping) {
+    const pai::Placement& p = plan_.placements.at(static_cast<std::size_t>(instance));
+    const int ranks = pai::last_rank(plan_, p) - p.first_rank + 1;
+    const net::ProcessStatus status{0, stopping ? SIGTERM : 0};
+    for (int k = 0; k < ranks; ++k) {
+      send(l, net::Exited{instance, k, status, {false, "", "", ""}, stopping});
+    }
+    send(l, net::Stopped{instance});
+    l.instance = -1;
+  }
+
+  // Sends the heartbeat due at `when`, with the running instance and its ranks' telemetry of
+  // the window since the previous one, and schedules the next; ends the instance once it ran
+  // --heartbeat-seconds.
+  void heartbeat(Launcher& l, Clock::time_point when) {
+    l.beat.expires_at(when);
+    l.beat.async_wait([this, &l](const boost::system::error_code& ec) {
+      if (ec || l.done) return;
+      const Clock::time_point now = Clock::now();
+      if (l.instance >= 0 && now - l.started >= std::chrono::seconds(options_.heartbeat_seconds)) {
+        end_instance(l, l.instance, false);
+      }
+      net::NodeHeartbeat beat;
+      if (l.instance >= 0) {
+        const std::int64_t since_us =
+            std::chrono::duration_cast<std::chrono::microseconds>(now - l.started).count();
+        net::HeartbeatInstance entry;
+        entry.instance = l.instance;
+        entry.idle_ms = since_us % kStepUs / 1000;  // its ranks report progress every step
+        entry.hang_interval =
+            plan_.fault_tolerance.hang.enabled ? plan_.fault_tolerance.hang.interval_seconds : 0;
+        entry.step = since_us / kStepUs;
+        for (SimulatedRank& r : l.ranks) {
+          entry.telemetry.push_back(summary(r, l.summarized_us, since_us, random_));
+        }
+        l.summarized_us = since_us;
+        telemetry_sent_ += entry.telemetry.size();
+        ++instance_heartbeats_;
+        beat.instances.push_back(std::move(entry));
+      }
+      send(l, beat);
+      // On the launcher's own grid of intervals, so that the phases stay spread as independent
+      // launchers' are; beats this process was too busy to send in time are skipped, not sent
+      // in a burst (the probe's counts show them missing).
+      const auto interval = std::chrono::milliseconds(options_.heartbeat_ms);
+      auto next = l.beat.expiry() + interval;
+      while (next <= now) next += interval;
+      heartbeat(l, next);
     });
   }
 
   void fail(Launcher& l, const std::string& why) {
-    // The first few failures say why; the count at the end says how many.
-    if (++failed_ <= 10) std::cerr << "rendezvous_clients: " << l.host.name << ": " << why << "\n";
+    ++failed_;
+    say(l, why);
     close(l);
+  }
+
+  // The first few failures and failed finishes say why; the counts at the end say how many.
+  void say(const Launcher& l, const std::string& text) {
+    if (++said_ <= 10) std::cerr << "rendezvous_clients: " << l.host.name << ": " << text << "\n";
   }
 
   void close(Launcher& l) {
     l.done = true;
+    if (!l.joined && l.connection > 0) {
+      --connecting_;
+      // Posted: a next launcher that fails at once would otherwise recurse, one frame each.
+      asio::post(io_, [this] { start_connects(); });
+    }
     boost::system::error_code ec;
     l.socket.close(ec);
+    l.beat.cancel();
     if (++done_ == launchers_.size()) {
-      heartbeat_.cancel();
       deadline_.cancel();
+      probe_.cancel();
     }
+  }
+
+  // SIGUSR1: one line of the counts so far, for rates over a window of the caller's choosing.
+  void answer_probes() {
+    probe_.async_wait([this](const boost::system::error_code& ec, int) {
+      if (ec) return;
+      std::printf("probe at_ns=%lld instance_heartbeats=%zu telemetry=%zu\n",
+                  static_cast<long long>(wall_ns()), instance_heartbeats_, telemetry_sent_);
+      std::fflush(stdout);
+      answer_probes();
+    });
   }
 
   int report() const {
@@ -245,9 +468,11 @@ class Swarm {
     for (const auto& l : launchers_) finished += l->exit_code == 0 ? 1 : 0;
     std::printf(
         "clients=%zu assigned=%zu finished=%zu failed=%zu first_connect_ns=%lld "
-        "last_welcome_ns=%lld last_assign_ns=%lld\n",
+        "last_welcome_ns=%lld last_assign_ns=%lld reconnects=%zu instance_heartbeats=%zu "
+        "telemetry=%zu\n",
         launchers_.size(), assigned_, finished, failed_, static_cast<long long>(first_connect_ns_),
-        static_cast<long long>(last_welcome_ns_), static_cast<long long>(last_assign_ns_));
+        static_cast<long long>(last_welcome_ns_), static_cast<long long>(last_assign_ns_),
+        reconnects_, instance_heartbeats_, telemetry_sent_);
     return assigned_ == launchers_.size() && finished == launchers_.size() ? 0 : 1;
   }
 
@@ -255,16 +480,23 @@ class Swarm {
   std::string token_;
   Options options_;
   asio::io_context io_;
-  asio::steady_timer heartbeat_;
   asio::steady_timer deadline_;
+  asio::signal_set probe_;
+  std::minstd_rand random_;  // default seed: every run draws the same lags and noise
   tcp::endpoint coordinator_;
   std::vector<std::unique_ptr<Launcher>> launchers_;
   std::size_t assigned_ = 0;
   std::size_t failed_ = 0;
+  std::size_t said_ = 0;
   std::size_t done_ = 0;
   std::int64_t first_connect_ns_ = 0;
   std::int64_t last_welcome_ns_ = 0;
   std::int64_t last_assign_ns_ = 0;
+  std::size_t next_ = 0;  // the next launcher to connect
+  std::size_t connecting_ = 0;
+  std::size_t reconnects_ = 0;
+  std::size_t instance_heartbeats_ = 0;
+  std::size_t telemetry_sent_ = 0;
 };
 
 std::string read_token(const std::string& path) {
@@ -288,7 +520,19 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--heartbeat-interval-ms", options.heartbeat_ms, "heartbeat interval")
       ->check(CLI::PositiveNumber);
-  app.add_option("--timeout-s", options.timeout_s, "give up after this long")
+  app.add_option("--heartbeat-seconds", options.heartbeat_seconds,
+                 "how long each instance runs, heartbeating, before its ranks exit 0 "
+                 "(default 0: at once)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--ranks-per-node", options.ranks_per_node,
+                 "telemetry summaries in each heartbeat of a running instance, for its ranks "
+                 "0..R-1 (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-connecting", options.max_connecting,
+                 "launchers between their connect and their welcome at once (default 0: all)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--timeout-s", options.timeout_s,
+                 "give up after this long, plus --heartbeat-seconds")
       ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
   try {
