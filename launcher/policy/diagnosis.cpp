@@ -143,7 +143,7 @@ void Diagnoser::reset() {
 
 void Diagnoser::forget(int rank) {
   if (rank < 0 || rank >= world_size_) return;
-  if (ranks_[rank].in_round) --in_round_;
+  if (ranks_[rank].round == round_) --in_round_;
   if (ranks_[rank].known) --known_;
   ranks_[rank] = Latest{};
   rank_streaks_[rank] = Streak{};
@@ -154,7 +154,7 @@ bool Diagnoser::observe(const RankSample& sample, Clock::time_point received) {
   if (malformed(sample, world_size_)) return false;
   Latest& latest = ranks_[sample.rank];
   // A rank's next sample ends the round: complete when every rank judged sent one in it.
-  if (latest.in_round) close_round(in_round_ == known_);
+  if (latest.round == round_) close_round(in_round_ == known_);
   latest.progressed = sample.steps > 0 || (latest.known && sample.exited > latest.sample.exited);
   const std::int64_t open_seq = sample.open_ms >= 0 ? sample.exited + 1 : 0;
   if (open_seq != latest.open_seq) {
@@ -165,7 +165,7 @@ bool Diagnoser::observe(const RankSample& sample, Clock::time_point received) {
   latest.received = received;
   if (!latest.known) ++known_;
   latest.known = true;
-  latest.in_round = true;
+  latest.round = round_;
   if (++in_round_ == world_size_) close_round(true);
   return true;
 }
@@ -179,7 +179,7 @@ std::vector<Diagnosis> Diagnoser::decide(Clock::time_point now) {
 
 void Diagnoser::close_round(bool complete) {
   if (complete) judge_round();
-  for (Latest& latest : ranks_) latest.in_round = false;
+  ++round_;  // every rank's sample is now of an earlier round, without touching each
   in_round_ = 0;
 }
 

@@ -160,7 +160,7 @@ class Diagnoser {
     RankSample sample;
     Clock::time_point received{};
     bool known = false;
-    bool in_round = false;
+    std::uint64_t round = 0;  ///< the round its latest sample is in; == round_: the current one
     bool progressed = false;
     /// The collective the rank was first seen waiting in, and its retransmits then.
     std::int64_t open_seq = 0;
@@ -179,6 +179,7 @@ class Diagnoser {
   std::vector<Latest> ranks_;
   int known_ = 0;  // ranks that sent a sample since the last reset: the ranks judged
   int in_round_ = 0;
+  std::uint64_t round_ = 1;  // the current round; ranks start in round 0, no round
   std::vector<Streak> rank_streaks_;
   std::map<int, Streak> node_streaks_;
   std::set<HangKey> reported_hangs_;
