@@ -27,7 +27,7 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 assert telemetry.instrument(model), "no telemetry ring: PAI_TELEMETRY_FILE is not set"
 ring = telemetry.ring()
 
-steps = {"healthy": 300, "slow": 60, "hang": 30}[scenario]
+steps = {"healthy": 300, "slow": 100, "hang": 30}[scenario]
 compute = 0.01 if scenario == "healthy" else 0.2
 if scenario == "slow" and rank == 3:
     compute *= 1.3
