@@ -3,7 +3,7 @@ rings (pai.telemetry), for the coordinator's diagnosis (design §12).
 
 Run by tests/launcher/multi_node/diagnosis_job_test.cpp; SCENARIO picks what it does:
   healthy  300 short steps on every rank.
-  slow     rank 3 computes 30% longer per step than the others (a sleep in its step).
+  slow     rank 3 computes 50% longer per step than the others (a sleep in its step).
   hang     in the first attempt rank 1 blocks at step 10 outside any collective (a sleep),
            so the others wait for it in the gradient all-reduce; the second attempt runs.
 """
@@ -30,7 +30,7 @@ ring = telemetry.ring()
 steps = {"healthy": 300, "slow": 100, "hang": 30}[scenario]
 compute = 0.01 if scenario == "healthy" else 0.2
 if scenario == "slow" and rank == 3:
-    compute *= 1.3
+    compute *= 1.5
 
 for step in range(steps):
     ring.step_begin(step)
