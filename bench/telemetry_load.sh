@@ -73,31 +73,11 @@ COMMAND
 
 # compile_load_job NAME NODES RANKS PORT TELEMETRY: a job of NODES nodes of RANKS ranks,
 # node-K at 127.50.(100 + (K-1)/250).((K-1)%250 + 1), its ranks running rank_command
-# TELEMETRY; prints the plan's path.
+# TELEMETRY, restarts off; prints the plan's path.
 compile_load_job() {
-  local name=$1 nodes=$2 ranks=$3 port=$4
-  {
-    cat <<SPEC
-apiVersion: pai/v1
-kind: Job
-name: $name
-portRange: {min: $port, max: $((port + 99))}
-sanityCheck: {enabled: false}
-faultTolerance: {restart: {enabled: false}}
-roles:
-  worker:
-    instances: $nodes
-    nprocPerNode: $ranks
-    command: |
-$(rank_command "$5" | sed 's/^/      /')
-hosts:
-SPEC
-    awk -v n="$nodes" 'BEGIN { for (k = 1; k <= n; k++)
-      printf "  - {name: node-%d, address: 127.50.%d.%d}\n", k, 100 + int((k - 1) / 250),
-        (k - 1) % 250 + 1 }'
-  } > "$WORK/$name.yaml"
-  "$PAI_COMPILE" "$WORK/$name.yaml" -o "$WORK/$name" > /dev/null
-  echo "$WORK/$name/plan.json"
+  compile_cluster "$1" "$2" 100 "$4" "$(rank_command "$5")" \
+    "    nprocPerNode: $3
+faultTolerance: {restart: {enabled: false}}"
 }
 
 # ticks PID: the CPU clock ticks (utime + stime) of the process and of its main thread.
