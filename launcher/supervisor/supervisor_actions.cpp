@@ -149,7 +149,9 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
       failed_start.code = e.exit_code();
     } catch (const DescriptorsExhausted& e) {
       // The launcher's limit, not the rank's failure: what started is stopped, the launcher
-      // exits 2 (a setup error), and no restart can do better.
+      // exits 2 (a setup error), and no restart can do better. The reserve first: stopping,
+      // journaling and reporting need descriptors.
+      descriptor_reserve.release();
       say("error: " + inst.name + " rank " + std::to_string(rank.global_rank) + ": " + e.what());
       if (rank.output) rank.output->close();
       rank.output.reset();

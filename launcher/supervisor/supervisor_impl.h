@@ -18,6 +18,7 @@
 #include "launcher/supervisor/containment.h"
 #include "launcher/supervisor/control_socket.h"
 #include "launcher/logs/event_log.h"
+#include "launcher/os/descriptor_reserve.h"
 #include "launcher/os/event_loop.h"
 #include "launcher/supervisor/failure_summary.h"
 #include "launcher/policy/hang_watch.h"
@@ -97,6 +98,7 @@ struct Supervisor::Impl {
   bool reap_known_only = false;
   Terminal terminal;
   std::unique_ptr<Containment> containment;  // set once the control sockets are open
+  DescriptorReserve descriptor_reserve{8};    // released when starting ranks hits EMFILE
 
   Impl(const Plan& p, std::vector<const Placement*> placements, SupervisorOptions o, EventLog& e,
        SupervisorHooks* h);
