@@ -14,9 +14,11 @@ const std::vector<std::string> kFaultToleranceKeys = {
     "diagnosis"};
 const std::vector<std::string> kRestartKeys = {"enabled", "maxRestarts", "backoff"};
 const std::vector<std::string> kHangKeys = {"enabled", "interval", "exitInterval",
-                                            "dumpCommand"};
-const std::vector<std::string> kDiagnosisKeys = {"enabled",    "action",      "hangAfter",
-                                                 "slowFactor", "slowWindows", "rttFactor"};
+                                            "dumpCommand", "adaptive"};
+const std::vector<std::string> kAdaptiveKeys = {"enabled", "factor", "floor", "warmupSteps"};
+const std::vector<std::string> kDiagnosisKeys = {"enabled",     "action",     "hangAfter",
+                                                 "slowFactor",  "slowWindows", "rttFactor",
+                                                 "ncclProfiler"};
 const std::vector<std::string> kSanityKeys = {"enabled", "checks", "burn",        "nccl",
                                               "disk",    "timeout", "maxAttempts", "custom"};
 const std::vector<std::string> kBurnKeys = {"seconds", "minTflops"};
@@ -40,6 +42,29 @@ void parse_restart(const Node& node, const std::string& path, FieldReader& reade
   }
 }
 
+// `hang.adaptive`: present means on (factor 10, floor 5m, 20 warm-up steps) unless
+// `enabled: false`.
+void parse_adaptive_hang(const Node& node, const std::string& path, FieldReader& reader,
+                         HangDetection* out) {
+  if (!reader.mapping(node, path, kAdaptiveKeys)) return;
+  bool enabled = true;
+  if (const Node* n = reader.optional(node, path, "enabled")) {
+    reader.boolean(*n, join_path(path, "enabled"), &enabled);
+  }
+  double factor = 10;
+  if (const Node* n = reader.optional(node, path, "factor")) {
+    reader.number(*n, join_path(path, "factor"), "a number greater than 1 and at most 1000",
+                  [](double v) { return v > 1 && v <= 1000; }, &factor);
+  }
+  if (const Node* n = reader.optional(node, path, "floor")) {
+    reader.duration(*n, join_path(path, "floor"), 1, &out->adaptive_floor_seconds);
+  }
+  if (const Node* n = reader.optional(node, path, "warmupSteps")) {
+    reader.integer(*n, join_path(path, "warmupSteps"), 1, 1000000, &out->adaptive_warmup_steps);
+  }
+  out->adaptive_factor = enabled ? factor : 0;
+}
+
 void parse_hang(const Node& node, const std::string& path, FieldReader& reader,
                 HangDetection* out) {
   if (!reader.mapping(node, path, kHangKeys)) return;
@@ -54,6 +79,9 @@ void parse_hang(const Node& node, const std::string& path, FieldReader& reader,
   }
   if (const Node* n = reader.optional(node, path, "dumpCommand")) {
     reader.string(*n, join_path(path, "dumpCommand"), &out->dump_command);
+  }
+  if (const Node* n = reader.optional(node, path, "adaptive")) {
+    parse_adaptive_hang(*n, join_path(path, "adaptive"), reader, out);
   }
 }
 
@@ -82,6 +110,9 @@ void parse_diagnosis(const Node& node, const std::string& path, FieldReader& rea
   if (const Node* n = reader.optional(node, path, "rttFactor")) {
     reader.number(*n, join_path(path, "rttFactor"), "a number greater than 1 and at most 100",
                   factor, &out->rtt_factor);
+  }
+  if (const Node* n = reader.optional(node, path, "ncclProfiler")) {
+    reader.boolean(*n, join_path(path, "ncclProfiler"), &out->nccl_profiler);
   }
 }
 
@@ -145,9 +176,9 @@ void parse_fault_tolerance(const Node& node, const std::string& path, FieldReade
                            FaultTolerance* out) {
   static const std::vector<std::string> kNested = {
       "restart.enabled", "restart.maxRestarts", "restart.backoff", "hang.enabled",
-      "hang.interval",   "hang.exitInterval",   "hang.dumpCommand",
+      "hang.interval",   "hang.exitInterval",   "hang.dumpCommand", "hang.adaptive",
       "diagnosis.action", "diagnosis.hangAfter", "diagnosis.slowFactor",
-      "diagnosis.slowWindows", "diagnosis.rttFactor"};
+      "diagnosis.slowWindows", "diagnosis.rttFactor", "diagnosis.ncclProfiler"};
   if (!reader.mapping(node, path, kFaultToleranceKeys, kNested)) return;
   if (const Node* n = reader.optional(node, path, "mode")) {
     reader.enumeration(*n, join_path(path, "mode"), enum_values<FaultToleranceMode>(), &out->mode);

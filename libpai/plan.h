@@ -192,6 +192,13 @@ struct HangDetection {
   /// Command run to dump stacks of a hung process group ({pid} and {pgid} substituted);
   /// empty = send SIGQUIT then SIGUSR1 to the group.
   std::string dump_command;
+  /// Adaptive interval (`hang.adaptive`): once a rank has reported `adaptive_warmup_steps`
+  /// steps through its telemetry, silence longer than max(adaptive_floor_seconds,
+  /// adaptive_factor x the p99 step time) is a hang, never longer than interval_seconds.
+  /// adaptive_factor 0 = off.
+  double adaptive_factor = 0;
+  std::int64_t adaptive_floor_seconds = 300;
+  int adaptive_warmup_steps = 20;
 };
 
 /// Naming the slow or hung rank from the ranks' telemetry (design §12).
@@ -208,6 +215,9 @@ struct DiagnosisPolicy {
   /// A node whose ranks' TCP round-trip time is at least this many times the other nodes' is
   /// the slow link.
   double rtt_factor = 3;
+  /// Ranks get NCCL_PROFILER_PLUGIN pointing at pai's NCCL profiler plugin, which records
+  /// NCCL's collectives in the telemetry ring (for NCCL jobs without the SDK).
+  bool nccl_profiler = false;
 };
 
 struct FaultTolerance {

@@ -114,6 +114,7 @@ void write(JsonWriter& w, const FaultTolerance& f) {
   w.member("action", to_string(f.diagnosis.action));
   w.member("enabled", f.diagnosis.enabled);
   w.member("hangSeconds", f.diagnosis.hang_seconds);
+  w.member("ncclProfiler", f.diagnosis.nccl_profiler);
   w.member("rttFactor", f.diagnosis.rtt_factor);
   w.member("slowFactor", f.diagnosis.slow_factor);
   w.member("slowWindows", f.diagnosis.slow_windows);
@@ -121,6 +122,9 @@ void write(JsonWriter& w, const FaultTolerance& f) {
   w.member("gracePeriodSeconds", f.grace_period_seconds);
   w.key("hang");
   w.begin_object();
+  w.member("adaptiveFactor", f.hang.adaptive_factor);
+  w.member("adaptiveFloorSeconds", f.hang.adaptive_floor_seconds);
+  w.member("adaptiveWarmupSteps", f.hang.adaptive_warmup_steps);
   w.member("dumpCommand", f.hang.dump_command);
   w.member("enabled", f.hang.enabled);
   w.member("exitIntervalSeconds", f.hang.exit_interval_seconds);
@@ -369,11 +373,15 @@ FaultTolerance read_fault_tolerance(const JsonFields& f) {
   ft.hang.interval_seconds = hang.seconds("intervalSeconds");
   ft.hang.exit_interval_seconds = hang.seconds("exitIntervalSeconds");
   ft.hang.dump_command = hang.string("dumpCommand");
+  ft.hang.adaptive_factor = hang.number("adaptiveFactor");
+  ft.hang.adaptive_floor_seconds = hang.seconds("adaptiveFloorSeconds");
+  ft.hang.adaptive_warmup_steps = hang.integer("adaptiveWarmupSteps", 1);
   hang.reject_unknown();
   JsonFields diagnosis = f.object("diagnosis");
   ft.diagnosis.action = diagnosis.enumeration("action", enum_values<DiagnosisAction>());
   ft.diagnosis.enabled = diagnosis.boolean("enabled");
   ft.diagnosis.hang_seconds = diagnosis.seconds("hangSeconds");
+  ft.diagnosis.nccl_profiler = diagnosis.boolean("ncclProfiler");
   ft.diagnosis.rtt_factor = diagnosis.number("rttFactor");
   ft.diagnosis.slow_factor = diagnosis.number("slowFactor");
   ft.diagnosis.slow_windows = diagnosis.integer("slowWindows", 1);

@@ -78,6 +78,55 @@ TEST_CASE("parse_fault_tolerance rejects diagnosis factors that never fire") {
   CHECK(ft.diagnosis.slow_factor == 1.2);
 }
 
+TEST_CASE("parse_fault_tolerance reads the adaptive hang interval and the NCCL profiler switch") {
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  FaultTolerance ft;
+  CHECK(ft.hang.adaptive_factor == 0);  // off unless asked
+  CHECK_FALSE(ft.diagnosis.nccl_profiler);
+  parse_fault_tolerance(load_yaml("job.yaml",
+                                  "hang: {adaptive: {floor: 2m, warmupSteps: 50}}\n"
+                                  "diagnosis: {ncclProfiler: true}\n")
+                            .root,
+                        "faultTolerance", reader, &ft);
+  CHECK(diags.all().empty());
+  CHECK(ft.hang.adaptive_factor == 10);
+  CHECK(ft.hang.adaptive_floor_seconds == 120);
+  CHECK(ft.hang.adaptive_warmup_steps == 50);
+  CHECK(ft.hang.interval_seconds == 1800);
+  CHECK(ft.diagnosis.nccl_profiler);
+}
+
+TEST_CASE("parse_fault_tolerance refuses adaptive hang settings that cannot work") {
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  FaultTolerance ft;
+  parse_fault_tolerance(
+      load_yaml("job.yaml", "hang: {adaptive: {factor: 0.5, floor: 0s, warmupSteps: 0, k: 1}}\n")
+          .root,
+      "faultTolerance", reader, &ft);
+  REQUIRE(diags.all().size() == 4);
+  CHECK(diags.all()[0].path == "faultTolerance.hang.adaptive");
+  CHECK(diags.all()[0].message.find("unknown key \"k\"") != std::string::npos);
+  CHECK(diags.all()[1].path == "faultTolerance.hang.adaptive.factor");
+  CHECK(diags.all()[2].path == "faultTolerance.hang.adaptive.floor");
+  CHECK(diags.all()[3].path == "faultTolerance.hang.adaptive.warmupSteps");
+}
+
+TEST_CASE("parse_fault_tolerance turns the adaptive interval off with enabled: false") {
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  FaultTolerance ft;
+  parse_fault_tolerance(
+      load_yaml("job.yaml", "hang: {adaptive: {enabled: false, factor: 4}}\n").root,
+      "faultTolerance", reader, &ft);
+  CHECK(diags.all().empty());
+  CHECK(ft.hang.adaptive_factor == 0);
+}
+
 TEST_CASE("parse_sanity_check reads custom checks with parameters and defaults") {
   Diagnostics diags;
   std::map<std::string, Location> locations;
