@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The README's demo command: installs what is missing, builds, compiles every example,
-# shows the artifacts of the local demo job and runs it under pai-launch on this machine.
+# The README's demo command: installs what is missing, builds the two programs (not the
+# tests: scripts/test.sh builds everything), compiles every example, shows the artifacts of
+# the local demo job and runs it under pai-launch on this machine. pai-compile is built and
+# used before pai-launch is built, so the first output comes after half the build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/deps.sh"
-bash "$root/scripts/build.sh"
+TARGETS=pai-compile bash "$root/scripts/build.sh"
 build=${BUILD_DIR:-$root/build}
 out=${OUT_DIR:-$root/out}
 compile=$build/compiler/pai-compile
@@ -24,6 +26,10 @@ echo "== artifacts of examples/cluster-demo.yaml ($out/cluster-demo)"
 echo
 echo "-- env/worker-1.sh (head)"
 head -n 16 "$out/cluster-demo/env/worker-1.sh"
+
+echo
+echo "== building pai-launch"
+TARGETS=pai-launch bash "$root/scripts/build.sh"
 
 echo
 echo "== pai-launch: a 3-node job and a spare on this machine (node-N on 127.0.0.N)"
