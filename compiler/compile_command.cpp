@@ -91,12 +91,16 @@ void add_sources(const Diagnostics& diags, std::map<std::string, std::string>& s
   }
 }
 
-// JSON is for programs, so it is the command's output (stdout), `[]` included; text is
-// for people, next to other messages on stderr.
-void print_diagnostics(const Diagnostics& diags, bool json,
+// JSON and SARIF are for programs, so they are the command's output (stdout), empty ones
+// included; text is for people, next to other messages on stderr.
+void print_diagnostics(const Diagnostics& diags, DiagnosticsFormat format,
                        std::map<std::string, std::string>& sources) {
-  if (json) {
+  if (format == DiagnosticsFormat::Json) {
     std::cout << diags.render_json();
+    return;
+  }
+  if (format == DiagnosticsFormat::Sarif) {
+    std::cout << diags.render_sarif("pai-compile", PAI_VERSION);
     return;
   }
   add_sources(diags, sources);
@@ -161,7 +165,7 @@ int compile(const CompileOptions& options) {
     }
   } catch (const LoadError& e) {
     diags.add(e.diagnostic);
-    print_diagnostics(diags, options.json_diagnostics, sources);
+    print_diagnostics(diags, options.format, sources);
     return 1;
   }
   // An OpenPAI job file becomes the equivalent pai/v1 spec; what cannot be translated
@@ -169,7 +173,7 @@ int compile(const CompileOptions& options) {
   if (is_openpai_protocol(doc)) {
     doc = translate_openpai(doc, diags);
     if (diags.has_errors()) {
-      print_diagnostics(diags, options.json_diagnostics, sources);
+      print_diagnostics(diags, options.format, sources);
       return 1;
     }
   }
@@ -204,20 +208,21 @@ int compile(const CompileOptions& options) {
   // A broken inventory would only add follow-on errors about hosts.
   if (inventory_ok) check_spec(spec, diags);
   if (diags.has_errors()) {
-    print_diagnostics(diags, options.json_diagnostics, sources);
+    print_diagnostics(diags, options.format, sources);
     return 1;
   }
   Plan plan = make_plan(spec, diags);
   if (options.target == Target::K8s && !diags.has_errors()) {
     check_for_k8s(plan, Location{options.spec, 0, 0}, diags);
   }
-  if (options.json_diagnostics || !diags.all().empty()) {
-    print_diagnostics(diags, options.json_diagnostics, sources);
+  if (options.format != DiagnosticsFormat::Text || !diags.all().empty()) {
+    print_diagnostics(diags, options.format, sources);
   }
   if (diags.has_errors()) return 1;
 
-  // With JSON diagnostics stdout holds the JSON array alone; the summary goes to stderr.
-  std::ostream& summary = options.json_diagnostics ? std::cerr : std::cout;
+  // With JSON or SARIF diagnostics stdout holds that document alone; the summary goes to
+  // stderr.
+  std::ostream& summary = options.format == DiagnosticsFormat::Text ? std::cout : std::cerr;
   if (options.check_only) {
     summary << options.spec << ": ok (" << plan_summary(plan) << ")\n";
     return 0;

@@ -17,12 +17,19 @@ enum class Target {
   Slurm,  ///< hosts from the allocation, plus job.sbatch (slurm_script.h)
 };
 
+/// How diagnostics are reported (--format).
+enum class DiagnosticsFormat {
+  Text,   ///< for people, on stderr
+  Json,   ///< a JSON array on stdout (Diagnostics::render_json)
+  Sarif,  ///< a SARIF 2.1.0 log on stdout, for CI code scanning
+};
+
 struct CompileOptions {
   std::string spec;          ///< job.yaml / job.jsonnet / job.json
   std::string out_dir;       ///< -o
   bool force = false;        ///< --force: -o into a non-empty folder pai-compile did not write
   bool check_only = false;   ///< --check
-  bool json_diagnostics = false;  ///< --format json
+  DiagnosticsFormat format = DiagnosticsFormat::Text;  ///< --format
   std::string hosts_file;    ///< --hosts
   std::string token_file;    ///< --token-file
   HostfileStyle hostfile_style = HostfileStyle::OpenMpi;  ///< --hostfile-style
@@ -31,8 +38,8 @@ struct CompileOptions {
 };
 
 /// Loads, validates, plans and renders. Text diagnostics and usage errors go to stderr.
-/// With `json_diagnostics` stdout holds only the JSON array of diagnostics (`[]` when
-/// there are none; nothing on exit 2) and the summary lines go to stderr.
+/// With JSON or SARIF diagnostics stdout holds only their document (`[]` or a run without
+/// results when there are none; nothing on exit 2) and the summary lines go to stderr.
 /// Returns the exit code: 0 ok, 1 invalid spec, 2 usage or I/O error (a refused output folder
 /// included).
 int run_compile(const CompileOptions& options);

@@ -1,7 +1,9 @@
 #include "compiler/diagnostics.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "libpai/utf8.h"
@@ -20,6 +22,30 @@ const char* severity_name(Severity s) {
       return "note";
   }
   return "error";
+}
+
+// 1-based (line, column) of a finding as tools expect them: a finding about the whole file
+// points at its start, one about a line at that line's start.
+std::pair<int, int> position(const Diagnostic& d) {
+  const bool located = d.loc.line > 0;
+  return {located ? d.loc.line : 1, located && d.loc.column > 0 ? d.loc.column : 1};
+}
+
+// A file path as a URI reference: unreserved characters and '/' as they are, the rest
+// percent-encoded.
+std::string uri_reference(const std::string& path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) != 0 || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
 }
 
 std::vector<const Diagnostic*> sorted(const std::vector<Diagnostic>& list) {
@@ -159,18 +185,52 @@ std::string Diagnostics::render_text(const std::map<std::string, std::string>& s
 std::string Diagnostics::render_json() const {
   nlohmann::json array = nlohmann::json::array();
   for (const Diagnostic* d : sorted(list_)) {
-    // Tools reading this (editors, CI annotations) expect 1-based positions: a finding
-    // about the whole file points at its start, one about a line at that line's start.
-    const bool located = d->loc.line > 0;
+    const auto [line, column] = position(*d);
     array.push_back({{"file", d->loc.file},
-                     {"line", located ? d->loc.line : 1},
-                     {"column", located && d->loc.column > 0 ? d->loc.column : 1},
+                     {"line", line},
+                     {"column", column},
                      {"path", d->path},
                      {"severity", severity_name(d->severity)},
                      {"message", d->message}});
   }
   // Messages may quote bytes from a non-UTF-8 file; replace them rather than throw.
   return array.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string Diagnostics::render_sarif(const std::string& tool, const std::string& version) const {
+  nlohmann::json rules = nlohmann::json::array();
+  for (Severity s : {Severity::Error, Severity::Warning, Severity::Note}) {
+    const std::string name = severity_name(s);
+    rules.push_back({{"id", tool + "/" + name},
+                     {"shortDescription", {{"text", "job spec " + name}}},
+                     {"defaultConfiguration", {{"level", name}}}});
+  }
+  nlohmann::json results = nlohmann::json::array();
+  for (const Diagnostic* d : sorted(list_)) {
+    const auto [line, column] = position(*d);
+    const std::string level = severity_name(d->severity);
+    nlohmann::json result = {
+        {"ruleId", tool + "/" + level},
+        {"level", level},
+        {"message", {{"text", d->path.empty() ? d->message : d->path + ": " + d->message}}},
+        {"locations",
+         nlohmann::json::array(
+             {{{"physicalLocation",
+                {{"artifactLocation", {{"uri", uri_reference(d->loc.file)}}},
+                 {"region", {{"startLine", line}, {"startColumn", column}}}}}}})}};
+    if (!d->path.empty()) result["properties"] = {{"path", d->path}};
+    results.push_back(std::move(result));
+  }
+  const nlohmann::json log = {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs", nlohmann::json::array({{{"tool",
+                                        {{"driver",
+                                          {{"name", tool},
+                                           {"version", version},
+                                           {"rules", std::move(rules)}}}}},
+                                       {"results", std::move(results)}}})}};
+  return log.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace pai

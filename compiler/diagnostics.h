@@ -44,6 +44,12 @@ class Diagnostics {
   /// file) gets line 1 and column 1, one with a line but no column gets column 1.
   std::string render_json() const;
 
+  /// As a SARIF 2.1.0 log (for CI code scanning: GitHub, GitLab) of one run of `tool`
+  /// version `version`: one result per finding, same order and positions as render_json(),
+  /// ruleId "pai-compile/<severity>", the field path in the result's properties. The files
+  /// are URI references as given (relative paths stay relative), percent-encoded.
+  std::string render_sarif(const std::string& tool, const std::string& version) const;
+
  private:
   std::vector<Diagnostic> list_;
   int errors_ = 0;

@@ -45,9 +45,14 @@ int main(int argc, char** argv) {
   app.add_flag("--force", options.force,
                "write into a non-empty -o folder that pai-compile did not write");
   app.add_flag("--check", options.check_only, "validate only: render nothing, exit 0 or 1");
+  const std::map<std::string, pai::DiagnosticsFormat> formats = {
+      {"text", pai::DiagnosticsFormat::Text},
+      {"json", pai::DiagnosticsFormat::Json},
+      {"sarif", pai::DiagnosticsFormat::Sarif}};
   std::string format = "text";
-  app.add_option("--format", format, "diagnostics format")
-      ->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--format", format,
+                 "diagnostics: text (stderr), json or sarif (stdout, for CI code scanning)")
+      ->check(CLI::IsMember({"text", "json", "sarif"}));
   app.add_option("--hosts", options.hosts_file,
                  "inventory (YAML list or MPI hostfile) replacing the spec's hosts");
   app.add_option("--token-file", options.token_file, "reuse this job token instead of a new one");
@@ -95,6 +100,6 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
-  options.json_diagnostics = format == "json";
+  options.format = formats.at(format);
   return pai::run_compile(options);
 }

@@ -11,6 +11,7 @@
 #include "support/temp_dir.h"
 
 using pai::CompileOptions;
+using pai::DiagnosticsFormat;
 using pai::run_compile;
 using pai::testing::slurp;
 using pai::testing::spit;
@@ -140,7 +141,7 @@ TEST_CASE("JSON diagnostics print diagnostics as a JSON array") {
   CompileOptions options;
   options.spec = dir / "job.yaml";
   options.check_only = true;
-  options.json_diagnostics = true;
+  options.format = DiagnosticsFormat::Json;
   const Result r = compile(options);
   CHECK(r.code == 1);
   CHECK(r.err.empty());
@@ -160,7 +161,7 @@ TEST_CASE("JSON diagnostics of a clean spec are [] on stdout - the summary on st
   spit(dir / "job.yaml", kSpec);
   CompileOptions options;
   options.spec = dir / "job.yaml";
-  options.json_diagnostics = true;
+  options.format = DiagnosticsFormat::Json;
   SECTION("--check") {
     options.check_only = true;
     const Result r = compile(options);
@@ -186,7 +187,7 @@ TEST_CASE("JSON diagnostics put a whole-file error at line 1") {
   options.spec = dir / "job.yaml";
   options.hosts_file = dir / "hosts.txt";
   options.check_only = true;
-  options.json_diagnostics = true;
+  options.format = DiagnosticsFormat::Json;
   const Result r = compile(options);
   CHECK(r.code == 1);
   const auto json = nlohmann::json::parse(r.out);
@@ -202,7 +203,7 @@ TEST_CASE("a load error is a located diagnostic with exit 1") {
   CompileOptions options;
   options.spec = dir / "job.yaml";
   options.check_only = true;
-  options.json_diagnostics = true;
+  options.format = DiagnosticsFormat::Json;
   const Result r = compile(options);
   CHECK(r.code == 1);
   CHECK(r.err.empty());
@@ -458,4 +459,31 @@ TEST_CASE("a Jsonnet spec compiles with its template path") {
   CHECK(r.err.empty());
   CHECK(r.code == 0);
   CHECK(r.out.find("from-jsonnet: 1 role") != std::string::npos);
+}
+
+TEST_CASE("SARIF diagnostics go to stdout for code scanning - the summary to stderr") {
+  TempDir dir;
+  spit(dir / "job.yaml", "apiVersion: pai/v1\nkind: Job\nname: demo\nhosts: [a]\n"
+                         "roles:\n  worker: {command: x, nprocPerNod: 2}\n");
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.check_only = true;
+  options.format = DiagnosticsFormat::Sarif;
+  Result r = compile(options);
+  CHECK(r.code == 1);
+  CHECK(r.err.empty());
+  auto log = nlohmann::json::parse(r.out);
+  REQUIRE(log["runs"][0]["results"].size() == 1);
+  const auto& result = log["runs"][0]["results"][0];
+  CHECK(result["level"] == "error");
+  CHECK(result["locations"][0]["physicalLocation"]["region"]["startLine"] == 6);
+  CHECK(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] ==
+        dir / "job.yaml");
+
+  spit(dir / "job.yaml", kSpec);
+  r = compile(options);
+  CHECK(r.code == 0);
+  log = nlohmann::json::parse(r.out);
+  CHECK(log["runs"][0]["results"].empty());
+  CHECK(r.err.find(": ok (demo: 1 role") != std::string::npos);
 }

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 
 using pai::Diagnostics;
 using pai::Location;
@@ -178,4 +180,47 @@ TEST_CASE("render_text shows a long line's start when the caret is near it") {
         "    1 | name: " + std::string(94, 'a') + "...\n"
         "      |       ^\n"
         "1 error\n");
+}
+
+TEST_CASE("render_sarif gives a SARIF 2.1.0 run - one result per finding, located") {
+  Diagnostics diags;
+  diags.error(Location{"jobs/my job.yaml", 4, 16}, "roles.worker.instances", "bad \"two\"");
+  diags.warning(Location{"jobs/my job.yaml", 0, 0}, "", "whole file");
+  const auto log = nlohmann::json::parse(diags.render_sarif("pai-compile", "1.2.3"));
+  CHECK(log["version"] == "2.1.0");
+  CHECK(log["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json");
+  REQUIRE(log["runs"].size() == 1);
+  const auto& run = log["runs"][0];
+  CHECK(run["tool"]["driver"]["name"] == "pai-compile");
+  CHECK(run["tool"]["driver"]["version"] == "1.2.3");
+  std::set<std::string> rules;
+  for (const auto& rule : run["tool"]["driver"]["rules"]) rules.insert(rule["id"]);
+  CHECK(rules == std::set<std::string>{"pai-compile/error", "pai-compile/warning",
+                                       "pai-compile/note"});
+  REQUIRE(run["results"].size() == 2);
+  const auto& whole = run["results"][0];  // sorted: line 0 first
+  CHECK(whole["ruleId"] == "pai-compile/warning");
+  CHECK(whole["level"] == "warning");
+  CHECK(whole["message"]["text"] == "whole file");
+  CHECK_FALSE(whole.contains("properties"));
+  const auto& region = whole["locations"][0]["physicalLocation"]["region"];
+  CHECK(region["startLine"] == 1);
+  CHECK(region["startColumn"] == 1);
+  const auto& error = run["results"][1];
+  CHECK(error["ruleId"] == "pai-compile/error");
+  CHECK(error["level"] == "error");
+  CHECK(error["message"]["text"] == "roles.worker.instances: bad \"two\"");
+  CHECK(error["properties"]["path"] == "roles.worker.instances");
+  const auto& where = error["locations"][0]["physicalLocation"];
+  CHECK(where["artifactLocation"]["uri"] == "jobs/my%20job.yaml");
+  CHECK(where["region"]["startLine"] == 4);
+  CHECK(where["region"]["startColumn"] == 16);
+  // Every rule a result names is declared.
+  for (const auto& result : run["results"]) CHECK(rules.contains(result["ruleId"]));
+}
+
+TEST_CASE("render_sarif of nothing is a run without results") {
+  Diagnostics diags;
+  const auto log = nlohmann::json::parse(diags.render_sarif("pai-compile", "1"));
+  CHECK(log["runs"][0]["results"] == nlohmann::json::array());
 }
