@@ -80,6 +80,9 @@ struct CoordinatorServer::Impl final : SessionListener {
   // Connections still handshaking hold a slot; authenticated and closing ones do not.
   HandshakeSlots handshake_slots;
   RefusalSummary refusals;
+  // Connections closed before sending anything: port probes (every node's network check,
+  // load balancers, scanners), not attempts that failed. Journaled apart, never shown.
+  RefusalSummary probes{"port-probes"};
   std::optional<Clock::time_point> machine_wake;
   std::optional<Clock::time_point> watch_wake;
   bool finishing = false;
@@ -200,8 +203,9 @@ void CoordinatorServer::Impl::on_accept(const error_code& ec, tcp::socket socket
 
 void CoordinatorServer::Impl::refuse(const std::string& address, const std::string& reason,
                                      Clock::time_point now, bool shown) {
-  for (const Record& record : refusals.refused(address, reason, now, shown)) emit(record);
-  if (auto due = refusals.next_due()) arm_watch(*due);
+  RefusalSummary& summary = shown ? refusals : probes;
+  for (const Record& record : summary.refused(address, reason, now, shown)) emit(record);
+  if (auto due = summary.next_due()) arm_watch(*due);
 }
 
 void CoordinatorServer::Impl::evict(const HandshakeSlots::Eviction& eviction,
@@ -300,6 +304,7 @@ void CoordinatorServer::Impl::arm_watch(Clock::time_point when) {
 void CoordinatorServer::Impl::watch() {
   auto now = Clock::now();
   for (const Record& record : refusals.due(now)) emit(record);
+  for (const Record& record : probes.due(now)) emit(record);
   std::vector<std::shared_ptr<Session>> late_handshakes;
   std::vector<int> silent;
   std::optional<Clock::time_point> next;
@@ -357,6 +362,7 @@ void CoordinatorServer::Impl::watch() {
     lose(it->second, why);
   }
   if (auto due = refusals.next_due()) consider(*due);
+  if (auto due = probes.next_due()) consider(*due);
   if (next) arm_watch(*next);
 }
 
@@ -453,8 +459,8 @@ void CoordinatorServer::Impl::failed(Session& session, const std::string& reason
     // Every connection that never authenticated is a refusal, whatever ended it: a wrong
     // token shows up here as a client hanging up on the server's proof. They are counted,
     // not journaled one by one: a flood of them is one record per address and second. One
-    // closed before saying anything is journaled but not shown: every node's network check
-    // probes the coordinator's port that way.
+    // closed before saying anything is a port probe (every node's network check probes the
+    // coordinator's port that way): counted apart as "port-probes", not shown.
     handshake_slots.release(session.id());
     refuse(session.address(), reason, Clock::now(), !session.silent());
   } else if (protocol_error) {

@@ -56,7 +56,7 @@ std::vector<Record> RefusalSummary::due(Clock::time_point now) {
       fields["address"] = address;
       from = " from " + address;
     }
-    records.push_back(Record{"connections-refused", std::move(fields),
+    records.push_back(Record{event_, std::move(fields),
                              count.shown
                                  ? "refused " + connections(count.count) + from + ": " + reason
                                  : std::string()});
@@ -68,7 +68,7 @@ std::vector<Record> RefusalSummary::due(Clock::time_point now) {
     rest_shown = rest_shown || entries[i]->second.shown;
   }
   if (rest > 0) {
-    records.push_back(Record{"connections-refused", Json{{"count", rest}},
+    records.push_back(Record{event_, Json{{"count", rest}},
                              rest_shown ? "refused " + std::to_string(rest) + " more connection" +
                                               (rest == 1 ? "" : "s") +
                                               " from other addresses or for other reasons"

@@ -367,6 +367,17 @@ TEST_CASE("a client that sends more than 16 KiB before it is welcomed is dropped
   CHECK(record->fields.at("reason") == "handshake over 16384 bytes");
 }
 
+TEST_CASE("a connection closed before sending anything is a port probe - not a refusal") {
+  Journal journal;
+  CoordinatorServer server(loopback_plan(), server_options(journal));
+  { RawConnection probe(server.port(), "127.0.0.6"); }  // a network check: connect, close
+  auto record = journal.wait_for("port-probes", from_address("127.0.0.6"));
+  REQUIRE(record);
+  CHECK(record->fields.at("reason") == "closed before sending anything");
+  CHECK(record->fields.at("count") == 1);
+  CHECK(journal.all("connections-refused").empty());
+}
+
 TEST_CASE("a handshake that does not finish in time is rejected") {
   Journal journal;
   auto options = server_options(journal);
