@@ -43,13 +43,14 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 load_average() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# compile_cluster NAME NODES BASE PORT COMMAND [EXTRA_YAML]: compiles a job of NODES nodes
+# compile_cluster NAME NODES BASE PORT COMMAND [EXTRA_YAML [ROLE_YAML]]: compiles a job of NODES nodes
 # node-1..node-NODES, node-K at 127.50.(BASE + (K-1)/250).((K-1)%250 + 1), one instance of
 # one process on
 # each, sanity checks off, ports PORT..PORT+99 (the coordinator gets PORT), into $WORK/NAME;
-# prints the plan's path. COMMAND runs with /bin/sh -c.
+# prints the plan's path. COMMAND runs with /bin/sh -c. EXTRA_YAML is added at the top
+# level, ROLE_YAML (one line, e.g. "nprocPerNode: 2") to the role.
 compile_cluster() {
-  local name=$1 nodes=$2 base=$3 port=$4 command=$5 extra=${6:-}
+  local name=$1 nodes=$2 base=$3 port=$4 command=$5 extra=${6:-} role=${7:-}
   {
     cat <<SPEC
 apiVersion: pai/v1
@@ -60,6 +61,7 @@ sanityCheck: {enabled: false}
 roles:
   worker:
     instances: $nodes
+    $role
     command: |
 $(printf '%s\n' "$command" | sed 's/^/      /')
 $extra

@@ -1,7 +1,9 @@
 """A 2-node x 2-rank gloo DDP job whose collectives and steps are recorded in pai's telemetry
 rings (pai.telemetry), for the coordinator's diagnosis (design §12).
 
-Run by tests/launcher/multi_node/diagnosis_job_test.cpp; SCENARIO picks what it does:
+Run by tests/launcher/multi_node/diagnosis_job_test.cpp and bench/diagnosis.sh; SCENARIO picks
+what it does (STEPS overrides its number of steps; with FAULT_STAMP set, the faulty rank writes
+the wall-clock time its fault began there, for the benchmark's detection latency):
   healthy  300 short steps on every rank.
   slow     rank 3 computes 50% longer per step than the others (a sleep in its step).
   hang     in the first attempt rank 1 blocks at step 10 outside any collective (a sleep),
@@ -27,14 +29,25 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 assert telemetry.instrument(model), "no telemetry ring: PAI_TELEMETRY_FILE is not set"
 ring = telemetry.ring()
 
-steps = {"healthy": 300, "slow": 100, "hang": 30}[scenario]
+steps = int(os.environ.get("STEPS", {"healthy": 300, "slow": 100, "hang": 30}[scenario]))
 compute = 0.01 if scenario == "healthy" else 0.2
 if scenario == "slow" and rank == 3:
-    compute *= 1.5
+    compute *= float(os.environ.get("SLOWDOWN", "1.5"))
+
+
+def fault_began():
+    if os.environ.get("FAULT_STAMP"):
+        with open(os.environ["FAULT_STAMP"], "w") as stamp:
+            stamp.write("%d\n" % int(time.time() * 1000))
+
+
+if scenario == "slow" and rank == 3:
+    fault_began()
 
 for step in range(steps):
     ring.step_begin(step)
     if scenario == "hang" and attempt == 0 and rank == 1 and step == 10:
+        fault_began()
         time.sleep(600)
     time.sleep(compute)  # the step's computation, outside collectives
     loss = model(torch.randn(8, 16)).pow(2).mean()
