@@ -1,6 +1,7 @@
 #include "launcher/commands/command_line.h"
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -120,6 +121,16 @@ std::vector<std::pair<CLI::App*, ControlVerb>> add_controls(CLI::App& app,
   auto* status =
       add_control(app, "status", "show the nodes, ranks, states and restarts of a job", control);
   status->add_flag("--json", control.json, "print the coordinator's status message as JSON");
+  status->add_flag("--watch,-w", control.watch,
+                   "ask again every --interval until the job ends; a terminal is redrawn in place");
+  status
+      ->add_option_function<double>(
+          "--interval",
+          [&control](double seconds) {
+            control.watch_interval = std::chrono::milliseconds(std::llround(seconds * 1000));
+          },
+          "seconds between answers with --watch (0.1 to 3600; default 2)")
+      ->check(CLI::Range(0.1, 3600.0));
   auto* stop = add_control(app, "stop", "pause a job: stop every instance", control);
   auto* start = add_control(app, "start", "resume a job stopped by stop", control);
   auto* cancel = add_control(

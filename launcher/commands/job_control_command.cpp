@@ -3,11 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
+#include <sstream>
+#include <thread>
 #include <map>
 #include <memory>
 #include <optional>
 #include <utility>
 
+#include "launcher/commands/screen_frame.h"
 #include "launcher/commands/status_table.h"
 #include "launcher/logs/log_merge.h"
 #include "launcher/logs/log_relay.h"
@@ -35,11 +39,46 @@ class ControlSession {
       : options_(options), client_(client), endpoint_(std::move(endpoint)) {}
 
   int status() {
-    send(net::StatusRequest{});
-    const auto answer = expect<net::StatusReply>(options_.reply_timeout);
-    write_all(options_.out_fd,
-              options_.json ? net::to_json(answer).dump(2) + "\n" : render_status_table(answer));
+    if (options_.watch) return watch_status();
+    const auto answer = ask_status();
+    write_all(options_.out_fd, render(answer));
     return 0;
+  }
+
+  // status --watch: an answer every interval until the job is finished; when the coordinator
+  // goes away after the first answer (its job ended), the last one stays on the screen.
+  int watch_status() {
+    const bool tty = ::isatty(options_.out_fd) == 1;
+    const auto every = std::chrono::duration<double>(options_.watch_interval).count();
+    for (bool first = true;; first = false) {
+      std::optional<net::StatusReply> answer;
+      try {
+        answer = ask_status();
+      } catch (const net::ConnectionError&) {
+        if (first) throw;
+        write_all(options_.out_fd, "the coordinator closed the connection: the job ended\n");
+        return 0;
+      }
+      char clock[16] = "";
+      const std::time_t now = std::time(nullptr);
+      std::tm local{};
+      if (::localtime_r(&now, &local) != nullptr) std::strftime(clock, sizeof clock, "%H:%M:%S", &local);
+      std::ostringstream header;
+      header << "every " << every << "s: pai-launch status  " << clock << "\n\n";
+      const std::string frame = header.str() + render(*answer);
+      write_all(options_.out_fd, tty ? in_place_frame(frame) : frame + "\n");
+      if (answer->phase == "finished") return 0;
+      std::this_thread::sleep_for(options_.watch_interval);
+    }
+  }
+
+  net::StatusReply ask_status() {
+    send(net::StatusRequest{});
+    return expect<net::StatusReply>(options_.reply_timeout);
+  }
+
+  std::string render(const net::StatusReply& answer) const {
+    return options_.json ? net::to_json(answer).dump(2) + "\n" : render_status_table(answer);
   }
 
   // stop, start, cancel and kill: one request, answered `ok` or `error`.

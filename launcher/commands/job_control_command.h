@@ -22,6 +22,10 @@ struct JobControlOptions {
   ControlVerb verb = ControlVerb::Status;
   JobLocator locator;  ///< which job (--plan | --coordinator/--token-file/--job | env)
   bool json = false;   ///< status --json: the coordinator's status message as JSON
+  /// status --watch: ask again every `watch_interval` until the job ends or the command is
+  /// interrupted; on a terminal each answer is redrawn in place
+  bool watch = false;
+  std::chrono::milliseconds watch_interval{std::chrono::seconds(2)};
   std::vector<std::string> command;  ///< run: the command run on every node
   std::string instance;              ///< kill: "role-i"
   bool follow = false;               ///< logs --follow

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -268,6 +269,73 @@ TEST_CASE("pai-launch cancel ends every node of the job with 143 - nothing resta
   CHECK(cancel.code == 0);
   CHECK(cancel.out == "cancelling the job\n");
   expect_cancelled(cluster, 143, "cancel-e2e");
+}
+
+// Runs `command` in a detached tmux session of its own (a real terminal, 120x40); the
+// session ends with the test.
+class TmuxSession {
+ public:
+  explicit TmuxSession(const std::string& command) {
+    REQUIRE(command.find('\'') == std::string::npos);
+    REQUIRE(std::system(("tmux -L " + socket_ + " new-session -d -s watch -x 120 -y 40 '" +
+                         command + "'")
+                            .c_str()) == 0);
+  }
+  ~TmuxSession() { std::system(("tmux -L " + socket_ + " kill-server 2>/dev/null").c_str()); }
+  // The visible screen, as text.
+  std::string screen() const {
+    TempDir dir;
+    const std::string file = dir / "screen";
+    if (std::system(("tmux -L " + socket_ + " capture-pane -p -t watch > " + file).c_str()) != 0)
+      return "";
+    return pai::testing::slurp(file);
+  }
+
+ private:
+  std::string socket_ = "pai-test-" + std::to_string(::getpid());
+};
+
+TEST_CASE("status --watch redraws the table in place on a terminal until the job ends") {
+  if (std::system("command -v tmux > /dev/null") != 0) {
+    WARN("tmux is not installed: the terminal could not be checked");
+    return;
+  }
+  TempDir scratch;
+  pai::Plan plan = pai::testing::cluster_plan(
+      "watch-e2e", 123, 2, 0,
+      "while [ ! -e " + scratch / "finish" + " ]; do sleep 0.05; done\n");
+  pai::testing::Cluster cluster(plan);
+  start_running(cluster);
+  // The exit code is kept on the screen after the command ends.
+  TmuxSession tmux(pai::testing::kLauncher + " status --watch --interval 0.2 --plan " +
+                   (cluster.dir() / "plan.json") + "; echo \"watch exited $?\"; sleep 60");
+  std::string first;
+  REQUIRE(eventually([&] {
+    first = tmux.screen();
+    return first.find("node-2  127.123.0.2  worker-1") != std::string::npos;
+  }));
+  INFO(first);
+  CHECK(first.rfind("every 0.2s: pai-launch status  ", 0) == 0);
+  // Refreshed in place: the clock changes, the table is on the screen once.
+  std::string later;
+  CHECK(eventually([&] {
+    later = tmux.screen();
+    return later.substr(0, later.find('\n')) != first.substr(0, first.find('\n'));
+  }, 5));
+  CHECK(pai::testing::count_lines_with(later, "job watch-e2e: running") == 1);
+  CHECK(pai::testing::count_lines_with(later, "NODE    ADDRESS") == 1);
+  // The job ends: the watch shows its last answer and exits 0.
+  pai::testing::spit(scratch / "finish", "");
+  const auto codes = cluster.wait_all(30);
+  for (const auto& [node, code] : codes) CHECK(code == 0);
+  std::string last;
+  CHECK(eventually([&] {
+    last = tmux.screen();
+    return last.find("watch exited") != std::string::npos;
+  }, 10));
+  INFO(last);
+  CHECK(pai::testing::count_lines_with(last, "watch exited 0") == 1);
+  CHECK(pai::testing::count_lines_with(last, "NODE    ADDRESS") == 1);
 }
 
 TEST_CASE("SIGINT to one launcher cancels the whole job - every node exits 130") {
