@@ -12,6 +12,8 @@ packages=(
   python3-torch python3-venv python3-pip
   openmpi-bin libopenmpi-dev
   slurm-wlm munge
+  # `pai-launch status --watch` is tested on a real terminal.
+  tmux
 )
 
 missing=()
