@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "compiler/time_limit.h"
 #include "libpai/placement.h"
 #include "libpai/quantity.h"
 
@@ -136,6 +137,9 @@ class ManifestWriter {
     out_ << YAML::Key << "cleanPodPolicy" << YAML::Value << "Running";
     out_ << YAML::Key << "backoffLimit" << YAML::Value
          << (ft.restart_enabled ? ft.max_restarts : 0);
+    if (const std::int64_t deadline = scheduler_deadline_seconds(plan_); deadline > 0) {
+      out_ << YAML::Key << "activeDeadlineSeconds" << YAML::Value << deadline;
+    }
     out_ << YAML::EndMap;
   }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/time_limit.h"
 #include "libpai/shell_quote.h"
 
 namespace pai {
@@ -98,6 +99,11 @@ std::string render_slurm_script(const Plan& plan, const std::string& out_dir) {
   sbatch_option(out, "job-name", plan.name);
   sbatch_option(out, "nodes", std::to_string(plan.nodes + static_cast<int>(plan.spares.size())));
   sbatch_option(out, "ntasks-per-node", "1");
+  if (const std::int64_t deadline = scheduler_deadline_seconds(plan); deadline > 0) {
+    sbatch_option(out, "time", slurm_time(deadline));
+  }
+  // pai-launch restarts the job itself; a requeue would start it over as a new Slurm job.
+  out += "#SBATCH --no-requeue\n";
   if (r.gpu > 0) sbatch_option(out, "gres", "gpu:" + std::to_string(r.gpu));
   if (cpus > 0) sbatch_option(out, "cpus-per-task", std::to_string(cpus));
   if (r.memory_bytes > 0) {

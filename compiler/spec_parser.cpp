@@ -16,7 +16,7 @@ const std::vector<std::string> kTopKeys = {
     "apiVersion", "kind",   "name",        "description", "image",     "runtime",
     "framework",  "parameters", "hosts",   "spares",      "portRange", "coordinator",
     "masterRole", "fabric", "mounts",      "output",      "roles",     "faultTolerance",
-    "sanityCheck"};
+    "sanityCheck", "timeLimit"};
 const std::vector<std::string> kPortRangeKeys = {"min", "max"};
 const std::vector<std::string> kCoordinatorKeys = {"host", "port"};
 const std::vector<std::string> kFabricKeys = {"type", "interface", "hcas", "gidIndex",
@@ -65,6 +65,9 @@ void SpecParser::parse(const Node& root) {
   if (const Node* n = reader_.optional(root, "", "mounts")) parse_mounts(*n);
   if (const Node* n = reader_.optional(root, "", "output")) {
     reader_.absolute_path(*n, "output", &job.output);
+  }
+  if (const Node* n = reader_.optional(root, "", "timeLimit")) {
+    reader_.duration(*n, "timeLimit", 1, &job.time_limit_seconds);
   }
   const Node* master = reader_.optional(root, "", "masterRole");
   if (const Node* n = reader_.required(root, "", "roles")) parse_roles(*n, master);

@@ -282,6 +282,9 @@ struct Plan {
   int coordinator_port = 0;
   FaultTolerance fault_tolerance;
   SanityCheck sanity_check;
+  /// The job's wall-clock limit from its first start (spec `timeLimit`); the coordinator
+  /// cancels the job when it is reached. 0 = none.
+  std::int64_t time_limit_seconds = 0;
 
   // --- Assigned by place() (placement.h); recomputed when a spare replaces a node. ---
   std::vector<Placement> placements;  ///< roles in order, instances in order

@@ -244,6 +244,7 @@ std::string canonical_plan(const Plan& plan, std::size_t* hash_at) {
   write(w, plan.sanity_check);
   w.key("spares");
   write(w, plan.spares);
+  w.member("timeLimitSeconds", plan.time_limit_seconds);
   w.member("worldSize", plan.world_size);
   w.end_object();
   return out;
@@ -464,6 +465,7 @@ Plan read_plan(const JsonFields& f) {
   plan.coordinator_port = f.integer("coordinatorPort", 0);
   plan.fault_tolerance = read_fault_tolerance(f.object("faultTolerance"));
   plan.sanity_check = read_sanity_check(f.object("sanityCheck"));
+  plan.time_limit_seconds = f.seconds("timeLimitSeconds");
   const json& placements = f.array("placements");
   plan.placements.reserve(placements.size());
   for (std::size_t i = 0; i < placements.size(); ++i) {

@@ -213,3 +213,12 @@ TEST_CASE("a valid plan has no k8s findings") {
   pai::check_for_k8s(make_test_plan(), Location{"job.yaml", 0, 0}, diags);
   CHECK(diags.all().empty());
 }
+
+TEST_CASE("a time limit becomes runPolicy.activeDeadlineSeconds past pai's own stop") {
+  Plan plan = make_test_plan(2, 1);
+  CHECK_FALSE(render(plan)["spec"]["runPolicy"]["activeDeadlineSeconds"]);
+  plan.time_limit_seconds = 600;
+  plan.fault_tolerance.grace_period_seconds = 30;
+  plan.fault_tolerance.checkpoint_wait_seconds = 60;
+  CHECK(render(plan)["spec"]["runPolicy"]["activeDeadlineSeconds"].as<long long>() == 750);
+}

@@ -180,3 +180,14 @@ TEST_CASE("a relative plan folder is found under the folder sbatch was run from"
   CHECK(slurp(dir / "stderr").find("SLURM_SUBMIT_DIR: submit this script with sbatch") !=
         std::string::npos);
 }
+
+TEST_CASE("a time limit becomes --time past pai's own stop - no job is requeued") {
+  Plan plan = make_test_plan(2, 1);
+  CHECK(pai::render_slurm_script(plan, "out").find("--time") == std::string::npos);
+  plan.time_limit_seconds = 2 * 3600;
+  plan.fault_tolerance.grace_period_seconds = 30;
+  plan.fault_tolerance.checkpoint_wait_seconds = 0;
+  const std::string script = pai::render_slurm_script(plan, "out");
+  CHECK(script.find("#SBATCH --time=0-02:02:00\n") != std::string::npos);
+  CHECK(script.find("#SBATCH --no-requeue\n") != std::string::npos);
+}

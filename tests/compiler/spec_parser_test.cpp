@@ -407,3 +407,13 @@ TEST_CASE("apiVersion - kind and a non-mapping root") {
   const auto list = parse("- a\n- b\n");
   CHECK(list->messages() == std::vector<std::string>{"expected a mapping, got a list"});
 }
+
+TEST_CASE("timeLimit is a duration - none by default, zero refused") {
+  CHECK(parse(kMinimal)->spec.job.time_limit_seconds == 0);
+  const auto p = parse(kMinimal + "timeLimit: 270m\n");
+  CHECK(p->diags.all().empty());
+  CHECK(p->spec.job.time_limit_seconds == 4 * 3600 + 1800);
+  const auto zero = parse(kMinimal + "timeLimit: 0s\n");
+  REQUIRE(zero->diags.all().size() == 1);
+  CHECK(zero->diags.all()[0].path == "timeLimit");
+}
