@@ -1,6 +1,7 @@
 #include "launcher/policy/hang_watch.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace pai::launcher {
 
@@ -16,6 +17,44 @@ void HangWatch::start(Clock::time_point now) {
   first_exit_.reset();
   override_ = 0;
   exit_override_ = 0;
+  // A new attempt warms up again (its first steps compile, load, restore).
+  samples_.clear();
+  next_sample_ = 0;
+  steps_by_rank_.clear();
+  adaptive_interval_ = 0;
+}
+
+void HangWatch::set_adaptive(double factor, std::int64_t floor_seconds, int warmup_steps) {
+  adaptive_factor_ = factor;
+  adaptive_floor_ = std::max<std::int64_t>(floor_seconds, 1);
+  warmup_steps_ = std::max(warmup_steps, 1);
+}
+
+void HangWatch::steps_ended(Clock::time_point now, int rank, std::int64_t count,
+                            double mean_seconds) {
+  if (count <= 0) return;
+  activity(now);
+  if (adaptive_factor_ <= 0 || !std::isfinite(mean_seconds) || mean_seconds < 0) return;
+  if (samples_.size() < kMaxSamples) {
+    samples_.push_back(mean_seconds);
+  } else {
+    samples_[next_sample_] = mean_seconds;
+    next_sample_ = (next_sample_ + 1) % kMaxSamples;
+  }
+  std::int64_t& steps = steps_by_rank_[rank];
+  steps = count > INT64_MAX - steps ? INT64_MAX : steps + count;
+  bool warm = false;
+  for (const auto& [r, n] : steps_by_rank_) warm = warm || n >= warmup_steps_;
+  if (!warm) return;
+  // p99 by nearest rank.
+  std::vector<double> sorted = samples_;
+  const std::size_t k = static_cast<std::size_t>(std::ceil(0.99 * sorted.size())) - 1;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k), sorted.end());
+  const double wanted = std::ceil(adaptive_factor_ * sorted[k]);
+  const double ceiling = static_cast<double>(plan_interval_);
+  adaptive_interval_ = static_cast<std::int64_t>(
+      std::max(static_cast<double>(adaptive_floor_), std::min(wanted, ceiling)));
+  adaptive_interval_ = std::min(adaptive_interval_, plan_interval_);
 }
 
 void HangWatch::stop() { running_ = false; }
@@ -35,7 +74,8 @@ void HangWatch::set_exit_interval(std::int64_t seconds) {
 std::int64_t HangWatch::interval() const {
   if (override_ > 0) return override_;
   if (override_ < 0) return 0;
-  return plan_enabled_ ? plan_interval_ : 0;
+  if (!plan_enabled_) return 0;
+  return adaptive_interval_ > 0 ? adaptive_interval_ : plan_interval_;
 }
 
 std::optional<HangWatch::Clock::time_point> HangWatch::deadline() const {

@@ -4,7 +4,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <vector>
 
 namespace pai::launcher {
 
@@ -25,6 +27,15 @@ class HangWatch {
   void stop();
   /// Output or a progress report at `now`.
   void activity(Clock::time_point now);
+  /// The adaptive interval (spec `hang.adaptive`; design §8): once some rank has ended
+  /// `warmup_steps` steps in this attempt, the silence interval is max(floor_seconds,
+  /// factor x the p99 of the recent step times), never above the plan's interval. factor 0
+  /// (the default) keeps the interval fixed.
+  void set_adaptive(double factor, std::int64_t floor_seconds, int warmup_steps);
+  /// Rank `rank` ended `count` steps taking `mean_seconds` each on average, as its telemetry
+  /// said at `now`: progress (activity), and a step-time sample for the adaptive interval.
+  void steps_ended(Clock::time_point now, int rank, std::int64_t count, double mean_seconds);
+
   /// A rank exited successfully at `now` while others still run (the first one arms the
   /// exit deadline).
   void rank_succeeded(Clock::time_point now);
@@ -41,7 +52,8 @@ class HangWatch {
   /// Milliseconds since the last activity (0 when not running).
   std::int64_t idle_ms(Clock::time_point now) const;
 
-  /// The silence interval in force (seconds); 0 when detection is off.
+  /// The silence interval in force (seconds); 0 when detection is off. A stage's interval
+  /// (set_interval) wins over the adaptive one.
   std::int64_t interval() const;
   /// The exit interval in force (seconds).
   std::int64_t exit_interval() const {
@@ -62,6 +74,17 @@ class HangWatch {
   bool running_ = false;
   Clock::time_point last_activity_{};
   std::optional<Clock::time_point> first_exit_;
+  // The adaptive interval: its settings, the recent step-time samples (at most kMaxSamples,
+  // oldest first out), the steps each rank ended this attempt, and the interval they give
+  // (0 until warmed up).
+  static constexpr std::size_t kMaxSamples = 1024;
+  double adaptive_factor_ = 0;
+  std::int64_t adaptive_floor_ = 0;
+  std::int64_t warmup_steps_ = 0;
+  std::vector<double> samples_;
+  std::size_t next_sample_ = 0;
+  std::map<int, std::int64_t> steps_by_rank_;
+  std::int64_t adaptive_interval_ = 0;
 };
 
 }  // namespace pai::launcher
