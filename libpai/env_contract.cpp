@@ -1,5 +1,6 @@
 #include "libpai/env_contract.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <stdexcept>
@@ -160,6 +161,11 @@ EnvList instance_env(const Plan& plan, const Placement& placement, const Process
   if (!ctx.control_socket.empty()) env.emplace_back("PAI_CONTROL_SOCKET", ctx.control_socket);
   if (!ctx.latest_checkpoint.empty()) {
     env.emplace_back("PAI_LATEST_CHECKPOINT", ctx.latest_checkpoint);
+  }
+  if (plan.fault_tolerance.diagnosis.nccl_profiler && !ctx.nccl_profiler.empty() &&
+      std::none_of(role.env.begin(), role.env.end(),
+                   [](const auto& kv) { return kv.first == "NCCL_PROFILER_PLUGIN"; })) {
+    env.emplace_back("NCCL_PROFILER_PLUGIN", ctx.nccl_profiler);
   }
   if (!ctx.coordinator.empty()) env.emplace_back("PAI_COORDINATOR", ctx.coordinator);
   if (!ctx.token_file.empty()) env.emplace_back("PAI_TOKEN_FILE", ctx.token_file);

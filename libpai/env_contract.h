@@ -32,6 +32,10 @@ struct ProcessContext {
   /// PAI_LATEST_CHECKPOINT: the newest complete checkpoint of the job (pai.checkpoint's
   /// `<output>/checkpoints/step-<N>`), for a rank to resume from.
   std::string latest_checkpoint;
+  /// NCCL_PROFILER_PLUGIN: the absolute path of pai's NCCL profiler plugin
+  /// (libpai-nccl-profiler.so), found by the launcher. Given only when the plan asks
+  /// (fault_tolerance.diagnosis.nccl_profiler) and the role's env does not set the variable.
+  std::string nccl_profiler;
 };
 
 /// OpenPAI's per-instance variables of *other* instances (PAI_HOST_IP_<role>_<i>, ...)

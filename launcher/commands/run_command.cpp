@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -24,6 +25,7 @@
 #include "launcher/os/fd.h"
 #include "launcher/os/private_dir.h"
 #include "launcher/os/signals.h"
+#include "launcher/supervisor/nccl_profiler_library.h"
 #include "launcher/supervisor/supervisor.h"
 #include "libpai/plan_json.h"
 #include "libpai/write_all.h"
@@ -287,8 +289,25 @@ bool passes_checks_alone(NodeRun& run) {
   return true;
 }
 
+// The NCCL profiler plugin for the ranks when the plan asks for it (PAI_NCCL_PROFILER, else
+// beside this executable); "" with a warning when it cannot be found: the job runs without.
+std::string nccl_profiler_of(const NodeRun& run) {
+  if (!run.plan.fault_tolerance.diagnosis.nccl_profiler) return "";
+  const char* override_path = std::getenv("PAI_NCCL_PROFILER");
+  std::string path = find_nccl_profiler(self_path(), override_path ? override_path : "");
+  if (path.empty()) {
+    say(std::string("warning: faultTolerance.diagnosis.ncclProfiler: ") +
+        (override_path && *override_path
+             ? "PAI_NCCL_PROFILER=" + std::string(override_path) + " names no file"
+             : std::string(kNcclProfilerLibrary) + " is not installed beside " + self_path()) +
+        "; NCCL collectives are not recorded");
+  }
+  return path;
+}
+
 SupervisorOptions supervisor_options_alone(const NodeRun& run, const RunOptions& options) {
   SupervisorOptions supervisor;
+  supervisor.nccl_profiler = nccl_profiler_of(run);
   supervisor.log_dir = run.log_dir;
   supervisor.control_dir = run.control_dir;
   supervisor.cgroup_name = cgroup_name(run);
@@ -417,6 +436,7 @@ NodeAgentOptions agent_options(const NodeRun& run, const RunOptions& options,
   agent.supervisor.log_dir = run.log_dir;
   agent.supervisor.control_dir = run.control_dir;
   agent.supervisor.cgroup_name = cgroup_name(run);
+  agent.supervisor.nccl_profiler = nccl_profiler_of(run);
   agent.supervisor.coordinator =
       plan.coordinator.address + ":" + std::to_string(plan.coordinator.port);
   agent.supervisor.token_file = std::filesystem::absolute(run.token->file).string();

@@ -81,6 +81,10 @@ struct SupervisorOptions {
   /// PAI_COORDINATOR ("address:port") and PAI_TOKEN_FILE of a multi-node job; empty = none.
   std::string coordinator;
   std::string token_file;
+  /// NCCL_PROFILER_PLUGIN given to ranks when the plan asks for it
+  /// (fault_tolerance.diagnosis.nccl_profiler): pai's plugin, nccl_profiler_library.h; empty =
+  /// none.
+  std::string nccl_profiler;
   /// Names this launcher's cgroup tree ("pai-<job>.<node>", os/cgroup.h) that holds every
   /// rank in a cgroup of its own; empty = process groups only.
   std::string cgroup_name;

@@ -106,6 +106,7 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
   ctx.coordinator = options.coordinator;
   ctx.token_file = options.token_file;
   ctx.latest_checkpoint = latest_checkpoint(plan.output);
+  ctx.nccl_profiler = options.nccl_profiler;
   EnvList base;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string_view entry(*e);

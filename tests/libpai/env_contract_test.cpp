@@ -209,6 +209,31 @@ TEST_CASE("process_env gives one process its telemetry ring - last, and only whe
   CHECK_FALSE(has(pai::instance_env(plan, at(plan, "worker", 1), ctx), "PAI_TELEMETRY_FILE"));
 }
 
+TEST_CASE("NCCL_PROFILER_PLUGIN when the plan asks and the plugin was found - a role's own wins") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  pai::ProcessContext ctx = context();
+  ctx.nccl_profiler = "/opt/pai/lib/pai/libpai-nccl-profiler.so";
+  CHECK_FALSE(has(pai::process_env(plan, at(plan, "worker", 0), 0, ctx), "NCCL_PROFILER_PLUGIN"));
+
+  plan.fault_tolerance.diagnosis.nccl_profiler = true;
+  CHECK(value_of(pai::instance_env(plan, at(plan, "worker", 0), ctx), "NCCL_PROFILER_PLUGIN") ==
+        "/opt/pai/lib/pai/libpai-nccl-profiler.so");
+  CHECK(value_of(pai::process_env(plan, at(plan, "worker", 1), 1, ctx), "NCCL_PROFILER_PLUGIN") ==
+        "/opt/pai/lib/pai/libpai-nccl-profiler.so");
+
+  pai::ProcessContext not_found = context();
+  CHECK_FALSE(
+      has(pai::process_env(plan, at(plan, "worker", 0), 0, not_found), "NCCL_PROFILER_PLUGIN"));
+
+  for (auto& role : plan.roles) {
+    role.env.emplace_back("NCCL_PROFILER_PLUGIN", "/mine/libnccl-profiler.so");
+  }
+  EnvList env = pai::process_env(plan, at(plan, "worker", 0), 0, ctx);
+  CHECK(value_of(env, "NCCL_PROFILER_PLUGIN") == "/mine/libnccl-profiler.so");
+  CHECK(std::count_if(env.begin(), env.end(),
+                      [](const auto& kv) { return kv.first == "NCCL_PROFILER_PLUGIN"; }) == 1);
+}
+
 TEST_CASE("instance_env names the latest checkpoint after the control socket - only when set") {
   pai::Plan plan = pai::testing::make_test_plan(2, 2);
   pai::ProcessContext ctx = context();

@@ -1,0 +1,137 @@
+// libpai-nccl-profiler.so: NCCL's profiler plugin interface (nccl_profiler_api.h) on top of
+// the rank's telemetry ring, so NCCL jobs without pai's SDK still tell the launcher which
+// collective each rank is in. NCCL loads it from NCCL_PROFILER_PLUGIN, which pai-launch sets
+// when the spec asks (faultTolerance.diagnosis.ncclProfiler). Exports ncclProfiler_v5 and
+// ncclProfiler_v4 only.
+#include <pthread.h>
+
+#include <cstdint>
+#include <cstdlib>
+
+#include "nccl_profiler/communicator.h"
+#include "nccl_profiler/nccl_profiler_api.h"
+#include "nccl_profiler/ring_writer.h"
+
+namespace pai::nccl_profiler {
+namespace {
+
+// Guards the ring's uses and the claim on the world group across communicators.
+pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+const Communicator* g_world = nullptr;
+
+constexpr int kActiveEvents = ncclProfileColl | ncclProfileKernelCh;
+constexpr int kNcclLogInfo = 3;
+constexpr unsigned long kNcclInit = 1;
+
+// WORLD_SIZE of pai's env contract (and torchrun's); 0 when unset or not a number.
+long world_size() {
+  const char* text = std::getenv("WORLD_SIZE");
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  const long n = std::strtol(text, &end, 10);
+  return *end == '\0' && n > 0 ? n : 0;
+}
+
+// Groups other than the world's: a 32-bit id from NCCL's communicator id (the same on every
+// rank of the communicator), with the top bit set like pai.telemetry's named groups.
+std::uint32_t group_of(std::uint64_t comm_id) {
+  return static_cast<std::uint32_t>(comm_id ^ (comm_id >> 32)) | 0x80000000u;
+}
+
+ncclResult_t init(void** context, int* mask, std::uint64_t comm_id, int nranks,
+                  ncclDebugLogger_t log) {
+  if (context == nullptr) return ncclSuccess;
+  *context = nullptr;
+  pthread_mutex_lock(&g_lock);
+  // NCCL keeps one activation mask for the process, given to every init: a communicator that
+  // finds the ring must not turn events off for another, so the mask is only ever set.
+  if (!ring_acquire()) {
+    pthread_mutex_unlock(&g_lock);
+    return ncclSuccess;
+  }
+  const bool world = g_world == nullptr && nranks > 0 && nranks == world_size();
+  Communicator* comm = Communicator::create(world ? 0 : group_of(comm_id), nranks > 1);
+  if (comm == nullptr) {
+    ring_release();
+  } else if (world) {
+    g_world = comm;
+  }
+  pthread_mutex_unlock(&g_lock);
+  if (mask != nullptr && comm != nullptr) *mask = kActiveEvents;
+  *context = comm;
+  if (comm != nullptr && log != nullptr) {
+    log(kNcclLogInfo, kNcclInit, __FILE__, __LINE__,
+        "PROFILER/Plugin: pai records the collectives of communicator %lx (%d ranks) as "
+        "telemetry group %u",
+        static_cast<unsigned long>(comm_id), nranks, comm->group());
+  }
+  return ncclSuccess;
+}
+
+ncclResult_t finalize(void* context) {
+  auto* comm = static_cast<Communicator*>(context);
+  if (comm == nullptr) return ncclSuccess;
+  pthread_mutex_lock(&g_lock);
+  if (g_world == comm) g_world = nullptr;
+  Communicator::destroy(comm);
+  ring_release();
+  pthread_mutex_unlock(&g_lock);
+  return ncclSuccess;
+}
+
+// The v4 and v5 descriptors differ only in the width of `type`.
+template <typename Descr>
+ncclResult_t start_event(void* context, void** handle, Descr* descr) {
+  if (handle == nullptr) return ncclSuccess;
+  *handle = nullptr;
+  auto* comm = static_cast<Communicator*>(context);
+  if (comm == nullptr || descr == nullptr) return ncclSuccess;
+  if (descr->type == ncclProfileColl) {
+    *handle = comm->collective_started(descr->coll.func, descr->coll.count, descr->coll.datatype);
+  } else if (descr->type == ncclProfileKernelCh) {
+    *handle = comm->kernel_started(descr->parentObj);
+  }
+  return ncclSuccess;
+}
+
+ncclResult_t stop_event(void* handle) {
+  Communicator::event_stopped(handle);
+  return ncclSuccess;
+}
+
+ncclResult_t record_event_state(void*, ncclProfilerEventState_t, ncclProfilerEventStateArgs*) {
+  return ncclSuccess;
+}
+
+ncclResult_t init_v4(void** context, int* mask, const char*, std::uint64_t comm_hash, int,
+                     int nranks, int, ncclDebugLogger_t log) {
+  return init(context, mask, comm_hash, nranks, log);
+}
+
+ncclResult_t init_v5(void** context, std::uint64_t comm_id, int* mask, const char*, int, int nranks,
+                     int, ncclDebugLogger_t log) {
+  return init(context, mask, comm_id, nranks, log);
+}
+
+}  // namespace
+}  // namespace pai::nccl_profiler
+
+// The symbols NCCL looks up, newest first.
+extern "C" {
+__attribute__((visibility("default"))) ncclProfiler_v5_t ncclProfiler_v5 = {
+    "pai-telemetry",
+    pai::nccl_profiler::init_v5,
+    pai::nccl_profiler::start_event<ncclProfilerEventDescr_v5_t>,
+    pai::nccl_profiler::stop_event,
+    pai::nccl_profiler::record_event_state,
+    pai::nccl_profiler::finalize,
+};
+__attribute__((visibility("default"))) ncclProfiler_v4_t ncclProfiler_v4 = {
+    "pai-telemetry",
+    pai::nccl_profiler::init_v4,
+    pai::nccl_profiler::start_event<ncclProfilerEventDescr_v4_t>,
+    pai::nccl_profiler::stop_event,
+    pai::nccl_profiler::record_event_state,
+    pai::nccl_profiler::finalize,
+};
+}
