@@ -49,6 +49,14 @@ SEEDS = {
                 {"rank": 1, "step": 6, "steps": 0, "stepUs": 0, "windowUs": 1000000,
                  "commUs": 0, "entered": 18, "exited": 18, "openMs": -1, "op": 0,
                  "quietMs": 41000, "lost": 2, "tcpRttUs": -1, "tcpRetrans": -1}]}]})),
+    "hang-forensics": (47, sealed(
+        {"type": "hang", "instance": 0, "exiting": False, "seconds": 60, "reason": "silent"},
+        {"type": "forensics", "instance": 0, "attempt": 0,
+         "folder": "/runs/train/logs/forensics/attempt-0",
+         "ranks": [{"rank": 0, "place": "collective",
+                    "frame": "c10d::Reducer::finalize_backward()"},
+                   {"rank": 1, "place": "outside", "frame": "<module> (train.py:8)"},
+                   {"rank": 2, "place": "unknown", "frame": ""}]})),
     "exec-output": (255, sealed(
         {"type": "exec-output", "id": 1, "stream": "stdout", "data": "aGVsbG8K"},
         {"type": "exec-exit", "id": 1, "code": 0})),

@@ -8,6 +8,8 @@ packages=(
   libyaml-cpp-dev libjsonnet-dev jsonnet libcli11-dev nlohmann-json3-dev
   libboost1.81-dev libboost-filesystem1.81-dev libssl-dev catch2
   python3 python3-jsonschema python3-yaml dash iproute2 procps clang lld
+  # eu-stack: the native stacks of hang forensics (gdb is the fallback).
+  elfutils
   # The Python SDK's tests: a real gloo DDP job, and `pip install sdk/python` into a venv.
   python3-torch python3-venv python3-pip
   openmpi-bin libopenmpi-dev

@@ -38,7 +38,8 @@ std::string batch_names(const CoordinatorState& state, const std::vector<int>& i
 JobRun::JobRun(CoordinatorState& state)
     : state_(state),
       policy_(state.plan.fault_tolerance, governed(state.plan), state.plan.nodes),
-      diagnosis_(state) {}
+      diagnosis_(state),
+      forensics_(state) {}
 
 void JobRun::start(Clock::time_point now) {
   now_ = now;
@@ -215,6 +216,7 @@ void JobRun::start_ready() {
     inst.failed_exit = false;
     inst.heartbeat.reset();
     diagnosis_.restarted(i);
+    forensics_.restarted(i);
     n.last_event = "started attempt " + std::to_string(inst.attempt);
     state_.record(
         "start",
@@ -240,7 +242,11 @@ void JobRun::fail(const FailJob& failure) {
                                     {"signature", failure.classification.signature}};
     fields["summary"] = summary;
   }
-  const std::string reason = summary.empty() ? failure.reason : failure.reason + "\n" + summary;
+  std::string reason = summary.empty() ? failure.reason : failure.reason + "\n" + summary;
+  if (!forensics_.evidence().empty() && !diagnosis_.hang_culprit()) {
+    fields["stackCulprit"] = forensics_.evidence();
+    reason += "\nculprit from the stacks: " + forensics_.evidence();
+  }
   state_.finish_job(failure.exit_code, reason, "job-failed", std::move(fields),
                     "job failed: " + reason);
 }
@@ -257,6 +263,24 @@ void JobRun::check_own(int node, int instance, const char* type, const char* fie
   if (n.instance != instance) {
     throw net::field_error(type, field,
                            "node " + n.name + " does not run instance " + std::to_string(instance));
+  }
+}
+
+template <class Entries>
+void JobRun::check_ranks(int instance, const Entries& entries, const char* type, const char* field,
+                         const std::string& what) const {
+  const Placement& p = state_.placed.placements[static_cast<std::size_t>(instance)];
+  const int first = p.first_rank;
+  const int last = last_rank(state_.placed, p);
+  if (static_cast<std::int64_t>(entries.size()) > last - first + 1) {
+    throw net::field_error(type, field, "more " + what + " than ranks");
+  }
+  for (const auto& entry : entries) {
+    if (entry.rank < first || entry.rank > last) {
+      throw net::field_error(
+          type, field,
+          "rank " + std::to_string(entry.rank) + " is not in instance " + std::to_string(instance));
+    }
   }
 }
 
@@ -322,25 +346,10 @@ void JobRun::heartbeat(int node, const net::NodeHeartbeat& message, Clock::time_
   now_ = now;
   for (const net::HeartbeatInstance& e : message.instances) {
     check_own(node, e.instance, message.kType, "instances");
-    const Placement& p = state_.placed.placements[static_cast<std::size_t>(e.instance)];
-    const int first = p.first_rank;
-    const int last = last_rank(state_.placed, p);
     // Rank figures and telemetry alike: no more entries than the instance has ranks, each
     // naming one of them.
-    const auto check_ranks = [&](const auto& entries, const std::string& what) {
-      if (static_cast<std::int64_t>(entries.size()) > last - first + 1) {
-        throw net::field_error(message.kType, "instances", "more " + what + " than ranks");
-      }
-      for (const auto& entry : entries) {
-        if (entry.rank < first || entry.rank > last) {
-          throw net::field_error(message.kType, "instances",
-                                 "rank " + std::to_string(entry.rank) + " is not in instance " +
-                                     std::to_string(e.instance));
-        }
-      }
-    };
-    check_ranks(e.ranks, "rank figures");
-    check_ranks(e.telemetry, "telemetry entries");
+    check_ranks(e.instance, e.ranks, message.kType, "instances", "rank figures");
+    check_ranks(e.instance, e.telemetry, message.kType, "instances", "telemetry entries");
   }
   for (const net::HeartbeatInstance& e : message.instances) {
     Instance& inst = state_.instances[static_cast<std::size_t>(e.instance)];
@@ -358,6 +367,29 @@ void JobRun::failure(int node, const net::Failure& message) {
                                 {"rank", message.rank},
                                 {"summary", message.summary}});
   state_.instances[static_cast<std::size_t>(message.instance)].failure_summary = message.summary;
+}
+
+void JobRun::forensics(int node, const net::Forensics& message) {
+  check_own(node, message.instance, message.kType, "instance");
+  check_ranks(message.instance, message.ranks, message.kType, "ranks", "entries");
+  const JobForensics::Verdict verdict = forensics_.observe(node, message);
+  std::string culprits;
+  for (int rank : verdict.culprits) {
+    culprits += (culprits.empty() ? "" : ",") + std::to_string(rank);
+  }
+  state_.record("forensics",
+                Json{{"instance", state_.instance_name(message.instance)},
+                     {"node", state_.nodes[static_cast<std::size_t>(node)].name},
+                     {"attempt", message.attempt},
+                     {"folder", message.folder},
+                     {"inCollective", ranks_at(verdict.reported, StackPlace::Collective)},
+                     {"outside", ranks_at(verdict.reported, StackPlace::Outside)},
+                     {"unknown", ranks_at(verdict.reported, StackPlace::Unknown)},
+                     {"culprits", culprits},
+                     {"evidence", verdict.evidence}},
+                verdict.changed && !verdict.culprits.empty()
+                    ? "hang forensics: the stacks name the culprit: " + verdict.evidence
+                    : std::string());
 }
 
 // ---- Nodes ----

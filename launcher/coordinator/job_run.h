@@ -12,6 +12,7 @@
 
 #include "launcher/coordinator/coordinator_state.h"
 #include "launcher/coordinator/job_diagnosis.h"
+#include "launcher/coordinator/job_forensics.h"
 #include "launcher/net/protocol.h"
 #include "launcher/policy/restart_policy.h"
 
@@ -37,6 +38,7 @@ class JobRun {
   void hang(int node, const net::Hang& message, Clock::time_point now);
   void heartbeat(int node, const net::NodeHeartbeat& message, Clock::time_point now);
   void failure(int node, const net::Failure& message);
+  void forensics(int node, const net::Forensics& message);
 
   /// A node answered `run-checks` (its results applied).
   void node_checked(int node, Clock::time_point now);
@@ -82,10 +84,16 @@ class JobRun {
   void isolate(const Diagnosis& verdict);
   /// ProtocolError (on `field` of the message of `type`) unless `node` holds `instance`.
   void check_own(int node, int instance, const char* type, const char* field) const;
+  /// ProtocolError (on `field` of the message of `type`) unless every entry names a rank of
+  /// `instance`, and there are no more entries than it has ranks.
+  template <class Entries>
+  void check_ranks(int instance, const Entries& entries, const char* type, const char* field,
+                   const std::string& what) const;
 
   CoordinatorState& state_;
   RestartPolicyMachine policy_;
   JobDiagnosis diagnosis_;
+  JobForensics forensics_;
   std::deque<PolicyEvent> queue_;
   bool draining_ = false;
   bool paused_ = false;

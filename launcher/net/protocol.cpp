@@ -111,6 +111,17 @@ void write(Json& j, const Failure& m) {
   j["summary"] = m.summary;
 }
 
+void write(Json& j, const Forensics& m) {
+  j["instance"] = m.instance;
+  j["attempt"] = m.attempt;
+  j["folder"] = m.folder;
+  Json list = Json::array();
+  for (const RankStacks& r : m.ranks) {
+    list.push_back(Json{{"rank", r.rank}, {"place", r.place}, {"frame", r.frame}});
+  }
+  j["ranks"] = std::move(list);
+}
+
 void write(Json& j, const ExecOutput& m) {
   j["id"] = m.id;
   j["stream"] = to_string(m.stream);
@@ -261,6 +272,7 @@ template Json to_json(const Stopped&);
 template Json to_json(const Hang&);
 template Json to_json(const NodeHeartbeat&);
 template Json to_json(const Failure&);
+template Json to_json(const Forensics&);
 template Json to_json(const ExecOutput&);
 template Json to_json(const ExecExit&);
 template Json to_json(const LogEnd&);

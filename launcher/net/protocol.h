@@ -166,6 +166,28 @@ struct Failure {
   bool operator==(const Failure&) const = default;
 };
 
+/// One rank's stacks in `forensics`.
+struct RankStacks {
+  std::int64_t rank = 0;  ///< global rank, >= 0
+  std::string place;      ///< "collective", "outside" or "unknown"
+  std::string frame;      ///< the frame that shows it; at most kMaxStackFrame bytes, may be ""
+  bool operator==(const RankStacks&) const = default;
+};
+
+/// Longest RankStacks::frame a receiver accepts.
+inline constexpr std::size_t kMaxStackFrame = 1024;
+
+/// `forensics`: the hang forensics of the sender's instance in attempt `attempt` were
+/// collected (its stacks are in `folder` on that node); where each rank's stack stood.
+struct Forensics {
+  static constexpr char kType[] = "forensics";
+  int instance = 0;
+  int attempt = 0;
+  std::string folder;
+  std::vector<RankStacks> ranks;
+  bool operator==(const Forensics&) const = default;
+};
+
 /// `exec-output` from a launcher: output of the `exec` with `id`.
 struct ExecOutput {
   static constexpr char kType[] = "exec-output";
@@ -199,7 +221,7 @@ struct Cancel {
 
 /// What a node launcher sends its coordinator.
 using NodeToCoordinator = std::variant<Join, Checks, Exited, Stopped, Hang, NodeHeartbeat, Failure,
-                                       ExecOutput, ExecExit, Log, LogEnd, Cancel>;
+                                       Forensics, ExecOutput, ExecExit, Log, LogEnd, Cancel>;
 
 // ---- Coordinator -> node launcher ----
 

@@ -196,6 +196,31 @@ Failure read(const MessageReader& m, const Limits& limits, Tag<Failure>) {
                  .summary = m.string("summary")};
 }
 
+RankStacks read_stacks(const MessageReader& entry) {
+  RankStacks r{.rank = non_negative(entry, "rank"),
+               .place = entry.string("place"),
+               .frame = entry.string("frame")};
+  if (r.place != "collective" && r.place != "outside" && r.place != "unknown") {
+    entry.fail("place",
+               "expected \"collective\", \"outside\" or \"unknown\", got \"" + r.place + "\"");
+  }
+  if (r.frame.size() > kMaxStackFrame) {
+    entry.fail("frame", "longer than " + std::to_string(kMaxStackFrame) + " bytes");
+  }
+  return r;
+}
+
+Forensics read(const MessageReader& m, const Limits& limits, Tag<Forensics>) {
+  Forensics f{.instance = instance_of(m, limits),
+              .attempt = m.integer("attempt", 0, kMaxAttempt),
+              .folder = m.string("folder"),
+              .ranks = {}};
+  // Required, unlike a heartbeat's lists: a report of no rank is still a list.
+  m.array("ranks");
+  f.ranks = read_objects(m, "ranks", m.type(), read_stacks);
+  return f;
+}
+
 ExecOutput read(const MessageReader& m, const Limits&, Tag<ExecOutput>) {
   return ExecOutput{.id = m.int64("id"), .stream = read_stream(m), .data = m.bytes("data")};
 }

@@ -143,6 +143,19 @@ void NodeAgent::failure_summary(int, int global_rank, const std::string& summary
       net::Failure{.instance = global_instance_, .rank = global_rank, .summary = summary});
 }
 
+void NodeAgent::forensics(int, int attempt, const Forensics::Report& report) {
+  if (finishing_) return;
+  net::Forensics message{
+      .instance = global_instance_, .attempt = attempt, .folder = report.folder, .ranks = {}};
+  for (const RankStackVerdict& r : report.ranks) {
+    message.ranks.push_back(
+        net::RankStacks{.rank = r.rank,
+                        .place = pai::to_string(r.verdict.place),
+                        .frame = r.verdict.frame.substr(0, net::kMaxStackFrame)});
+  }
+  parts_.link.send(message);
+}
+
 std::optional<NodeAgent::Clock::time_point> NodeAgent::next_deadline() {
   return parts_.link.next_deadline();
 }

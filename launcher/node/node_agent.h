@@ -111,6 +111,8 @@ class NodeAgent final : public SupervisorHooks {
   bool on_child_exit(int pid, int wait_status) override;
   /// While logs are subscribed: the rank's log grew.
   void on_output(int instance, int local_rank) override;
+  /// Sends `forensics` with each rank's stack verdict.
+  void forensics(int instance, int attempt, const Forensics::Report& report) override;
 
  private:
   void say(const std::string& text);

@@ -34,6 +34,9 @@ class HooksRelay final : public SupervisorHooks {
     return agent->on_child_exit(pid, wait_status);
   }
   void on_output(int instance, int local_rank) override { agent->on_output(instance, local_rank); }
+  void forensics(int instance, int attempt, const Forensics::Report& report) override {
+    agent->forensics(instance, attempt, report);
+  }
 };
 
 // The supervisor as the agent's InstanceRunner.

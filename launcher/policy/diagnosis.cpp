@@ -38,14 +38,6 @@ std::int64_t ms_since(Clock::time_point now, Clock::time_point then) {
       0, std::chrono::duration_cast<std::chrono::milliseconds>(now - then).count());
 }
 
-// The names of enum pai_telemetry_op (include/pai/telemetry.h is not on policy/'s path).
-std::string op_name(int op) {
-  static constexpr std::array<const char*, 12> kNames = {
-      "collective", "all_reduce", "broadcast", "all_gather", "reduce_scatter", "barrier",
-      "all_to_all", "send",       "recv",      "reduce",     "gather",         "scatter"};
-  return op >= 0 && op < static_cast<int>(kNames.size()) ? kNames[op] : "collective";
-}
-
 std::string node_text(const RankSample& s) {
   return s.node_name.empty() ? "node " + std::to_string(s.node) : s.node_name;
 }
@@ -123,6 +115,14 @@ std::string describe(const SlowLink& link) {
 }
 
 }  // namespace
+
+// The names of enum pai_telemetry_op (include/pai/telemetry.h is not on policy/'s path).
+std::string collective_op_name(int op) {
+  static constexpr std::array<const char*, 12> kNames = {
+      "collective", "all_reduce", "broadcast", "all_gather", "reduce_scatter", "barrier",
+      "all_to_all", "send",       "recv",      "reduce",     "gather",         "scatter"};
+  return op >= 0 && op < static_cast<int>(kNames.size()) ? kNames[op] : "collective";
+}
 
 Diagnoser::Diagnoser(int world_size, DiagnosisSettings settings)
     : world_size_(std::max(world_size, 0)), settings_(settings) {
@@ -302,7 +302,7 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
       behind = std::min(behind, latest.sample.entered);
     }
   }
-  const std::string collective = op_name(op) + " #" + std::to_string(seq);
+  const std::string collective = collective_op_name(op) + " #" + std::to_string(seq);
   auto stale_note = [&](const Latest& latest) {
     return stale(latest, now)
                ? "; " + node_text(latest.sample) + " has sent nothing for " +

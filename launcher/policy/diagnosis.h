@@ -186,6 +186,10 @@ class Diagnoser {
   std::vector<Diagnosis> pending_;
 };
 
+/// The name of an enum pai_telemetry_op: "all_reduce", "barrier", ...; "collective" for
+/// 0 and for codes it does not know.
+std::string collective_op_name(int op);
+
 }  // namespace pai::launcher
 
 namespace pai {

@@ -14,6 +14,9 @@ std::string format_failure_summary(const FailureReport& r) {
   } else if (!r.instance.empty()) {
     out += p + "  root cause: " + r.instance + "\n";
   }
+  if (!r.culprit.empty()) {
+    out += p + "  culprit from the stacks: " + terminal_safe(r.culprit) + "\n";
+  }
   if (!r.classification.reason.empty()) {
     out += p + "  classification: " + terminal_safe(r.classification.reason) + "\n";
   }

@@ -21,10 +21,13 @@ struct FailureReport {
   Classification classification;
   std::string last_lines;  ///< the last kSummaryLogLines lines of its output
   std::string log_path;    ///< the full log of the failed attempt
+  /// The culprit hang forensics named from the ranks' stacks, with where they are; "" none.
+  std::string culprit;
 };
 
 /// The multi-line summary, each line starting with "pai-launch: ", ending in a newline:
-/// the reason, the rank and its exit code or signal, the classification, the matched line,
+/// the reason, the rank and its exit code or signal, the culprit named by the stacks, the
+/// classification, the matched line,
 /// the last lines of its log (indented by "  | ") and where the full log is.
 std::string format_failure_summary(const FailureReport& report);
 

@@ -26,15 +26,14 @@ RankTelemetry::RankTelemetry(const std::string& path, int rank, Clock::time_poin
 
 RankTelemetry::~RankTelemetry() = default;
 
-std::optional<RankTelemetrySummary> RankTelemetry::summary(Clock::time_point now) {
-  if (!reader_) return std::nullopt;
-  const std::int64_t now_ns = std::max(nanoseconds(now), window_start_ns_);
+bool RankTelemetry::read(std::int64_t now_ns) {
+  if (!reader_) return false;
   TelemetryPoll poll;
   try {
     poll = reader_->poll();
   } catch (const TelemetryError&) {
     reader_.reset();  // truncated under the mapping: reading on could fault
-    return std::nullopt;
+    return false;
   }
   if (poll.lost > 0) {
     lost_ += static_cast<std::int64_t>(std::min<std::uint64_t>(poll.lost, kInt64Max - lost_));
@@ -44,32 +43,52 @@ std::optional<RankTelemetrySummary> RankTelemetry::summary(Clock::time_point now
     step_begin_.reset();
   }
   for (const pai_telemetry_record& record : poll.records) take(record, now_ns);
-  if (!open_.empty()) count_comm(now_ns);
+  return true;
+}
 
-  std::optional<RankTelemetrySummary> out;
-  if (last_record_ns_ >= 0 || lost_ > 0) {
-    RankTelemetrySummary s;
-    s.rank = rank_;
-    s.step = step_;
-    s.steps = steps_;
-    s.step_us = step_ns_ / 1000;
-    s.window_us = (now_ns - window_start_ns_) / 1000;
-    s.comm_us = std::min(comm_ns_ / 1000, s.window_us);
-    s.entered = entered_;
-    s.exited = exited();
-    if (!open_.empty()) {
-      const Open& oldest = open_.begin()->second;
-      s.open_ms = (now_ns - oldest.since_ns) / 1'000'000;
-      s.op = oldest.op;
-    }
-    if (last_record_ns_ >= 0) s.quiet_ms = (now_ns - last_record_ns_) / 1'000'000;
-    s.lost = lost_;
-    out = s;
+std::optional<RankTelemetrySummary> RankTelemetry::figures(std::int64_t now_ns) const {
+  if (last_record_ns_ < 0 && lost_ == 0) return std::nullopt;
+  RankTelemetrySummary s;
+  s.rank = rank_;
+  s.step = step_;
+  s.steps = steps_;
+  s.step_us = step_ns_ / 1000;
+  s.window_us = (now_ns - window_start_ns_) / 1000;
+  s.comm_us = std::min(comm_ns_ / 1000, s.window_us);
+  s.entered = entered_;
+  s.exited = exited();
+  if (!open_.empty()) {
+    const Open& oldest = open_.begin()->second;
+    s.open_ms = (now_ns - oldest.since_ns) / 1'000'000;
+    s.op = oldest.op;
   }
+  if (last_record_ns_ >= 0) s.quiet_ms = (now_ns - last_record_ns_) / 1'000'000;
+  s.lost = lost_;
+  return s;
+}
+
+std::optional<RankTelemetrySummary> RankTelemetry::summary(Clock::time_point now) {
+  const std::int64_t now_ns = std::max(nanoseconds(now), window_start_ns_);
+  if (!read(now_ns)) return std::nullopt;
+  if (!open_.empty()) count_comm(now_ns);
+  std::optional<RankTelemetrySummary> out = figures(now_ns);
   window_start_ns_ = now_ns;
   steps_ = 0;
   step_ns_ = 0;
   comm_ns_ = 0;
+  return out;
+}
+
+std::optional<RankTelemetrySummary> RankTelemetry::standing(Clock::time_point now) {
+  const std::int64_t now_ns = std::max(nanoseconds(now), window_start_ns_);
+  if (!read(now_ns)) return std::nullopt;
+  std::optional<RankTelemetrySummary> out = figures(now_ns);
+  if (out) {
+    out->steps = 0;
+    out->step_us = 0;
+    out->window_us = 0;
+    out->comm_us = 0;
+  }
   return out;
 }
 

@@ -65,7 +65,16 @@ class RankTelemetry {
   /// never writes telemetry has nothing to report.
   std::optional<RankTelemetrySummary> summary(Clock::time_point now);
 
+  /// The rank's standing at `now` for hang forensics: what summary() would say of the
+  /// figures that span the rank's life (step, entered, exited, open_ms, op, quiet_ms, lost),
+  /// without ending the window (the window figures are left zero). nullopt as summary().
+  std::optional<RankTelemetrySummary> standing(Clock::time_point now);
+
  private:
+  // Reads what the rank wrote since the previous read; false without a readable ring.
+  bool read(std::int64_t now_ns);
+  // The figures at `now_ns` (window ones included), or nullopt before the first record.
+  std::optional<RankTelemetrySummary> figures(std::int64_t now_ns) const;
   struct Open {
     std::int64_t since_ns = 0;
     int op = 0;

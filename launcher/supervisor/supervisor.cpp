@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,8 @@ Supervisor::Impl::Impl(const Plan& p, std::vector<const Placement*> placements, 
       policy(p.fault_tolerance, governed(p, placements), p.nodes),
       terminal{options.terminal_stdout, options.terminal_stderr,
                isatty(options.terminal_stdout) == 1, isatty(options.terminal_stderr) == 1} {
+  const char* path = std::getenv("PATH");
+  forensics_tools = ForensicsTools::from_path(path != nullptr ? path : "");
   for (const Placement* placement : placements) {
     add_instance(static_cast<int>(placement - plan.placements.data()));
   }

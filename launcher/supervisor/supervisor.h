@@ -14,6 +14,7 @@
 #include "launcher/logs/event_log.h"
 #include "launcher/os/event_loop.h"
 #include "launcher/policy/restart_policy.h"
+#include "launcher/supervisor/forensics.h"
 #include "launcher/supervisor/rank_telemetry.h"
 #include "libpai/plan.h"
 
@@ -40,6 +41,9 @@ class SupervisorHooks {
   virtual bool on_child_exit(int pid, int wait_status) = 0;
   /// A rank of `instance` wrote output (its log file grew).
   virtual void on_output(int instance, int local_rank) = 0;
+  /// Hang forensics of the instance's ranks in `attempt` were collected (and journaled);
+  /// `report` holds each rank's stack verdict.
+  virtual void forensics(int instance, int attempt, const Forensics::Report& report) = 0;
 };
 
 /// What the kernel counted for one running rank (its cgroup), for `status`.

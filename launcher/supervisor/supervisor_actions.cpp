@@ -97,6 +97,7 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
   inst.kill_at.reset();
   inst.checkpoints_saving.clear();
   inst.hang.start(t0);
+  inst.attempt = attempt;
 
   ProcessContext ctx;
   ctx.restart_count = attempt;
@@ -118,6 +119,8 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
     Rank& rank = inst.ranks[r];
     rank.local_rank = r;
     rank.global_rank = placement_of(inst).first_rank + r;
+    // The stacks of its past attempt name nobody now.
+    if (stack_verdicts.erase(rank.global_rank) > 0) stack_culprit.clear();
     rank.log_path = inst.log_dir + "/rank-" + std::to_string(rank.global_rank) + ".attempt-" +
                     std::to_string(attempt) + ".log";
     const std::string prefix = "[" + inst.name + "/" + std::to_string(rank.global_rank) + "]";
@@ -225,10 +228,10 @@ void Supervisor::Impl::stop_instance(const StopInstance& a) {
   const auto now = Clock::now();
   auto signal_at = now;
   if (a.dump_stacks) {
-    dump_stacks(inst);
     inst.dumps_until =
         now + std::min<Clock::duration>(
                   kStackDumpWindow, std::chrono::seconds(plan.fault_tolerance.grace_period_seconds));
+    start_forensics(a.instance, now, *inst.dumps_until);
     signal_at = *inst.dumps_until;
   }
   const std::int64_t wait = plan.fault_tolerance.checkpoint_wait_seconds;
@@ -311,6 +314,7 @@ FailureReport Supervisor::Impl::failure_report(const FailJob& f) const {
       report.log_path = rank.log_path;
     }
   }
+  report.culprit = stack_culprit;
   return report;
 }
 

@@ -43,7 +43,9 @@ void Supervisor::Impl::reap() {
     if (pid <= 0) return;
     auto it = by_pid.find(pid);
     if (it == by_pid.end()) {
-      // An exec of the hooks, or a grandchild we adopted as subreaper.
+      // A stack tool of the forensics, an exec of the hooks, or a grandchild we adopted as
+      // subreaper.
+      if (forensics_child_exit(pid, status)) continue;
       if (hooks != nullptr) hooks->on_child_exit(pid, status);
       continue;
     }
@@ -110,6 +112,7 @@ auto Supervisor::Impl::next_deadline() const -> std::optional<Clock::time_point>
   };
   if (hooks != nullptr) consider(hooks->next_deadline());
   for (const Instance& inst : instances) {
+    if (inst.forensics) consider(inst.forensics->next_deadline());
     consider(inst.hang.deadline());
     consider(inst.signal_at);
     consider(inst.kill_at);
@@ -123,6 +126,11 @@ void Supervisor::Impl::on_deadlines() {
   if (hooks != nullptr) hooks->on_deadline(now);
   for (int i = 0; i < static_cast<int>(instances.size()); ++i) {
     Instance& inst = instances[i];
+    // Before the stop signal due at the same time: the stacks are of the hang, not the stop.
+    if (inst.forensics) {
+      inst.forensics->on_deadline(now);
+      if (inst.forensics->ready(now)) complete_forensics(i);
+    }
     if (inst.signal_at && *inst.signal_at <= now) send_stop_signal(inst);
     if (inst.kill_at && *inst.kill_at <= now) {
       inst.kill_at.reset();

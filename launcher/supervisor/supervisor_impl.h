@@ -1,12 +1,14 @@
 // Supervisor::Impl, private to the supervisor's files: supervisor.cpp (construction, control
 // sockets and telemetry rings, the public API, the run loop), supervisor_actions.cpp (carrying
-// out policy actions) and supervisor_events.cpp (signals, reaping, deadlines, the final sweep).
+// out policy actions), supervisor_events.cpp (signals, reaping, deadlines, the final sweep)
+// and supervisor_forensics.cpp (hang forensics before a stop).
 #pragma once
 
 #include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -21,6 +23,7 @@
 #include "launcher/os/descriptor_reserve.h"
 #include "launcher/os/event_loop.h"
 #include "launcher/supervisor/failure_summary.h"
+#include "launcher/supervisor/forensics.h"
 #include "launcher/policy/hang_watch.h"
 #include "launcher/supervisor/rank_output.h"
 #include "launcher/supervisor/rank_telemetry.h"
@@ -75,6 +78,9 @@ struct Supervisor::Impl {
     std::vector<Saving> checkpoints_saving;
     std::optional<Clock::time_point> kill_at;    // grace period over
     std::optional<Clock::time_point> restart_at;
+    int attempt = 0;  // of the ranks running now (or last)
+    // Hang forensics of a stop with stacks, until they are written.
+    std::unique_ptr<Forensics> forensics;
   };
 
   const Plan& plan;
@@ -99,6 +105,12 @@ struct Supervisor::Impl {
   Terminal terminal;
   std::unique_ptr<Containment> containment;  // set once the control sockets are open
   DescriptorReserve descriptor_reserve{8};    // released when starting ranks hits EMFILE
+  ForensicsTools forensics_tools;             // the stack tools on the launcher's PATH
+  // The stack verdicts of the running attempts' hang forensics, by global rank: judged
+  // together, as instances on this node may wait for one another.
+  std::map<int, RankStackVerdict> stack_verdicts;
+  // The culprit they name, for the failure summary; "" none.
+  std::string stack_culprit;
 
   Impl(const Plan& p, std::vector<const Placement*> placements, SupervisorOptions o, EventLog& e,
        SupervisorHooks* h);
@@ -162,6 +174,18 @@ struct Supervisor::Impl {
   void send_stop_signal(Instance& inst);
 
   void dump_stacks(Instance& inst);
+
+  // ---- hang forensics (supervisor_forensics.cpp) ----
+
+  // Asks for stacks (dump_stacks) and starts collecting forensics of instance i's running
+  // ranks until `until` (the stop signal).
+  void start_forensics(int i, Clock::time_point now, Clock::time_point until);
+  // Forensics of instance i is ready: its files are written, journaled, said and reported.
+  void complete_forensics(int i);
+  // Hands a tool's exit to the forensics in progress; true when it was one of theirs.
+  bool forensics_child_exit(int pid, int status);
+  // The rank's telemetry standing for its forensics file; nullopt without telemetry.
+  std::optional<RankTelemetrySummary> telemetry_standing(Rank& rank, Clock::time_point now);
 
   // The root-cause summary of a failure of `instance` (-1 = none) at `local_rank`.
   FailureReport failure_report(const FailJob& f) const;

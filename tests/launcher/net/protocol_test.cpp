@@ -119,6 +119,15 @@ TEST_CASE("node launcher messages keep their bytes") {
               R"({"instance":1,"rank":3,)"
               R"("summary":"Traceback (most recent call last):\nRuntimeError: NCCL\n",)"
               R"("type":"failure"})");
+  node_golden(Forensics{1,
+                        2,
+                        "/runs/t/logs/forensics/attempt-2",
+                        {{3, "outside", "<module> (train.py:8)"}, {4, "unknown", ""}}},
+              R"({"attempt":2,"folder":"/runs/t/logs/forensics/attempt-2","instance":1,)"
+              R"J("ranks":[{"frame":"<module> (train.py:8)","place":"outside","rank":3},)J"
+              R"({"frame":"","place":"unknown","rank":4}],"type":"forensics"})");
+  node_golden(Forensics{0, 0, "f", {}},
+              R"({"attempt":0,"folder":"f","instance":0,"ranks":[],"type":"forensics"})");
   node_golden(ExecOutput{7, Stream::Stderr, "GPU 0: H100\n"},
               R"({"data":"R1BVIDA6IEgxMDAK","id":7,"stream":"stderr","type":"exec-output"})");
   node_golden(ExecExit{7, 3}, R"({"code":3,"id":7,"type":"exec-exit"})");
@@ -384,6 +393,22 @@ TEST_CASE("a mistyped field is refused naming the message and the field") {
                  from_node) == "exited.status: code: expected an integer");
   CHECK(error_of(R"({"type":"failure","instance":0,"rank":1,"summary":7})", from_node) ==
         "failure: summary: expected a string");
+  const std::string forensics = R"({"type":"forensics","instance":0,"attempt":0,"folder":"f",)";
+  CHECK(error_of(R"({"type":"forensics","instance":0,"attempt":0,"folder":"f"})", from_node) ==
+        "forensics: ranks: missing");
+  CHECK(error_of(forensics + R"("ranks":[7]})", from_node) ==
+        "forensics: ranks: expected an array of objects");
+  CHECK(error_of(forensics + R"("ranks":[{"rank":1,"place":"inside","frame":""}]})", from_node) ==
+        "forensics.ranks[0]: place: expected \"collective\", \"outside\" "
+        "or \"unknown\", got \"inside\"");
+  CHECK(error_of(forensics + R"("ranks":[{"rank":-1,"place":"outside","frame":""}]})", from_node) ==
+        "forensics.ranks[0]: rank: expected a non-negative integer");
+  CHECK(error_of(forensics + R"("ranks":[{"rank":1,"place":"outside","frame":")" +
+                     std::string(kMaxStackFrame + 1, 'x') + R"("}]})",
+                 from_node) == "forensics.ranks[0]: frame: longer than 1024 bytes");
+  CHECK(error_of(R"({"type":"forensics","instance":0,"attempt":-1,"folder":"f","ranks":[]})",
+                 from_node)
+            .starts_with("forensics: attempt: "));
   CHECK(error_of(R"({"type":"join","node":"n","checks":{},"pid":1})", from_node) ==
         "join: checks: expected an array");
   CHECK(error_of(R"({"type":"join","node":"n","checks":[],"pid":1,"seal":7})", from_node) ==

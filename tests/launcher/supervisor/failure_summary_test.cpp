@@ -48,3 +48,22 @@ TEST_CASE("an empty log says so") {
         "pai-launch: job 'j' failed: hang\npai-launch:   root cause: worker-0\n"
         "pai-launch:   its log is empty\npai-launch:   full log: /l\n");
 }
+
+TEST_CASE("a hang's summary names the culprit of the stacks after the root cause") {
+  FailureReport r;
+  r.job = "j";
+  r.reason =
+      "worker-0: hang: no output and no progress for 60s: retryable, but maxRestarts (0) "
+      "is exhausted";
+  r.instance = "worker-0";
+  r.culprit =
+      "rank 1 is outside any collective (rank 1 at <module> (t.py:8)) while 1 rank "
+      "waits in one (rank 0 at all_reduce (t.py:3)); stacks in /l/forensics/attempt-0\x1b[2J";
+  CHECK(format_failure_summary(r) ==
+        "pai-launch: job 'j' failed: " + r.reason +
+            "\n"
+            "pai-launch:   root cause: worker-0\n"
+            "pai-launch:   culprit from the stacks: rank 1 is outside any collective (rank 1 at "
+            "<module> (t.py:8)) while 1 rank waits in one (rank 0 at all_reduce (t.py:3)); "
+            "stacks in /l/forensics/attempt-0\\x1b[2J\n");
+}

@@ -282,3 +282,34 @@ TEST_CASE("no summary without a readable ring or before the rank's first record"
   CHECK_FALSE(rank.telemetry.summary(at(3000ms)));
   CHECK_FALSE(rank.telemetry.summary(at(4000ms)));
 }
+
+TEST_CASE("the standing for hang forensics leaves the window to the next summary") {
+  TempDir dir;
+  RankRing ring(dir, 64);
+  RankTelemetry telemetry(ring.path(), 3, kStart);
+  CHECK_FALSE(telemetry.standing(at(10ms)).has_value());  // nothing written yet
+  ring.step_begin(4, 100ms);
+  ring.enter(1, 200ms);
+  ring.exit(1, 300ms);
+  ring.step_end(4, 400ms);
+  ring.step_begin(5, 500ms);
+  ring.enter(2, 600ms, PAI_TELEMETRY_OP_BARRIER);
+  const auto standing = telemetry.standing(at(2600ms));
+  REQUIRE(standing.has_value());
+  CHECK(standing->step == 7);  // the collectives name step 7
+  CHECK(standing->entered == 2);
+  CHECK(standing->exited == 1);
+  CHECK(standing->open_ms == 2000);
+  CHECK(standing->op == PAI_TELEMETRY_OP_BARRIER);
+  CHECK(standing->quiet_ms == 2000);
+  CHECK(standing->steps == 0);
+  CHECK(standing->window_us == 0);
+  // The summary still covers the whole window: the step and both stretches in collectives.
+  const auto summary = telemetry.summary(at(3000ms));
+  REQUIRE(summary.has_value());
+  CHECK(summary->steps == 1);
+  CHECK(summary->step_us == 300000);
+  CHECK(summary->window_us == 3000000);
+  CHECK(summary->comm_us == 100000 + 2400000);
+  CHECK(summary->open_ms == 2400);
+}
