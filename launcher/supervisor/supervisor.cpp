@@ -48,6 +48,8 @@ int Supervisor::Impl::add_instance(int index) {
   Instance inst(index, placement, find_role(plan, placement.role),
                 HangWatch(hang.enabled, hang.interval_seconds, hang.exit_interval_seconds));
   inst.hang.set_silence_verdicts(!job_wide_hangs);
+  inst.hang.set_adaptive(hang.adaptive_factor, hang.adaptive_floor_seconds,
+                         hang.adaptive_warmup_steps);
   inst.log_dir = options.log_dir + "/" + inst.name;
   instances.push_back(std::move(inst));
   const int i = static_cast<int>(instances.size()) - 1;
@@ -115,10 +117,9 @@ bool Supervisor::Impl::running(const Rank& rank) const {
   return rank.pid > 0 && by_pid.contains(rank.pid);
 }
 
-std::vector<RankTelemetrySummary> Supervisor::Impl::telemetry_of(Instance& inst,
-                                                                 Clock::time_point now) {
+std::vector<RankTelemetrySummary> Supervisor::Impl::read_telemetry(
+    Instance& inst, Clock::time_point now, std::vector<std::vector<int>>* processes) {
   std::vector<RankTelemetrySummary> summaries;
-  std::vector<std::vector<int>> processes;
   for (std::size_t r = 0; r < inst.ranks.size(); ++r) {
     Rank& rank = inst.ranks[r];
     // A rank that ended has nothing more to say: its summarizer and mapping go.
@@ -126,10 +127,24 @@ std::vector<RankTelemetrySummary> Supervisor::Impl::telemetry_of(Instance& inst,
     if (!rank.telemetry) continue;
     if (auto summary = rank.telemetry->summary(now)) {
       summaries.push_back(*summary);
-      processes.push_back(
-          rank_processes(containment->rank_cgroup(inst.name, static_cast<int>(r)), rank.pid));
+      if (processes != nullptr) {
+        processes->push_back(
+            rank_processes(containment->rank_cgroup(inst.name, static_cast<int>(r)), rank.pid));
+      }
+      const double mean_seconds =
+          summary->steps > 0 ? static_cast<double>(summary->step_us) / 1e6 /
+                                   static_cast<double>(summary->steps)
+                             : 0;
+      inst.hang.steps_ended(now, summary->rank, summary->steps, mean_seconds);
     }
   }
+  return summaries;
+}
+
+std::vector<RankTelemetrySummary> Supervisor::Impl::telemetry_of(Instance& inst,
+                                                                 Clock::time_point now) {
+  std::vector<std::vector<int>> processes;
+  std::vector<RankTelemetrySummary> summaries = read_telemetry(inst, now, &processes);
   const std::vector<TcpFigures> tcp = tcp_figures(processes);
   for (std::size_t k = 0; k < summaries.size(); ++k) {
     summaries[k].tcp_rtt_us = tcp[k].rtt_us;

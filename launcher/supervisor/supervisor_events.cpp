@@ -111,6 +111,7 @@ auto Supervisor::Impl::next_deadline() const -> std::optional<Clock::time_point>
     if (t && (!next || *t < *next)) next = t;
   };
   if (hooks != nullptr) consider(hooks->next_deadline());
+  if (hooks == nullptr) consider(telemetry_poll_at);
   for (const Instance& inst : instances) {
     if (inst.forensics) consider(inst.forensics->next_deadline());
     consider(inst.hang.deadline());
@@ -124,6 +125,10 @@ auto Supervisor::Impl::next_deadline() const -> std::optional<Clock::time_point>
 void Supervisor::Impl::on_deadlines() {
   const auto now = Clock::now();
   if (hooks != nullptr) hooks->on_deadline(now);
+  if (hooks == nullptr && telemetry_poll_at <= now) {
+    for (Instance& inst : instances) read_telemetry(inst, now, nullptr);
+    telemetry_poll_at = now + kTelemetryPoll;
+  }
   for (int i = 0; i < static_cast<int>(instances.size()); ++i) {
     Instance& inst = instances[i];
     // Before the stop signal due at the same time: the stacks are of the hang, not the stop.

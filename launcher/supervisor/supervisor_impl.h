@@ -153,6 +153,15 @@ struct Supervisor::Impl {
   // The summaries of the instance's running ranks for the window ending `now`, with their
   // TCP figures; the summarizers of ranks that ended are dropped.
   std::vector<RankTelemetrySummary> telemetry_of(Instance& inst, Clock::time_point now);
+  // Ends a telemetry window of each running rank of `inst` (their processes in `processes`
+  // when given, for the TCP figures) and feeds the steps to its hang watch: progress, and
+  // step times for the adaptive interval.
+  std::vector<RankTelemetrySummary> read_telemetry(Instance& inst, Clock::time_point now,
+                                                   std::vector<std::vector<int>>* processes);
+  // Without a node agent (whose heartbeats read telemetry once a second), the supervisor
+  // reads it itself at this pace, for hang detection.
+  static constexpr std::chrono::seconds kTelemetryPoll{1};
+  Clock::time_point telemetry_poll_at{};
 
   // ---- actions ----
 

@@ -94,7 +94,7 @@ TEST_CASE("the adaptive interval follows the p99 step time after warm-up") {
   CHECK(*watch.deadline() == t0 + seconds(41 + 50));
 }
 
-TEST_CASE("the adaptive interval uses the p99, not the slowest step, and never exceeds the plan's") {
+TEST_CASE("the adaptive interval uses the p99 - not the slowest step - and never exceeds the plan's") {
   HangWatch watch(true, 600, 600);
   watch.set_adaptive(10, 1, 1);
   watch.start(t0);
@@ -108,7 +108,7 @@ TEST_CASE("the adaptive interval uses the p99, not the slowest step, and never e
   CHECK(watch.interval() == 600);
 }
 
-TEST_CASE("a stage's interval wins over the adaptive one, and a new attempt warms up again") {
+TEST_CASE("a stage's interval wins over the adaptive one - and a new attempt warms up again") {
   HangWatch watch(true, 1800, 600);
   watch.set_adaptive(5, 60, 3);
   watch.start(t0);
@@ -122,7 +122,7 @@ TEST_CASE("a stage's interval wins over the adaptive one, and a new attempt warm
   CHECK(watch.interval() == 1800);
 }
 
-TEST_CASE("adaptive off, steps are still progress; nonsense step times are ignored") {
+TEST_CASE("adaptive off - steps are still progress - nonsense step times are ignored") {
   HangWatch watch(true, 10, 5);
   watch.start(t0);
   watch.steps_ended(t0 + seconds(8), 0, 1, 0.5);

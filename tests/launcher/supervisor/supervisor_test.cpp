@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <sstream>
 
 #include "launcher/launcher_harness.h"
@@ -133,6 +134,59 @@ TEST_CASE("a SIGSTOPped rank is detected as hung with a 2 s interval and restart
   CHECK(r.seconds >= 2);
   CHECK(r.seconds < 10);
   CHECK(leftover_processes("sup-hang").empty());
+}
+
+// A rank that steps through the SDK's telemetry ring without printing anything: STEPS steps
+// of STEP_SECONDS, then, in the first attempt, it blocks for 30 s.
+constexpr const char* kSteppingRank = R"(import os, sys, time
+from pai import telemetry
+ring = telemetry.ring()
+assert ring is not None, "no PAI_TELEMETRY_FILE"
+for step in range(int(os.environ["STEPS"])):
+    ring.step_begin(step)
+    time.sleep(float(os.environ["STEP_SECONDS"]))
+    ring.step_end(step)
+if os.environ["PAI_RESTART_COUNT"] == "0" and os.environ.get("BLOCK") == "1":
+    time.sleep(30)
+)";
+
+pai::Plan stepping_plan(const TempDir& dir, const std::string& name, const std::string& env) {
+  std::ofstream(dir / "rank.py") << kSteppingRank;
+  auto plan = local_plan(name, env + " PYTHONPATH=" PAI_SOURCE_DIR "/sdk/python exec /usr/bin/python3 " +
+                                   (dir / "rank.py"));
+  plan.fault_tolerance.hang.enabled = true;
+  return plan;
+}
+
+TEST_CASE("steps recorded in the telemetry ring are progress - a silent stepping rank is not hung") {
+  TempDir dir;
+  auto plan = stepping_plan(dir, "sup-tel-progress", "STEPS=40 STEP_SECONDS=0.1");
+  plan.fault_tolerance.hang.interval_seconds = 2;  // 4 s of steps without a line of output
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(count_lines_with(events_of(dir), "\"event\":\"hang\"") == 0);
+  CHECK(r.seconds >= 4);
+  CHECK(leftover_processes("sup-tel-progress").empty());
+}
+
+TEST_CASE("after warm-up the hang interval adapts to the step time - a 60 s interval acts in 1 s") {
+  TempDir dir;
+  auto plan = stepping_plan(dir, "sup-adaptive", "STEPS=10 STEP_SECONDS=0.05 BLOCK=1");
+  plan.fault_tolerance.hang.interval_seconds = 60;
+  plan.fault_tolerance.hang.adaptive_factor = 10;  // 10 x 0.05 s < the 1 s floor
+  plan.fault_tolerance.hang.adaptive_floor_seconds = 1;
+  plan.fault_tolerance.hang.adaptive_warmup_steps = 5;
+  plan.fault_tolerance.max_restarts = 1;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  INFO(r.err);
+  CHECK(r.code == 0);  // the second attempt does not block
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(events, "\"event\":\"hang\",\"instance\":\"worker-0\",\"seconds\":1,") ==
+        1);
+  CHECK(count_lines_with(r.err, "pai-launch: worker-0: hang: no output and no progress for 1s") == 1);
+  CHECK(r.seconds < 20);
+  CHECK(leftover_processes("sup-adaptive").empty());
 }
 
 TEST_CASE("ctl hang-interval changes the hang interval - notify reaches the journal") {
