@@ -6,6 +6,7 @@
 #include "launcher/coordinator/job_hang.h"
 #include "launcher/coordinator/node_checks.h"
 #include "launcher/coordinator/replacement.h"
+#include "libpai/duration.h"
 
 namespace pai::launcher::coordinator {
 
@@ -43,6 +44,9 @@ JobRun::JobRun(CoordinatorState& state)
 
 void JobRun::start(Clock::time_point now) {
   now_ = now;
+  if (state_.plan.time_limit_seconds > 0 && !time_limit_at_) {
+    time_limit_at_ = now + std::chrono::seconds(state_.plan.time_limit_seconds);
+  }
   process(policy_.start());
 }
 
@@ -484,6 +488,12 @@ void JobRun::node_lost(int node, const std::string& why, Clock::time_point now) 
 
 void JobRun::tick(Clock::time_point now) {
   now_ = now;
+  if (time_limit_at_ && now >= *time_limit_at_ && state_.phase == Phase::Running) {
+    state_.cancel_job(128 + SIGTERM, "the coordinator: time limit " +
+                                         format_duration(state_.plan.time_limit_seconds) +
+                                         " (timeLimit) reached");
+    return;
+  }
   if (!paused_) {
     for (std::size_t i = 0; i < state_.instances.size() && state_.phase == Phase::Running; ++i) {
       Instance& inst = state_.instances[i];
@@ -498,11 +508,13 @@ void JobRun::tick(Clock::time_point now) {
 }
 
 std::optional<Clock::time_point> JobRun::next_deadline() const {
-  if (state_.phase != Phase::Running || paused_) return std::nullopt;
+  if (state_.phase != Phase::Running) return std::nullopt;
   std::optional<Clock::time_point> next;
   auto consider = [&](std::optional<Clock::time_point> t) {
     if (t && (!next || *t < *next)) next = t;
   };
+  consider(time_limit_at_);
+  if (paused_) return next;
   for (const Instance& inst : state_.instances) consider(inst.backoff_until);
   if (state_.plan.fault_tolerance.hang.enabled) consider(next_job_hang_check(state_));
   consider(diagnosis_.next_due());

@@ -57,7 +57,8 @@ class JobRun {
   /// SIGKILLs the instance "role-index" as a failure.
   ControlAnswer kill(const std::string& instance, const std::string& who);
 
-  /// Backoffs elapsed and the job-wide hang.
+  /// Backoffs elapsed, the job-wide hang and the time limit (spec `timeLimit`: the job is
+  /// cancelled when it is reached, paused or not).
   void tick(Clock::time_point now);
   std::optional<Clock::time_point> next_deadline() const;
 
@@ -98,6 +99,7 @@ class JobRun {
   bool draining_ = false;
   bool paused_ = false;
   Clock::time_point now_;
+  std::optional<Clock::time_point> time_limit_at_;  // from the first start
 };
 
 }  // namespace pai::launcher::coordinator

@@ -346,3 +346,21 @@ TEST_CASE("SIGINT to one launcher cancels the whole job - every node exits 130")
   ::kill(cluster.launcher("node-2").pid(), SIGINT);
   expect_cancelled(cluster, 130, "sigint-e2e");
 }
+
+TEST_CASE("the time limit cancels the job with its reason - every node exits 143 and nothing restarts") {
+  pai::Plan plan = pai::testing::cluster_plan("limit-e2e", 124, 2, 0, "exec sleep 60");
+  plan.fault_tolerance.policy = pai::RestartPolicy::OnFailure;
+  plan.time_limit_seconds = 3;
+  pai::testing::Cluster cluster(plan);
+  const auto started = std::chrono::steady_clock::now();
+  start_running(cluster);
+  expect_cancelled(cluster, 143, "limit-e2e");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  CHECK(seconds >= 3);
+  CHECK(seconds < 20);
+  const std::string coordinator =
+      pai::testing::slurp(cluster.dir() / "logs/coordinator/events.jsonl");
+  INFO(coordinator);
+  CHECK(pai::testing::count_lines_with(coordinator, "time limit 3s (timeLimit) reached") == 1);
+}
