@@ -136,6 +136,10 @@ std::vector<RankTelemetrySummary> Supervisor::Impl::read_telemetry(
                                    static_cast<double>(summary->steps)
                              : 0;
       inst.hang.steps_ended(now, summary->rank, summary->steps, mean_seconds);
+      // Any record of the window (a collective entered or exited too) is a sign of life.
+      if (summary->quiet_ms >= 0 && summary->quiet_ms <= summary->window_us / 1000) {
+        inst.hang.activity(now - std::chrono::milliseconds(summary->quiet_ms));
+      }
     }
   }
   return summaries;
