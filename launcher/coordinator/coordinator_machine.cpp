@@ -287,7 +287,7 @@ void CoordinatorMachine::Impl::gone(int session, const std::string& why, Clock::
   if (state.phase == Phase::Rendezvous) {
     n.last_event = "disconnected: " + why;
     state.record("disconnected", Json{{"node", n.name}, {"reason", why}});
-    rendezvous.node_lost(now);
+    rendezvous.node_lost(node, now);
   } else if (state.phase == Phase::Running) {
     job->node_lost(node, why, now);
   }

@@ -34,7 +34,7 @@ CoordinatorState::CoordinatorState(Plan loaded, CoordinatorSettings s, Clock::ti
   if (plan.placements.empty()) throw std::invalid_argument("the plan has no placements");
   instances.resize(plan.placements.size());
   auto add = [&](const Host& host) {
-    if (find_node(host.name) >= 0) return;
+    if (!node_index.emplace(host.name, static_cast<int>(nodes.size())).second) return;
     Node node;
     node.name = host.name;
     node.host = host;
@@ -55,10 +55,8 @@ CoordinatorState::CoordinatorState(Plan loaded, CoordinatorSettings s, Clock::ti
 }
 
 int CoordinatorState::find_node(const std::string& name) const {
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    if (nodes[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
+  const auto it = node_index.find(name);
+  return it == node_index.end() ? -1 : it->second;
 }
 
 std::string CoordinatorState::instance_name(int instance) const {
@@ -96,11 +94,15 @@ bool CoordinatorState::spare_may_join() const {
   return false;
 }
 
+bool CoordinatorState::instance_ready(int i) const {
+  const Node& n = nodes[static_cast<std::size_t>(instances[static_cast<std::size_t>(i)].node)];
+  return n.session >= 0 && n.health == Health::Ready;
+}
+
 std::vector<int> CoordinatorState::unready_instances() const {
   std::vector<int> out;
-  for (std::size_t i = 0; i < instances.size(); ++i) {
-    const Node& n = nodes[static_cast<std::size_t>(instances[i].node)];
-    if (n.session < 0 || n.health != Health::Ready) out.push_back(static_cast<int>(i));
+  for (int i = 0; i < static_cast<int>(instances.size()); ++i) {
+    if (!instance_ready(i)) out.push_back(i);
   }
   return out;
 }

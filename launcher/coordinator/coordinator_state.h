@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -97,7 +98,10 @@ struct CoordinatorState {
   CoordinatorSettings settings;
   Clock::time_point started;
   Phase phase = Phase::Rendezvous;
-  std::vector<Node> nodes;  ///< the instances' planned hosts in instance order, other hosts, spares
+  /// The instances' planned hosts in instance order, other hosts, spares; fixed at
+  /// construction (node_index relies on it).
+  std::vector<Node> nodes;
+  std::unordered_map<std::string, int> node_index;  ///< name -> index into nodes
   std::vector<Instance> instances;
   std::map<int, PeerSession> sessions;
   std::vector<Action>* out = nullptr;  ///< actions of the public call being served
@@ -120,6 +124,8 @@ struct CoordinatorState {
   bool spare_may_join() const;
   /// Instances whose node is not connected and ready.
   std::vector<int> unready_instances() const;
+  /// Whether instance `i`'s node is connected and ready.
+  bool instance_ready(int i) const;
   /// The host of every instance, in order (what `assign` sends and pai::place takes).
   std::vector<Host> instance_hosts() const;
 

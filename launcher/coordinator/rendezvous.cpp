@@ -10,6 +10,9 @@ namespace {
 
 // Names listed in one progress line before "and N more".
 constexpr std::size_t kListedNodes = 8;
+// Nodes a progress record lists by name; "waitingMore" counts the rest (at 8,192 nodes the
+// whole list made each record 300 KB).
+constexpr std::size_t kRecordedNodes = 64;
 
 }  // namespace
 
@@ -18,6 +21,7 @@ Rendezvous::Rendezvous(CoordinatorState& state)
 
 bool Rendezvous::node_checked(int node, Clock::time_point now) {
   Node& n = state_.nodes.at(static_cast<std::size_t>(node));
+  if (n.health != Health::Ready) unready(node);
   if (n.health == Health::Failed) {
     if (n.instance >= 0) {
       if (handle_failed_checks(state_, node) == CheckOutcome::JobFailed) return false;
@@ -30,7 +34,27 @@ bool Rendezvous::node_checked(int node, Clock::time_point now) {
   return settle(now);
 }
 
-void Rendezvous::node_lost(Clock::time_point now) { settle(now); }
+void Rendezvous::node_lost(int node, Clock::time_point now) {
+  unready(node);
+  settle(now);
+}
+
+void Rendezvous::unready(int node) {
+  const int instance = state_.nodes.at(static_cast<std::size_t>(node)).instance;
+  if (instance >= 0) ready_upto_ = std::min(ready_upto_, static_cast<std::size_t>(instance));
+}
+
+bool Rendezvous::complete() {
+  const std::size_t total = state_.instances.size();
+  while (ready_upto_ < total && state_.instance_ready(static_cast<int>(ready_upto_))) ++ready_upto_;
+  if (ready_upto_ < total) return false;
+  // Once, at the end: the whole walk, in case an instance went unready unseen (a spare that
+  // took it, a node whose checks run again).
+  const auto unready = state_.unready_instances();
+  if (unready.empty()) return true;
+  ready_upto_ = static_cast<std::size_t>(unready.front());
+  return false;
+}
 
 bool Rendezvous::tick(Clock::time_point now) {
   if (now >= deadline_) {
@@ -70,28 +94,28 @@ std::optional<Clock::time_point> Rendezvous::next_deadline() const {
 bool Rendezvous::settle(Clock::time_point now) {
   if (state_.phase != Phase::Rendezvous) return false;
   dirty_ = true;
-  const bool complete = state_.unready_instances().empty();
-  if (complete || !last_progress_ || now >= *last_progress_ + state_.settings.progress_interval) {
+  const bool done = complete();
+  if (done || !last_progress_ || now >= *last_progress_ + state_.settings.progress_interval) {
     progress(now);
   }
-  return complete;
+  return done;
 }
 
 void Rendezvous::progress(Clock::time_point now) {
   const std::string text = progress_text();
   const auto unready = state_.unready_instances();
   Json waiting = Json::array();
-  for (int instance : unready) {
+  for (std::size_t k = 0; k < std::min(unready.size(), kRecordedNodes); ++k) {
     const Node& n = state_.nodes[static_cast<std::size_t>(
-        state_.instances[static_cast<std::size_t>(instance)].node)];
+        state_.instances[static_cast<std::size_t>(unready[k])].node)];
     waiting.push_back(
         Json{{"node", n.name}, {"why", n.problem(state_.plan.sanity_check.max_attempts)}});
   }
-  state_.record("progress",
-                Json{{"ready", state_.instances.size() - unready.size()},
-                     {"total", state_.instances.size()},
-                     {"waiting", waiting}},
-                text);
+  Json fields{{"ready", state_.instances.size() - unready.size()},
+              {"total", state_.instances.size()},
+              {"waiting", waiting}};
+  if (unready.size() > kRecordedNodes) fields["waitingMore"] = unready.size() - kRecordedNodes;
+  state_.record("progress", std::move(fields), text);
   for (const auto& [id, session] : state_.sessions) {
     if (session.node >= 0) state_.send(id, net::Progress{text});
   }

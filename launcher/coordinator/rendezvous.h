@@ -22,8 +22,8 @@ class Rendezvous {
   /// ready spare takes the instance of a failed node. True when every instance has a ready
   /// node: the caller assigns.
   bool node_checked(int node, Clock::time_point now);
-  /// A joined node's launcher is gone: its instance waits again.
-  void node_lost(Clock::time_point now);
+  /// Node `node`'s launcher is gone: its instance waits again.
+  void node_lost(int node, Clock::time_point now);
   /// Progress lines due, and the timeout. True when the rendezvous completed.
   bool tick(Clock::time_point now);
   std::optional<Clock::time_point> next_deadline() const;
@@ -33,6 +33,10 @@ class Rendezvous {
 
  private:
   bool settle(Clock::time_point now);
+  // Whether every instance has a ready node. Amortized O(1) a call: instances before
+  // ready_upto_ were ready when last looked at, and a node that went unready moves it back.
+  bool complete();
+  void unready(int node);
   void progress(Clock::time_point now);
   // "gpu-007: no connection<sep>gpu-011: failed check burn" for the unready instances.
   std::string missing_text(const char* separator) const;
@@ -41,6 +45,7 @@ class Rendezvous {
   Clock::time_point deadline_;
   std::optional<Clock::time_point> last_progress_;
   bool dirty_ = false;
+  std::size_t ready_upto_ = 0;
 };
 
 }  // namespace pai::launcher::coordinator

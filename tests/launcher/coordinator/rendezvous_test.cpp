@@ -211,6 +211,31 @@ TEST_CASE("a node that disconnects during the rendezvous is waited for again") {
   CHECK(h.sent("node-1", "assign").size() == 1);
 }
 
+TEST_CASE("a node lost after the rendezvous counted it ready keeps it from completing") {
+  MachineHarness h;
+  h.join("node-0");
+  h.join("node-1");  // instances 0 and 1 are counted ready
+  h.disconnect("node-0");
+  h.join("node-2");
+  CHECK(h.records("assignment").empty());
+  CHECK(h.sent("node-2", "assign").empty());
+  h.join("node-0");
+  CHECK(h.records("assignment").size() == 1);
+  CHECK(h.sent("node-0", "assign").size() == 1);
+}
+
+TEST_CASE("a progress record names 64 waiting nodes and counts the rest") {
+  MachineHarness h(pai::testing::make_test_plan(99, 1));
+  h.join("node-0");
+  const auto progress = h.records("progress");
+  REQUIRE(progress.size() == 1);
+  CHECK(progress[0].fields.at("ready") == 1);
+  CHECK(progress[0].fields.at("total") == 100);
+  REQUIRE(progress[0].fields.at("waiting").size() == 64);
+  CHECK(progress[0].fields.at("waiting")[63].at("node") == "node-64");
+  CHECK(progress[0].fields.at("waitingMore") == 35);
+}
+
 TEST_CASE("a fact that differs across nodes is recorded as a warning naming who has what") {
   MachineHarness h;
   h.join("node-0");
