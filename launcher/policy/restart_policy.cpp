@@ -27,7 +27,39 @@ RestartPolicyMachine::RestartPolicyMachine(FaultTolerance fault_tolerance,
     : ft_(std::move(fault_tolerance)),
       instances_(std::move(instances)),
       states_(instances_.size()),
-      total_instances_(total_instances) {}
+      total_instances_(total_instances) {
+  for (std::size_t j = 0; j < instances_.size(); ++j) {
+    const std::string& role = instances_[j].role;
+    auto it = std::find_if(roles_.begin(), roles_.end(),
+                           [&](const RoleTally& t) { return instances_[t.first].role == role; });
+    if (it == roles_.end()) it = roles_.insert(roles_.end(), RoleTally{j});
+    ++it->members;
+    role_of_.push_back(static_cast<int>(it - roles_.begin()));
+  }
+  retally();
+}
+
+void RestartPolicyMachine::retally() {
+  active_ = 0;
+  for (RoleTally& t : roles_) t.succeeded = t.tolerated = 0;
+  for (std::size_t j = 0; j < states_.size(); ++j) tally(static_cast<int>(j), 1);
+}
+
+void RestartPolicyMachine::tally(int instance, int sign) {
+  const State& s = states_[static_cast<std::size_t>(instance)];
+  RoleTally& t = roles_[static_cast<std::size_t>(role_of_[static_cast<std::size_t>(instance)])];
+  if (s.phase == Phase::Running || s.phase == Phase::Stopping || s.phase == Phase::BackingOff) {
+    active_ += sign;
+  }
+  if (s.phase == Phase::Succeeded) t.succeeded += sign;
+  if (s.phase == Phase::Failed && s.tolerated) t.tolerated += sign;
+}
+
+void RestartPolicyMachine::set_phase(int instance, Phase phase) {
+  tally(instance, -1);
+  states_[static_cast<std::size_t>(instance)].phase = phase;
+  tally(instance, 1);
+}
 
 std::vector<PolicyAction> RestartPolicyMachine::start() {
   std::vector<PolicyAction> out;
@@ -35,6 +67,7 @@ std::vector<PolicyAction> RestartPolicyMachine::start() {
     states_[i] = State{};
     out.push_back(StartInstance{i, 0});
   }
+  retally();
   if (instances_.empty()) {
     finished_ = true;
     out.push_back(CompleteJob{});
@@ -65,7 +98,7 @@ std::vector<PolicyAction> RestartPolicyMachine::on(const PolicyEvent& event) {
                           State& s = states_.at(e.instance);
                           if (s.phase != Phase::BackingOff || failing_ || stop_signal_ != 0)
                             return {};
-                          s.phase = Phase::Running;
+                          set_phase(e.instance, Phase::Running);
                           s.after_stop = AfterStop::Nothing;
                           s.exited = s.succeeded = 0;
                           std::vector<PolicyAction> out;
@@ -147,7 +180,7 @@ std::vector<PolicyAction> RestartPolicyMachine::on_failure(int instance, int loc
 void RestartPolicyMachine::stop(std::vector<PolicyAction>& out, int instance, AfterStop after,
                                 int signal, bool dump, const std::string& reason) {
   State& s = states_[instance];
-  s.phase = Phase::Stopping;
+  set_phase(instance, Phase::Stopping);
   s.after_stop = after;
   if (after == AfterStop::Restart) s.restart_reason = reason;
   out.push_back(StopInstance{instance, signal, dump, reason});
@@ -163,7 +196,7 @@ void RestartPolicyMachine::fail_job(std::vector<PolicyAction>& out, FailJob fail
     } else if (states_[j].phase == Phase::Stopping) {
       states_[j].after_stop = AfterStop::Fail;
     } else if (states_[j].phase == Phase::BackingOff) {
-      states_[j].phase = Phase::Stopped;
+      set_phase(j, Phase::Stopped);
     }
   }
   auto rest = settle();
@@ -174,27 +207,27 @@ std::vector<PolicyAction> RestartPolicyMachine::on_stopped(int instance) {
   std::vector<PolicyAction> out;
   State& s = states_.at(instance);
   if (s.phase == Phase::Running) {
-    s.phase = Phase::Succeeded;
+    set_phase(instance, Phase::Succeeded);
   } else if (s.phase == Phase::Stopping) {
     switch (s.after_stop) {
       case AfterStop::Restart:
         if (failing_ || stop_signal_ != 0) {
-          s.phase = Phase::Stopped;
+          set_phase(instance, Phase::Stopped);
         } else {
-          s.phase = Phase::BackingOff;
+          set_phase(instance, Phase::BackingOff);
           ++s.restart_count;
           out.push_back(
               ScheduleRestart{instance, ft_.backoff_seconds, s.restart_count, s.restart_reason});
         }
         break;
       case AfterStop::Tolerate:
-        s.phase = Phase::Failed;
+        set_phase(instance, Phase::Failed);
         break;
       case AfterStop::Nothing:
       case AfterStop::Fail:
       case AfterStop::Stop:
       case AfterStop::Complete:
-        s.phase = Phase::Stopped;
+        set_phase(instance, Phase::Stopped);
         break;
     }
   } else {
@@ -221,17 +254,12 @@ std::vector<PolicyAction> RestartPolicyMachine::on_stop_requested(int signal) {
     if (states_[j].phase == Phase::Running) {
       stop(out, j, AfterStop::Stop, signal, false, reason);
     } else if (states_[j].phase == Phase::BackingOff) {
-      states_[j].phase = Phase::Stopped;
+      set_phase(j, Phase::Stopped);
     }
   }
   auto rest = settle();
   out.insert(out.end(), rest.begin(), rest.end());
   return out;
-}
-
-bool RestartPolicyMachine::active(int instance) const {
-  Phase p = states_[instance].phase;
-  return p == Phase::Running || p == Phase::Stopping || p == Phase::BackingOff;
 }
 
 // "role: a of b required instances succeeded" for the first role (in governed order) short
@@ -240,30 +268,17 @@ std::string RestartPolicyMachine::incomplete_role() const {
   // OpenPAI's rule: a role that states minSucceeded completes the job once it got there (the
   // MPI launcher role's mpirun, the workers of a parameter-server job), whatever the other
   // roles do.
-  for (const auto& g : instances_) {
-    if (g.completion.min_succeeded < 1) continue;
-    int members = 0, succeeded = 0;
-    for (int j = 0; j < static_cast<int>(instances_.size()); ++j) {
-      if (instances_[j].role != g.role) continue;
-      ++members;
-      if (states_[j].phase == Phase::Succeeded) ++succeeded;
-    }
-    if (succeeded >= std::min(g.completion.min_succeeded, members)) return "";
+  for (const RoleTally& t : roles_) {
+    const int min_succeeded = instances_[t.first].completion.min_succeeded;
+    if (min_succeeded >= 1 && t.succeeded >= std::min(min_succeeded, t.members)) return "";
   }
-  for (const auto& g : instances_) {
-    int members = 0, tolerated = 0, succeeded = 0;
-    for (int j = 0; j < static_cast<int>(instances_.size()); ++j) {
-      if (instances_[j].role != g.role) continue;
-      ++members;
-      if (states_[j].phase == Phase::Succeeded) ++succeeded;
-      if (states_[j].phase == Phase::Failed && states_[j].tolerated) ++tolerated;
-    }
-    const int need = g.completion.min_succeeded == -1
-                         ? members - tolerated
-                         : std::min(g.completion.min_succeeded, members);
-    if (succeeded < need) {
-      return g.role + ": " + std::to_string(succeeded) + " of " + std::to_string(need) +
-             " required instances succeeded";
+  for (const RoleTally& t : roles_) {
+    const int min_succeeded = instances_[t.first].completion.min_succeeded;
+    const int need =
+        min_succeeded == -1 ? t.members - t.tolerated : std::min(min_succeeded, t.members);
+    if (t.succeeded < need) {
+      return instances_[t.first].role + ": " + std::to_string(t.succeeded) + " of " +
+             std::to_string(need) + " required instances succeeded";
     }
   }
   return "";
@@ -272,22 +287,16 @@ std::string RestartPolicyMachine::incomplete_role() const {
 std::vector<PolicyAction> RestartPolicyMachine::settle() {
   std::vector<PolicyAction> out;
   if (finished_) return out;
-  bool any_active = false;
-  for (int j = 0; j < static_cast<int>(states_.size()); ++j) any_active = any_active || active(j);
-
-  if (any_active) {
+  if (active_ > 0) {
     if (!failing_ && stop_signal_ == 0 && incomplete_role().empty()) {
       for (int j = 0; j < static_cast<int>(states_.size()); ++j) {
         if (states_[j].phase == Phase::Running) {
           stop(out, j, AfterStop::Complete, SIGTERM, false, "the job completed");
         } else if (states_[j].phase == Phase::BackingOff) {
-          states_[j].phase = Phase::Stopped;
+          set_phase(j, Phase::Stopped);
         }
       }
-      any_active = false;
-      for (int j = 0; j < static_cast<int>(states_.size()); ++j)
-        any_active = any_active || active(j);
-      if (any_active) return out;
+      if (active_ > 0) return out;
     } else {
       return out;
     }

@@ -141,13 +141,27 @@ class RestartPolicyMachine {
   // is asked for its stacks first.
   void fail_job(std::vector<PolicyAction>& out, FailJob failure, bool dump_stacks = false);
   std::vector<PolicyAction> settle();
-  bool active(int instance) const;
   std::string incomplete_role() const;
+  // Every phase change goes through set_phase, which keeps the tallies below: settle() and
+  // incomplete_role() cost O(roles), not O(instances), on each of a big job's events.
+  void set_phase(int instance, Phase phase);
+  void tally(int instance, int sign);  // adds (1) or removes (-1) its state's share
+  void retally();
+
+  struct RoleTally {
+    std::size_t first;  ///< the role's first instance (index into instances_)
+    int members = 0;
+    int succeeded = 0;  ///< instances in Succeeded
+    int tolerated = 0;  ///< instances in Failed, tolerated
+  };
 
   FaultTolerance ft_;
   std::vector<GovernedInstance> instances_;
   std::vector<State> states_;
   int total_instances_;
+  std::vector<RoleTally> roles_;  ///< in governed order
+  std::vector<int> role_of_;      ///< instance -> index into roles_
+  int active_ = 0;                ///< instances Running, Stopping or BackingOff
   std::map<std::string, int> same_error_;
   bool failing_ = false;
   FailJob failure_;
