@@ -12,6 +12,9 @@ namespace pai::launcher::coordinator {
 
 namespace {
 
+// How stale the job-wide hang check may be: it is judged in seconds.
+constexpr auto kHangWalkEvery = std::chrono::milliseconds(100);
+
 std::vector<GovernedInstance> governed(const Plan& plan) {
   std::vector<GovernedInstance> out;
   for (const Placement& p : plan.placements) {
@@ -109,7 +112,7 @@ void JobRun::apply(const std::vector<PolicyAction>& actions) {
 
 void JobRun::schedule_restart(const ScheduleRestart& restart, const std::string& batch) {
   Instance& inst = state_.instances.at(static_cast<std::size_t>(restart.instance));
-  inst.backoff_until = now_ + std::chrono::seconds(restart.delay_seconds);
+  set_backoff(restart.instance, now_ + std::chrono::seconds(restart.delay_seconds));
   state_.nodes[static_cast<std::size_t>(inst.node)].last_event =
       "restart " + std::to_string(restart.restart_count) + " in " +
       std::to_string(restart.delay_seconds) + "s";
@@ -132,8 +135,8 @@ void JobRun::start_instance(int instance, int attempt, bool recheck) {
   // Each resume is an attempt of its own (its logs and PAI_RESTART_COUNT are new), though not
   // a restart of the policy's: the restart budget is not used.
   inst.attempt = attempt + inst.resumed;
-  inst.backoff_until.reset();
-  inst.start_pending = true;
+  set_backoff(instance, std::nullopt);
+  set_pending(inst, true);
   int node = inst.node;
   const Node& current = state_.nodes[static_cast<std::size_t>(node)];
   if (current.session < 0 || !current.excluded.empty()) {
@@ -166,11 +169,11 @@ void JobRun::stop_instance(const StopInstance& stop, const std::string& line) {
                      {"reason", stop.reason}},
                 line);
   inst.policy_stop = true;
-  inst.start_pending = false;
+  set_pending(inst, false);
   const bool has_processes = inst.run == Run::Running || inst.run == Run::Stopping;
   if (has_processes && state_.send_to_node(inst.node, net::Stop{stop.instance, stop.signal,
                                                                 stop.dump_stacks, stop.reason})) {
-    inst.run = Run::Stopping;
+    set_run(stop.instance, Run::Stopping);
     return;
   }
   // Nothing runs there (not started yet, or its node is gone): the stop is over.
@@ -180,11 +183,11 @@ void JobRun::stop_instance(const StopInstance& stop, const std::string& line) {
 void JobRun::instance_stopped(int instance) {
   Instance& inst = state_.instances.at(static_cast<std::size_t>(instance));
   if (inst.failed_exit) {
-    inst.run = Run::Failed;
+    set_run(instance, Run::Failed);
   } else if (inst.policy_stop || inst.paused || inst.run != Run::Running) {
-    inst.run = Run::Stopped;
+    set_run(instance, Run::Stopped);
   } else {
-    inst.run = Run::Succeeded;
+    set_run(instance, Run::Succeeded);
   }
   inst.heartbeat.reset();
   const bool feed_policy = !paused_ || inst.policy_stop;
@@ -199,6 +202,9 @@ void JobRun::instance_stopped(int instance) {
 void JobRun::start_ready() {
   if (paused_ || state_.phase != Phase::Running) return;
   const bool sync = state_.plan.fault_tolerance.mode == FaultToleranceMode::Sync;
+  // Without the walk below when nothing waits, or while any instance stops or backs off in
+  // sync mode: a job-wide restart or end of N instances calls this N times.
+  if (pending_ == 0 || (sync && (stopping_ > 0 || !backoffs_.empty()))) return;
   std::vector<int> ready;
   for (std::size_t i = 0; i < state_.instances.size(); ++i) {
     const Instance& inst = state_.instances[i];
@@ -215,8 +221,8 @@ void JobRun::start_ready() {
     Instance& inst = state_.instances[static_cast<std::size_t>(i)];
     Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
     state_.send_to_node(inst.node, net::Start{i, inst.attempt});
-    inst.start_pending = false;
-    inst.run = Run::Running;
+    set_pending(inst, false);
+    set_run(i, Run::Running);
     inst.failed_exit = false;
     inst.heartbeat.reset();
     diagnosis_.restarted(i);
@@ -362,7 +368,7 @@ void JobRun::heartbeat(int node, const net::NodeHeartbeat& message, Clock::time_
     diagnosis_.observe(node, e, now);
   }
   diagnose();
-  detect_hang();
+  detect_hang(false);
 }
 
 void JobRun::failure(int node, const net::Failure& message) {
@@ -467,8 +473,8 @@ void JobRun::node_lost(int node, const std::string& why, Clock::time_point now) 
   } else if (paused_) {
     // resume() finds the node gone and gives the instance to a spare.
     if (inst.start_pending || inst.run == Run::Running) inst.paused = true;
-    if (inst.run == Run::Running) inst.run = Run::Stopped;
-    inst.start_pending = false;
+    if (inst.run == Run::Running) set_run(instance, Run::Stopped);
+    set_pending(inst, false);
   } else if (inst.start_pending || inst.run == Run::Running) {
     ProcessExited event;
     event.instance = instance;
@@ -477,7 +483,7 @@ void JobRun::node_lost(int node, const std::string& why, Clock::time_point now) 
     event.classification.retryable = state_.plan.fault_tolerance.policy != RestartPolicy::Never;
     event.classification.reason = "launcher on " + n.name + " lost: " + why;
     event.classification.signature = "node-lost";
-    inst.start_pending = false;
+    set_pending(inst, false);
     inst.failed_exit = true;
     feed(event);
   }
@@ -495,16 +501,34 @@ void JobRun::tick(Clock::time_point now) {
     return;
   }
   if (!paused_) {
-    for (std::size_t i = 0; i < state_.instances.size() && state_.phase == Phase::Running; ++i) {
-      Instance& inst = state_.instances[i];
-      if (inst.backoff_until && *inst.backoff_until <= now) {
-        inst.backoff_until.reset();
-        feed(BackoffElapsed{static_cast<int>(i)});
-      }
+    while (!backoffs_.empty() && backoffs_.begin()->first <= now &&
+           state_.phase == Phase::Running) {
+      const int instance = backoffs_.begin()->second;
+      set_backoff(instance, std::nullopt);
+      feed(BackoffElapsed{instance});
     }
   }
   diagnose();
-  detect_hang();
+  detect_hang(true);
+}
+
+void JobRun::set_pending(Instance& inst, bool pending) {
+  pending_ += static_cast<int>(pending) - static_cast<int>(inst.start_pending);
+  inst.start_pending = pending;
+}
+
+void JobRun::set_run(int instance, Run run) {
+  Instance& inst = state_.instances.at(static_cast<std::size_t>(instance));
+  if (inst.run == Run::Stopping) --stopping_;
+  inst.run = run;
+  if (run == Run::Stopping) ++stopping_;
+}
+
+void JobRun::set_backoff(int instance, std::optional<Clock::time_point> until) {
+  Instance& inst = state_.instances.at(static_cast<std::size_t>(instance));
+  if (inst.backoff_until) backoffs_.erase({*inst.backoff_until, instance});
+  inst.backoff_until = until;
+  if (until) backoffs_.emplace(*until, instance);
 }
 
 std::optional<Clock::time_point> JobRun::next_deadline() const {
@@ -515,16 +539,27 @@ std::optional<Clock::time_point> JobRun::next_deadline() const {
   };
   consider(time_limit_at_);
   if (paused_) return next;
-  for (const Instance& inst : state_.instances) consider(inst.backoff_until);
-  if (state_.plan.fault_tolerance.hang.enabled) consider(next_job_hang_check(state_));
+  if (!backoffs_.empty()) consider(backoffs_.begin()->first);
+  if (state_.plan.fault_tolerance.hang.enabled) {
+    consider(hang_check_);
+    if (hang_stale_) consider(hang_walked_ + kHangWalkEvery);
+  }
   consider(diagnosis_.next_due());
   return next;
 }
 
-void JobRun::detect_hang() {
+void JobRun::detect_hang(bool due) {
   if (paused_ || state_.phase != Phase::Running || !state_.plan.fault_tolerance.hang.enabled) {
     return;
   }
+  if (!due && now_ < hang_walked_ + kHangWalkEvery) {
+    hang_stale_ = true;
+    return;
+  }
+  hang_walked_ = now_;
+  hang_stale_ = false;
+  hang_check_ = next_job_hang_check(state_);
+  if (!hang_check_ || now_ < *hang_check_) return;
   auto hang = find_job_hang(state_, now_);
   if (!hang) return;
   Classification c = classify_hang(state_.plan.fault_tolerance.policy, hang->idle_seconds, false);

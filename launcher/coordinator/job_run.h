@@ -7,6 +7,7 @@
 
 #include <deque>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -77,7 +78,14 @@ class JobRun {
   void start_ready();
   void fail(const FailJob& failure);
   void fail(const std::string& reason);
-  void detect_hang();
+  /// The job-wide hang check walks every instance: on messages at most once per
+  /// kHangWalkEvery (a heartbeat costs O(1), not O(nodes)), on tick() whenever `due`.
+  void detect_hang(bool due);
+  void set_backoff(int instance, std::optional<Clock::time_point> until);
+  /// Every change of an instance's start_pending goes through here (pending_ counts them).
+  void set_pending(Instance& inst, bool pending);
+  /// Every change of an instance's Run goes through here (stopping_ counts them).
+  void set_run(int instance, Run run);
   /// Judges the ranks' telemetry when due: records and shows each verdict, and isolates.
   void diagnose();
   /// `diagnosis.action: isolate`: excludes the node the verdict names and restarts its
@@ -100,6 +108,14 @@ class JobRun {
   bool paused_ = false;
   Clock::time_point now_;
   std::optional<Clock::time_point> time_limit_at_;  // from the first start
+  // Instances backing off, by when they are due: the earliest without a walk.
+  std::set<std::pair<Clock::time_point, int>> backoffs_;
+  int stopping_ = 0;  // instances whose Run is Stopping
+  int pending_ = 0;   // instances whose start is pending
+  // The job-wide hang check as last walked (detect_hang), and whether heartbeats came since.
+  std::optional<Clock::time_point> hang_check_;
+  Clock::time_point hang_walked_;
+  bool hang_stale_ = false;
 };
 
 }  // namespace pai::launcher::coordinator

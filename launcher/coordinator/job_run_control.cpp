@@ -17,7 +17,7 @@ ControlAnswer JobRun::pause(const std::string& who, Clock::time_point now) {
     if (inst.run != Run::Running) continue;
     if (state_.send_to_node(inst.node,
                             net::Stop{static_cast<int>(i), SIGTERM, false, "paused by " + who})) {
-      inst.run = Run::Stopping;
+      set_run(static_cast<int>(i), Run::Stopping);
     }
     inst.paused = true;
     stopping.push_back(static_cast<int>(i));

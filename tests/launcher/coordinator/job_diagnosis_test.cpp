@@ -77,6 +77,7 @@ TEST_CASE("a rank missing from a collective is recorded as RankNonCommHang - and
   beat(h, "node-0", 0, {0, 1}, 1900000);
   beat(h, "node-1", 1, {2, 3}, 1800000);
   beat(h, "node-2", 2, {4}, 1800000);
+  h.advance(100ms);  // the job-wide check walks the instances at most every 100 ms
   const auto hang = h.records("hang");
   REQUIRE(hang.size() == 1);
   CHECK(hang[0].fields.at("instance") == "worker-1");
