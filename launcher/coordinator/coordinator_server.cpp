@@ -1,5 +1,7 @@
 #include "launcher/coordinator/coordinator_server.h"
 
+#include <algorithm>
+
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -33,6 +35,8 @@ namespace {
 constexpr std::size_t kReadBufferSize = 64 * 1024;
 // Back-off after an accept error such as EMFILE, which would otherwise repeat at once.
 constexpr std::chrono::milliseconds kAcceptRetry{50};
+// Connections taken from the listen queue at once, the first included (others wait meanwhile).
+constexpr int kAcceptBatch = 64;
 
 /// "5.0s", "0.5s": durations as the records print them.
 std::string seconds_text(std::chrono::milliseconds d) {
@@ -48,6 +52,11 @@ std::string size_text(std::size_t bytes) {
   }
   if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
   return std::to_string(bytes) + " bytes";
+}
+
+/// The machines of `plan` that may run a launcher: its hosts and spares.
+std::size_t machines(const Plan& plan) {
+  return std::max(plan.placements.size(), plan.hosts.size()) + plan.spares.size();
 }
 
 }  // namespace
@@ -73,6 +82,7 @@ struct CoordinatorServer::Impl final : SessionListener {
 
   ServerOptions options;
   std::string job;
+  std::size_t plan_machines;  // hosts and spares: launchers that may connect at once
   CoordinatorMachine machine;
   std::unordered_map<int, Connection> connections;
   std::vector<char> read_buffer = std::vector<char>(kReadBufferSize);
@@ -100,6 +110,8 @@ struct CoordinatorServer::Impl final : SessionListener {
   void run();
   void accept();
   void on_accept(const error_code& ec, tcp::socket socket);
+  // Starts the handshake of a connection just accepted.
+  void admit(tcp::socket socket, Clock::time_point now);
   // Journals a connection refused before it authenticated (as counts, see RefusalSummary).
   void refuse(const std::string& address, const std::string& reason, Clock::time_point now,
               bool shown = true);
@@ -135,8 +147,10 @@ struct CoordinatorServer::Impl final : SessionListener {
 CoordinatorServer::Impl::Impl(Plan plan, ServerOptions server_options)
     : options(std::move(server_options)),
       job(plan.name),
+      plan_machines(machines(plan)),
       machine(std::move(plan), options.settings, Clock::now()),
-      handshake_slots(options.max_unauthenticated_per_address, options.max_unauthenticated) {}
+      handshake_slots(options.max_unauthenticated_per_address,
+                      std::max(options.max_unauthenticated, 2 * plan_machines)) {}
 
 void CoordinatorServer::Impl::listen() {
   std::string where = options.listen_address + ":" + std::to_string(options.port);
@@ -147,6 +161,7 @@ void CoordinatorServer::Impl::listen() {
     acceptor.set_option(tcp::acceptor::reuse_address(true));
     acceptor.bind(endpoint);
     acceptor.listen(asio::socket_base::max_listen_connections);
+    acceptor.non_blocking(true);  // on_accept drains the queue without waiting
     bound_port = acceptor.local_endpoint().port();
   } catch (const boost::system::system_error& e) {
     throw std::runtime_error("cannot listen on " + where + ": " + e.code().message());
@@ -189,6 +204,20 @@ void CoordinatorServer::Impl::on_accept(const error_code& ec, tcp::socket socket
     }
     return;
   }
+  admit(std::move(socket), now);
+  // More are often queued (thousands of launchers start at once): taken now, up to a batch,
+  // before the kernel's listen queue overflows and their connects wait for a retransmission.
+  for (int k = 1; k < kAcceptBatch; ++k) {
+    error_code more_ec;
+    tcp::socket more(io);
+    acceptor.accept(more, more_ec);
+    if (more_ec) break;  // would_block when none is left; an error shows at the next accept
+    admit(std::move(more), now);
+  }
+  accept();
+}
+
+void CoordinatorServer::Impl::admit(tcp::socket socket, Clock::time_point now) {
   int id = next_id++;
   auto session =
       std::make_shared<Session>(std::move(socket), id, options.token, job, read_buffer, *this);
@@ -198,7 +227,6 @@ void CoordinatorServer::Impl::on_accept(const error_code& ec, tcp::socket socket
   if (auto eviction = handshake_slots.admit(id, session->address())) evict(*eviction, now);
   session->start();
   arm_watch(session->accepted_at() + options.handshake_timeout);
-  accept();
 }
 
 void CoordinatorServer::Impl::refuse(const std::string& address, const std::string& reason,

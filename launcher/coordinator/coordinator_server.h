@@ -33,7 +33,9 @@ struct ServerOptions {
   /// keep out a client of the same address, which authenticates at once. At least 1.
   std::size_t max_unauthenticated_per_address = 64;
   /// Likewise in all: a new one beyond it evicts the oldest of the address holding the most.
-  /// Authenticated connections never count and are never evicted. At least 1.
+  /// Authenticated connections never count and are never evicted. At least 1. The server
+  /// raises it to twice the plan's machines (hosts and spares): every launcher of the job
+  /// starting at once must fit, or evicting each other they reconnect in a storm.
   std::size_t max_unauthenticated = 4096;
   /// A peer with more output queued than this (it does not read) is dropped.
   std::size_t max_queued_output = std::size_t{64} << 20;

@@ -310,6 +310,23 @@ TEST_CASE("at the total limit the address holding the most gives up its oldest c
   }
 }
 
+TEST_CASE("the limit of unauthenticated connections is at least twice the plan's machines") {
+  Journal journal;
+  auto options = server_options(journal);
+  options.max_unauthenticated = 1;  // 3 hosts and a spare: 8 may handshake at once
+  CoordinatorServer server(loopback_plan(), options);
+  std::vector<std::unique_ptr<RawConnection>> held;
+  for (int i = 1; i <= 9; ++i) {
+    held.push_back(std::make_unique<RawConnection>(server.port(), "127.0.2." + std::to_string(i)));
+  }
+  // The 9th evicted the oldest; the other eight stay.
+  CHECK_FALSE(held[0]->read_frame(2s));
+  CHECK(held[0]->eof());
+  for (int i = 1; i < 9; ++i) CHECK_FALSE(held[i]->closed_by_server(1ms));
+  CHECK(wait_refused(journal, 1));
+  CHECK(refused_count(journal) == 1);
+}
+
 TEST_CASE("many bad handshakes are journaled as a bounded number of counts") {
   Journal journal;
   CoordinatorServer server(loopback_plan(), server_options(journal));
