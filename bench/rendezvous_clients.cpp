@@ -10,19 +10,24 @@
 // thread, so that 1,023 launchers fit on a 2-core machine beside the real coordinator; each
 // heartbeats on a timer of its own, their phases spread over the interval as independent
 // launchers' are. They all connect at once, or with --max-connecting C at most C at a time
-// until their welcome (the coordinator closes the oldest of more than 4,096 unauthenticated
-// connections, faster than one thread can complete their handshakes).
+// until their welcome (the coordinator holds at most max(4,096, twice the plan's machines)
+// unauthenticated connections and closes the oldest beyond). With --fail-instance K
+// they play a job-wide restart (bench/restart_scale.sh): attempt 0 of every instance runs until
+// `stop`, K's ranks exit 1 --fail-after-ms after its start (or, with --fail-mode close|silent,
+// its launcher's connection closes or it sends nothing more), and every later attempt exits 0.
 //
 //   rendezvous_clients --plan PLAN [--token-file F] [--first I] [--last J]
 //                      [--heartbeat-interval-ms N] [--heartbeat-seconds N]
 //                      [--ranks-per-node R] [--max-connecting C] [--timeout-s S]
+//                      [--fail-instance K] [--fail-mode exit|close|silent] [--fail-after-ms M]
 //
 // plays the plan's hosts I..J (1-based, in the plan's order; default 2..all, node 1 being the
 // real pai-launch that runs the coordinator) and prints one line of key=value figures:
 // clients, assigned, finished, the wall-clock (CLOCK_REALTIME, ns) times of the first
 // connect, the last welcome and the last `assign`, to be compared with the coordinator's
 // events.jsonl, the connects made again, and the heartbeats that listed a running instance and
-// the telemetry entries they carried. SIGUSR1 prints those two counts so far at once ("probe
+// the telemetry entries they carried; with --fail-instance, when K failed, the `start`s of
+// later attempts and when the last came (fail_ns, restarted, last_restart_ns). SIGUSR1 prints those two counts so far at once ("probe
 // at_ns=... instance_heartbeats=... telemetry=..."), for rates over a window. Exit status 0
 // when every client was assigned and told `finish` 0.
 #include <unistd.h>
@@ -70,6 +75,10 @@ struct Options {
   int heartbeat_seconds = 0;  // 0: the instance's ranks exit as soon as they start
   int ranks_per_node = 0;     // telemetry summaries in each heartbeat's instance entry
   int max_connecting = 0;     // launchers connecting at once; 0: all
+  int fail_instance = -1;     // its attempt 0 fails (exit 1) --fail-after-ms after its start
+  int fail_after_ms = 2000;
+  std::string fail_mode = "exit";  // exit: its ranks exit 1; close: its connection closes;
+                                   // silent: it sends nothing more
   int timeout_s = 120;
 };
 
@@ -281,6 +290,15 @@ class Swarm {
                      ++assigned_;
                    },
                    [&](const net::Start& start) {
+                     if (start.attempt > 0) {
+                       ++restarted_;
+                       last_restart_ns_ = wall_ns();
+                     }
+                     if (options_.fail_instance >= 0) {
+                       // A restart: attempt 0 runs until stopped (or fails), the next exit 0.
+                       if (start.attempt == 0) return run_instance(l, start.instance);
+                       return end_instance(l, start.instance, false);
+                     }
                      if (options_.heartbeat_seconds == 0) {
                        end_instance(l, start.instance, false);
                      } else {
@@ -373,11 +391,11 @@ class Swarm {
     }
   }
 
-  // Every rank of the instance exited: 0, or by SIGTERM when it was stopped.
-  void end_instance(Launcher& l, int instance, bool stopping) {
+  // Every rank of the instance exited: `code`, or by SIGTERM when it was stopped.
+  void end_instance(Launcher& l, int instance, bool stopping, int code = 0) {
     const pai::Placement& p = plan_.placements.at(static_cast<std::size_t>(instance));
     const int ranks = pai::last_rank(plan_, p) - p.first_rank + 1;
-    const net::ProcessStatus status{0, stopping ? SIGTERM : 0};
+    const net::ProcessStatus status{code, stopping ? SIGTERM : 0};
     for (int k = 0; k < ranks; ++k) {
       send(l, net::Exited{instance, k, status, {false, "", "", ""}, stopping});
     }
@@ -393,8 +411,17 @@ class Swarm {
     l.beat.async_wait([this, &l](const boost::system::error_code& ec) {
       if (ec || l.done) return;
       const Clock::time_point now = Clock::now();
-      if (l.instance >= 0 && now - l.started >= std::chrono::seconds(options_.heartbeat_seconds)) {
-        end_instance(l, l.instance, false);
+      if (l.instance < 0) {
+      } else if (options_.fail_instance < 0) {
+        if (now - l.started >= std::chrono::seconds(options_.heartbeat_seconds)) {
+          end_instance(l, l.instance, false);
+        }
+      } else if (l.instance == options_.fail_instance &&
+                 now - l.started >= std::chrono::milliseconds(options_.fail_after_ms)) {
+        fail_ns_ = wall_ns();
+        if (options_.fail_mode == "close") return close(l);
+        if (options_.fail_mode == "silent") return;  // no heartbeat, no next one scheduled
+        end_instance(l, l.instance, false, 1);
       }
       net::NodeHeartbeat beat;
       if (l.instance >= 0) {
@@ -469,10 +496,11 @@ class Swarm {
     std::printf(
         "clients=%zu assigned=%zu finished=%zu failed=%zu first_connect_ns=%lld "
         "last_welcome_ns=%lld last_assign_ns=%lld reconnects=%zu instance_heartbeats=%zu "
-        "telemetry=%zu\n",
+        "telemetry=%zu fail_ns=%lld restarted=%zu last_restart_ns=%lld\n",
         launchers_.size(), assigned_, finished, failed_, static_cast<long long>(first_connect_ns_),
         static_cast<long long>(last_welcome_ns_), static_cast<long long>(last_assign_ns_),
-        reconnects_, instance_heartbeats_, telemetry_sent_);
+        reconnects_, instance_heartbeats_, telemetry_sent_, static_cast<long long>(fail_ns_),
+        restarted_, static_cast<long long>(last_restart_ns_));
     return assigned_ == launchers_.size() && finished == launchers_.size() ? 0 : 1;
   }
 
@@ -497,6 +525,9 @@ class Swarm {
   std::size_t reconnects_ = 0;
   std::size_t instance_heartbeats_ = 0;
   std::size_t telemetry_sent_ = 0;
+  std::int64_t fail_ns_ = 0;          // when --fail-instance's ranks exited 1
+  std::size_t restarted_ = 0;         // `start`s of attempt 1 and later
+  std::int64_t last_restart_ns_ = 0;  // the last of them
 };
 
 std::string read_token(const std::string& path) {
@@ -530,6 +561,17 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--max-connecting", options.max_connecting,
                  "launchers between their connect and their welcome at once (default 0: all)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--fail-instance", options.fail_instance,
+                 "play a restart: every instance's attempt 0 runs until stopped, this one's "
+                 "ranks exit 1 after --fail-after-ms; later attempts exit 0 at once")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--fail-mode", options.fail_mode,
+                 "how --fail-instance fails: exit (its ranks exit 1), close (its launcher's "
+                 "connection closes), silent (its launcher sends nothing more)")
+      ->check(CLI::IsMember({"exit", "close", "silent"}));
+  app.add_option("--fail-after-ms", options.fail_after_ms,
+                 "when --fail-instance fails, from its start (at its next heartbeat)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--timeout-s", options.timeout_s,
                  "give up after this long, plus --heartbeat-seconds")
