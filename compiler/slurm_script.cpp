@@ -21,22 +21,61 @@ constexpr const char* kHeader = R"sh(#
 # Environment:
 #   PAI_LAUNCH   the launcher program on the nodes (default: pai-launch)
 #   PAI_JOB_DIR  this plan folder as the nodes see it (default: below)
+# Signals: before the time limit (--signal) and on scancel, Slurm sends SIGTERM to every
+# pai-launch, and they stop the job as a cancel (exit 143). Not to this script: srun ends its
+# tasks with SIGKILL when it gets SIGTERM.
 # Exit status: srun's; 0 when every launcher succeeded.
 set -u
 
 PAI_LAUNCH=${PAI_LAUNCH:-pai-launch}
 )sh";
 
-// The largest request of any role, per field: every node gets the same allocation, and
-// which role runs on which node is decided only at launch.
-Resources largest_resources(const Plan& plan) {
-  Resources r;
+// Slurm's --signal takes at most this many seconds (a 16-bit field).
+constexpr std::int64_t kMaxSignalLead = 65535;
+
+// What one node of the job asks Slurm for.
+struct NodeShape {
+  int gpus = 0;
+  int cpus = 0;              // rounded up: Slurm counts whole CPUs
+  std::int64_t mem_mib = 0;  // rounded up: --mem counts MiB (Slurm's "M")
+
+  bool operator==(const NodeShape&) const = default;
+};
+
+NodeShape shape_of(const Resources& r) {
+  constexpr std::int64_t kMiB = 1 << 20;
+  return NodeShape{r.gpu, static_cast<int>(std::ceil(r.cpu)), (r.memory_bytes + kMiB - 1) / kMiB};
+}
+
+// One component of the job: consecutive nodes of the plan (in placement order: the roles'
+// instances in rank order, then the spares) that ask for the same shape.
+struct Component {
+  NodeShape shape;
+  int nodes = 0;
+  std::vector<std::string> roles;  // what runs there, for the script's comments
+};
+
+// The components of a plan, in placement order. A spare may replace any node, so spares ask
+// for the largest of every field. Consecutive nodes of one shape share a component, so that
+// the components' node lists, joined in order, list the nodes in placement order.
+std::vector<Component> components_of(const Plan& plan) {
+  std::vector<Component> out;
+  const auto add = [&out](const NodeShape& shape, int nodes, const std::string& what) {
+    if (nodes <= 0) return;
+    if (out.empty() || !(out.back().shape == shape)) out.push_back(Component{shape, 0, {}});
+    out.back().nodes += nodes;
+    out.back().roles.push_back(what);
+  };
+  NodeShape largest;
   for (const Role& role : plan.roles) {
-    r.gpu = std::max(r.gpu, role.resources.gpu);
-    r.cpu = std::max(r.cpu, role.resources.cpu);
-    r.memory_bytes = std::max(r.memory_bytes, role.resources.memory_bytes);
+    const NodeShape shape = shape_of(role.resources);
+    add(shape, role.instances, role.name);
+    largest.gpus = std::max(largest.gpus, shape.gpus);
+    largest.cpus = std::max(largest.cpus, shape.cpus);
+    largest.mem_mib = std::max(largest.mem_mib, shape.mem_mib);
   }
-  return r;
+  add(largest, static_cast<int>(plan.spares.size()), "spares");
+  return out;
 }
 
 void sbatch_option(std::string& out, const std::string& name, const std::string& value) {
@@ -90,32 +129,76 @@ void use_slurm_inventory(JobSpec& spec, Diagnostics& diags) {
   job.inventory = Inventory::Slurm;
 }
 
+namespace {
+
+// The #SBATCH options of one component: its nodes and what each of them asks for.
+// `mem_before`: an earlier component states --mem, which sbatch carries over to the later
+// components that do not state their own.
+void component_options(std::string& out, const Component& c, bool mem_before) {
+  sbatch_option(out, "nodes", std::to_string(c.nodes));
+  sbatch_option(out, "ntasks-per-node", "1");
+  // Training owns its nodes: no other job's processes on its GPUs, NICs or memory. Not
+  // propagated between the components of a heterogeneous job, so each states it.
+  out += "#SBATCH --exclusive\n";
+  if (c.shape.gpus > 0) sbatch_option(out, "gres", "gpu:" + std::to_string(c.shape.gpus));
+  if (c.shape.cpus > 0) sbatch_option(out, "cpus-per-task", std::to_string(c.shape.cpus));
+  if (c.shape.mem_mib > 0) {
+    sbatch_option(out, "mem", std::to_string(c.shape.mem_mib));
+  } else if (mem_before) {
+    // No minimum: 0 asks for the node's memory, which an exclusive node gives anyway.
+    sbatch_option(out, "mem", "0");
+  }
+}
+
+// srun's options for one component's tasks: one launcher per node.
+std::string srun_options(const Component& c) {
+  std::string out = "--ntasks-per-node=1 --kill-on-bad-exit=0";
+  // Since Slurm 22.05 srun no longer inherits sbatch's --cpus-per-task, and a step
+  // without it would confine each launcher and its training processes to one CPU.
+  if (c.shape.cpus > 0) out += " --cpus-per-task=" + std::to_string(c.shape.cpus);
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+}  // namespace
+
 std::string render_slurm_script(const Plan& plan, const std::string& out_dir) {
   const std::string dir = trimmed(out_dir);
   const bool absolute = !dir.empty() && dir.front() == '/';
-  const Resources r = largest_resources(plan);
-  const int cpus = static_cast<int>(std::ceil(r.cpu));
+  const std::vector<Component> components = components_of(plan);
+  const bool heterogeneous = components.size() > 1;
   std::string out = "#!/bin/bash\n";
   sbatch_option(out, "job-name", plan.name);
-  sbatch_option(out, "nodes", std::to_string(plan.nodes + static_cast<int>(plan.spares.size())));
-  sbatch_option(out, "ntasks-per-node", "1");
   if (const std::int64_t deadline = scheduler_deadline_seconds(plan); deadline > 0) {
     sbatch_option(out, "time", slurm_time(deadline));
   }
+  // Before the time limit (the spec's, or the partition's when it has none), SIGTERM to
+  // every task of the job's steps, the launchers, which stop the job as a cancel, with time
+  // for the checkpoint wait and the grace period. Not B: (the batch shell only): the shell
+  // could pass it on only through srun, which answers SIGTERM by killing its tasks.
+  sbatch_option(out, "signal",
+                "TERM@" + std::to_string(std::min(stop_lead_seconds(plan), kMaxSignalLead)));
   // pai-launch restarts the job itself; a requeue would start it over as a new Slurm job.
   out += "#SBATCH --no-requeue\n";
-  if (r.gpu > 0) sbatch_option(out, "gres", "gpu:" + std::to_string(r.gpu));
-  if (cpus > 0) sbatch_option(out, "cpus-per-task", std::to_string(cpus));
-  if (r.memory_bytes > 0) {
-    // --mem counts MiB (Slurm's "M"); round up so the request is never below the spec's.
-    constexpr std::int64_t kMiB = 1 << 20;
-    sbatch_option(out, "mem", std::to_string((r.memory_bytes + kMiB - 1) / kMiB));
-  }
   // sbatch resolves a relative path against the job's working directory, which is the
   // folder it was run from, as $SLURM_SUBMIT_DIR below. The folder exists: pai-compile
   // creates it, because slurmd does not and fails the job when it cannot open the file.
   sbatch_option(out, "output", dir + "/logs/slurm-%j.out");
   sbatch_option(out, "error", dir + "/logs/slurm-%j.out");
+  bool mem_stated = false;
+  for (std::size_t i = 0; i < components.size(); ++i) {
+    if (heterogeneous) {
+      if (i > 0) out += "#SBATCH hetjob\n";
+      out += "# component " + std::to_string(i) + ": " + joined(components[i].roles) + "\n";
+    }
+    component_options(out, components[i], mem_stated);
+    mem_stated = mem_stated || components[i].shape.mem_mib > 0;
+  }
   out += kHeader;
   if (absolute) {
     out += "job_dir=${PAI_JOB_DIR:-" + shell_quote(dir) + "}\n";
@@ -124,15 +207,28 @@ std::string render_slurm_script(const Plan& plan, const std::string& out_dir) {
            shell_quote(dir) + "\n";
     out += "job_dir=${PAI_JOB_DIR:-$default_dir}\n";
   }
-  out += "\nsrun --ntasks-per-node=1 --kill-on-bad-exit=0";
-  // Since Slurm 22.05 srun no longer inherits sbatch's --cpus-per-task, and a step
-  // without it would confine each launcher and its training processes to one CPU.
-  if (cpus > 0) out += " --cpus-per-task=" + std::to_string(cpus);
-  out +=
-      " \\\n"
-      "  \"$PAI_LAUNCH\" run --plan \"$job_dir/plan.json\" --token-file \"$job_dir/job.token\" "
-      "--slurm\n"
-      "exit $?\n";
+  std::string launch =
+      "\"$PAI_LAUNCH\" run --plan \"$job_dir/plan.json\" --token-file "
+      "\"$job_dir/job.token\" --slurm";
+  std::string srun = "srun " + srun_options(components.front());
+  if (heterogeneous) {
+    // In a step over several components Slurm gives every task all their nodes sorted by
+    // name (SLURM_JOB_NODELIST), while the launchers place the job on the nodes in order:
+    // instance i on node i. Each component's list, joined in the components' order, is
+    // that order; the first node of component 0 is this batch host, the coordinator's.
+    out += "\n# The nodes in placement order: the components' node lists, in order.\n";
+    for (std::size_t i = 0; i < components.size(); ++i) {
+      out += std::string(i ? "nodes+=," : "nodes=") + "${SLURM_JOB_NODELIST_HET_GROUP_" +
+             std::to_string(i) + ":?not a heterogeneous job of " +
+             std::to_string(components.size()) + " components}\n";
+    }
+    srun = "srun --het-group=0 " + srun_options(components.front());
+    for (std::size_t i = 1; i < components.size(); ++i) {
+      srun += " : \\\n  --het-group=" + std::to_string(i) + " " + srun_options(components[i]);
+    }
+    launch = "env SLURM_JOB_NODELIST=\"$nodes\" \\\n  " + launch;
+  }
+  out += "\n" + srun + " \\\n  " + launch + "\nexit $?\n";
   return out;
 }
 

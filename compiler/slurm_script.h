@@ -32,11 +32,18 @@ void use_slurm_inventory(JobSpec& spec, Diagnostics& diags);
 /// pai-compile writes (-o as given): the script looks for plan.json and job.token there at
 /// run time, at the path as given when it is absolute, else under $SLURM_SUBMIT_DIR (the
 /// folder sbatch was run from); $PAI_JOB_DIR overrides it, $PAI_LAUNCH names the launcher.
-///   #SBATCH --job-name, --nodes (instances + spares), --ntasks-per-node=1,
-///   --gres=gpu:N, --cpus-per-task=N, --mem=<MiB> (the largest of the roles' requests,
-///   each only when some role states it), --output/--error <out_dir>/logs/slurm-%j.out;
-///   then `srun ... "$PAI_LAUNCH" run --plan ... --token-file ... --slurm`, exiting with
-///   srun's status. Every value from the plan is quoted with shell_quote(). Deterministic.
+///   #SBATCH --job-name, --time (timeLimit past pai's own stop, when the plan has one),
+///   --signal=TERM@<stop_lead_seconds> (to the launchers), --no-requeue, --output/--error
+///   <out_dir>/logs/slurm-%j.out; then per node shape --nodes, --ntasks-per-node=1,
+///   --exclusive, --gres=gpu:N, --cpus-per-task=N, --mem=<MiB> (each only when the shape
+///   states it). Nodes are taken in placement order (the roles' instances, then the spares,
+///   which ask for the largest of every field); when consecutive nodes differ in shape, the
+///   job is heterogeneous, one component (`#SBATCH hetjob`) per run of one shape, so that a
+///   CPU-only role asks no GPU. Then srun (over every component, `--het-group`) starts
+///   `"$PAI_LAUNCH" run --plan ... --token-file ... --slurm` on every node, in a
+///   heterogeneous job with SLURM_JOB_NODELIST set to the components' node lists in order;
+///   the script exits with srun's status. Every
+///   value from the plan is quoted with shell_quote(). Deterministic.
 std::string render_slurm_script(const Plan& plan, const std::string& out_dir);
 
 }  // namespace pai

@@ -4,10 +4,14 @@
 
 namespace pai {
 
+std::int64_t stop_lead_seconds(const Plan& plan) {
+  const FaultTolerance& ft = plan.fault_tolerance;
+  return ft.grace_period_seconds + ft.checkpoint_wait_seconds + 60;
+}
+
 std::int64_t scheduler_deadline_seconds(const Plan& plan) {
   if (plan.time_limit_seconds <= 0) return 0;
-  const FaultTolerance& ft = plan.fault_tolerance;
-  return plan.time_limit_seconds + ft.grace_period_seconds + ft.checkpoint_wait_seconds + 60;
+  return plan.time_limit_seconds + stop_lead_seconds(plan);
 }
 
 std::string slurm_time(std::int64_t seconds) {

@@ -11,8 +11,13 @@
 
 namespace pai {
 
-/// Seconds after which the scheduler may kill the job: the time limit plus the stop's grace
-/// period, the checkpoint wait and a minute for the launchers to report; 0 without a limit.
+/// Seconds a stop of the job may take: the checkpoint wait, the grace period between SIGTERM
+/// and SIGKILL, and a minute for the launchers to report. A scheduler warns this long before
+/// its deadline (Slurm --signal).
+std::int64_t stop_lead_seconds(const Plan& plan);
+
+/// Seconds after which the scheduler may kill the job: the time limit plus
+/// stop_lead_seconds(); 0 without a limit.
 std::int64_t scheduler_deadline_seconds(const Plan& plan);
 
 /// `seconds` as Slurm's --time "D-HH:MM:SS", rounded up to whole minutes (Slurm's unit).

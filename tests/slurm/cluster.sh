@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # A throwaway Slurm cluster on this machine, for tests: one slurmctld and three slurmd
 # (node1..node3, all at 127.0.0.1 on their own ports), authenticated by a private munged.
+# node1 and node2 have one (fake) GPU each, node3 none: enough for `--gres=gpu:1` and for a
+# heterogeneous job whose CPU-only component comes last in name order.
 # Everything it makes lives under DIR: key, sockets, config, state, spool, logs, pid files.
 #
 #   tests/slurm/cluster.sh start DIR   start it; returns once sinfo shows 3 idle nodes.
@@ -15,6 +17,8 @@
 set -euo pipefail
 
 readonly NODES=(node1 node2 node3)
+readonly GPU_NODES=(node1 node2)
+readonly CPU_NODE=node3
 readonly START_TIMEOUT=${PAI_SLURM_START_TIMEOUT:-90}
 readonly DAEMONS=(munged slurmctld slurmd)
 readonly CLIENTS=(mungekey munge unmunge sinfo scontrol sbatch srun scancel)
@@ -42,15 +46,24 @@ skip_unless_usable() {
   fi
 }
 
-# N free TCP ports on 127.0.0.1, one per line. The kernel picks them; they are closed again
-# at once, so a port could be taken in between, which the start's checks would report.
+# N free TCP ports on 127.0.0.1, one per line, below the kernel's ephemeral range (and below
+# 20000, where other tests run their coordinators). Ports from that range were at times
+# taken before a slurmd could listen on its own ("Address already in use"), likely as the
+# source port of a connection another daemon was making. They are closed again at once, so
+# a port could still be taken in between, which the start's checks would report.
 free_ports() {
   python3 - "$1" <<'EOF'
-import socket, sys
+import random, socket, sys
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+top = min(low, 20000)
 held = []
-for _ in range(int(sys.argv[1])):
+while len(held) < int(sys.argv[1]):
     s = socket.socket()
-    s.bind(("127.0.0.1", 0))
+    try:
+        s.bind(("127.0.0.1", random.randrange(top - 8000, top)))
+    except OSError:
+        s.close()
+        continue
     held.append(s)
     print(s.getsockname()[1])
 for s in held:
@@ -138,7 +151,12 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
-SchedulerType=sched/builtin
+# Heterogeneous jobs are scheduled by backfill only; once a second, not every 30 s.
+SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=1
+# Fake GPUs: gres.conf gives each a device file (/dev/null), so that a step gets
+# SLURM_STEP_GPUS and CUDA_VISIBLE_DEVICES as on a real GPU node.
+GresTypes=gpu
 MpiDefault=none
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
@@ -153,12 +171,17 @@ InactiveLimit=0
 SlurmdTimeout=60
 MailProg=/bin/true
 EOF
-  local i
+  local i gres weight
   for i in "${!NODES[@]}"; do
-    printf 'NodeName=%s NodeAddr=127.0.0.1 NodeHostname=%s Port=%s CPUs=%s RealMemory=%s %s\n' \
-      "${NODES[i]}" "${NODES[i]}" "${ports[i + 1]}" "$cpus" "$memory" State=UNKNOWN \
-      >>"$dir/slurm.conf"
+    # The GPU nodes weigh more, so that Slurm gives a CPU-only request the CPU node first, as
+    # sites set Weight=.
+    gres=Gres=gpu:1 weight=Weight=10
+    if [[ ${NODES[i]} == "$CPU_NODE" ]]; then gres='' weight=Weight=1; fi
+    printf 'NodeName=%s NodeAddr=127.0.0.1 NodeHostname=%s Port=%s CPUs=%s RealMemory=%s %s%s %s\n' \
+      "${NODES[i]}" "${NODES[i]}" "${ports[i + 1]}" "$cpus" "$memory" "${gres:+$gres }" \
+      "$weight" State=UNKNOWN >>"$dir/slurm.conf"
   done
+  printf 'NodeName=%s Name=gpu File=/dev/null\n' "${GPU_NODES[@]}" >"$dir/gres.conf"
   printf 'PartitionName=test Nodes=node[1-%d] Default=YES MaxTime=INFINITE State=UP\n' \
     "${#NODES[@]}" >>"$dir/slurm.conf"
 }

@@ -10,7 +10,14 @@
 #      (plan folder given absolute, found through PAI_JOB_DIR);
 #   2. a job whose rank 1 fails once with a retryable error ("NCCL error", exit 1): the
 #      launchers restart it and the job still succeeds (plan folder given relative, found
-#      under the folder sbatch ran in).
+#      under the folder sbatch ran in);
+#   3. a CPU-only role and GPU workers (`gpu: 1`): a heterogeneous job whose CPU component asks
+#      for no GPU and gets the CPU node (node3, last by name), the workers the GPU nodes, each
+#      rank where the plan places it;
+#   4. SIGTERM to the job's steps (what --signal=TERM@... sends before the time limit, here
+#      sent at once by scancel --signal=TERM) reaches every launcher: the job stops as a
+#      cancel (143), nothing restarts;
+#   5. cluster.sh stop leaves no daemon running.
 # Exit status: 0 passed, 1 failed (with the job output and the daemons' logs), 77 skipped
 # (tests/slurm/cluster.sh cannot run a cluster here).
 set -euo pipefail
@@ -57,11 +64,12 @@ submit() {
   echo "${id%%;*}"
 }
 
-# Waits for job $1 to end; fails unless it COMPLETED with ExitCode 0:0.
-wait_success() {
+# Waits for job $1 to end (a heterogeneous job: its first component, which runs the script);
+# prints its final `scontrol show job --oneliner` line.
+wait_end() {
   local id=$1 deadline=$((SECONDS + JOB_TIMEOUT)) info state
   while :; do
-    info=$(scontrol show job --oneliner "$id") || fail "scontrol show job $id failed"
+    info=$(scontrol show job --oneliner "$id" | head -n 1) || fail "scontrol show job $id failed"
     state=$(grep -o 'JobState=[A-Z_]*' <<<"$info")
     state=${state#JobState=}
     case $state in
@@ -74,7 +82,15 @@ wait_success() {
     fi
     sleep 1
   done
-  local exit_code
+  echo "$info"
+}
+
+# Waits for job $1 to end; fails unless it COMPLETED with ExitCode 0:0.
+wait_success() {
+  local id=$1 info state exit_code
+  info=$(wait_end "$id")
+  state=$(grep -o 'JobState=[A-Z_]*' <<<"$info")
+  state=${state#JobState=}
   exit_code=$(grep -o 'ExitCode=[0-9:]*' <<<"$info")
   [[ $state == COMPLETED && $exit_code == ExitCode=0:0 ]] ||
     fail "job $id ended $state with $exit_code"
@@ -101,9 +117,29 @@ wait_success "$id"
 say "0. the cluster runs jobs on 3 nodes"
 
 # Ports for the jobs: the default range (20000-29999) is where other tests on this machine
-# run their coordinators, and all three nodes are 127.0.0.1.
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])')
+# run their coordinators, and all three nodes are 127.0.0.1. Ten free ports from 30000 up to
+# the kernel's ephemeral range, where no connection takes one as its source port (the
+# cluster's daemons listen below 20000).
+port=$(python3 - <<'EOF'
+import random, socket
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+while True:
+    first = random.randrange(30000, max(low, 30011) - 10)
+    held = []
+    try:
+        for p in range(first, first + 10):
+            s = socket.socket()
+            held.append(s)
+            s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    finally:
+        for s in held:
+            s.close()
+    print(first)
+    break
+EOF
+)
 port_range="portRange: {min: $port, max: $((port + 9))}"
 
 # --- 1. Every rank runs once, on its own node, with the env contract.
@@ -180,7 +216,89 @@ grep -q 'DONE RANK=1 RESTART=1' "$work/retry/logs/slurm-$id.out" ||
   fail "rank 1 did not finish in its second attempt (PAI_RESTART_COUNT=1)"
 say "2. rank 1 failed once with a retryable error, was restarted, and the job succeeded"
 
-# --- 3. Stopping the cluster leaves none of its daemons running.
+# --- 3. A CPU-only role asks for no GPU: a heterogeneous job, each role on its kind of node.
+show='echo "ROLE=$ROLE_NAME RANK=$RANK NODE=$SLURMD_NODENAME GPUS=${SLURM_STEP_GPUS:-none}"'
+cat >"$work/specs/gpus.yaml" <<EOF
+apiVersion: pai/v1
+kind: Job
+name: slurm-gpus
+$port_range
+masterRole: launcher
+roles:
+  launcher:
+    instances: 1
+    nprocPerNode: 1
+    command: $show
+  worker:
+    instances: 2
+    nprocPerNode: 1
+    resources: {gpu: 1}
+    command: $show
+faultTolerance:
+  restart: {enabled: false}
+sanityCheck: {enabled: false}
+EOF
+"$compiler" --target slurm "$work/specs/gpus.yaml" -o "$work/gpus" >/dev/null
+grep -q '^#SBATCH hetjob$' "$work/gpus/job.sbatch" || fail "job.sbatch is not a heterogeneous job"
+id=$(export PAI_LAUNCH=$launcher && submit "$work/gpus/job.sbatch")
+outputs+=("$work/gpus/logs/slurm-$id.out")
+wait_success "$id"
+lines=$(grep -o 'ROLE=[a-z]* RANK=[0-9]* NODE=[^ ]* GPUS=[^ ]*' "$work/gpus/logs/slurm-$id.out" |
+  sort -t= -k3n)
+expected="ROLE=launcher RANK=0 NODE=node3 GPUS=none
+ROLE=worker RANK=1 NODE=node1 GPUS=0
+ROLE=worker RANK=2 NODE=node2 GPUS=0"
+[[ $lines == "$expected" ]] || fail "the ranks printed:
+$lines
+expected:
+$expected"
+# What Slurm allocated: component 0 node3 and no GPU, component 1 a GPU on node1 and node2.
+allocation=$(scontrol show job --oneliner "$id" | while read -r line; do
+  grep -o 'HetJobOffset=[0-9]*\| NodeList=[^ ]*\|TresPerNode=[^ ]*' <<<"$line" | tr '\n' ' '
+  echo
+done)
+expected="HetJobOffset=0  NodeList=node3 
+HetJobOffset=1  NodeList=node[1-2] TresPerNode=gres:gpu:1 "
+[[ $allocation == "$expected" ]] || fail "the allocation is
+$allocation
+expected:
+$expected"
+say "3. the CPU-only role ran on node3 without a GPU, the workers on node1 and node2 with one"
+
+# --- 4. SIGTERM to the job's steps, as --signal sends it, stops the job as a cancel.
+cat >"$work/specs/stop.yaml" <<EOF
+apiVersion: pai/v1
+kind: Job
+name: slurm-stop
+$port_range
+roles:
+  worker:
+    instances: 3
+    nprocPerNode: 1
+    command: echo "STARTED RANK=\$RANK"; exec sleep 120
+faultTolerance:
+  restart: {enabled: true, maxRestarts: 3, backoff: 1s}
+sanityCheck: {enabled: false}
+EOF
+"$compiler" --target slurm "$work/specs/stop.yaml" -o "$work/stop" >/dev/null
+grep -q '^#SBATCH --signal=TERM@' "$work/stop/job.sbatch" || fail "job.sbatch asks for no --signal"
+id=$(export PAI_LAUNCH=$launcher && submit "$work/stop/job.sbatch")
+out=$work/stop/logs/slurm-$id.out
+outputs+=("$out")
+deadline=$((SECONDS + JOB_TIMEOUT))
+until [[ $(grep -c 'STARTED RANK=' "$out" 2>/dev/null) -eq 3 ]]; do
+  ((SECONDS < deadline)) || fail "the ranks of job $id did not all start"
+  sleep 0.5
+done
+stopped_at=$SECONDS
+scancel --signal=TERM "$id"
+info=$(wait_end "$id")
+((SECONDS - stopped_at < 60)) || fail "job $id took $((SECONDS - stopped_at)) s to stop"
+[[ $(grep -c 'STARTED RANK=' "$out") -eq 3 ]] || fail "a rank was restarted after SIGTERM"
+grep -q 'ExitCode=143:0' <<<"$info" || fail "job $id did not end with the launchers' 143: $info"
+say "4. SIGTERM stopped job $id in $((SECONDS - stopped_at)) s as a cancel, nothing restarted"
+
+# --- 5. Stopping the cluster leaves none of its daemons running.
 pids=$(cat "$cluster"/run/*.pid)
 "$here/cluster.sh" stop "$cluster"
 for pid in $pids; do
@@ -188,4 +306,4 @@ for pid in $pids; do
     fail "daemon $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline")) survived cluster.sh stop"
   fi
 done
-say "3. cluster.sh stop stopped every daemon"
+say "5. cluster.sh stop stopped every daemon"
