@@ -159,6 +159,40 @@ journals() {
   done
 }
 
+# start_clients PLAN NODES LOGDIR [ARGS...]: rendezvous_clients ($CLIENTS) for node-2..
+# node-NODES, split into CLIENT_PROCESSES processes, with ARGS; their output in
+# LOGDIR/clients.<p>.out and .err; their PIDs in CLIENT_PIDS (and BENCH_PIDS).
+start_clients() {
+  local plan=$1 nodes=$2 logs=$3 per first last p
+  shift 3
+  per=$(((nodes - 1 + CLIENT_PROCESSES - 1) / CLIENT_PROCESSES))
+  CLIENT_PIDS="" first=2 p=0
+  while [ "$first" -le "$nodes" ]; do
+    last=$((first + per - 1))
+    [ "$last" -le "$nodes" ] || last=$nodes
+    "$CLIENTS" --plan "$plan" --first "$first" --last "$last" "$@" \
+      > "$logs/clients.$p.out" 2> "$logs/clients.$p.err" &
+    CLIENT_PIDS="$CLIENT_PIDS $!"
+    BENCH_PIDS="$BENCH_PIDS $!"
+    first=$((last + 1)) p=$((p + 1))
+  done
+}
+
+# runs RUNS FUNCTION: FUNCTION "$WORK/logs.<i>" for i in 1..RUNS.
+runs() {
+  local i=1
+  while [ "$i" -le "$1" ]; do
+    "$2" "$WORK/logs.$i"
+    i=$((i + 1))
+  done
+}
+
+# row LABEL N: a table row of LABEL and "<median> <min> <max>" of column N of $FIGURES.
+row() {
+  set -- "$1" $(cut -d' ' -f"$2" "$FIGURES" | stats)
+  printf '%-44s %8s %8s %8s\n' "$1" "$2" "$3" "$4"
+}
+
 # stats: "<median> <min> <max>" of the numbers on stdin, one per line.
 stats() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 median() { stats | cut -d' ' -f1; }

@@ -33,22 +33,12 @@ completed() { $EVENT_TIMES first assignment "$1/coordinator/events.jsonl"; }
 # run_clients PLAN NODES LOGDIR: one run with protocol clients; appends
 # "<to last assign ms> <to complete ms>" to $FIGURES.
 run_clients() {
-  local plan=$1 nodes=$2 logs=$3 coordinator_pid per client_pids first last p clients_failed
+  local plan=$1 nodes=$2 logs=$3 coordinator_pid clients_failed
   LAUNCHER_PIDS=""
   start_cluster "$plan" 1 "$logs"
   coordinator_pid=$LAUNCHER_PIDS
-  # Hosts 2..NODES split into CLIENT_PROCESSES ranges.
-  per=$(((nodes - 1 + CLIENT_PROCESSES - 1) / CLIENT_PROCESSES))
-  client_pids="" first=2 p=0
-  while [ "$first" -le "$nodes" ]; do
-    last=$((first + per - 1))
-    [ "$last" -le "$nodes" ] || last=$nodes
-    "$CLIENTS" --plan "$plan" --first "$first" --last "$last" > "$logs/clients.$p" 2> "$logs/clients.$p.err" &
-    client_pids="$client_pids $!"
-    BENCH_PIDS="$BENCH_PIDS $!"
-    first=$((last + 1)) p=$((p + 1))
-  done
-  wait_pids 120 $client_pids
+  start_clients "$plan" "$nodes" "$logs"
+  wait_pids 120 $CLIENT_PIDS
   clients_failed=$FAILED
   wait_pids 30 $coordinator_pid
   if [ "$clients_failed" != 0 ] || [ "$FAILED" != 0 ]; then
@@ -57,7 +47,7 @@ run_clients() {
     tail -5 "$logs/node-1.err" >&2
     exit 1
   fi
-  set -- $(cat "$logs"/clients.[0-9]* | tr ' ' '\n' | awk -F= '
+  set -- $(cat "$logs"/clients.*.out | tr ' ' '\n' | awk -F= '
     $1 == "first_connect_ns" && (!f || $2 < f) { f = $2 }
     $1 == "last_assign_ns" && $2 > l { l = $2 }
     END { printf "%.0f %.1f\n", f / 1e6, (l - f) / 1e6 }') $(completed "$logs")

@@ -57,16 +57,8 @@ run_once() {
 echo "restart_64: load average $(load_average) on $(nproc) cores (a busy machine inflates every figure)"
 echo "$NODES pai-launch processes, sync mode, backoff 0, sanity checks off; kill -9 of node-$VICTIM's rank"
 FIGURES=$WORK/figures
-i=1
-while [ "$i" -le "$RUNS" ]; do
-  run_once "$WORK/logs.$i"
-  i=$((i + 1))
-done
+runs "$RUNS" run_once
 printf '%-44s %8s %8s %8s\n' "ms (events have ms resolution)" median min max
-row() {
-  set -- "$1" $(cut -d' ' -f"$2" "$FIGURES" | stats)
-  printf '%-44s %8s %8s %8s\n' "$1" "$2" "$3" "$4"
-}
 row "kill -> victim's exit journaled" 1
 row "exit -> every node's rank running again" 2
 row "kill -> every node's rank running again" 3

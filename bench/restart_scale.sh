@@ -33,27 +33,16 @@ plan=$(compile_cluster "restart-scale-$NODES" "$NODES" 0 47500 \
   "faultTolerance: {mode: sync, restart: {maxRestarts: 1, backoff: 0}, gracePeriod: 1s}")
 
 run_once() {
-  local logs=$1 coordinator_pid per client_pids first last p clients_failed running
+  local logs=$1 coordinator_pid clients_failed running lost
   LAUNCHER_PIDS=""
   start_cluster "$plan" 1 "$logs"
   coordinator_pid=$LAUNCHER_PIDS
-  per=$(((NODES - 1 + CLIENT_PROCESSES - 1) / CLIENT_PROCESSES))
-  client_pids="" first=2 p=0
-  while [ "$first" -le "$NODES" ]; do
-    last=$((first + per - 1))
-    [ "$last" -le "$NODES" ] || last=$NODES
-    "$CLIENTS" --plan "$plan" --first "$first" --last "$last" --fail-instance "$FAIL_INSTANCE" \
-      --fail-mode "$LOSS" \
-      > "$logs/clients.$p" 2> "$logs/clients.$p.err" &
-    client_pids="$client_pids $!"
-    BENCH_PIDS="$BENCH_PIDS $!"
-    first=$((last + 1)) p=$((p + 1))
-  done
-  wait_pids 180 $client_pids
+  start_clients "$plan" "$NODES" "$logs" --fail-instance "$FAIL_INSTANCE" --fail-mode "$LOSS"
+  wait_pids 180 $CLIENT_PIDS
   clients_failed=$FAILED
   wait_pids 30 $coordinator_pid
   if [ "$LOSS" != exit ]; then
-    set -- $(cat "$logs"/clients.[0-9]* | tr ' ' '\n' | awk -F= '$1 == "fail_ns" && $2 > 0 { printf "%.0f", $2 / 1e6 }')
+    set -- $(cat "$logs"/clients.*.out | tr ' ' '\n' | awk -F= '$1 == "fail_ns" && $2 > 0 { printf "%.0f", $2 / 1e6 }')
     lost=$($EVENT_TIMES first node-lost "$logs/coordinator/events.jsonl")
     if [ -z "${1:-}" ] || [ -z "$lost" ]; then
       echo "error: no loss, or no node-lost record; node-1 said:" >&2
@@ -69,7 +58,7 @@ run_once() {
     tail -5 "$logs/node-1.err" >&2
     exit 1
   fi
-  set -- $(cat "$logs"/clients.[0-9]* | tr ' ' '\n' | awk -F= '
+  set -- $(cat "$logs"/clients.*.out | tr ' ' '\n' | awk -F= '
     $1 == "fail_ns" && $2 > 0 { f = $2 }
     $1 == "last_restart_ns" && $2 > l { l = $2 }
     $1 == "restarted" { r += $2 }
@@ -85,16 +74,8 @@ run_once() {
 echo "restart_scale: load average $(load_average) on $(nproc) cores (a busy machine inflates every figure)"
 echo "$NODES nodes: 1 pai-launch + rendezvous_clients in $CLIENT_PROCESSES process(es), sync mode, backoff 0; instance $FAIL_INSTANCE fails"
 FIGURES=$WORK/figures
-i=1
-while [ "$i" -le "$RUNS" ]; do
-  run_once "$WORK/logs.$i"
-  i=$((i + 1))
-done
+runs "$RUNS" run_once
 printf '%-44s %8s %8s %8s\n' "ms, $RUNS runs" median min max
-row() {
-  set -- "$1" $(cut -d' ' -f"$2" "$FIGURES" | stats)
-  printf '%-44s %8s %8s %8s\n' "$1" "$2" "$3" "$4"
-}
 if [ "$LOSS" != exit ]; then
   row "launcher $LOSS -> node-lost journaled" 1
   echo "target: within the heartbeat window (5 s) for silent, at once for close"

@@ -132,7 +132,7 @@ failed_row() { printf '%6s %6s %-9s %s\n' "$@"; }
 # coordinator's and SUMMARIES to the rank summaries a second it got, or CORES to "" when the
 # job did not run its course (the row then says why).
 measure() {
-  local nodes=$1 ranks=$2 telemetry=$3 port=$4 name plan logs coordinator per first last
+  local nodes=$1 ranks=$2 telemetry=$3 port=$4 name plan logs coordinator
   local clients r=0 label=off t0 t1="" c0 c1 k0 k1 ms rss peak verdicts beats clients_failed
   [ "$telemetry" = 0 ] || { r=$ranks label=on; }
   name=tel-$nodes-$ranks-$label
@@ -142,20 +142,11 @@ measure() {
   LAUNCHER_PIDS=""
   start_cluster "$plan" 1 "$logs"
   coordinator=${LAUNCHER_PIDS# }
-  per=$(((nodes - 1 + CLIENT_PROCESSES - 1) / CLIENT_PROCESSES))
-  clients="" first=2
-  while [ "$first" -le "$nodes" ]; do
-    last=$((first + per - 1))
-    [ "$last" -le "$nodes" ] || last=$nodes
-    # Handshakes at most 1,024 at a time: the coordinator keeps 4,096 connections waiting for
-    # theirs and closes the oldest beyond, which one client thread cannot outpace.
-    "$CLIENTS" --plan "$plan" --first "$first" --last "$last" --heartbeat-seconds "$HOLD" \
-      --ranks-per-node "$r" --max-connecting 1024 \
-      > "$logs/clients.$first.out" 2> "$logs/clients.$first.err" &
-    clients="$clients $!"
-    BENCH_PIDS="$BENCH_PIDS $!"
-    first=$((last + 1))
-  done
+  # Handshakes at most 1,024 at a time: one client thread then keeps up with its launchers'
+  # first heartbeats while the others still connect.
+  start_clients "$plan" "$nodes" "$logs" --heartbeat-seconds "$HOLD" --ranks-per-node "$r" \
+    --max-connecting 1024
+  clients=$CLIENT_PIDS
   if ! wait_for_line "$logs/node-1.err" "rendezvous complete" 60; then
     wait_pids 0 $clients $coordinator 2> /dev/null
     failed_row "$nodes" "$ranks" "$label" \
