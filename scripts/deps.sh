@@ -16,6 +16,8 @@ packages=(
   slurm-wlm munge
   # `pai-launch status --watch` is tested on a real terminal.
   tmux
+  # The job report (`pai-launch report`) is loaded and screenshotted in headless Chromium.
+  chromium
   # The install test renders the man pages (groff, man) and checks the zsh completion.
   groff-base man-db zsh
 )

@@ -11,6 +11,7 @@
 #include "launcher/commands/check_command.h"
 #include "launcher/commands/ctl_command.h"
 #include "launcher/commands/job_control_command.h"
+#include "launcher/commands/report_command.h"
 #include "launcher/commands/rsh_command.h"
 #include "launcher/commands/run_command.h"
 #include "libpai/duration.h"
@@ -23,6 +24,7 @@ struct Flags {
   RunOptions run;
   JobControlOptions control;
   CheckCommandOptions check;
+  ReportOptions report;
   std::vector<std::string> ctl_words;
   std::string node;    // run/check --node
   int node_rank = -1;  // run/check --node-rank
@@ -35,6 +37,7 @@ struct Subcommands {
   CLI::App* run = nullptr;
   CLI::App* check = nullptr;
   CLI::App* ctl = nullptr;
+  CLI::App* report = nullptr;
   std::vector<std::pair<CLI::App*, ControlVerb>> control;
 };
 
@@ -99,6 +102,16 @@ CLI::App* add_check(CLI::App& app, Flags& f) {
                   "checks to run (gpu,burn,nccl,network,mounts,disk,custom)")
       ->delimiter(',');
   cmd->add_flag("--json", f.check.json, "print the results as JSON");
+  return cmd;
+}
+
+CLI::App* add_report(CLI::App& app, Flags& f) {
+  auto* cmd = app.add_subcommand(
+      "report", "write the HTML report of a job from its log folder (timeline, step rate, root "
+                "cause)");
+  cmd->add_option("logdir", f.report.log_dir, "the job's log folder")->required();
+  cmd->add_option("-o,--output", f.report.output,
+                  "the report file (default: <logdir>/report.html; - for standard output)");
   return cmd;
 }
 
@@ -201,6 +214,7 @@ int dispatch(const Subcommands& sub, Flags& f) {
     return f.control.command.empty() ? run_node(*sub.run, f) : run_everywhere(*sub.run, f);
   if (*sub.check) return check_node(*sub.check, f);
   if (*sub.ctl) return ctl_command(f.ctl_words);
+  if (*sub.report) return report_command(f.report);
   for (const auto& [cmd, verb] : sub.control) {
     if (*cmd) f.control.verb = verb;
   }
@@ -222,6 +236,7 @@ int launch_main(int argc, char** argv) {
   sub.run = add_run(app, flags);
   sub.ctl = add_ctl(app, flags);
   sub.check = add_check(app, flags);
+  sub.report = add_report(app, flags);
   sub.control = add_controls(app, flags.control);
   // Listed for --help; launch_main() hands `rsh` over before CLI11 sees it.
   app.add_subcommand("rsh",

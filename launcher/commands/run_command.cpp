@@ -25,6 +25,7 @@
 #include "launcher/os/fd.h"
 #include "launcher/os/private_dir.h"
 #include "launcher/os/signals.h"
+#include "launcher/report/report_file.h"
 #include "launcher/supervisor/nccl_profiler_library.h"
 #include "launcher/supervisor/supervisor.h"
 #include "libpai/plan_json.h"
@@ -322,7 +323,10 @@ SupervisorOptions supervisor_options_alone(const NodeRun& run, const RunOptions&
 }
 
 int run_alone(NodeRun& run, const RunOptions& options, Clock::time_point start) {
-  if (run.plan.sanity_check.enabled && !passes_checks_alone(run)) return 1;
+  if (run.plan.sanity_check.enabled && !passes_checks_alone(run)) {
+    report::write_report_beside_logs(run.log_dir);
+    return 1;
+  }
   std::unique_ptr<Supervisor> supervisor;
   try {
     supervisor =
@@ -340,6 +344,8 @@ int run_alone(NodeRun& run, const RunOptions& options, Clock::time_point start) 
     return 1;
   }
   supervisor.reset();
+  // The job's journal is complete: its report goes next to the logs (a failure only warns).
+  report::write_report_beside_logs(run.log_dir);
   return finish_run(run, code, start);
 }
 
@@ -468,6 +474,9 @@ int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start)
     // The other launchers must hear how the job ended before the coordinator goes.
     coordinator->wait(std::chrono::seconds(10));
     coordinator.reset();
+    // The coordinator's journal, which ends the job's story, is closed: the report goes next
+    // to the logs (a failure only warns).
+    report::write_report_beside_logs(run.log_dir);
   }
   return finish_run(run, code, start);
 }

@@ -29,12 +29,14 @@ const std::map<std::string, std::set<std::string>> kAllowed = {
     {"launcher/checks", {"libpai"}},
     {"launcher/supervisor", {"launcher/logs", "launcher/policy", "launcher/os", "libpai"}},
     {"launcher/coordinator", {"launcher/net", "launcher/checks", "launcher/policy", "libpai"}},
+    {"launcher/report", {"launcher/logs", "libpai"}},
     {"launcher/node",
      {"launcher/supervisor", "launcher/net", "launcher/checks", "launcher/logs", "launcher/policy",
       "launcher/os", "libpai"}},
     {"launcher/commands",
-     {"launcher/node", "launcher/coordinator", "launcher/supervisor", "launcher/checks",
-      "launcher/net", "launcher/logs", "launcher/policy", "launcher/os", "libpai"}},
+     {"launcher/node", "launcher/coordinator", "launcher/report", "launcher/supervisor",
+      "launcher/checks", "launcher/net", "launcher/logs", "launcher/policy", "launcher/os",
+      "libpai"}},
     {"launcher", {"launcher/commands", "libpai"}},
 };
 

@@ -1,0 +1,82 @@
+#include "launcher/report/log_folder.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "launcher/report/history_builder.h"
+
+namespace pai::launcher::report {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kJournal = "events.jsonl";
+
+bool is_file(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+}  // namespace
+
+std::vector<std::string> find_journals(const std::string& log_dir) {
+  std::error_code ec;
+  if (!fs::is_directory(log_dir, ec)) {
+    const std::string why = fs::exists(log_dir, ec) ? "not a directory" : "no such directory";
+    throw LogFolderError("cannot read the log folder " + log_dir + ": " + why);
+  }
+  if (is_file(fs::path(log_dir) / kJournal)) return {(fs::path(log_dir) / kJournal).string()};
+  std::vector<std::string> folders;
+  fs::directory_iterator it(log_dir, ec), end;
+  if (ec) throw LogFolderError("cannot read the log folder " + log_dir + ": " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    if (ec) break;
+    if (it->is_directory(ec) && is_file(it->path() / kJournal)) {
+      folders.push_back(it->path().filename().string());
+    }
+  }
+  if (ec) throw LogFolderError("cannot read the log folder " + log_dir + ": " + ec.message());
+  if (folders.empty()) {
+    throw LogFolderError("no journal in " + log_dir + ": expected " + log_dir +
+                         "/coordinator/events.jsonl or " + log_dir +
+                         "/<role>-<i>/events.jsonl (is this the job's log folder?)");
+  }
+  std::sort(folders.begin(), folders.end(), [](const std::string& a, const std::string& b) {
+    if ((a == "coordinator") != (b == "coordinator")) return a == "coordinator";
+    return natural_less(a, b);
+  });
+  std::vector<std::string> paths;
+  for (const std::string& f : folders) paths.push_back((fs::path(log_dir) / f / kJournal).string());
+  return paths;
+}
+
+JobHistory read_log_folder(const std::string& log_dir) {
+  const std::vector<std::string> paths = find_journals(log_dir);
+  JobHistoryBuilder builder;
+  std::int64_t records = 0;
+  for (const std::string& path : paths) {
+    const fs::path p(path);
+    const std::string folder = p.parent_path().filename().string();
+    builder.begin_journal(folder == "coordinator", folder);
+    JournalInfo info;
+    info.path = path;
+    try {
+      info.stats = read_journal(path, [&](const JournalRecord& r) { builder.add(r); });
+    } catch (const std::system_error& e) {
+      throw LogFolderError(e.what());
+    }
+    records += info.stats.records;
+    builder.end_journal(info);
+  }
+  if (records == 0) {
+    throw LogFolderError(paths.size() == 1
+                             ? paths.front() + ": the journal is empty"
+                             : "no record in any journal of " + log_dir + " (" + paths.front() +
+                                   " and " + std::to_string(paths.size() - 1) + " more)");
+  }
+  return builder.finish(log_dir);
+}
+
+}  // namespace pai::launcher::report
