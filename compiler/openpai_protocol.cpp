@@ -6,73 +6,31 @@
 #include <string>
 #include <vector>
 
-#include "compiler/did_you_mean.h"
 #include "compiler/field_reader.h"
+#include "compiler/openpai_deployments.h"
+#include "compiler/openpai_dropped.h"
+#include "compiler/openpai_names.h"
+#include "compiler/openpai_nodes.h"
+#include "compiler/openpai_plugins.h"
+#include "compiler/openpai_retries.h"
+#include "compiler/openpai_templates.h"
 
 namespace pai {
 
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "protocolVersion", "name",          "type",     "version",  "contributor",
+    "protocolVersion", "name",          "type",       "version", "contributor",
     "description",     "prerequisites", "parameters", "secrets", "jobRetryCount",
-    "taskRoles",       "deployments",   "defaults", "extras",   "hosts"};
+    "taskRoles",       "deployments",   "defaults",   "extras",  "hosts"};
 const std::vector<std::string> kTaskRoleKeys = {
-    "instances", "completion", "taskRetryCount",        "dockerImage",        "data",
+    "instances", "completion", "taskRetryCount",        "dockerImage",         "data",
     "output",    "script",     "extraContainerOptions", "resourcePerInstance", "commands"};
 const std::vector<std::string> kResourceKeys = {"gpu", "cpu", "memoryMB", "ports"};
 const std::vector<std::string> kCompletionKeys = {"minFailedInstances", "minSucceededInstances"};
-const char kRuntimePlugin[] = "com.microsoft.pai.runtimeplugin";
-
-Node scalar_node(const std::string& text, const Location& loc) {
-  Node n;
-  n.kind = Node::Kind::Scalar;
-  n.scalar = text;
-  n.quoted = true;
-  n.loc = loc;
-  return n;
-}
-
-Node mapping_node(const Location& loc) {
-  Node n;
-  n.kind = Node::Kind::Mapping;
-  n.loc = loc;
-  return n;
-}
-
-// Adds `key: value` to mapping `map`, the key located at `key_loc`.
-Node& put(Node& map, const std::string& key, Node value, const Location& key_loc) {
-  map.entries.emplace_back(scalar_node(key, key_loc), std::move(value));
-  map.entries.back().first.quoted = false;
-  return map.entries.back().second;
-}
-
-// The value of `key` in `map`, created as an empty mapping at `loc` when absent.
-Node& child_mapping(Node& map, const std::string& key, const Location& loc) {
-  for (auto& [k, v] : map.entries) {
-    if (k.scalar == key) return v;
-  }
-  return put(map, key, mapping_node(loc), loc);
-}
-
-std::vector<std::string> keys_of(const std::map<std::string, Location>& names) {
-  std::vector<std::string> keys;
-  for (const auto& [name, loc] : names) keys.push_back(name);
-  return keys;
-}
-
-// " (did you mean "x"? defined: a, b)" in the form of undefined-parameter errors, or
-// " (<none>)" when there is nothing to choose from.
-std::string defined_hint(const std::string& name, const std::vector<std::string>& defined,
-                         const std::string& none) {
-  if (defined.empty()) return " (" + none + ")";
-  std::string hint = " (";
-  const std::string suggestion = closest_match(name, defined);
-  if (!suggestion.empty()) hint += "did you mean \"" + suggestion + "\"? ";
-  hint += "defined: ";
-  for (size_t i = 0; i < defined.size(); ++i) hint += (i ? ", " : "") + defined[i];
-  return hint + ")";
-}
+const std::vector<std::string> kPrerequisiteTypes = {"dockerimage", "data", "script", "output"};
+/// Where a job file whose name had to change keeps its OpenPAI name.
+const char kOriginalNameEnv[] = "PAI_OPENPAI_JOB_NAME";
 
 class Translator {
  public:
@@ -82,30 +40,49 @@ class Translator {
   Document run();
 
  private:
+  struct RoleInput {
+    std::string name;  ///< OpenPAI's
+    const Node* commands = nullptr;
+    std::string commands_path;
+    TemplateScope scope;
+  };
+
   void warn(const Node& at, const std::string& path, const std::string& message) {
     diags_.warning(at.loc, path, message);
   }
+  void drop(const Node& at, const std::string& path, const std::string& reason) {
+    dropped_.add(at.loc, path, reason);
+  }
+  void translate_root_field(const Node& key, const Node& value);
+  void translate_name(const Node& value);
+  void translate_defaults(const Node& value);
   void translate_parameters(const Node& key, const Node& value, bool secrets);
   void translate_prerequisites(const Node& node);
+  void translate_prerequisite(const Node& item, const std::string& path);
+  void translate_roles(const Node& task_roles, Node& roles);
   void translate_role(const Node& key, const Node& value, Node& roles);
+  void translate_role_field(const Node& field, const Node& item, const std::string& path,
+                            RoleInput& input, Node& role);
   void translate_resources(const Node& node, const std::string& path, Node& role);
+  void translate_ports(const Node& node, const std::string& path, Node& role);
   void translate_completion(const Node& node, const std::string& path, Node& role);
   void translate_container_options(const Node& node, const std::string& path, Node& role);
-  void translate_commands(const Node& node, const std::string& path, Node& role);
-  std::string translate_templates(const Node& item, const std::string& path);
+  void translate_commands(const RoleInput& input, Node& role);
+  void add_role_env(const Location& loc, Node& role);
   void translate_image(const Node& node, const std::string& path, const std::string& role);
-  void translate_extras(const Node& node);
-  void translate_runtime_plugins(const Node& node, const std::string& path);
-  void translate_retries();
+  void translate_images(const Node* task_roles);
 
   const Document& doc_;
   Diagnostics& diags_;
   std::map<std::string, Location> locations_;
   FieldReader reader_;
+  DroppedFields dropped_;
   Node out_;
   Node parameters_;
   std::map<std::string, Location> parameter_names_, secret_names_;
   std::map<std::string, const Node*> images_;  // dockerimage prerequisite name -> uri node
+  // "data" | "script" | "output" -> prerequisite name -> the prerequisite
+  std::map<std::string, std::map<std::string, const Node*>> objects_;
   struct ImageUse {
     std::string role;
     const Node* uri = nullptr;
@@ -113,98 +90,108 @@ class Translator {
   std::vector<ImageUse> image_uses_;
   std::vector<std::string> roles_without_image_;
   const Node* job_retry_ = nullptr;
-  int job_retry_count_ = 0;
-  struct TaskRetry {
-    const Node* node;
-    std::string path;
-    int count;
-  };
   std::vector<TaskRetry> task_retries_;
-  Node mounts_;
+  RuntimePlugins plugins_;
+  const Node* deployments_ = nullptr;
+  const Node* selected_deployment_ = nullptr;
+  std::map<std::string, RoleDeployment> deployment_;
+  std::string original_name_;  // the OpenPAI name when the job's name had to change
+  bool mpi_ = false;           // a launcher task role: pai's mpi framework
 };
 
 Document Translator::run() {
   const Node& root = doc_.root;
   out_ = mapping_node(root.loc);
   parameters_ = mapping_node(root.loc);
-  mounts_ = Node();
-  mounts_.kind = Node::Kind::Sequence;
   reader_.mapping(root, "", kTopKeys);
   const Node* version = root.find("protocolVersion");
   int protocol = 0;
   reader_.integer(*version, "protocolVersion", 2, 2, &protocol,
                   "2 (the OpenPAI job protocol version pai reads)");
-  put(out_, "apiVersion", scalar_node("pai/v1", version->loc), version->loc);
-  put(out_, "kind", scalar_node("Job", version->loc), version->loc);
+  put(out_, "apiVersion", string_node("pai/v1", version->loc), version->loc);
+  put(out_, "kind", string_node("Job", version->loc), version->loc);
 
-  // Prerequisites first: roles refer to their docker images by name.
+  // Prerequisites first: roles refer to their docker images and data by name.
   if (const Node* n = reader_.optional(root, "", "prerequisites")) translate_prerequisites(*n);
-  const Node* task_roles = nullptr;
-  for (const auto& [key, value] : root.entries) {
-    const std::string& name = key.scalar;
-    if (name == "name" || name == "description" || name == "hosts") {
-      put(out_, name, value, key.loc);
-    } else if (name == "type") {
-      size_t index = 0;
-      reader_.enumeration(value, "type", {"job"}, &index);
-    } else if (name == "version" || name == "contributor") {
-      warn(key, name, "ignored: OpenPAI job metadata with no meaning in pai");
-    } else if (name == "parameters" || name == "secrets") {
-      translate_parameters(key, value, name == "secrets");
-    } else if (name == "jobRetryCount" && !value.is_null()) {
-      if (reader_.integer(value, name, 0, INT32_MAX, &job_retry_count_)) job_retry_ = &value;
-    } else if (name == "taskRoles") {
-      task_roles = &value;
-    } else if (name == "deployments") {
-      warn(key, name, "ignored: OpenPAI deployments have no meaning in pai");
-    } else if (name == "defaults" && reader_.free_mapping(value, name)) {
-      for (const auto& [k, v] : value.entries) {
-        warn(k, join_path(name, k.scalar),
-             "ignored: defaults." + k.scalar + " has no meaning in pai (the hosts come from "
-             "--hosts or hosts)");
-      }
-    } else if (name == "extras") {
-      translate_extras(value);
-    }
-  }
+  for (const auto& [key, value] : root.entries) translate_root_field(key, value);
   if (!parameters_.entries.empty()) put(out_, "parameters", parameters_, parameters_.loc);
 
+  const Node* task_roles = root.find("taskRoles");
   Node roles = mapping_node(task_roles ? task_roles->loc : root.loc);
   if (task_roles && reader_.free_mapping(*task_roles, "taskRoles")) {
-    for (const auto& [key, value] : task_roles->entries) translate_role(key, value, roles);
-    // An OpenPAI MPI job runs mpirun from its launcher role, as pai's mpi framework does.
-    if (const Node* launcher = task_roles->find("launcher")) {
-      put(out_, "framework", scalar_node("mpi", launcher->loc), launcher->loc);
-    }
+    translate_roles(*task_roles, roles);
   }
-  if (!image_uses_.empty()) {
-    const ImageUse& first = image_uses_.front();
-    for (const ImageUse& use : image_uses_) {
-      if (use.uri->scalar == first.uri->scalar) continue;
-      reader_.error(*use.uri, "taskRoles." + use.role + ".dockerImage",
-                    "task role " + use.role + " uses image " + quote(use.uri->scalar) +
-                        " but task role " + first.role + " uses " + quote(first.uri->scalar) +
-                        ": pai runs every role of a job in one image");
-    }
-    for (const std::string& role : roles_without_image_) {
-      const Node& at = *task_roles->find(role);
-      reader_.error(at, "taskRoles." + role,
-                    "task role " + role + " has no dockerImage but task role " + first.role +
-                        " runs in " + quote(first.uri->scalar) +
-                        ": pai runs every role of a job in one runtime");
-    }
-    put(out_, "image", *first.uri, first.uri->loc);
-    put(out_, "runtime", scalar_node("docker", first.uri->loc), first.uri->loc);
-  }
-  if (!mounts_.items.empty()) put(out_, "mounts", mounts_, mounts_.items.front().loc);
+  translate_images(task_roles);
+  if (!plugins_.mounts.items.empty()) put(out_, "mounts", plugins_.mounts, plugins_.mounts.loc);
   put(out_, "roles", roles, roles.loc);
-  translate_retries();
+  translate_openpai_retries(job_retry_, task_retries_, version->loc, reader_, diags_, out_);
+  dropped_.report(diags_);
 
   Document translated;
   translated.file = doc_.file;
   translated.text = doc_.text;
   translated.root = std::move(out_);
   return translated;
+}
+
+void Translator::translate_root_field(const Node& key, const Node& value) {
+  const std::string& name = key.scalar;
+  if (name == "name") {
+    translate_name(value);
+  } else if (name == "description" || name == "hosts") {
+    put(out_, name, value, key.loc);
+  } else if (name == "type") {
+    size_t index = 0;
+    reader_.enumeration(value, "type", {"job"}, &index);
+  } else if (name == "version" || name == "contributor") {
+    drop(key, name, "job metadata");
+  } else if (name == "parameters" || name == "secrets") {
+    translate_parameters(key, value, name == "secrets");
+  } else if (name == "jobRetryCount" && !value.is_null()) {
+    job_retry_ = &value;
+  } else if (name == "deployments" && !value.is_null()) {
+    deployments_ = &value;
+  } else if (name == "defaults") {
+    translate_defaults(value);
+  } else if (name == "extras") {
+    plugins_ = translate_openpai_extras(value, reader_, diags_, dropped_);
+  }
+}
+
+void Translator::translate_name(const Node& value) {
+  std::string name;
+  if (!reader_.string(value, "name", &name)) return;
+  const std::string label = openpai_job_label(name);
+  if (label == name) {
+    put(out_, "name", value, value.loc);
+    return;
+  }
+  if (label.empty()) {
+    reader_.error(value, "name",
+                  "the job name " + quote(name) + " has no letter or digit to make a DNS label of");
+    return;
+  }
+  original_name_ = name;
+  put(out_, "name", string_node(label, value.loc), value.loc);
+  warn(value, "name",
+       "the job is named " + quote(label) +
+           ": pai job names are DNS labels (hostnames, "
+           "Kubernetes and file names); the OpenPAI name " +
+           quote(name) + " is kept in " + kOriginalNameEnv);
+}
+
+void Translator::translate_defaults(const Node& value) {
+  if (value.is_null() || !reader_.free_mapping(value, "defaults")) return;
+  for (const auto& [k, v] : value.entries) {
+    const std::string path = join_path("defaults", k.scalar);
+    if (k.scalar == "deployment") {
+      selected_deployment_ = &v;
+    } else if (k.scalar == "virtualCluster") {
+      drop(k, path, "the hosts come from --hosts or hosts");
+    } else {
+      drop(k, path, "");
+    }
+  }
 }
 
 void Translator::translate_parameters(const Node& key, const Node& value, bool secrets) {
@@ -226,13 +213,10 @@ void Translator::translate_parameters(const Node& key, const Node& value, bool s
                         " have the same name: both become pai parameters");
       continue;
     }
-    if (secrets) {
-      // describe() of a scalar would print the secret: say only what kind of node it is.
-      if (!item.is_scalar()) {
-        reader_.error(item, item_path,
-                      "expected a string or a number, got " + describe(item));
-        continue;
-      }
+    // describe() of a scalar would print the secret: say only what kind of node it is.
+    if (secrets && !item.is_scalar()) {
+      reader_.error(item, item_path, "expected a string or a number, got " + describe(item));
+      continue;
     }
     names[name.scalar] = name.loc;
     parameters_.entries.emplace_back(name, item);
@@ -242,72 +226,115 @@ void Translator::translate_parameters(const Node& key, const Node& value, bool s
 void Translator::translate_prerequisites(const Node& node) {
   if (!reader_.list(node, "prerequisites", "a list of prerequisites")) return;
   for (size_t i = 0; i < node.items.size(); ++i) {
-    const Node& item = node.items[i];
     const std::string path = index_path("prerequisites", i);
-    if (!reader_.free_mapping(item, path)) continue;
-    const Node* type = reader_.required(item, path, "type");
-    const Node* name = reader_.required(item, path, "name");
-    std::string type_name, prerequisite;
-    if (!type || !name || !reader_.string(*type, join_path(path, "type"), &type_name) ||
-        !reader_.string(*name, join_path(path, "name"), &prerequisite)) {
-      continue;
-    }
-    if (type_name != "dockerimage") {
-      warn(*type, join_path(path, "type"),
-           "ignored: OpenPAI prerequisites of type " + type_name +
-               " are not fetched by pai; put them on the hosts or into the image");
-      continue;
-    }
-    const Node* uri = reader_.required(item, path, "uri");
-    std::string uri_text;
-    if (uri && reader_.string(*uri, join_path(path, "uri"), &uri_text)) images_[prerequisite] = uri;
-    for (const auto& [key, value] : item.entries) {
-      if (key.scalar == "type" || key.scalar == "name" || key.scalar == "uri") continue;
-      const std::string key_path = join_path(path, key.scalar);
-      if (key.scalar == "auth") {
-        warn(key, key_path,
-             "ignored: pai does not log in to registries; run docker login on every host");
-      } else {
-        warn(key, key_path, "ignored: " + key.scalar + " has no meaning in pai");
-      }
-    }
+    if (reader_.free_mapping(node.items[i], path)) translate_prerequisite(node.items[i], path);
   }
+}
+
+void Translator::translate_prerequisite(const Node& item, const std::string& path) {
+  const Node* type = reader_.required(item, path, "type");
+  const Node* name = reader_.required(item, path, "name");
+  std::string prerequisite;
+  size_t type_index = 0;
+  if (!type || !name ||
+      !reader_.enumeration(*type, join_path(path, "type"), kPrerequisiteTypes, &type_index) ||
+      !reader_.string(*name, join_path(path, "name"), &prerequisite)) {
+    return;
+  }
+  // data, script and output prerequisites are what the templates of the task roles naming
+  // them read ($data.uri, ...): OpenPAI fetches nothing itself either.
+  if (type_index != 0) {
+    objects_[kPrerequisiteTypes[type_index]][prerequisite] = &item;
+    return;
+  }
+  const Node* uri = reader_.required(item, path, "uri");
+  std::string uri_text;
+  if (uri && reader_.string(*uri, join_path(path, "uri"), &uri_text)) images_[prerequisite] = uri;
+  if (const Node* auth = item.find("auth")) {
+    drop(*auth, join_path(path, "auth"),
+         "pai does not log in to registries: docker login on "
+         "every host");
+  }
+}
+
+void Translator::translate_roles(const Node& task_roles, Node& roles) {
+  std::vector<std::string> names;
+  for (const auto& [key, value] : task_roles.entries) names.push_back(key.scalar);
+  deployment_ = select_deployment(deployments_, selected_deployment_, names, reader_, dropped_);
+  // An OpenPAI MPI job runs mpirun from its launcher role, as pai's mpi framework does.
+  if (const Node* launcher = task_roles.find("launcher")) {
+    mpi_ = true;
+    put(out_, "framework", string_node("mpi", launcher->loc), launcher->loc);
+  }
+  for (const auto& [key, value] : task_roles.entries) translate_role(key, value, roles);
 }
 
 void Translator::translate_role(const Node& key, const Node& value, Node& roles) {
   const std::string path = join_path("taskRoles", key.scalar);
   if (!reader_.mapping(value, path, kTaskRoleKeys)) return;
-  Node& role = put(roles, key.scalar, mapping_node(value.loc), key.loc);
-  bool has_image = false;
-  for (const auto& [field, item] : value.entries) {
-    const std::string& name = field.scalar;
-    const std::string item_path = join_path(path, name);
-    if (item.is_null()) continue;
-    if (name == "instances") {
-      put(role, "instances", item, field.loc);
-    } else if (name == "completion") {
-      translate_completion(item, item_path, role);
-    } else if (name == "taskRetryCount") {
-      int count = 0;
-      if (reader_.integer(item, item_path, 0, INT32_MAX, &count)) {
-        task_retries_.push_back({&item, item_path, count});
-      }
-    } else if (name == "dockerImage") {
-      has_image = true;
-      translate_image(item, item_path, key.scalar);
-    } else if (name == "data" || name == "output" || name == "script") {
-      warn(field, item_path,
-           "ignored: OpenPAI " + name + " prerequisites are not fetched by pai; put them on "
-           "the hosts or into the image");
-    } else if (name == "extraContainerOptions") {
-      translate_container_options(item, item_path, role);
-    } else if (name == "resourcePerInstance") {
-      translate_resources(item, item_path, role);
-    } else if (name == "commands") {
-      translate_commands(item, item_path, role);
-    }
+  const std::string name = openpai_role_name(key.scalar);
+  if (roles.find(name)) {
+    reader_.error(key, path,
+                  "task role " + quote(key.scalar) + " becomes role " + quote(name) +
+                      ", the name of an earlier task role's pai role");
+    return;
   }
-  if (!has_image) roles_without_image_.push_back(key.scalar);
+  if (name != key.scalar) {
+    warn(key, path,
+         "task role " + quote(key.scalar) + " becomes role " + quote(name) +
+             ": pai role names are part of env var names (PAI_TASK_ROLE_TASK_COUNT_" + name + ")");
+  }
+  Node& role = put(roles, name, mapping_node(value.loc), key.loc);
+  RoleInput input;
+  input.name = key.scalar;
+  input.scope.parameters = &parameter_names_;
+  input.scope.secrets = &secret_names_;
+  input.scope.role = key.scalar;
+  for (const auto& [field, item] : value.entries) {
+    if (!item.is_null())
+      translate_role_field(field, item, join_path(path, field.scalar), input, role);
+  }
+  if (!value.find("dockerImage")) roles_without_image_.push_back(key.scalar);
+  translate_commands(input, role);
+  add_role_env(key.loc, role);
+}
+
+void Translator::translate_role_field(const Node& field, const Node& item, const std::string& path,
+                                      RoleInput& input, Node& role) {
+  const std::string& name = field.scalar;
+  if (name == "instances") {
+    put(role, "instances", item, field.loc);
+  } else if (name == "completion") {
+    translate_completion(item, path, role);
+  } else if (name == "taskRetryCount") {
+    int count = 0;
+    if (reader_.integer(item, path, 0, INT32_MAX, &count))
+      task_retries_.push_back({&item, path, count});
+  } else if (name == "dockerImage") {
+    translate_image(item, path, input.name);
+  } else if (name == "data" || name == "output" || name == "script") {
+    std::string object;
+    if (!reader_.string(item, path, &object)) return;
+    const auto& defined = objects_[name];
+    const auto it = defined.find(object);
+    if (it != defined.end()) {
+      input.scope.prerequisites[name] = it->second;
+      return;
+    }
+    std::vector<std::string> names;
+    for (const auto& [n, node] : defined) names.push_back(n);
+    reader_.error(
+        item, path,
+        "no prerequisite of type " + name + " is named " + quote(object) +
+            defined_names_hint(object, names, "the file has no " + name + " prerequisites"));
+  } else if (name == "extraContainerOptions") {
+    translate_container_options(item, path, role);
+  } else if (name == "resourcePerInstance") {
+    translate_resources(item, path, role);
+  } else if (name == "commands") {
+    input.commands = &item;
+    input.commands_path = path;
+  }
 }
 
 void Translator::translate_resources(const Node& node, const std::string& path, Node& role) {
@@ -320,11 +347,30 @@ void Translator::translate_resources(const Node& node, const std::string& path, 
     } else if (key.scalar == "memoryMB") {
       std::int64_t mb = 0;
       if (reader_.integer(value, join_path(path, "memoryMB"), 1, INT32_MAX, &mb)) {
-        put(resources, "memory", scalar_node(std::to_string(mb) + "Mi", value.loc), key.loc);
+        put(resources, "memory", string_node(std::to_string(mb) + "Mi", value.loc), key.loc);
       }
     } else if (key.scalar == "ports") {
-      put(role, "ports", value, key.loc);
+      translate_ports(value, join_path(path, "ports"), role);
     }
+  }
+}
+
+void Translator::translate_ports(const Node& node, const std::string& path, Node& role) {
+  if (!reader_.free_mapping(node, path)) return;
+  Node& ports = put(role, "ports", mapping_node(node.loc), node.loc);
+  for (const auto& [label, count] : node.entries) {
+    // OpenPAI's protocol gives 0 as a port count's default, and its examples use it for a
+    // port their commands then read ($PAI_CONTAINER_HOST_<label>_PORT_LIST).
+    if (count.is_scalar() && !count.quoted && count.scalar == "0") {
+      warn(count, join_path(path, label.scalar),
+           "0 ports: pai reserves 1 port labelled " + label.scalar +
+               ", the port the commands "
+               "read from PAI_CONTAINER_HOST_" +
+               label.scalar + "_PORT_LIST");
+      put(ports, label.scalar, plain_node("1", count.loc), label.loc);
+      continue;
+    }
+    put(ports, label.scalar, count, label.loc);
   }
 }
 
@@ -332,12 +378,9 @@ void Translator::translate_completion(const Node& node, const std::string& path,
   if (!reader_.mapping(node, path, kCompletionKeys)) return;
   Node& completion = child_mapping(role, "completion", node.loc);
   for (const auto& [key, value] : node.entries) {
-    const std::string target =
-        key.scalar == "minFailedInstances" ? "minFailed" : "minSucceeded";
+    const std::string target = key.scalar == "minFailedInstances" ? "minFailed" : "minSucceeded";
     // OpenPAI's null means "never fail" / "when all instances succeeded": pai's -1.
-    Node unset = scalar_node("-1", value.loc);
-    unset.quoted = false;
-    put(completion, target, value.is_null() ? unset : value, key.loc);
+    put(completion, target, value.is_null() ? plain_node("-1", value.loc) : value, key.loc);
   }
 }
 
@@ -348,68 +391,50 @@ void Translator::translate_container_options(const Node& node, const std::string
     const std::string key_path = join_path(path, key.scalar);
     std::int64_t mb = 0;
     if (key.scalar != "shmMB") {
-      warn(key, key_path, "ignored: " + key.scalar + " has no meaning in pai");
+      drop(key, key_path, "");
     } else if (reader_.integer(value, key_path, 1, INT32_MAX, &mb)) {
       Node& resources = child_mapping(role, "resources", node.loc);
-      put(resources, "shm", scalar_node(std::to_string(mb) + "Mi", value.loc), key.loc);
+      put(resources, "shm", string_node(std::to_string(mb) + "Mi", value.loc), key.loc);
     }
   }
 }
 
-void Translator::translate_commands(const Node& node, const std::string& path, Node& role) {
-  if (!reader_.list(node, path, "a list of commands")) return;
-  std::string command;
-  for (size_t i = 0; i < node.items.size(); ++i) {
-    const std::string item_path = index_path(path, i);
-    std::string line;
-    if (!reader_.string(node.items[i], item_path, &line)) continue;
-    command += (i == 0 ? "" : "\n") + translate_templates(node.items[i], item_path);
+void Translator::translate_commands(const RoleInput& input, Node& role) {
+  if (!input.commands ||
+      !reader_.list(*input.commands, input.commands_path, "a list of commands")) {
+    return;
   }
+  const auto deployed = deployment_.find(input.name);
+  const RoleDeployment none;
+  const RoleDeployment& deployment = deployed == deployment_.end() ? none : deployed->second;
+  const std::string script =
+      role_script(deployment, *input.commands, input.commands_path, input.scope, reader_, diags_);
+  const Node& commands = *input.commands;
   // A one-line command points at its line; several lines at the list.
-  const Location loc = node.items.size() == 1 ? node.items[0].loc : node.loc;
-  put(role, "command", scalar_node(command, loc), loc);
+  const Location loc =
+      commands.items.size() == 1 && !deployment.pre_commands && !deployment.post_commands
+          ? commands.items[0].loc
+          : commands.loc;
+  Node argv = sequence_node(loc);
+  for (const std::string& word : {std::string("/bin/bash"), std::string("-c"), script}) {
+    argv.items.push_back(string_node(word, loc));
+  }
+  put(role, "command", std::move(argv), loc);
 }
 
-std::string Translator::translate_templates(const Node& item, const std::string& path) {
-  const std::string& text = item.scalar;
-  std::string out;
-  size_t pos = 0;
-  while (true) {
-    const size_t open = text.find("<%", pos);
-    const size_t close = open == std::string::npos ? open : text.find("%>", open + 2);
-    if (close == std::string::npos) break;
-    out.append(text, pos, open - pos);
-    const std::string whole = text.substr(open, close + 2 - open);
-    std::string inner = text.substr(open + 2, close - open - 2);
-    inner.erase(0, inner.find_first_not_of(" \t"));
-    inner.erase(inner.find_last_not_of(" \t") + 1);
-    pos = close + 2;
-    const bool secret = inner.rfind("$secrets.", 0) == 0;
-    const bool parameter = inner.rfind("$parameters.", 0) == 0;
-    const std::string name = inner.substr(inner.find('.') + 1);
-    if ((!secret && !parameter) || !is_env_name(name)) {
-      diags_.error(reader_.locate(item, open), path,
-                   "unsupported OpenPAI template " + whole +
-                       ": only <% $parameters.NAME %> and <% $secrets.NAME %> are translated");
-      out += whole;
-      continue;
-    }
-    const auto& names = secret ? secret_names_ : parameter_names_;
-    if (!names.count(name)) {
-      const std::vector<std::string> defined = keys_of(names);
-      diags_.error(reader_.locate(item, open), path,
-                   std::string("undefined ") + (secret ? "secret " : "parameter ") + quote(name) +
-                       " in " + whole +
-                       defined_hint(name, defined,
-                                    secret ? "the file defines no secrets"
-                                           : "the file defines no parameters"));
-      out += whole;
-      continue;
-    }
-    out += "${parameters." + name + "}";
+void Translator::add_role_env(const Location& loc, Node& role) {
+  std::vector<std::pair<std::string, std::string>> env;
+  if (!original_name_.empty()) env.emplace_back(kOriginalNameEnv, original_name_);
+  // The ssh plugin lets a task role's mpirun reach the others; pai's remote shell agent
+  // does that without ssh (an mpi job's roles get it from the env contract already).
+  if (plugins_.remote_shell && !mpi_) {
+    env.emplace_back("OMPI_MCA_plm_rsh_agent", "pai-launch rsh");
+    env.emplace_back("OMPI_MCA_plm_rsh_no_tree_spawn", "1");
+    env.emplace_back("OMPI_MCA_orte_leave_session_attached", "1");
   }
-  out.append(text, pos, std::string::npos);
-  return out;
+  if (env.empty()) return;
+  Node& map = put(role, "env", mapping_node(loc), loc);
+  for (const auto& [name, value] : env) put(map, name, string_node(value, loc), loc);
 }
 
 void Translator::translate_image(const Node& node, const std::string& path,
@@ -420,108 +445,33 @@ void Translator::translate_image(const Node& node, const std::string& path,
   if (it == images_.end()) {
     std::vector<std::string> defined;
     for (const auto& [image, uri] : images_) defined.push_back(image);
-    reader_.error(node, path,
-                  "no prerequisite of type dockerimage is named " + quote(name) +
-                      defined_hint(name, defined, "the file has no dockerimage prerequisites"));
+    reader_.error(
+        node, path,
+        "no prerequisite of type dockerimage is named " + quote(name) +
+            defined_names_hint(name, defined, "the file has no dockerimage prerequisites"));
     return;
   }
   image_uses_.push_back({role, it->second});
 }
 
-void Translator::translate_extras(const Node& node) {
-  if (!reader_.free_mapping(node, "extras")) return;
-  for (const auto& [key, value] : node.entries) {
-    const std::string path = join_path("extras", key.scalar);
-    if (key.scalar == kRuntimePlugin) {
-      translate_runtime_plugins(value, path);
-    } else {
-      warn(key, path, "ignored: extras." + key.scalar + " has no meaning in pai");
-    }
+void Translator::translate_images(const Node* task_roles) {
+  if (image_uses_.empty()) return;
+  const ImageUse& first = image_uses_.front();
+  for (const ImageUse& use : image_uses_) {
+    if (use.uri->scalar == first.uri->scalar) continue;
+    reader_.error(*use.uri, "taskRoles." + use.role + ".dockerImage",
+                  "task role " + use.role + " uses image " + quote(use.uri->scalar) +
+                      " but task role " + first.role + " uses " + quote(first.uri->scalar) +
+                      ": pai runs every role of a job in one image");
   }
-}
-
-void Translator::translate_runtime_plugins(const Node& node, const std::string& path) {
-  if (!reader_.list(node, path, "a list of runtime plugins")) return;
-  for (size_t i = 0; i < node.items.size(); ++i) {
-    const Node& item = node.items[i];
-    const std::string item_path = index_path(path, i);
-    if (!reader_.free_mapping(item, item_path)) continue;
-    const Node* plugin = reader_.required(item, item_path, "plugin");
-    std::string plugin_name;
-    if (!plugin || !reader_.string(*plugin, join_path(item_path, "plugin"), &plugin_name)) {
-      continue;
-    }
-    const Node* parameters = item.find("parameters");
-    const Node* names = parameters && parameters->is_mapping()
-                            ? parameters->find("storageConfigNames")
-                            : nullptr;
-    if (plugin_name != "teamwise_storage" || !names) {
-      warn(*plugin, join_path(item_path, "plugin"),
-           "ignored: runtime plugin " + quote(plugin_name) + " has no meaning in pai");
-      continue;
-    }
-    const std::string names_path = join_path(item_path, "parameters.storageConfigNames");
-    std::vector<std::string> storages;
-    if (!reader_.string_list(*names, names_path, &storages)) continue;
-    for (size_t k = 0; k < storages.size(); ++k) {
-      const Node& at = names->items[k];
-      const std::string mount_path = "/mnt/" + storages[k];
-      Node mount = mapping_node(at.loc);
-      put(mount, "name", at, at.loc);
-      put(mount, "source", scalar_node(mount_path, at.loc), at.loc);
-      put(mount, "target", scalar_node(mount_path, at.loc), at.loc);
-      mounts_.items.push_back(std::move(mount));
-      warn(at, index_path(names_path, k),
-           "storage " + quote(storages[k]) + " becomes mount " + mount_path + " -> " +
-               mount_path + " (OpenPAI's mount point): it must be mounted at " + mount_path +
-               " on every host");
-    }
+  for (const std::string& role : roles_without_image_) {
+    reader_.error(*task_roles->find(role), "taskRoles." + role,
+                  "task role " + role + " has no dockerImage but task role " + first.role +
+                      " runs in " + quote(first.uri->scalar) +
+                      ": pai runs every role of a job in one runtime");
   }
-}
-
-void Translator::translate_retries() {
-  // OpenPAI retries the whole job (jobRetryCount) and, separately, each failed task in
-  // place (taskRetryCount). pai has one restart budget per job: sync mode restarts every
-  // instance, async mode only the failed one.
-  if (job_retry_) {
-    Node& ft = child_mapping(out_, "faultTolerance", job_retry_->loc);
-    Node& restart = child_mapping(ft, "restart", job_retry_->loc);
-    put(restart, "maxRestarts", *job_retry_, job_retry_->loc);
-    for (const TaskRetry& t : task_retries_) {
-      if (t.count == job_retry_count_) continue;
-      warn(*t.node, t.path,
-           "taskRetryCount " + std::to_string(t.count) + " is not applied: pai has one restart "
-           "budget per job, faultTolerance.restart.maxRestarts " +
-               std::to_string(job_retry_count_) +
-               " from jobRetryCount, and restarts every instance (sync mode)");
-    }
-    return;
-  }
-  int largest = 0;
-  for (const TaskRetry& t : task_retries_) largest = std::max(largest, t.count);
-  if (largest == 0) {
-    // OpenPAI's jobRetryCount defaults to 0: no restarts, unlike pai's default budget.
-    const Location& loc = doc_.root.find("protocolVersion")->loc;
-    Node none = scalar_node("0", loc);
-    none.quoted = false;
-    Node& ft = child_mapping(out_, "faultTolerance", loc);
-    put(child_mapping(ft, "restart", loc), "maxRestarts", none, loc);
-    return;
-  }
-  const TaskRetry& chosen = *std::find_if(task_retries_.begin(), task_retries_.end(),
-                                          [&](const TaskRetry& t) { return t.count == largest; });
-  Node& ft = child_mapping(out_, "faultTolerance", chosen.node->loc);
-  put(ft, "mode", scalar_node("async", chosen.node->loc), chosen.node->loc);
-  Node& restart = child_mapping(ft, "restart", chosen.node->loc);
-  put(restart, "maxRestarts", *chosen.node, chosen.node->loc);
-  for (const TaskRetry& t : task_retries_) {
-    if (t.count == 0) continue;
-    warn(*t.node, t.path,
-         "taskRetryCount " + std::to_string(t.count) + " becomes faultTolerance mode async "
-         "with maxRestarts " + std::to_string(largest) +
-             ": pai restarts only the failed instance, but from one budget for the whole job, "
-             "not one per instance");
-  }
+  put(out_, "image", *first.uri, first.uri->loc);
+  put(out_, "runtime", string_node("docker", first.uri->loc), first.uri->loc);
 }
 
 }  // namespace

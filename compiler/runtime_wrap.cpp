@@ -77,6 +77,7 @@ std::vector<std::string> role_env_names(const Plan& plan, const Role& role) {
   ctx.latest_checkpoint = "-";
   ctx.hostfile = "-";
   ctx.rsh_agent = "-";
+  ctx.user_name = "-";
   const Placement* placed = find_placement(plan, role.name, 0);
   const Placement instance = placed ? *placed : unplaced_instance(plan, role);
   std::vector<std::string> names;

@@ -46,6 +46,44 @@ void add_instance_vars(EnvList& env, const Placement& p) {
   }
 }
 
+// The names OpenPAI's runtime still exports for jobs written for its first versions.
+void add_openpai_legacy_job_vars(EnvList& env, const Plan& plan) {
+  const std::string roles = std::to_string(plan.roles.size());
+  env.emplace_back("PAI_JOB_TASK_COUNT", std::to_string(plan.nodes));
+  env.emplace_back("PAI_TASKS_NUM", std::to_string(plan.nodes));
+  env.emplace_back("PAI_JOB_TASK_ROLE_COUNT", roles);
+  env.emplace_back("PAI_TASK_ROLES_NUM", roles);
+  env.emplace_back(
+      "PAI_JOB_TASK_ROLE_LIST",
+      join(plan.roles, [](const Role& role) -> const std::string& { return role.name; }));
+}
+
+// OpenPAI's variables about the current container (instance): its address and ports, the
+// "http" and "ssh" labels' first ports under their old names.
+void add_container_vars(EnvList& env, const Placement& p) {
+  env.emplace_back("PAI_CONTAINER_HOST_IP", p.host.address);
+  env.emplace_back("PAI_CURRENT_CONTAINER_IP", p.host.address);
+  std::string all;
+  for (const auto& [label, ports] : p.ports) {
+    const std::string list = join(ports, port_text);
+    env.emplace_back("PAI_CONTAINER_HOST_" + label + "_PORT_LIST", list);
+    all += label + ":" + list + ";";
+  }
+  env.emplace_back("PAI_CONTAINER_HOST_PORT_LIST", all);
+  const auto first = [&](const char* label) {
+    const auto it = p.ports.find(label);
+    return it == p.ports.end() || it->second.empty() ? std::string()
+                                                     : std::to_string(it->second.front());
+  };
+  if (const std::string http = first("http"); !http.empty()) {
+    env.emplace_back("PAI_CONTAINER_HOST_PORT", http);
+    env.emplace_back("PAI_CURRENT_CONTAINER_PORT", http);
+  }
+  if (const std::string ssh = first("ssh"); !ssh.empty()) {
+    env.emplace_back("PAI_CONTAINER_SSH_PORT", ssh);
+  }
+}
+
 bool peers_in_job_env(const Plan& plan) { return plan.nodes <= kOpenPaiPeerEnvMaxInstances; }
 
 void add_fabric_presets(EnvList& env, const Fabric& fabric) {
@@ -92,7 +130,12 @@ EnvList job_env(const Plan& plan) {
     env.emplace_back("PAI_RESOURCE_" + role.name, std::to_string(r.gpu) + "," + number(r.cpu) +
                                                       "," + std::to_string(r.memory_bytes / kMiB) +
                                                       "," + std::to_string(r.shm_bytes / kMiB));
+    env.emplace_back("PAI_MIN_FAILED_TASK_COUNT_" + role.name,
+                     std::to_string(role.completion.min_failed));
+    env.emplace_back("PAI_MIN_SUCCEEDED_TASK_COUNT_" + role.name,
+                     std::to_string(role.completion.min_succeeded));
   }
+  add_openpai_legacy_job_vars(env, plan);
   if (peers) {
     // A host list of thousands of addresses would exceed the kernel's 128 KiB limit on one
     // environment string, so it follows the same threshold as the per-instance variables.
@@ -106,6 +149,9 @@ EnvList job_env(const Plan& plan) {
           join(addresses, [](const std::string* a) -> const std::string& { return *a; }));
     }
     for (const Placement& p : plan.placements) add_instance_vars(env, p);
+    env.emplace_back("PAI_TASK_ROLE_INSTANCES", join(plan.placements, [](const Placement& p) {
+                       return p.role + ":" + std::to_string(p.index);
+                     }));
   }
   env.emplace_back("MASTER_ADDR", plan.master.address);
   env.emplace_back("MASTER_PORT", std::to_string(plan.master.port));
@@ -155,6 +201,11 @@ EnvList instance_env(const Plan& plan, const Placement& placement, const Process
   env.emplace_back("PAI_CURRENT_TASK_ROLE_NAME", role.name);
   env.emplace_back("PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX", std::to_string(placement.index));
   if (!peers_in_job_env(plan)) add_instance_vars(env, placement);
+  add_container_vars(env, placement);
+  if (!ctx.user_name.empty()) {
+    env.emplace_back("PAI_USER_NAME", ctx.user_name);
+    env.emplace_back("PAI_USERNAME", ctx.user_name);
+  }
   const std::string restarts = std::to_string(ctx.restart_count);
   env.emplace_back("PAI_RESTART_COUNT", restarts);
   env.emplace_back("TORCHELASTIC_RESTART_COUNT", restarts);
@@ -208,7 +259,7 @@ EnvList process_env(const Plan& plan, const Placement& placement, int local_rank
 }
 
 bool is_reserved_env_name(const std::string& name) {
-  static constexpr std::array<std::string_view, 29> kExact = {"RANK",
+  static constexpr std::array<std::string_view, 36> kExact = {"RANK",
                                                               "WORLD_SIZE",
                                                               "LOCAL_RANK",
                                                               "LOCAL_WORLD_SIZE",
@@ -236,10 +287,24 @@ bool is_reserved_env_name(const std::string& name) {
                                                               "PAI_TOKEN_FILE",
                                                               "PAI_JOB_NAME",
                                                               "PAI_OUTPUT_DIR",
-                                                              "PAI_TASK_ROLE_COUNT"};
-  static constexpr std::array<std::string_view, 6> kPrefixes = {
-      "PAI_TASK_ROLE_",         "PAI_HOST_IP_",  "PAI_PORT_LIST_",
-      "PAI_CURRENT_TASK_ROLE_", "PAI_RESOURCE_", "PAI_TASK_ROLE_TASK_COUNT_"};
+                                                              "PAI_TASK_ROLE_COUNT",
+                                                              "PAI_USER_NAME",
+                                                              "PAI_USERNAME",
+                                                              "PAI_JOB_TASK_COUNT",
+                                                              "PAI_TASKS_NUM",
+                                                              "PAI_JOB_TASK_ROLE_COUNT",
+                                                              "PAI_TASK_ROLES_NUM",
+                                                              "PAI_JOB_TASK_ROLE_LIST"};
+  static constexpr std::array<std::string_view, 10> kPrefixes = {"PAI_TASK_ROLE_",
+                                                                 "PAI_HOST_IP_",
+                                                                 "PAI_PORT_LIST_",
+                                                                 "PAI_CURRENT_TASK_ROLE_",
+                                                                 "PAI_RESOURCE_",
+                                                                 "PAI_TASK_ROLE_TASK_COUNT_",
+                                                                 "PAI_CONTAINER_",
+                                                                 "PAI_CURRENT_CONTAINER_",
+                                                                 "PAI_MIN_FAILED_TASK_COUNT_",
+                                                                 "PAI_MIN_SUCCEEDED_TASK_COUNT_"};
   std::string_view n = name;
   for (std::string_view exact : kExact) {
     if (n == exact) return true;

@@ -36,6 +36,9 @@ struct ProcessContext {
   /// (libpai-nccl-profiler.so), found by the launcher. Given only when the plan asks
   /// (fault_tolerance.diagnosis.nccl_profiler) and the role's env does not set the variable.
   std::string nccl_profiler;
+  /// PAI_USER_NAME (and OpenPAI's older PAI_USERNAME): the user the job's processes run as,
+  /// OpenPAI's "user who submitted the job".
+  std::string user_name;
 };
 
 /// OpenPAI's per-instance variables of *other* instances (PAI_HOST_IP_<role>_<i>, ...)
@@ -44,13 +47,16 @@ struct ProcessContext {
 /// ~400 KB of env). The current instance's own variables are always exported.
 inline constexpr int kOpenPaiPeerEnvMaxInstances = 128;
 
-/// Variables identical for every process of the job: OpenPAI job-level variables and
-/// fabric presets (NCCL_*, GLOO_*), PAI_JOB_NAME, PAI_OUTPUT_DIR, PAI_MAX_RESTARTS,
-/// MASTER_ADDR/MASTER_PORT.
+/// Variables identical for every process of the job: OpenPAI job-level variables (with
+/// PAI_MIN_FAILED_TASK_COUNT_<role>, PAI_MIN_SUCCEEDED_TASK_COUNT_<role> and the older names
+/// PAI_JOB_TASK_COUNT, PAI_TASKS_NUM, PAI_JOB_TASK_ROLE_COUNT, PAI_TASK_ROLES_NUM,
+/// PAI_JOB_TASK_ROLE_LIST, PAI_TASK_ROLE_INSTANCES) and fabric presets (NCCL_*, GLOO_*),
+/// PAI_JOB_NAME, PAI_OUTPUT_DIR, PAI_MAX_RESTARTS, MASTER_ADDR/MASTER_PORT.
 EnvList job_env(const Plan& plan);
 
 /// Variables identical for every process of one instance (node-level ranks, the
-/// instance's OpenPAI variables, and the role's user env which overrides presets).
+/// instance's OpenPAI variables - PAI_CONTAINER_HOST_IP, PAI_CONTAINER_HOST_<label>_PORT_LIST,
+/// PAI_CONTAINER_HOST_PORT_LIST, ... - and the role's user env which overrides presets).
 EnvList instance_env(const Plan& plan, const Placement& placement, const ProcessContext& ctx);
 
 /// Variables that differ between the processes of one instance (RANK, LOCAL_RANK, ...).

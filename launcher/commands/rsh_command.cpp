@@ -36,7 +36,8 @@ constexpr auto kStatusTimeout = 30s;
 const char* const kUsage =
     "usage: pai-launch rsh [ssh options] [--plan plan.json | --coordinator ADDRESS:PORT "
     "--token-file FILE --job NAME] HOST COMMAND...\n"
-    "Runs COMMAND with /bin/sh -c on the node HOST (a node name or address) of a running job,\n"
+    "Runs COMMAND with /bin/sh -c on the node HOST (a node name or address, or ROLE-INDEX for\n"
+    "an instance, as OpenPAI names it) of a running job,\n"
     "through its coordinator: Open MPI's remote shell agent of pai jobs. Inside a job,\n"
     "PAI_COORDINATOR, PAI_TOKEN_FILE and PAI_JOB_NAME name the job.\n";
 
@@ -174,12 +175,18 @@ RshRequest parse_rsh_arguments(const std::vector<std::string>& args) {
 std::string resolve_rsh_host(const net::StatusReply& status, const std::string& host) {
   std::vector<std::string> names;
   std::vector<std::string> by_address;
+  std::string by_instance;
   for (const net::NodeStatus& node : status.nodes) {
     if (node.node == host) return node.node;
     names.push_back(node.node);
     if (node.address == host) by_address.push_back(node.node);
+    // OpenPAI's ssh plugin names each instance <role>-<index> (`mpirun -H worker-0,worker-1`).
+    if (node.index >= 0 && node.role + "-" + std::to_string(node.index) == host) {
+      by_instance = node.node;
+    }
   }
   if (by_address.size() == 1) return by_address.front();
+  if (by_address.empty() && !by_instance.empty()) return by_instance;
   if (by_address.size() > 1) {
     std::string list;
     for (const auto& n : by_address) list += (list.empty() ? "" : ", ") + n;

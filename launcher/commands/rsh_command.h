@@ -40,8 +40,9 @@ class RshUsageError : public std::runtime_error {
 RshRequest parse_rsh_arguments(const std::vector<std::string>& args);
 
 /// The node `host` means among the nodes of a `status` reply: the node of that name, else
-/// the one node with that address (hostfiles hold addresses). Throws RshUsageError when none
-/// or several match.
+/// the one node with that address (hostfiles hold addresses), else the node running instance
+/// INDEX of role ROLE when `host` is "ROLE-INDEX" (OpenPAI's ssh plugin's name of an
+/// instance). Throws RshUsageError when none or several match.
 std::string resolve_rsh_host(const net::StatusReply& status, const std::string& host);
 
 /// Runs `pai-launch rsh ARGS...` with stdin `in_fd`, stdout `out_fd`, stderr `err_fd`.

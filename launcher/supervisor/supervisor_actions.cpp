@@ -1,3 +1,6 @@
+#include <pwd.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -23,6 +26,17 @@ extern char** environ;
 namespace pai::launcher {
 
 namespace {
+
+// PAI_USER_NAME: the user the ranks run as (OpenPAI's "user who submitted the job").
+std::string current_user_name() {
+  std::vector<char> buffer(16384);
+  passwd entry{};
+  passwd* found = nullptr;
+  if (getpwuid_r(geteuid(), &entry, buffer.data(), buffer.size(), &found) == 0 && found) {
+    return found->pw_name;
+  }
+  return std::to_string(geteuid());
+}
 
 // How long stack dumps (SIGQUIT/SIGUSR1 or the dump command) get before the stop signal.
 constexpr auto kStackDumpWindow = std::chrono::seconds(3);
@@ -108,6 +122,7 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
   ctx.token_file = options.token_file;
   ctx.latest_checkpoint = latest_checkpoint(plan.output);
   ctx.nccl_profiler = options.nccl_profiler;
+  ctx.user_name = current_user_name();
   EnvList base;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string_view entry(*e);

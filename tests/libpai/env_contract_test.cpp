@@ -45,8 +45,17 @@ TEST_CASE("job_env holds OpenPAI job variables - master and fabric presets") {
                                   {"PAI_TASK_ROLE_LIST", "worker,ps"},
                                   {"PAI_TASK_ROLE_TASK_COUNT_worker", "2"},
                                   {"PAI_RESOURCE_worker", "8,96,1638400,65536"},
+                                  {"PAI_MIN_FAILED_TASK_COUNT_worker", "1"},
+                                  {"PAI_MIN_SUCCEEDED_TASK_COUNT_worker", "-1"},
                                   {"PAI_TASK_ROLE_TASK_COUNT_ps", "1"},
                                   {"PAI_RESOURCE_ps", "0,4,8192,0"},
+                                  {"PAI_MIN_FAILED_TASK_COUNT_ps", "-1"},
+                                  {"PAI_MIN_SUCCEEDED_TASK_COUNT_ps", "1"},
+                                  {"PAI_JOB_TASK_COUNT", "3"},
+                                  {"PAI_TASKS_NUM", "3"},
+                                  {"PAI_JOB_TASK_ROLE_COUNT", "2"},
+                                  {"PAI_TASK_ROLES_NUM", "2"},
+                                  {"PAI_JOB_TASK_ROLE_LIST", "worker,ps"},
                                   {"PAI_TASK_ROLE_worker_HOST_LIST", "10.0.0.1,10.0.0.2"},
                                   {"PAI_TASK_ROLE_ps_HOST_LIST", "10.0.0.3"},
                                   {"PAI_HOST_IP_worker_0", "10.0.0.1"},
@@ -58,6 +67,7 @@ TEST_CASE("job_env holds OpenPAI job variables - master and fabric presets") {
                                   {"PAI_HOST_IP_ps_0", "10.0.0.3"},
                                   {"PAI_PORT_LIST_ps_0_grpc", "20000,20001"},
                                   {"PAI_ps_0_grpc_PORT", "20000"},
+                                  {"PAI_TASK_ROLE_INSTANCES", "worker:0,worker:1,ps:0"},
                                   {"MASTER_ADDR", "10.0.0.1"},
                                   {"MASTER_PORT", "20001"},
                                   {"PAI_MAX_RESTARTS", "5"},
@@ -85,6 +95,10 @@ TEST_CASE("instance_env for a perProcess instance") {
             {"ROLE_WORLD_SIZE", "4"},
             {"PAI_CURRENT_TASK_ROLE_NAME", "worker"},
             {"PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX", "1"},
+            {"PAI_CONTAINER_HOST_IP", "10.0.0.2"},
+            {"PAI_CURRENT_CONTAINER_IP", "10.0.0.2"},
+            {"PAI_CONTAINER_HOST_sync_PORT_LIST", "20000"},
+            {"PAI_CONTAINER_HOST_PORT_LIST", "sync:20000;"},
             {"PAI_RESTART_COUNT", "2"},
             {"TORCHELASTIC_RESTART_COUNT", "2"},
             {"PAI_CONTROL_SOCKET", "/run/pai/ctl.sock"},
@@ -159,9 +173,33 @@ TEST_CASE("instance_env for a perNode instance counts nodes") {
             {"PET_MASTER_PORT", std::to_string(plan.master.port)},
             {"PAI_CURRENT_TASK_ROLE_NAME", "ps"},
             {"PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX", "0"},
+            {"PAI_CONTAINER_HOST_IP", "10.0.0.3"},
+            {"PAI_CURRENT_CONTAINER_IP", "10.0.0.3"},
+            {"PAI_CONTAINER_HOST_grpc_PORT_LIST", "20000,20001"},
+            {"PAI_CONTAINER_HOST_PORT_LIST", "grpc:20000,20001;"},
             {"PAI_RESTART_COUNT", "0"},
             {"TORCHELASTIC_RESTART_COUNT", "0"},
         });
+}
+
+TEST_CASE("OpenPAI's container variables name the instance's ports and its http and ssh ports") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  pai::Placement placement = at(plan, "ps", 0);
+  placement.ports = {{"http", {20005, 20006}}, {"ssh", {20007}}};
+  pai::ProcessContext ctx;
+  ctx.user_name = "alice";
+  const EnvList env = pai::instance_env(plan, placement, ctx);
+  CHECK(value_of(env, "PAI_CONTAINER_HOST_PORT_LIST") == "http:20005,20006;ssh:20007;");
+  CHECK(value_of(env, "PAI_CONTAINER_HOST_http_PORT_LIST") == "20005,20006");
+  CHECK(value_of(env, "PAI_CONTAINER_HOST_PORT") == "20005");
+  CHECK(value_of(env, "PAI_CURRENT_CONTAINER_PORT") == "20005");
+  CHECK(value_of(env, "PAI_CONTAINER_SSH_PORT") == "20007");
+  CHECK(value_of(env, "PAI_USER_NAME") == "alice");
+  CHECK(value_of(env, "PAI_USERNAME") == "alice");
+  CHECK_FALSE(has(pai::instance_env(plan, placement, pai::ProcessContext{}), "PAI_USER_NAME"));
+  CHECK(pai::is_reserved_env_name("PAI_CONTAINER_HOST_http_PORT_LIST"));
+  CHECK(pai::is_reserved_env_name("PAI_MIN_FAILED_TASK_COUNT_ps"));
+  CHECK(pai::is_reserved_env_name("PAI_USER_NAME"));
 }
 
 TEST_CASE("rank_env per convention") {

@@ -124,6 +124,27 @@ TEST_CASE("rsh finds the node by name or by its address") {
         "no node named or addressed gpu-9 in job demo (nodes: node-1, node-2, node-3, node-4)");
 }
 
+TEST_CASE("rsh finds the node of an instance by OpenPAI's ROLE-INDEX name") {
+  json status = kStatus;
+  for (int i : {1, 3}) {
+    status["nodes"][i]["instance"] = i / 2;
+    status["nodes"][i]["role"] = "worker";
+    status["nodes"][i]["index"] = i / 2;
+    status["nodes"][i]["ranks"] = {i / 2, i / 2};
+  }
+  const auto reply = std::get<pai::net::StatusReply>(pai::net::parse_control_reply(status));
+  CHECK(resolve_rsh_host(reply, "worker-0") == "node-2");
+  CHECK(resolve_rsh_host(reply, "worker-1") == "node-4");
+  try {
+    resolve_rsh_host(reply, "worker-2");
+    FAIL("resolved worker-2");
+  } catch (const RshUsageError& e) {
+    CHECK(std::string(e.what()) ==
+          "no node named or addressed worker-2 in job demo (nodes: node-1, node-2, node-3, "
+          "node-4)");
+  }
+}
+
 TEST_CASE("rsh runs the command on the node with its stdin and exits with its code") {
   const std::string input(200 * 1024, 'i');  // several stdin chunks
   FakeCoordinator coordinator("demo", "tok", [&](FakePeer& peer) {

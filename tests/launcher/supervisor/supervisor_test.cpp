@@ -1,7 +1,9 @@
 // End-to-end tests of supervision: the real pai-launch on small /bin/sh jobs.
 #include "launcher/supervisor/supervisor.h"
 
+#include <pwd.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -36,6 +38,17 @@ TEST_CASE("two processes get the env contract - their output is relayed and logg
   CHECK(count_lines_with(events, "\"event\":\"process-started\"") == 2);
   CHECK(count_lines_with(events, "\"event\":\"job-succeeded\"") == 1);
   CHECK(leftover_processes("sup-env").empty());
+}
+
+TEST_CASE("processes get PAI_USER_NAME: the user they run as") {
+  TempDir dir;
+  auto plan = local_plan("sup-user", "echo \"user=$PAI_USER_NAME/$PAI_USERNAME\"");
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  CHECK(r.code == 0);
+  const passwd* me = ::getpwuid(::geteuid());
+  REQUIRE(me != nullptr);
+  const std::string name = me->pw_name;
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-0.log") == "user=" + name + "/" + name + "\n");
 }
 
 TEST_CASE("a retryable crash is restarted and succeeds - both attempts' logs kept") {
