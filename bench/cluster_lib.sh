@@ -178,6 +178,25 @@ start_clients() {
   done
 }
 
+# start_simulated_job PLAN NODES LOGDIR RANKS_PER_NODE: node-1's real launcher, which serves
+# the coordinator (its PID in COORDINATOR), and rendezvous_clients for the other nodes
+# (CLIENT_PIDS), heartbeating every second for HOLD seconds. They handshake at most 1,024 at
+# a time: one client thread then keeps up with its launchers' first heartbeats while the
+# others still connect. Returns once the rendezvous is complete, or 1 (everything stopped)
+# when it is not within 60 s.
+start_simulated_job() {
+  local plan=$1 nodes=$2 logs=$3 ranks=$4
+  LAUNCHER_PIDS=""
+  start_cluster "$plan" 1 "$logs"
+  COORDINATOR=${LAUNCHER_PIDS# }
+  start_clients "$plan" "$nodes" "$logs" --heartbeat-seconds "$HOLD" --ranks-per-node "$ranks" \
+    --max-connecting 1024
+  if ! wait_for_line "$logs/node-1.err" "rendezvous complete" 60; then
+    wait_pids 0 $CLIENT_PIDS $COORDINATOR 2> /dev/null
+    return 1
+  fi
+}
+
 # runs RUNS FUNCTION: FUNCTION "$WORK/logs.<i>" for i in 1..RUNS.
 runs() {
   local i=1

@@ -139,20 +139,12 @@ measure() {
   plan=$(compile_load_job "$name" "$nodes" "$ranks" "$port" "$telemetry")
   logs=$WORK/logs-$name
   CORES=""
-  LAUNCHER_PIDS=""
-  start_cluster "$plan" 1 "$logs"
-  coordinator=${LAUNCHER_PIDS# }
-  # Handshakes at most 1,024 at a time: one client thread then keeps up with its launchers'
-  # first heartbeats while the others still connect.
-  start_clients "$plan" "$nodes" "$logs" --heartbeat-seconds "$HOLD" --ranks-per-node "$r" \
-    --max-connecting 1024
-  clients=$CLIENT_PIDS
-  if ! wait_for_line "$logs/node-1.err" "rendezvous complete" 60; then
-    wait_pids 0 $clients $coordinator 2> /dev/null
+  if ! start_simulated_job "$plan" "$nodes" "$logs" "$r"; then
     failed_row "$nodes" "$ranks" "$label" \
       "no rendezvous within 60 s: the clients or the coordinator fell behind"
     return
   fi
+  coordinator=$COORDINATOR clients=$CLIENT_PIDS
   sleep "$WARMUP"
   t0=$(now_ms) c0=$(ticks "$coordinator") k0=$(client_ticks $clients)
   probe_clients 1 "$logs" $clients

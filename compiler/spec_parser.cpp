@@ -1,5 +1,7 @@
 #include "compiler/spec_parser.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <array>
 
@@ -13,17 +15,23 @@ namespace pai {
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "apiVersion", "kind",   "name",        "description", "image",     "runtime",
-    "framework",  "parameters", "hosts",   "spares",      "portRange", "coordinator",
-    "masterRole", "fabric", "mounts",      "output",      "roles",     "faultTolerance",
-    "sanityCheck", "timeLimit"};
+    "apiVersion", "kind",   "name",   "description",    "image",       "runtime",    "framework",
+    "parameters", "hosts",  "spares", "portRange",      "coordinator", "masterRole", "fabric",
+    "mounts",     "output", "roles",  "faultTolerance", "sanityCheck", "timeLimit",  "monitoring"};
 const std::vector<std::string> kPortRangeKeys = {"min", "max"};
 const std::vector<std::string> kCoordinatorKeys = {"host", "port"};
+const std::vector<std::string> kMonitoringKeys = {"metricsPort", "metricsAddress"};
 const std::vector<std::string> kFabricKeys = {"type", "interface", "hcas", "gidIndex",
                                               "trafficClass"};
 const std::vector<std::string> kMountKeys = {"name", "source", "target", "readOnly"};
 // A spec names a fabric only to choose one; "none" is the plan's word for leaving it out.
 constexpr std::array kFabricTypes = {FabricType::Roce, FabricType::Ib, FabricType::Ethernet};
+
+// "10.0.0.1", "::1": an address a socket binds as written, no name lookup.
+bool is_numeric_address(const std::string& text) {
+  unsigned char buf[sizeof(in6_addr)];
+  return inet_pton(AF_INET, text.c_str(), buf) == 1 || inet_pton(AF_INET6, text.c_str(), buf) == 1;
+}
 
 class SpecParser {
  public:
@@ -37,6 +45,7 @@ class SpecParser {
   void parse_parameters(const Node& node);
   void parse_port_range(const Node& node);
   void parse_coordinator(const Node& node);
+  void parse_monitoring(const Node& node);
   void parse_fabric(const Node& node);
   void parse_mounts(const Node& node);
   void parse_roles(const Node& node, const Node* master);
@@ -69,6 +78,7 @@ void SpecParser::parse(const Node& root) {
   if (const Node* n = reader_.optional(root, "", "timeLimit")) {
     reader_.duration(*n, "timeLimit", 1, &job.time_limit_seconds);
   }
+  if (const Node* n = reader_.optional(root, "", "monitoring")) parse_monitoring(*n);
   const Node* master = reader_.optional(root, "", "masterRole");
   if (const Node* n = reader_.required(root, "", "roles")) parse_roles(*n, master);
   if (const Node* n = reader_.optional(root, "", "faultTolerance")) {
@@ -136,6 +146,29 @@ void SpecParser::parse_coordinator(const Node& node) {
   }
   if (const Node* n = reader_.optional(node, "coordinator", "port")) {
     reader_.integer(*n, "coordinator.port", 1024, 65535, &spec_.job.coordinator_port);
+  }
+}
+
+void SpecParser::parse_monitoring(const Node& node) {
+  if (!reader_.mapping(node, "monitoring", kMonitoringKeys)) return;
+  Monitoring& m = spec_.job.monitoring;
+  if (const Node* n = reader_.optional(node, "monitoring", "metricsPort")) {
+    reader_.integer(*n, "monitoring.metricsPort", 1024, 65535, &m.metrics_port);
+  }
+  if (const Node* n = reader_.optional(node, "monitoring", "metricsAddress")) {
+    std::string address;
+    if (!reader_.string(*n, "monitoring.metricsAddress", &address)) return;
+    if (!is_numeric_address(address)) {
+      reader_.error(*n, "monitoring.metricsAddress",
+                    "expected a numeric IPv4 or IPv6 address (0.0.0.0 for every IPv4 address), "
+                    "got " +
+                        describe(*n));
+    } else if (m.metrics_port == 0) {
+      reader_.error(*n, "monitoring.metricsAddress",
+                    "has no effect without monitoring.metricsPort");
+    } else {
+      m.metrics_address = address;
+    }
   }
 }
 

@@ -42,6 +42,18 @@ void RuleChecker::check() {
     error("portRange.min", "min " + std::to_string(job.port_range_min) + " is greater than max " +
                                std::to_string(job.port_range_max));
   }
+  if (const int port = job.monitoring.metrics_port; port != 0) {
+    // The coordinator's host also runs ranks: a port the plan hands out there must stay free.
+    if (port >= job.port_range_min && port <= job.port_range_max) {
+      error("monitoring.metricsPort", "port " + std::to_string(port) + " is inside portRange " +
+                                          std::to_string(job.port_range_min) + "-" +
+                                          std::to_string(job.port_range_max) +
+                                          ", whose ports go to the job");
+    } else if (port == job.coordinator_port) {
+      error("monitoring.metricsPort",
+            "port " + std::to_string(port) + " is the coordinator's (coordinator.port)");
+    }
+  }
   if (job.runtime != Runtime::Host && job.image.empty()) {
     error("runtime", std::string("runtime ") + to_string(job.runtime) +
                          " needs an image: set the top-level image field");

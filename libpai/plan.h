@@ -257,6 +257,13 @@ struct SanityCheck {
   std::vector<CustomCheck> custom;
 };
 
+/// Prometheus metrics (spec `monitoring`): the coordinator serves the text exposition format
+/// at http://metrics_address:metrics_port/metrics while the job runs.
+struct Monitoring {
+  int metrics_port = 0;                     ///< 1..65535; 0 = no metrics endpoint
+  std::string metrics_address = "0.0.0.0";  ///< numeric IPv4 or IPv6 address to bind
+};
+
 struct Plan {
   int plan_version = kPlanVersion;
   std::string compiler;  ///< "pai-compile X.Y.Z" that wrote it
@@ -285,6 +292,8 @@ struct Plan {
   /// The job's wall-clock limit from its first start (spec `timeLimit`); the coordinator
   /// cancels the job when it is reached. 0 = none.
   std::int64_t time_limit_seconds = 0;
+  /// Metrics endpoint of the coordinator (spec `monitoring`); off by default.
+  Monitoring monitoring;
 
   // --- Assigned by place() (placement.h); recomputed when a spare replaces a node. ---
   std::vector<Placement> placements;  ///< roles in order, instances in order

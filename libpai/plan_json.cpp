@@ -211,6 +211,15 @@ std::string canonical_plan(const Plan& plan, std::size_t* hash_at) {
   w.key("master");
   write(w, plan.master);
   w.member("masterRole", plan.master_role);
+  // Only an enabled endpoint is written, so plans (and their hashes) without one are the same
+  // as before the member existed.
+  if (plan.monitoring.metrics_port != 0) {
+    w.key("monitoring");
+    w.begin_object();
+    w.member("metricsAddress", plan.monitoring.metrics_address);
+    w.member("metricsPort", plan.monitoring.metrics_port);
+    w.end_object();
+  }
   w.key("mounts");
   w.begin_array();
   for (const Mount& m : plan.mounts) {
@@ -279,6 +288,17 @@ Host read_host(const JsonFields& f) {
   Host h{f.string("name"), f.string("address"), f.integer("slots", 0)};
   f.reject_unknown();
   return h;
+}
+
+Monitoring read_monitoring(const JsonFields& f) {
+  Monitoring m;
+  m.metrics_address = f.string("metricsAddress");
+  if (m.metrics_address.empty()) f.fail(f.child("metricsAddress"), "expected an address");
+  m.metrics_port = f.integer("metricsPort");
+  if (m.metrics_port < 1 || m.metrics_port > 65535)
+    f.fail(f.child("metricsPort"), "expected a port from 1 to 65535");
+  f.reject_unknown();
+  return m;
 }
 
 Endpoint read_endpoint(const JsonFields& f) {
@@ -466,6 +486,7 @@ Plan read_plan(const JsonFields& f) {
   plan.fault_tolerance = read_fault_tolerance(f.object("faultTolerance"));
   plan.sanity_check = read_sanity_check(f.object("sanityCheck"));
   plan.time_limit_seconds = f.seconds("timeLimitSeconds");
+  if (f.raw().contains("monitoring")) plan.monitoring = read_monitoring(f.object("monitoring"));
   const json& placements = f.array("placements");
   plan.placements.reserve(placements.size());
   for (std::size_t i = 0; i < placements.size(); ++i) {

@@ -20,6 +20,8 @@ packages=(
   chromium
   # The install test renders the man pages (groff, man) and checks the zsh completion.
   groff-base man-db zsh
+  # The metrics endpoint is checked with promtool and scraped by a real Prometheus server.
+  prometheus
 )
 
 missing=()

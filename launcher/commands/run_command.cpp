@@ -155,8 +155,10 @@ void load_plan(NodeRun& run, const RunOptions& options) {
 }
 
 // A job of several nodes, or with spares, or on a Slurm allocation runs with a coordinator.
+// A one-node job that serves metrics runs with its coordinator too: the coordinator serves them.
 bool runs_in_job(const Plan& plan, const RunOptions& options) {
-  return plan.nodes > 1 || !plan.spares.empty() || options.slurm;
+  return plan.nodes > 1 || !plan.spares.empty() || options.slurm ||
+         plan.monitoring.metrics_port != 0;
 }
 
 // This process's environment (Slurm's variables among it).

@@ -6,6 +6,7 @@
 #include "launcher/coordinator/coordinator_state.h"
 #include "launcher/coordinator/job_control.h"
 #include "launcher/coordinator/job_run.h"
+#include "launcher/coordinator/metrics_text.h"
 #include "launcher/coordinator/node_checks.h"
 #include "launcher/coordinator/peer_address.h"
 #include "launcher/coordinator/rendezvous.h"
@@ -127,7 +128,10 @@ void CoordinatorMachine::Impl::launcher_message(int session, const net::NodeToCo
           [&](const net::Checks& m) { checks(node, m, now); },
           // Before the rendezvous completed a heartbeat says only that the launcher lives.
           [&](const net::NodeHeartbeat& m) {
-            if (job) job->heartbeat(node, m, now);
+            state.metrics.alive(node, now);
+            if (!job) return;
+            job->heartbeat(node, m, now);  // checks its instances and ranks
+            state.metrics.heartbeat(m);
           },
           [&](const net::Exited& m) { running(message).exited(node, m, now); },
           [&](const net::Stopped& m) { running(message).stopped(node, m, now); },
@@ -352,5 +356,9 @@ std::optional<Clock::time_point> CoordinatorMachine::next_deadline() const {
 }
 
 bool CoordinatorMachine::finished() const { return impl_->state.phase == Phase::Finished; }
+
+std::string CoordinatorMachine::metrics(Clock::time_point now) const {
+  return metrics_text(impl_->state, impl_->job ? &*impl_->job : nullptr, now);
+}
 
 }  // namespace pai::launcher::coordinator

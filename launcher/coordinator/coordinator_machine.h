@@ -95,6 +95,8 @@ class CoordinatorMachine {
   /// When tick() next has something to do.
   std::optional<Clock::time_point> next_deadline() const;
   bool finished() const;
+  /// The job's Prometheus metrics as of `now`, in the text exposition format (metrics_text.h).
+  std::string metrics(Clock::time_point now) const;
 
  private:
   struct Impl;

@@ -1,7 +1,6 @@
 #include "launcher/coordinator/coordinator_server.h"
 
 #include <algorithm>
-
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -18,6 +17,8 @@
 #include <vector>
 
 #include "launcher/coordinator/handshake_slots.h"
+#include "launcher/coordinator/metrics_http.h"
+#include "launcher/coordinator/metrics_text.h"
 #include "launcher/coordinator/refusal_summary.h"
 #include "launcher/coordinator/session.h"
 #include "launcher/net/protocol.h"
@@ -82,6 +83,7 @@ struct CoordinatorServer::Impl final : SessionListener {
 
   ServerOptions options;
   std::string job;
+  Monitoring monitoring;      // the plan's: where to serve metrics, if anywhere
   std::size_t plan_machines;  // hosts and spares: launchers that may connect at once
   CoordinatorMachine machine;
   std::unordered_map<int, Connection> connections;
@@ -104,9 +106,13 @@ struct CoordinatorServer::Impl final : SessionListener {
   std::condition_variable finished_cv;
   std::optional<int> result;  // guarded by mutex
 
+  std::unique_ptr<MetricsHttpServer> metrics_http;  // on `io`; gone before it
+
   std::thread thread;
 
   void listen();
+  // Serves GET /metrics on the loop when the plan asks for it.
+  void serve_metrics();
   void run();
   void accept();
   void on_accept(const error_code& ec, tcp::socket socket);
@@ -147,6 +153,7 @@ struct CoordinatorServer::Impl final : SessionListener {
 CoordinatorServer::Impl::Impl(Plan plan, ServerOptions server_options)
     : options(std::move(server_options)),
       job(plan.name),
+      monitoring(plan.monitoring),
       plan_machines(machines(plan)),
       machine(std::move(plan), options.settings, Clock::now()),
       handshake_slots(options.max_unauthenticated_per_address,
@@ -166,6 +173,20 @@ void CoordinatorServer::Impl::listen() {
   } catch (const boost::system::system_error& e) {
     throw std::runtime_error("cannot listen on " + where + ": " + e.code().message());
   }
+}
+
+void CoordinatorServer::Impl::serve_metrics() {
+  if (monitoring.metrics_port == 0) return;
+  MetricsHttpOptions http;
+  http.address = monitoring.metrics_address;
+  http.port = monitoring.metrics_port;
+  metrics_http = std::make_unique<MetricsHttpServer>(
+      io, http, [this] { return machine.metrics(Clock::now()); }, kMetricsContentType);
+  const std::string url =
+      "http://" +
+      (http.address.find(':') != std::string::npos ? "[" + http.address + "]" : http.address) +
+      ":" + std::to_string(metrics_http->port()) + "/metrics";
+  emit(Record{"metrics-endpoint", Json{{"url", url}}, "serving metrics at " + url});
 }
 
 void CoordinatorServer::Impl::run() {
@@ -431,6 +452,7 @@ void CoordinatorServer::Impl::stop() {
   accept_retry.cancel();
   for (auto& [id, connection] : connections) connection.session->close();
   connections.clear();
+  metrics_http.reset();
   io.stop();
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -518,6 +540,7 @@ void CoordinatorServer::Impl::closed(Session& session) {
 CoordinatorServer::CoordinatorServer(Plan plan, ServerOptions options)
     : impl_(std::make_unique<Impl>(std::move(plan), std::move(options))) {
   impl_->listen();
+  impl_->serve_metrics();
   impl_->accept();
   impl_->arm_machine();
   impl_->thread = std::thread([impl = impl_.get()] { impl->run(); });
@@ -526,6 +549,7 @@ CoordinatorServer::CoordinatorServer(Plan plan, ServerOptions options)
 CoordinatorServer::~CoordinatorServer() {
   impl_->io.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
+  impl_->metrics_http.reset();
   // Sessions held by pending handlers go with the io_context, after their sockets' owners.
   impl_->connections.clear();
 }

@@ -50,7 +50,8 @@ struct ServerOptions {
 /// errors), counted per address and reason and at most one round a second (RefusalSummary),
 /// "connection-rejected" {address, node, reason} (an authenticated peer broke the protocol:
 /// bad frame, replay, truncated frame), "connection-dropped" {address, node, reason} (output
-/// queue over the limit) and "coordinator-error" {what}.
+/// queue over the limit), "coordinator-error" {what}, and "metrics-endpoint" {url} when the
+/// plan's `monitoring` has it serve Prometheus metrics on its loop (metrics_http.h).
 /// The machine hears disconnected() for every connection it was told about, unless it closed
 /// it itself (a Close action): a lost connection, a protocol error, missed heartbeats
 /// ("no heartbeat for 5.0s") or a dropped peer.

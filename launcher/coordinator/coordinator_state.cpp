@@ -132,6 +132,7 @@ bool CoordinatorState::send_to_node(int node, const net::CoordinatorToNode& mess
 }
 
 void CoordinatorState::record(std::string kind, Json fields, std::string line) {
+  metrics.recorded(kind, fields);
   out->emplace_back(std::in_place_type<Record>, std::move(kind), std::move(fields),
                     std::move(line));
 }

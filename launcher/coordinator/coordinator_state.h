@@ -15,6 +15,7 @@
 
 #include "launcher/checks/check_result.h"
 #include "launcher/coordinator/coordinator_machine.h"
+#include "launcher/coordinator/job_metrics.h"
 #include "launcher/net/protocol.h"
 #include "libpai/plan.h"
 
@@ -109,6 +110,8 @@ struct CoordinatorState {
   std::vector<int> took_instance;
   /// Sessions close() closed since the machine last looked, with why (their relays end).
   std::vector<std::pair<int, std::string>> closed;
+  /// What the metrics endpoint counts: fed by record() and the launchers' heartbeats.
+  JobMetrics metrics;
 
   // ---- Lookups ----
   /// The node named `name`, or -1.

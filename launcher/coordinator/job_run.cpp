@@ -126,7 +126,8 @@ void JobRun::schedule_restart(const ScheduleRestart& restart, const std::string&
                 Json{{"instance", state_.instance_name(restart.instance)},
                      {"attempt", restart.restart_count},
                      {"delaySeconds", restart.delay_seconds},
-                     {"reason", restart.reason}},
+                     {"reason", restart.reason},
+                     {"signature", restart.signature}},
                 line);
 }
 

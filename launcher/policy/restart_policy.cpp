@@ -142,6 +142,7 @@ std::vector<PolicyAction> RestartPolicyMachine::on_failure(int instance, int loc
         // A hang asks every instance it stops for stacks: the one idle longest is often only
         // waiting for a rank elsewhere, which is the one whose stack matters.
         stop(out, j, AfterStop::Restart, SIGTERM, hang, reason);
+        states_[j].restart_signature = classification.signature;
       }
     }
     return out;
@@ -216,8 +217,8 @@ std::vector<PolicyAction> RestartPolicyMachine::on_stopped(int instance) {
         } else {
           set_phase(instance, Phase::BackingOff);
           ++s.restart_count;
-          out.push_back(
-              ScheduleRestart{instance, ft_.backoff_seconds, s.restart_count, s.restart_reason});
+          out.push_back(ScheduleRestart{instance, ft_.backoff_seconds, s.restart_count,
+                                        s.restart_reason, s.restart_signature});
         }
         break;
       case AfterStop::Tolerate:

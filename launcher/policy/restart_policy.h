@@ -74,6 +74,8 @@ struct ScheduleRestart {
   std::int64_t delay_seconds = 0;
   int restart_count = 0;  ///< the attempt that will start
   std::string reason;
+  /// The failure's Classification::signature ("exit:1", "pattern:NCCL error", "hang").
+  std::string signature;
 };
 /// The job is over and failed. `instance`/`local_rank` name the root cause (-1 = none).
 struct FailJob {
@@ -129,6 +131,7 @@ class RestartPolicyMachine {
     int succeeded = 0;
     bool tolerated = false;  ///< failed, tolerated by maxToleratedFailureRate
     std::string restart_reason;
+    std::string restart_signature;
   };
 
   std::vector<PolicyAction> on_failure(int instance, int local_rank, const ExitStatus& status,

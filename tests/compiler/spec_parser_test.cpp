@@ -417,3 +417,37 @@ TEST_CASE("timeLimit is a duration - none by default, zero refused") {
   REQUIRE(zero->diags.all().size() == 1);
   CHECK(zero->diags.all()[0].path == "timeLimit");
 }
+
+TEST_CASE("monitoring - off by default - a port and a numeric address") {
+  const Monitoring none = parse(kMinimal)->spec.job.monitoring;
+  CHECK(none.metrics_port == 0);
+  CHECK(none.metrics_address == "0.0.0.0");
+  const auto p = parse(kMinimal + "monitoring: {metricsPort: 9400}\n");
+  CHECK(p->diags.all().empty());
+  CHECK(p->spec.job.monitoring.metrics_port == 9400);
+  CHECK(p->spec.job.monitoring.metrics_address == "0.0.0.0");
+  const auto v6 = parse(kMinimal + "monitoring: {metricsPort: 9400, metricsAddress: '::1'}\n");
+  CHECK(v6->diags.all().empty());
+  CHECK(v6->spec.job.monitoring.metrics_address == "::1");
+}
+
+TEST_CASE("monitoring errors are located at the field") {
+  const auto p = parse(kMinimal +
+                       "monitoring:\n"
+                       "  metricsPort: 80\n"
+                       "  metricsAddress: gpu-001\n"
+                       "  metricsPath: /m\n");
+  CHECK(p->messages() ==
+        std::vector<std::string>{
+            "monitoring: unknown key \"metricsPath\" (did you mean \"metricsPort\"?)",
+            "monitoring.metricsPort: expected an integer between 1024 and 65535, got 80",
+            "monitoring.metricsAddress: expected a numeric IPv4 or IPv6 address (0.0.0.0 for "
+            "every IPv4 address), got \"gpu-001\""});
+  REQUIRE(p->diags.all().size() == 3);
+  CHECK(p->diags.all()[1].loc.line == 9);
+  CHECK(p->diags.all()[1].loc.column == 16);
+  const auto alone = parse(kMinimal + "monitoring: {metricsAddress: 127.0.0.1}\n");
+  CHECK(alone->messages() ==
+        std::vector<std::string>{
+            "monitoring.metricsAddress: has no effect without monitoring.metricsPort"});
+}

@@ -153,3 +153,17 @@ TEST_CASE("port range bounds and custom check names") {
             "portRange.min: min 30000 is greater than max 20000",
             "sanityCheck.custom[1].name: duplicate check name \"c\" (also sanityCheck.custom[0])"});
 }
+
+TEST_CASE("the metrics port is neither in portRange nor the coordinator's") {
+  const std::string job = kHead + "hosts: [a]\nroles: {worker: {command: x}}\n";
+  CHECK(rules(job + "monitoring: {metricsPort: 9400}\n").empty());
+  std::vector<Location> where;
+  CHECK(rules(job + "monitoring: {metricsPort: 20001}\n", &where) ==
+        std::vector<std::string>{"monitoring.metricsPort: port 20001 is inside portRange "
+                                 "20000-29999, whose ports go to the job"});
+  REQUIRE(where.size() == 1);
+  CHECK(where[0].line == 6);
+  CHECK(rules(job + "coordinator: {port: 9400}\nmonitoring: {metricsPort: 9400}\n") ==
+        std::vector<std::string>{
+            "monitoring.metricsPort: port 9400 is the coordinator's (coordinator.port)"});
+}

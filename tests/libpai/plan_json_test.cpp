@@ -171,6 +171,8 @@ TEST_CASE("plan.json validates against schemas/plan.schema.json") {
     INFO(pai::to_string(inventory));
     pai::Plan plan = pai::testing::make_test_plan(3, 4);
     plan.inventory = inventory;
+    // The Slurm plan serves metrics too: the optional member is checked as well.
+    if (inventory == pai::Inventory::Slurm) plan.monitoring.metrics_port = 9400;
     {
       std::ofstream out(file);
       out << pai::plan_to_json(plan, kToken.secret);
@@ -500,4 +502,40 @@ TEST_CASE("an unknown or mistyped inventory is refused") {
         "plan.json: inventory: expected one of static, slurm, got \"pbs\"");
   document["inventory"] = 1;
   CHECK(error_of(rehash(document)) == "plan.json: inventory: expected a string");
+}
+
+TEST_CASE("the monitoring member is written only with a metrics port - and round-trips") {
+  pai::Plan plan = pai::testing::make_test_plan(1, 2);
+  CHECK_FALSE(json::parse(pai::plan_to_json(plan, kToken.secret)).contains("monitoring"));
+  CHECK(pai::plan_from_json(pai::plan_to_json(plan, kToken.secret), "plan.json", kToken)
+            .monitoring.metrics_port == 0);
+
+  plan.monitoring.metrics_port = 9400;
+  plan.monitoring.metrics_address = "::1";
+  const std::string text = pai::plan_to_json(plan, kToken.secret);
+  CHECK(text == json::parse(text).dump(2) + "\n");
+  json document = json::parse(text);
+  CHECK(document["monitoring"] == json{{"metricsAddress", "::1"}, {"metricsPort", 9400}});
+  pai::Plan back = pai::plan_from_json(text, "plan.json", kToken);
+  CHECK(back.monitoring.metrics_port == 9400);
+  CHECK(back.monitoring.metrics_address == "::1");
+  CHECK(pai::plan_to_json(back, kToken.secret) == text);
+}
+
+TEST_CASE("a bad monitoring member is refused") {
+  pai::Plan plan = pai::testing::make_test_plan(1, 2);
+  plan.monitoring.metrics_port = 9400;
+  json document = json::parse(pai::plan_to_json(plan, kToken.secret));
+  document["monitoring"]["metricsPort"] = 0;
+  CHECK(error_of(rehash(document)) ==
+        "plan.json: monitoring.metricsPort: expected a port from 1 to 65535");
+  document["monitoring"]["metricsPort"] = 65536;
+  CHECK(error_of(rehash(document)) ==
+        "plan.json: monitoring.metricsPort: expected a port from 1 to 65535");
+  document["monitoring"]["metricsPort"] = 9400;
+  document["monitoring"]["metricsAddress"] = "";
+  CHECK(error_of(rehash(document)) == "plan.json: monitoring.metricsAddress: expected an address");
+  document["monitoring"]["metricsAddress"] = "0.0.0.0";
+  document["monitoring"]["path"] = "/m";
+  CHECK(error_of(rehash(document)) == "plan.json: monitoring.path: unknown field");
 }

@@ -1,0 +1,72 @@
+// The metrics endpoint: a small HTTP/1.1 server on the coordinator's own Boost.Asio loop that
+// answers GET /metrics with what a callback renders, and nothing else. One request per
+// connection (each answer says "Connection: close"); bounded: request size, time per
+// connection and connections at once, so a slow or hostile client costs the loop nothing but
+// a socket. Internal to launcher/coordinator/.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace pai::launcher::coordinator {
+
+struct MetricsHttpOptions {
+  std::string address = "0.0.0.0";  ///< numeric address to bind
+  int port = 0;                     ///< 0 = any (tests)
+  /// Connections served at once. Beyond it a client is answered 503 without being read;
+  /// beyond twice it (a flood) it is closed at once. At least 1.
+  std::size_t max_connections = 8;
+  /// A request whose head (request line and headers) is longer is answered 431 and closed.
+  std::size_t max_request_bytes = 8192;
+  /// A connection still open this long after it was accepted (slow request, slow reader) is
+  /// closed.
+  std::chrono::milliseconds timeout{10000};
+};
+
+/// An HTTP answer: status code and reason, body, and the Content-Type of a 200.
+struct HttpAnswer {
+  int status = 200;
+  std::string body;
+  std::string content_type;
+  bool head = false;  ///< a HEAD request: the headers alone
+};
+
+/// The answer to the request head `head` (request line and headers, without the blank line):
+/// GET or HEAD /metrics (any query) → 200 with `render()`; another path → 404; another
+/// method → 405; no valid request line or version → 400. `render` throwing → 500.
+HttpAnswer answer_request(std::string_view head, const std::function<std::string()>& render,
+                          std::string_view content_type);
+
+/// The answer as bytes on the wire.
+std::string http_response(const HttpAnswer& answer);
+
+class MetricsHttpServer {
+ public:
+  /// Binds and listens on `options.address`:`options.port` and accepts on `io`, whose thread
+  /// calls `render` for each GET /metrics. Throws std::runtime_error "cannot serve metrics on
+  /// ADDR:PORT: REASON"; std::invalid_argument for max_connections 0.
+  MetricsHttpServer(boost::asio::io_context& io, MetricsHttpOptions options,
+                    std::function<std::string()> render, std::string content_type);
+  /// Closes the listening socket and every connection (on the loop's thread, or with the loop
+  /// stopped).
+  ~MetricsHttpServer();
+  MetricsHttpServer(const MetricsHttpServer&) = delete;
+  MetricsHttpServer& operator=(const MetricsHttpServer&) = delete;
+
+  /// The port it listens on.
+  int port() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace pai::launcher::coordinator

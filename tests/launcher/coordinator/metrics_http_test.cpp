@@ -1,0 +1,186 @@
+#include "launcher/coordinator/metrics_http.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+#include "support/http_get.h"
+
+using namespace pai::launcher::coordinator;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::function<std::string()> kRender = [] { return std::string("pai_up 1\n"); };
+
+std::string answer_text(const std::string& head) {
+  return http_response(answer_request(head, kRender, "text/plain; version=0.0.4"));
+}
+
+// A server on its own loop thread, rendering "pai_up 1" and counting renders.
+struct Served {
+  explicit Served(MetricsHttpOptions options = {}) {
+    options.address = "127.0.0.1";
+    options.port = 0;
+    server = std::make_unique<MetricsHttpServer>(
+        io, options,
+        [this] {
+          ++renders;
+          return std::string("pai_up 1\n");
+        },
+        "text/plain; version=0.0.4");
+    thread = std::thread([this] { io.run(); });
+  }
+  ~Served() {
+    io.stop();
+    thread.join();
+    server.reset();
+  }
+
+  boost::asio::io_context io;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{io.get_executor()};
+  std::unique_ptr<MetricsHttpServer> server;
+  std::atomic<int> renders{0};
+  std::thread thread;
+};
+
+int connect_to(int port) {
+  const int fd = pai::testing::connect_tcp("127.0.0.1", port);
+  if (fd < 0) throw std::runtime_error("cannot connect");
+  return fd;
+}
+
+std::string exchange(int port, const std::string& request) {
+  return pai::testing::http_exchange("127.0.0.1", port, request);
+}
+
+std::string status_line(const std::string& reply) { return pai::testing::http_status(reply); }
+
+}  // namespace
+
+TEST_CASE("GET and HEAD /metrics are answered - with any query string") {
+  CHECK(answer_text("GET /metrics HTTP/1.1\r\nHost: x") ==
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: 9\r\n"
+        "Connection: close\r\n\r\npai_up 1\n");
+  CHECK(answer_text("GET /metrics?name[]=pai_up HTTP/1.0") ==
+        answer_text("GET /metrics HTTP/1.1\r\nHost: x"));
+  CHECK(answer_text("HEAD /metrics HTTP/1.1\r\n") ==
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: 9\r\n"
+        "Connection: close\r\n\r\n");
+}
+
+TEST_CASE("other paths get 404 - other methods 405 - bad request lines 400") {
+  CHECK(answer_text("GET / HTTP/1.1") ==
+        "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        "Content-Length: 39\r\nConnection: close\r\n\r\nnot found: the metrics are at /metrics\n");
+  CHECK(status_line(answer_text("GET /metrics/x HTTP/1.1")) == "HTTP/1.1 404 Not Found");
+  CHECK(status_line(answer_text("GET /metricsx HTTP/1.1")) == "HTTP/1.1 404 Not Found");
+  const std::string post = answer_text("POST /metrics HTTP/1.1\r\nContent-Length: 3");
+  CHECK(status_line(post) == "HTTP/1.1 405 Method Not Allowed");
+  CHECK(post.find("\r\nAllow: GET, HEAD\r\n") != std::string::npos);
+  for (const char* bad : {"", "GET", "GET /metrics", "GET /metrics HTTP/2.0",
+                          "GET  /metrics HTTP/1.1", "GET /metrics HTTP/1.1 extra",
+                          "GET metrics HTTP/1.1", "G(T /metrics HTTP/1.1", "\x01\x02\x03"}) {
+    INFO(bad);
+    CHECK(status_line(answer_text(bad)) == "HTTP/1.1 400 Bad Request");
+  }
+}
+
+TEST_CASE("a renderer that throws is a 500 - not a crash") {
+  const auto answer = answer_request(
+      "GET /metrics HTTP/1.1", []() -> std::string { throw std::runtime_error("boom"); },
+      "text/plain");
+  CHECK(answer.status == 500);
+  CHECK(answer.body == "cannot render the metrics: boom\n");
+}
+
+TEST_CASE("the server answers over TCP - one request per connection") {
+  Served s;
+  const std::string reply = exchange(s.server->port(), "GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n");
+  CHECK(reply ==
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: 9\r\n"
+        "Connection: close\r\n\r\npai_up 1\n");
+  CHECK(status_line(exchange(s.server->port(), "GET /nope HTTP/1.1\r\n\r\n")) ==
+        "HTTP/1.1 404 Not Found");
+  CHECK(status_line(exchange(s.server->port(), "DELETE /metrics HTTP/1.1\r\n\r\n")) ==
+        "HTTP/1.1 405 Method Not Allowed");
+  CHECK(status_line(exchange(s.server->port(), "hello\n\n")) == "HTTP/1.1 400 Bad Request");
+  CHECK(s.renders == 1);
+}
+
+TEST_CASE("a request head split over many writes is assembled") {
+  Served s;
+  const int fd = connect_to(s.server->port());
+  for (const char* part : {"GET /met", "rics HTTP/1.1\r", "\nHost: t\r\n", "\r\n"}) {
+    REQUIRE(::write(fd, part, std::strlen(part)) > 0);
+    std::this_thread::sleep_for(20ms);
+  }
+  CHECK(status_line(pai::testing::read_until_closed(fd)) == "HTTP/1.1 200 OK");
+  ::close(fd);
+}
+
+TEST_CASE("an oversized request gets 431 and is closed") {
+  MetricsHttpOptions options;
+  options.max_request_bytes = 1024;
+  Served s(options);
+  const std::string big = "GET /metrics HTTP/1.1\r\nX-Fill: " + std::string(4000, 'a');
+  const std::string reply = exchange(s.server->port(), big);
+  CHECK(status_line(reply) == "HTTP/1.1 431 Request Header Fields Too Large");
+  CHECK(reply.find("TIMEOUT") == std::string::npos);
+  // A complete head past the limit is refused too.
+  CHECK(status_line(exchange(s.server->port(), big + "\r\n\r\n")) ==
+        "HTTP/1.1 431 Request Header Fields Too Large");
+  CHECK(s.renders == 0);
+}
+
+TEST_CASE("a client that sends nothing is closed after the timeout") {
+  MetricsHttpOptions options;
+  options.timeout = 200ms;
+  Served s(options);
+  const int fd = connect_to(s.server->port());
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(pai::testing::read_until_closed(fd, 5s).empty());  // closed, with no answer
+  CHECK(std::chrono::steady_clock::now() - t0 < 3s);
+  ::close(fd);
+}
+
+TEST_CASE("connections beyond the cap get 503 - the ones inside it are still served") {
+  MetricsHttpOptions options;
+  options.max_connections = 2;
+  Served s(options);
+  const int idle1 = connect_to(s.server->port());
+  const int idle2 = connect_to(s.server->port());
+  std::this_thread::sleep_for(100ms);  // both accepted
+  CHECK(status_line(exchange(s.server->port(), "GET /metrics HTTP/1.1\r\n\r\n")) ==
+        "HTTP/1.1 503 Service Unavailable");
+  const std::string request = "GET /metrics HTTP/1.1\r\n\r\n";
+  REQUIRE(::write(idle1, request.data(), request.size()) > 0);
+  CHECK(status_line(pai::testing::read_until_closed(idle1)) == "HTTP/1.1 200 OK");
+  ::close(idle1);
+  ::close(idle2);
+  std::this_thread::sleep_for(100ms);  // both gone: room again
+  CHECK(status_line(exchange(s.server->port(), request)) == "HTTP/1.1 200 OK");
+}
+
+TEST_CASE("an address in use is an error naming it") {
+  Served s;
+  boost::asio::io_context io;
+  MetricsHttpOptions options;
+  options.address = "127.0.0.1";
+  options.port = s.server->port();
+  try {
+    MetricsHttpServer second(io, options, kRender, "text/plain");
+    FAIL("a second server bound the same port");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) == "cannot serve metrics on 127.0.0.1:" +
+                                       std::to_string(options.port) + ": Address already in use");
+  }
+  options.max_connections = 0;
+  CHECK_THROWS_AS(MetricsHttpServer(io, options, kRender, "text/plain"), std::invalid_argument);
+}
