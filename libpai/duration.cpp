@@ -1,6 +1,7 @@
 #include "libpai/duration.h"
 
 #include <array>
+#include <cstdio>
 
 namespace pai {
 namespace {
@@ -68,6 +69,25 @@ std::string format_duration(std::int64_t seconds) {
     if (seconds % unit.seconds == 0) return std::to_string(seconds / unit.seconds) + unit.suffix;
   }
   return std::to_string(seconds) + "s";
+}
+
+std::string human_duration(std::int64_t ms) {
+  char buf[48];
+  if (ms < 1000) {
+    std::snprintf(buf, sizeof buf, "%lld ms", static_cast<long long>(ms));
+  } else if (ms < 60000) {
+    std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(ms / 100) / 10.0);
+  } else if (ms < 3600000) {
+    std::snprintf(buf, sizeof buf, "%lldm %02llds", static_cast<long long>(ms / 60000),
+                  static_cast<long long>(ms / 1000 % 60));
+  } else if (ms < 86400000) {
+    std::snprintf(buf, sizeof buf, "%lldh %02lldm", static_cast<long long>(ms / 3600000),
+                  static_cast<long long>(ms / 60000 % 60));
+  } else {
+    std::snprintf(buf, sizeof buf, "%lldd %02lldh", static_cast<long long>(ms / 86400000),
+                  static_cast<long long>(ms / 3600000 % 24));
+  }
+  return buf;
 }
 
 }  // namespace pai

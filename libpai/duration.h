@@ -22,4 +22,7 @@ std::optional<std::int64_t> parse_duration(std::string_view text, std::string* e
 /// The shortest exact spelling: 1800 -> "30m", 90 -> "90s", 7200 -> "2h".
 std::string format_duration(std::int64_t seconds);
 
+/// A duration for people, rounded down: "850 ms", "4.2 s", "3m 05s", "2h 04m", "3d 02h".
+std::string human_duration(std::int64_t ms);
+
 }  // namespace pai

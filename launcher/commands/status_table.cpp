@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <utility>
 #include <vector>
 
+#include "libpai/duration.h"
 #include "libpai/quantity.h"
 
 namespace pai::launcher {
@@ -59,19 +62,52 @@ std::string cpu_text(std::int64_t ms) {
 
 std::string memory_text(std::int64_t bytes) { return bytes < 0 ? "-" : human_bytes(bytes); }
 
+// Steps per second over the window of the node's latest heartbeat.
+std::string rate_text(const net::RankTelemetry& t) {
+  if (t.window_us <= 0) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f/s",
+                static_cast<double>(t.steps) * 1e6 / static_cast<double>(t.window_us));
+  return text;
+}
+
+// A running rank's row: what its cgroup counted (`usage`) and what its telemetry ring said
+// (`telemetry`); either may be missing.
+Row rank_row(std::int64_t rank, const net::NodeStatus& node, const net::RankUsage* usage,
+             const net::RankTelemetry* telemetry) {
+  return Row{std::to_string(rank),
+             node.node,
+             usage != nullptr ? std::to_string(usage->pid) : "-",
+             node.state,
+             node.attempt >= 0 ? std::to_string(node.attempt) : "-",
+             telemetry != nullptr && telemetry->step >= 0 ? std::to_string(telemetry->step) : "-",
+             telemetry != nullptr ? rate_text(*telemetry) : "-",
+             node.elapsed_ms >= 0 ? human_duration(node.elapsed_ms) : "-",
+             usage != nullptr ? cpu_text(usage->cpu_ms) : "-",
+             usage != nullptr ? memory_text(usage->memory_bytes) : "-",
+             usage != nullptr ? memory_text(usage->memory_peak_bytes) : "-"};
+}
+
+// The rows of a node's running ranks that sent figures or telemetry, in rank order.
+void add_rank_rows(const net::NodeStatus& node, std::vector<Row>& rows) {
+  std::map<std::int64_t, std::pair<const net::RankUsage*, const net::RankTelemetry*>> ranks;
+  for (const net::RankUsage& u : node.usage) ranks[u.rank].first = &u;
+  for (const net::RankTelemetry& t : node.telemetry) ranks[t.rank].second = &t;
+  for (const auto& [rank, found] : ranks) {
+    rows.push_back(rank_row(rank, node, found.first, found.second));
+  }
+}
+
 }  // namespace
 
 std::string render_status_table(const net::StatusReply& status) {
   std::vector<Row> nodes{
       {"NODE", "ADDRESS", "INSTANCE", "RANKS", "STATE", "RESTARTS", "LAST-EVENT"}};
-  std::vector<Row> ranks{{"RANK", "NODE", "PID", "CPU", "MEMORY", "PEAK"}};
+  std::vector<Row> ranks{{"RANK", "NODE", "PID", "STATE", "ATTEMPT", "STEP", "RATE", "ELAPSED",
+                          "CPU", "MEMORY", "PEAK"}};
   for (const net::NodeStatus& node : status.nodes) {
     nodes.push_back(node_row(node));
-    for (const net::RankUsage& u : node.usage) {
-      ranks.push_back(Row{std::to_string(u.rank), node.node, std::to_string(u.pid),
-                          cpu_text(u.cpu_ms), memory_text(u.memory_bytes),
-                          memory_text(u.memory_peak_bytes)});
-    }
+    add_rank_rows(node, ranks);
   }
   std::string out = "job " + status.job + ": " + status.phase + "\n" + aligned(nodes);
   if (ranks.size() > 1) out += "\n" + aligned(ranks);

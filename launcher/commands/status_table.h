@@ -10,9 +10,10 @@ namespace pai::launcher {
 
 /// "job NAME: PHASE" and a table with aligned columns NODE ADDRESS INSTANCE RANKS STATE
 /// RESTARTS LAST-EVENT ("-" for what a node does not have: a spare's instance and ranks, an
-/// empty last event). When nodes sent figures of their running ranks (cgroups), a second
-/// table follows after a blank line: RANK NODE PID CPU (seconds) MEMORY PEAK ("-" without the
-/// memory controller).
+/// empty last event). When nodes sent figures (cgroups) or telemetry of their running ranks,
+/// a second table follows after a blank line: RANK NODE PID STATE ATTEMPT STEP RATE (steps a
+/// second over the latest heartbeat's window) ELAPSED (of the attempt) CPU (seconds) MEMORY
+/// PEAK, "-" for what is unknown (no telemetry ring, no memory controller).
 std::string render_status_table(const net::StatusReply& status);
 
 }  // namespace pai::launcher

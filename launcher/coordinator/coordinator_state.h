@@ -67,6 +67,7 @@ struct InstanceHeartbeat {
   std::int64_t hang_interval_s = 0;  ///< <= 0: this instance never hangs
   Clock::time_point received;
   std::vector<net::RankUsage> ranks;  ///< for `status`; empty without cgroups on the node
+  std::vector<net::RankTelemetry> telemetry;  ///< for `status`: steps and step rate
 };
 
 /// One role instance of the plan (index = node rank).
@@ -74,6 +75,7 @@ struct Instance {
   int node = -1;  ///< index into CoordinatorState::nodes of the node holding it
   Run run = Run::Waiting;
   int attempt = 0;             ///< of the current or pending start
+  std::optional<Clock::time_point> started;  ///< when the current attempt was started
   bool start_pending = false;  ///< the policy started it; waiting for checks or the others
   bool policy_stop = false;    ///< the policy's StopInstance awaits `stopped`
   bool paused = false;         ///< stopped by `stop`, started again by `start`

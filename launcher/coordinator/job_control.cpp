@@ -18,7 +18,7 @@ void JobControl::request(int client, const net::ControlRequest& message, JobRun*
   };
   std::visit(
       net::Overloaded{
-          [&](const net::StatusRequest&) { state_.send(client, status_message(state_, job)); },
+          [&](const net::StatusRequest&) { state_.send(client, status_message(state_, job, now)); },
           [&](const net::PauseRequest&) {
             with_job([&](JobRun& run) { return run.pause(who, now); });
           },

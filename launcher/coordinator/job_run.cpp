@@ -224,6 +224,7 @@ void JobRun::start_ready() {
     state_.send_to_node(inst.node, net::Start{i, inst.attempt});
     set_pending(inst, false);
     set_run(i, Run::Running);
+    inst.started = now_;
     inst.failed_exit = false;
     inst.heartbeat.reset();
     diagnosis_.restarted(i);
@@ -365,7 +366,7 @@ void JobRun::heartbeat(int node, const net::NodeHeartbeat& message, Clock::time_
   for (const net::HeartbeatInstance& e : message.instances) {
     Instance& inst = state_.instances[static_cast<std::size_t>(e.instance)];
     if (inst.run != Run::Running) continue;
-    inst.heartbeat = InstanceHeartbeat{e.idle_ms, e.hang_interval, now, e.ranks};
+    inst.heartbeat = InstanceHeartbeat{e.idle_ms, e.hang_interval, now, e.ranks, e.telemetry};
     diagnosis_.observe(node, e, now);
   }
   diagnose();

@@ -1,5 +1,8 @@
 #include "launcher/coordinator/status_report.h"
 
+#include <algorithm>
+#include <chrono>
+
 namespace pai::launcher::coordinator {
 
 std::string node_state(const CoordinatorState& state, int node) {
@@ -27,7 +30,8 @@ std::string node_state(const CoordinatorState& state, int node) {
   return "ready";
 }
 
-net::StatusReply status_message(const CoordinatorState& state, const JobRun* job) {
+net::StatusReply status_message(const CoordinatorState& state, const JobRun* job,
+                                Clock::time_point now) {
   net::StatusReply reply;
   reply.job = state.plan.name;
   reply.phase = "rendezvous";
@@ -51,7 +55,15 @@ net::StatusReply status_message(const CoordinatorState& state, const JobRun* job
       entry.ranks = {p.first_rank, last_rank(state.placed, p)};
       if (job != nullptr) entry.restarts = job->restart_count(n.instance);
       const Instance& inst = state.instances[static_cast<std::size_t>(n.instance)];
-      if (inst.run == Run::Running && inst.heartbeat) entry.usage = inst.heartbeat->ranks;
+      if (inst.started) entry.attempt = inst.attempt;
+      if (inst.started && (inst.run == Run::Running || inst.run == Run::Stopping)) {
+        entry.elapsed_ms = std::max<std::int64_t>(
+            0, std::chrono::duration_cast<std::chrono::milliseconds>(now - *inst.started).count());
+      }
+      if (inst.run == Run::Running && inst.heartbeat) {
+        entry.usage = inst.heartbeat->ranks;
+        entry.telemetry = inst.heartbeat->telemetry;
+      }
     }
     reply.nodes.push_back(std::move(entry));
   }

@@ -13,7 +13,8 @@ namespace pai::launcher::coordinator {
 /// no-connection, checking, ready, standby, running, stopped, failed, succeeded or replaced.
 std::string node_state(const CoordinatorState& state, int node);
 
-/// The `status` reply; `job` is null before the job runs.
-net::StatusReply status_message(const CoordinatorState& state, const JobRun* job);
+/// The `status` reply at `now`; `job` is null before the job runs.
+net::StatusReply status_message(const CoordinatorState& state, const JobRun* job,
+                                Clock::time_point now);
 
 }  // namespace pai::launcher::coordinator

@@ -224,6 +224,9 @@ void write(Json& j, const StatusReply& m) {
                {"restarts", n.restarts},
                {"lastEvent", n.last_event}};
     write_ranks(entry, "usage", n.usage);
+    if (n.attempt >= 0) entry["attempt"] = n.attempt;
+    if (n.elapsed_ms >= 0) entry["elapsedMs"] = n.elapsed_ms;
+    write_ranks(entry, "telemetry", n.telemetry);
     nodes.push_back(std::move(entry));
   }
   j["job"] = m.job;

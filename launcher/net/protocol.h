@@ -429,6 +429,13 @@ struct NodeStatus {
   int restarts = 0;
   std::string last_event;  ///< "lastEvent" on the wire; may be ""
   std::vector<RankUsage> usage;  ///< of its running ranks, from its latest heartbeat; optional
+  /// Its instance's current attempt, or the next one while it waits to start; -1 (absent on
+  /// the wire) before the first start
+  int attempt = -1;
+  /// "elapsedMs" on the wire: how long the running attempt has run; -1 (absent) otherwise
+  std::int64_t elapsed_ms = -1;
+  /// The running ranks' telemetry from the latest heartbeat (steps, step rate); optional
+  std::vector<RankTelemetry> telemetry;
   bool operator==(const NodeStatus&) const = default;
 };
 

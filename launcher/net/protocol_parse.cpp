@@ -339,6 +339,9 @@ NodeStatus read_node_status(const Json& item, std::size_t index) {
   node.state = r.string("state");
   node.restarts = r.integer("restarts", 0, kIntMax);
   node.usage = read_objects(r, "usage", name, read_usage);
+  if (r.has("attempt")) node.attempt = r.integer("attempt", 0, kIntMax);
+  if (r.has("elapsedMs")) node.elapsed_ms = non_negative(r, "elapsedMs");
+  node.telemetry = read_objects(r, "telemetry", name, read_telemetry);
   return node;
 }
 

@@ -2,6 +2,7 @@
 
 #include "launcher/report/html_text.h"
 #include "launcher/report/timeline_svg.h"
+#include "libpai/duration.h"
 
 namespace pai::launcher::report {
 
@@ -74,7 +75,7 @@ std::string header(const JobHistory& h) {
                     "</span></h1>";
   out += "<p class=\"headline\" id=\"headline\">" + html_text(rc.headline) + "</p>";
   out += "<p class=\"meta\">" + html_text(h.log_dir) + " &middot; " + utc_text(h.first_ms) +
-         " to " + utc_text(h.last_ms) + " (" + duration_text(h.last_ms - h.first_ms) +
+         " to " + utc_text(h.last_ms) + " (" + human_duration(h.last_ms - h.first_ms) +
          ")</p><p class=\"meta\">";
   out += stat("nodes", static_cast<std::int64_t>(h.lanes.size()) + h.lanes_left_out);
   out += stat("attempts", h.attempts);
@@ -162,7 +163,7 @@ std::string render_report_html(const JobHistory& h) {
     out += "<div class=\"card\">" + rate + "</div><p class=\"quiet\">" +
            std::to_string(h.step_samples) + " step records in " +
            std::to_string(h.step_rate.size()) + " buckets of " +
-           duration_text(h.step_rate.front().width_ms) + ".</p>";
+           human_duration(h.step_rate.front().width_ms) + ".</p>";
   }
   out += "</section>\n";
   out += root_cause(h) + "\n" + key_events(h) + "\n" + journals(h) + "\n";

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "launcher/report/html_text.h"
+#include "libpai/duration.h"
 
 namespace pai::launcher::report {
 
@@ -239,25 +240,6 @@ std::string utc_text(std::int64_t unix_ms, bool millis) {
   return buf;
 }
 
-std::string duration_text(std::int64_t ms) {
-  char buf[48];
-  if (ms < 1000) {
-    std::snprintf(buf, sizeof buf, "%lld ms", static_cast<long long>(ms));
-  } else if (ms < 60000) {
-    std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(ms) / 1000.0);
-  } else if (ms < 3600000) {
-    std::snprintf(buf, sizeof buf, "%lldm %02llds", static_cast<long long>(ms / 60000),
-                  static_cast<long long>(ms / 1000 % 60));
-  } else if (ms < 86400000) {
-    std::snprintf(buf, sizeof buf, "%lldh %02lldm", static_cast<long long>(ms / 3600000),
-                  static_cast<long long>(ms / 60000 % 60));
-  } else {
-    std::snprintf(buf, sizeof buf, "%lldd %02lldh", static_cast<long long>(ms / 86400000),
-                  static_cast<long long>(ms / 3600000 % 24));
-  }
-  return buf;
-}
-
 std::string timeline_svg(const JobHistory& h, const TimeAxis& axis) {
   const std::size_t lanes = std::max<std::size_t>(h.lanes.size(), 1);
   const double lanes_bottom = kAxisHeight + kLaneHeight * static_cast<double>(lanes);
@@ -307,7 +289,7 @@ std::string timeline_svg(const JobHistory& h, const TimeAxis& axis) {
                                 (a.count > 1 ? "-" + std::to_string(a.number + a.count - 1) : "");
       out += "<g class=\"attempt " + std::string(end_class(a.end)) + "\"><title>" +
              html_text(label) + " on " + html_text(lane.node) + ": " + utc_text(a.start_ms, true) +
-             " to " + utc_text(a.end_ms, true) + " (" + duration_text(a.end_ms - a.start_ms) +
+             " to " + utc_text(a.end_ms, true) + " (" + human_duration(a.end_ms - a.start_ms) +
              "), " + (a.count > 1 ? std::to_string(a.count) + " attempts, the worst " : "") +
              to_string(a.end) + "</title><rect x=\"" + num(x) + "\" y=\"" + num(top + 5) +
              "\" width=\"" + num(w) + "\" height=\"14\" rx=\"3\"/>";

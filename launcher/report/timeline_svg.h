@@ -38,7 +38,4 @@ std::string step_rate_svg(const JobHistory& history, const TimeAxis& axis);
 /// "2026-01-02 03:04:05Z" for `unix_ms`; with `millis`, "03:04:05.678".
 std::string utc_text(std::int64_t unix_ms, bool millis = false);
 
-/// A duration for people: "850 ms", "4.2 s", "3m 05s", "2h 04m", "3d 02h".
-std::string duration_text(std::int64_t ms);
-
 }  // namespace pai::launcher::report

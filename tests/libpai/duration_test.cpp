@@ -71,3 +71,15 @@ TEST_CASE("format_duration picks the shortest exact unit and round-trips") {
     CHECK(pai::parse_duration(pai::format_duration(s), nullptr) == s);
   }
 }
+
+TEST_CASE("human_duration reads like a person wrote it - rounded down") {
+  CHECK(pai::human_duration(0) == "0 ms");
+  CHECK(pai::human_duration(850) == "850 ms");
+  CHECK(pai::human_duration(4200) == "4.2 s");
+  CHECK(pai::human_duration(4299) == "4.2 s");
+  CHECK(pai::human_duration(59999) == "59.9 s");
+  CHECK(pai::human_duration(185000) == "3m 05s");
+  CHECK(pai::human_duration(7440000) == "2h 04m");
+  CHECK(pai::human_duration(266400000) == "3d 02h");
+  CHECK(pai::human_duration(std::int64_t{1} << 62) == "53375995583d 15h");
+}

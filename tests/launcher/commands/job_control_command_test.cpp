@@ -69,6 +69,18 @@ const json kStatus{{"type", "status"},
                      node("node-2", "127.0.0.2", 1, 1, {2, 3}, "running", 12, ""),
                      node("spare-node", "127.0.0.4", -1, -1, json::array(), "standby", 0, "")}}};
 
+// What `status` prints (as Command::run() gives it) when the coordinator answers `reply`.
+std::string printed_status(const json& reply) {
+  FakeCoordinator coordinator("demo", "tok", [&](FakePeer& peer) {
+    peer.expect("status");
+    peer.send(reply);
+  });
+  Command status(ControlVerb::Status, coordinator.port());
+  const std::string out = status.run();
+  coordinator.finish();
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("status prints the nodes of the job as an aligned table") {
@@ -95,19 +107,42 @@ TEST_CASE("status adds a table of the running ranks' pid - CPU and memory when n
             {"memoryPeakBytes", 4ll << 30}},
        json{{"rank", 1}, {"pid", 4712}, {"cpuMs", 40}, {"memoryBytes", -1},
             {"memoryPeakBytes", -1}}});
-  FakeCoordinator coordinator("demo", "tok", [&](FakePeer& peer) {
-    peer.expect("status");
-    peer.send(with_usage);
-  });
-  Command status(ControlVerb::Status, coordinator.port());
-  const std::string out = status.run();
-  CHECK(out.find("spare-node  127.0.0.4  -         -      standby  0         -\n"
-                 "\n"
-                 "RANK  NODE    PID   CPU    MEMORY   PEAK\n"
-                 "0     node-1  4711  61.3s  3.0 GiB  4.0 GiB\n"
-                 "1     node-1  4712  0.0s   -        -\n"
-                 "|") != std::string::npos);
-  coordinator.finish();
+  CHECK(
+      printed_status(with_usage)
+          .find(
+              "spare-node  127.0.0.4  -         -      standby  0         -\n"
+              "\n"
+              "RANK  NODE    PID   STATE    ATTEMPT  STEP  RATE  ELAPSED  CPU    MEMORY   PEAK\n"
+              "0     node-1  4711  running  -        -     -     -        61.3s  3.0 GiB  4.0 GiB\n"
+              "1     node-1  4712  running  -        -     -     -        0.0s   -        -\n"
+              "|") != std::string::npos);
+}
+
+TEST_CASE("status shows each rank's attempt - last step - step rate and elapsed time") {
+  json with_steps = kStatus;
+  auto telemetry = [](int rank, std::int64_t step, std::int64_t steps) {
+    return json{{"rank", rank},        {"step", step},    {"steps", steps}, {"stepUs", 0},
+                {"windowUs", 4000000}, {"commUs", 0},     {"entered", 0},   {"exited", 0},
+                {"openMs", -1},        {"op", 0},         {"quietMs", -1},  {"lost", 0},
+                {"tcpRttUs", -1},      {"tcpRetrans", -1}};
+  };
+  with_steps["nodes"][0]["attempt"] = 2;
+  with_steps["nodes"][0]["elapsedMs"] = 3723000;
+  with_steps["nodes"][0]["usage"] = json::array({json{
+      {"rank", 1}, {"pid", 4712}, {"cpuMs", 40}, {"memoryBytes", -1}, {"memoryPeakBytes", -1}}});
+  // Rank 0 sent telemetry only (no cgroups), rank 1 both; rank 0 has not finished a step.
+  with_steps["nodes"][0]["telemetry"] = json::array({telemetry(0, -1, 0), telemetry(1, 1500, 50)});
+  with_steps["nodes"][1]["attempt"] = 0;
+  with_steps["nodes"][1]["elapsedMs"] = 5500;
+  with_steps["nodes"][1]["telemetry"] = json::array({telemetry(3, 7, 1)});
+  CHECK(
+      printed_status(with_steps)
+          .find("\n\n"
+                "RANK  NODE    PID   STATE    ATTEMPT  STEP  RATE     ELAPSED  CPU   MEMORY  PEAK\n"
+                "0     node-1  -     running  2        -     0.00/s   1h 02m   -     -       -\n"
+                "1     node-1  4712  running  2        1500  12.50/s  1h 02m   0.0s  -       -\n"
+                "3     node-2  -     running  0        7     0.25/s   5.5 s    -     -       -\n"
+                "|") != std::string::npos);
 }
 
 TEST_CASE("status --json prints the coordinator's status message") {

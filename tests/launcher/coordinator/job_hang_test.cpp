@@ -15,7 +15,7 @@ CoordinatorState running_state() {
   CoordinatorState state(pai::testing::make_test_plan(), CoordinatorSettings{}, kT0);
   for (Instance& inst : state.instances) {
     inst.run = Run::Running;
-    inst.heartbeat = InstanceHeartbeat{0, 60, kT0, {}};
+    inst.heartbeat = InstanceHeartbeat{0, 60, kT0, {}, {}};
   }
   return state;
 }

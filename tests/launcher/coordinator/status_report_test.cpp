@@ -65,7 +65,8 @@ TEST_CASE("status while running shows instances - ranks - states and restarts") 
                         {"ranks", {2, 3}},
                         {"state", "failed"},
                         {"restarts", 1},
-                        {"lastEvent", "restart 1 in 10s"}});
+                        {"lastEvent", "restart 1 in 10s"},
+                        {"attempt", 0}});  // no elapsedMs: it does not run
   CHECK(node_entry(status, "node-0").at("state") == "stopped");
   CHECK(node_entry(status, "node-2").at("ranks") == Json::array({4, 4}));
   CHECK(node_entry(status, "spare-0").at("state") == "standby");
@@ -132,4 +133,70 @@ TEST_CASE("status shows each running rank's pid - CPU and memory from the node's
     h.receive(admin, Json{{"type", "status"}});
     CHECK_FALSE(node_entry(h.only("admin-host", "status"), "node-1").contains("usage"));
   }
+}
+
+TEST_CASE("status shows each instance's attempt and elapsed time - and its ranks' steps") {
+  MachineHarness h(test_plan());
+  const int admin = h.control();
+  h.receive(admin, Json{{"type", "status"}});
+  // Before the start: no attempt, no elapsed time.
+  CHECK_FALSE(node_entry(h.only("admin-host", "status"), "node-1").contains("attempt"));
+  CHECK_FALSE(node_entry(h.only("admin-host", "status"), "node-1").contains("elapsedMs"));
+  h.join_all();
+  h.advance(std::chrono::milliseconds(61500));
+  const Json telemetry = Json::array({Json{{"rank", 2},
+                                           {"step", 120},
+                                           {"steps", 25},
+                                           {"stepUs", 4900000},
+                                           {"windowUs", 5000000},
+                                           {"commUs", 0},
+                                           {"entered", 0},
+                                           {"exited", 0},
+                                           {"openMs", -1},
+                                           {"op", 0},
+                                           {"quietMs", 10},
+                                           {"lost", 0},
+                                           {"tcpRttUs", -1},
+                                           {"tcpRetrans", -1}}});
+  h.receive("node-1", Json{{"type", "heartbeat"},
+                           {"instances", Json::array({Json{{"instance", 1},
+                                                           {"idleMs", 0},
+                                                           {"hangInterval", 0},
+                                                           {"step", 120},
+                                                           {"telemetry", telemetry}}})}});
+  h.clear();
+  h.receive(admin, Json{{"type", "status"}});
+  Json node1 = node_entry(h.only("admin-host", "status"), "node-1");
+  CHECK(node1.at("attempt") == 0);
+  CHECK(node1.at("elapsedMs") == 61500);
+  CHECK(node1.at("telemetry") == telemetry);
+  CHECK_FALSE(node_entry(h.only("admin-host", "status"), "node-0").contains("telemetry"));
+
+  // After a failure and the restart: the next attempt, counted from its own start.
+  h.receive("node-1", exited(1, 0, 1, 0, true, "exit code 1: retryable"));
+  h.stopped("node-0", 0);
+  h.stopped("node-1", 1);
+  h.stopped("node-2", 2);
+  h.clear();
+  h.receive(admin, Json{{"type", "status"}});
+  node1 = node_entry(h.only("admin-host", "status"), "node-1");
+  CHECK(node1.at("attempt") == 0);
+  CHECK_FALSE(node1.contains("elapsedMs"));
+  CHECK_FALSE(node1.contains("telemetry"));
+  h.advance(std::chrono::seconds(10));  // the restart's backoff, then the checks again
+  h.clear();
+  h.receive(admin, Json{{"type", "status"}});
+  node1 = node_entry(h.only("admin-host", "status"), "node-1");
+  CHECK(node1.at("state") == "checking");
+  CHECK(node1.at("attempt") == 1);  // the attempt waiting to start
+  CHECK_FALSE(node1.contains("elapsedMs"));
+  for (const char* node : {"node-0", "node-1", "node-2"}) h.checks(node);
+  h.advance(std::chrono::milliseconds(2000));
+  h.clear();
+  h.receive(admin, Json{{"type", "status"}});
+  node1 = node_entry(h.only("admin-host", "status"), "node-1");
+  INFO(node1.dump());
+  CHECK(node1.at("state") == "running");
+  CHECK(node1.at("attempt") == 1);
+  CHECK(node1.at("elapsedMs") == 2000);
 }

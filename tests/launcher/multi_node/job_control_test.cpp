@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -269,6 +270,71 @@ TEST_CASE("pai-launch cancel ends every node of the job with 143 - nothing resta
   CHECK(cancel.code == 0);
   CHECK(cancel.out == "cancelling the job\n");
   expect_cancelled(cluster, 143, "cancel-e2e");
+}
+
+TEST_CASE("status shows the steps and step rate the ranks' telemetry rings report") {
+  TempDir scratch;
+  const std::string finish = scratch / "finish";
+  // Each rank steps every 20 ms through the SDK's ring (standard library only) until `finish`.
+  pai::testing::spit(scratch / "steps.py",
+                     "import os, sys, time\n"
+                     "from pai import telemetry\n"
+                     "ring = telemetry.ring()\n"
+                     "step = 0\n"
+                     "while not os.path.exists(sys.argv[1]):\n"
+                     "    ring.step_begin(step)\n"
+                     "    time.sleep(0.02)\n"
+                     "    ring.step_end(step)\n"
+                     "    step += 1\n");
+  pai::Plan plan =
+      pai::testing::cluster_plan("status-steps", 178, 2, 0,
+                                 "PYTHONPATH=" PAI_SOURCE_DIR "/sdk/python exec /usr/bin/python3 " +
+                                     scratch / "steps.py" + " " + finish);
+  pai::testing::Cluster cluster(plan);
+  start_running(cluster);
+  const std::string plan_path = cluster.dir() / "plan.json";
+  // Both ranks' telemetry arrives with their launchers' heartbeats.
+  json nodes;
+  CHECK(eventually([&] {
+    auto r = run_launcher(scratch, {"status", "--plan", plan_path, "--json"}, 30);
+    if (r.code != 0) return false;
+    nodes = json::parse(r.out)["nodes"];
+    for (const json& node : nodes) {
+      const json t = node.value("telemetry", json::array());
+      if (t.size() != 1 || t[0]["step"].get<std::int64_t>() < 5 || t[0]["steps"] == 0) {
+        return false;
+      }
+    }
+    return true;
+  }));
+  INFO(nodes.dump());
+  for (const json& node : nodes) {
+    CHECK(node["attempt"] == 0);
+    CHECK(node["elapsedMs"].get<std::int64_t>() > 0);
+  }
+  auto table = run_launcher(scratch, {"status", "--plan", plan_path}, 30);
+  INFO(table.out);
+  CHECK(table.code == 0);
+  CHECK(pai::testing::count_lines_with(table.out, "RANK  NODE    PID") == 1);
+  // "<rank> node-<n> <pid or -> running 0 <step> <rate>/s <elapsed> ..."
+  for (const std::string rank : {"0", "1"}) {
+    const std::string node = rank == "0" ? "node-1" : "node-2";
+    bool shown = false;
+    std::istringstream lines(table.out);
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream cells(line);
+      std::string r, n, pid, state, attempt, step, rate;
+      cells >> r >> n >> pid >> state >> attempt >> step >> rate;
+      if (r != rank || n != node) continue;
+      shown = state == "running" && attempt == "0" && std::stoll(step) >= 5 && rate.size() > 2 &&
+              rate.substr(rate.size() - 2) == "/s" && std::stod(rate) > 0;
+    }
+    CHECK(shown);
+  }
+  pai::testing::spit(finish, "");
+  const auto codes = cluster.wait_all(30);
+  INFO(cluster.transcript());
+  for (const auto& [name, code] : codes) CHECK(code == 0);
 }
 
 // Runs `command` in a detached tmux session of its own (a real terminal, 120x40); the

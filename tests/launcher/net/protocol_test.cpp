@@ -285,22 +285,60 @@ TEST_CASE("control requests keep their bytes") {
 }
 
 TEST_CASE("coordinator replies to control clients keep their bytes") {
-  const StatusReply status{
-      "test-job",
-      "running",
-      {{"node-0", "10.0.0.1", 0, "worker", 0, {0, 1}, "running", 0, "started attempt 0", {}},
-       {"node-1", "10.0.0.2", 1, "worker", 1, {2, 3}, "running", 0, "started attempt 0", {}},
-       {"node-2",
-        "10.0.0.3",
-        -1,
-        "",
-        -1,
-        {},
-        "replaced",
-        0,
-        "replaced by spare spare-0: failed check burn",
-        {}},
-       {"spare-0", "10.0.1.1", 2, "ps", 0, {4, 4}, "running", 0, "started attempt 0", {}}}};
+  const StatusReply status{"test-job",
+                           "running",
+                           {{"node-0",
+                             "10.0.0.1",
+                             0,
+                             "worker",
+                             0,
+                             {0, 1},
+                             "running",
+                             0,
+                             "started attempt 0",
+                             {},
+                             -1,
+                             -1,
+                             {}},
+                            {"node-1",
+                             "10.0.0.2",
+                             1,
+                             "worker",
+                             1,
+                             {2, 3},
+                             "running",
+                             0,
+                             "started attempt 0",
+                             {},
+                             -1,
+                             -1,
+                             {}},
+                            {"node-2",
+                             "10.0.0.3",
+                             -1,
+                             "",
+                             -1,
+                             {},
+                             "replaced",
+                             0,
+                             "replaced by spare spare-0: failed check burn",
+                             {},
+                             -1,
+                             -1,
+                             {}},
+                            {"spare-0",
+                             "10.0.1.1",
+                             2,
+                             "ps",
+                             0,
+                             {4, 4},
+                             "running",
+                             0,
+                             "started attempt 0",
+                             {},
+                             -1,
+                             -1,
+                             {}}}};
   reply_golden(
       status,
       R"({"job":"test-job","nodes":[{"address":"10.0.0.1","index":0,"instance":0,)"
@@ -313,13 +351,24 @@ TEST_CASE("coordinator replies to control clients keep their bytes") {
       R"("index":0,"instance":2,"lastEvent":"started attempt 0","node":"spare-0",)"
       R"("ranks":[4,4],"restarts":0,"role":"ps","state":"running"}],"phase":"running",)"
       R"("type":"status"})");
-  StatusReply with_usage{"j", "running", {{"n", "a", 0, "w", 0, {0, 0}, "running", 0, "", {}}}};
+  StatusReply with_usage{
+      "j", "running", {{"n", "a", 0, "w", 0, {0, 0}, "running", 0, "", {}, -1, -1, {}}}};
   with_usage.nodes[0].usage = {{0, 99, 20, 4096, 8192}};
   reply_golden(with_usage,
                R"({"job":"j","nodes":[{"address":"a","index":0,"instance":0,"lastEvent":"",)"
                R"("node":"n","ranks":[0,0],"restarts":0,"role":"w","state":"running",)"
                R"("usage":[{"cpuMs":20,"memoryBytes":4096,"memoryPeakBytes":8192,"pid":99,)"
                R"("rank":0}]}],"phase":"running","type":"status"})");
+  StatusReply with_steps{
+      "j", "running", {{"n", "a", 0, "w", 0, {0, 0}, "running", 1, "", {}, 1, 61500, {}}}};
+  with_steps.nodes[0].telemetry = {RankTelemetry{.rank = 0, .step = 7, .steps = 2}};
+  reply_golden(with_steps,
+               R"({"job":"j","nodes":[{"address":"a","attempt":1,"elapsedMs":61500,"index":0,)"
+               R"("instance":0,"lastEvent":"","node":"n","ranks":[0,0],"restarts":1,"role":"w",)"
+               R"("state":"running","telemetry":[{"commUs":0,"entered":0,"exited":0,"lost":0,)"
+               R"("op":0,"openMs":-1,"quietMs":-1,"rank":0,"step":7,"stepUs":0,"steps":2,)"
+               R"("tcpRetrans":-1,"tcpRttUs":-1,"windowUs":0}]}],"phase":"running",)"
+               R"("type":"status"})");
   reply_golden(OkReply{"killing worker-1 on node-1"},
                R"({"text":"killing worker-1 on node-1","type":"ok"})");
   reply_golden(OkReply{"paused by admin-host: stopping 3 instances"},
@@ -349,7 +398,7 @@ TEST_CASE("optional fields read as their defaults") {
       R"({"type":"status","job":"j","phase":"rendezvous","nodes":[{"node":"s","address":"a",)"
       R"("instance":-1,"index":"?","state":"ready","restarts":0,"lastEvent":""}]})"));
   CHECK(std::get<StatusReply>(reply).nodes.at(0) ==
-        NodeStatus{"s", "a", -1, "", -1, {}, "ready", 0, "", {}});
+        NodeStatus{"s", "a", -1, "", -1, {}, "ready", 0, "", {}, -1, -1, {}});
 }
 
 TEST_CASE("a missing field is refused naming the message and the field") {

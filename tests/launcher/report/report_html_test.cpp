@@ -138,12 +138,7 @@ TEST_CASE("the step rate is drawn when records carry steps") {
   CHECK(html.find(">10/s</text>") != std::string::npos);
 }
 
-TEST_CASE("durations and times read like a person wrote them") {
-  CHECK(duration_text(850) == "850 ms");
-  CHECK(duration_text(4200) == "4.2 s");
-  CHECK(duration_text(185000) == "3m 05s");
-  CHECK(duration_text(7440000) == "2h 04m");
-  CHECK(duration_text(266400000) == "3d 02h");
+TEST_CASE("times read like a person wrote them") {
   CHECK(utc_text(kT0 + 678) == "2026-01-02 03:04:05Z");
   CHECK(utc_text(kT0 + 678, true) == "03:04:05.678");
 }
