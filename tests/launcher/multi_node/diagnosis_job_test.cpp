@@ -71,10 +71,14 @@ TEST_CASE("a rank computing twice as long is named RankNonCommSlow") {
   plan.fault_tolerance.diagnosis.slow_factor = 1.1;
   const std::string journal = run_job(plan);
   INFO(journal);
-  CHECK(count_lines_with(journal, "\"event\":\"diagnosis\"") == 1);
-  CHECK(count_lines_with(journal, "\"class\":\"RankNonCommSlow\"") == 1);
-  CHECK(count_lines_with(journal, "\"rank\":3,") == 1);
-  CHECK(count_lines_with(journal, "\"node\":\"node-2\"") >= 1);
+  // Every verdict names rank 3 on node-2, and nothing else is blamed. A rank is named once per
+  // episode (the unit tests pin that down); under load the whole machine slows and the rank
+  // can stand out too little for 5 windows, which ends the episode, so a CI run saw it named
+  // in two.
+  const int verdicts = count_lines_with(journal, "\"event\":\"diagnosis\"");
+  CHECK(verdicts >= 1);
+  CHECK(count_lines_with(journal, "\"class\":\"RankNonCommSlow\"") == verdicts);
+  CHECK(count_lines_with(journal, "\"node\":\"node-2\",\"rank\":3,") == verdicts);
 }
 
 TEST_CASE("a rank blocked outside collectives is named RankNonCommHang and blamed for the hang") {
