@@ -65,6 +65,11 @@ done
 bytes=$(wc -c < "$WORK/page")
 series=$(grep -vc '^#' "$WORK/page" || true)
 rank_steps=$(grep -c '^pai_rank_step{' "$WORK/page" || true)
+# Every simulated rank must have its series, or the latency is that of a smaller page.
+if [ "$rank_steps" -ne $(((NODES - 1) * RANKS)) ]; then
+  echo "error: the page has step series of $rank_steps ranks, not $(((NODES - 1) * RANKS))" >&2
+  status=1
+fi
 promtool_says=skipped
 if command -v promtool > /dev/null; then
   if promtool check metrics < "$WORK/page" > "$WORK/promtool" 2>&1; then

@@ -554,3 +554,23 @@ TEST_CASE("a well-formed message wrong where it arrived fails naming it") {
   }
   FAIL("fail() returned");
 }
+
+TEST_CASE("a status node's attempt - elapsed time and telemetry are checked like a heartbeat's") {
+  auto status_with = [](const std::string& fields) {
+    return R"({"type":"status","job":"j","phase":"running","nodes":[{"node":"n","address":"a",)"
+           R"("instance":0,"role":"w","index":0,"ranks":[0,0],"state":"running","restarts":0,)"
+           R"("lastEvent":"")" +
+           fields + "}]}";
+  };
+  CHECK(error_of(status_with(R"(,"attempt":-1)"), parse_control_reply) ==
+        "status: nodes[0]: attempt: expected an integer in [0, 2147483647], got -1");
+  CHECK(error_of(status_with(R"(,"elapsedMs":-5)"), parse_control_reply) ==
+        "status: nodes[0]: elapsedMs: expected a non-negative integer");
+  CHECK(error_of(status_with(R"(,"telemetry":[{"rank":0,"step":1,"steps":1,"stepUs":1,)"
+                             R"("windowUs":10,"commUs":99,"entered":0,"exited":0,"openMs":-1,)"
+                             R"("op":0,"quietMs":-1,"lost":0,"tcpRttUs":-1,"tcpRetrans":-1}])"),
+                 parse_control_reply) ==
+        "status: nodes[0].telemetry[0]: commUs: expected at most windowUs");
+  CHECK(error_of(status_with(R"(,"telemetry":"lots")"), parse_control_reply) ==
+        "status: nodes[0]: telemetry: expected an array");
+}
