@@ -18,6 +18,8 @@
 #include "support/plan_fixture.h"
 #include "support/temp_dir.h"
 
+namespace artifacts_test {
+
 namespace fs = std::filesystem;
 using pai::testing::slurp;
 using pai::testing::spit;
@@ -306,3 +308,5 @@ TEST_CASE("a failure while rendering leaves no staging folder and keeps the old 
   for (const auto& e : fs::directory_iterator(dir.path())) entries.push_back(e.path().filename());
   CHECK(entries == std::vector<std::string>{"out"});
 }
+
+}  // namespace artifacts_test

@@ -9,6 +9,8 @@
 
 #include "support/temp_dir.h"
 
+namespace atomic_file_test {
+
 namespace fs = std::filesystem;
 using pai::FileAccess;
 using pai::testing::slurp;
@@ -156,3 +158,5 @@ TEST_CASE("remove_tree removes folders - removes links without following them") 
   CHECK(slurp(dir / "target") == "keep");
   pai::remove_tree(dir / "a");
 }
+
+}  // namespace atomic_file_test

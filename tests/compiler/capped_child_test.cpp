@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+namespace capped_child_test {
+
 using pai::ChildCaps;
 using pai::ChildOutcome;
 using pai::run_capped;
@@ -88,3 +90,5 @@ TEST_CASE("run_capped ends work that allocates past its memory cap") {
   CHECK(uncapped.output == "allocated 384 MiB");
 #endif
 }
+
+}  // namespace capped_child_test

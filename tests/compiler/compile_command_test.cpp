@@ -10,6 +10,8 @@
 
 #include "support/temp_dir.h"
 
+namespace compile_command_test {
+
 using pai::CompileOptions;
 using pai::DiagnosticsFormat;
 using pai::run_compile;
@@ -487,3 +489,5 @@ TEST_CASE("SARIF diagnostics go to stdout for code scanning - the summary to std
   CHECK(log["runs"][0]["results"].empty());
   CHECK(r.err.find(": ok (demo: 1 role") != std::string::npos);
 }
+
+}  // namespace compile_command_test

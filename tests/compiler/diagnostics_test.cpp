@@ -5,6 +5,8 @@
 #include <set>
 #include <string>
 
+namespace diagnostics_test {
+
 using pai::Diagnostics;
 using pai::Location;
 
@@ -224,3 +226,5 @@ TEST_CASE("render_sarif of nothing is a run without results") {
   const auto log = nlohmann::json::parse(diags.render_sarif("pai-compile", "1"));
   CHECK(log["runs"][0]["results"] == nlohmann::json::array());
 }
+
+}  // namespace diagnostics_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace did_you_mean_test {
+
 using pai::closest_match;
 using pai::did_you_mean;
 using pai::edit_distance;
@@ -39,3 +41,5 @@ TEST_CASE("did_you_mean formats a suggestion or nothing") {
   CHECK(did_you_mean("synk", {"sync", "async"}) == " (did you mean \"sync\"?)");
   CHECK(did_you_mean("completely-different", {"sync", "async"}).empty());
 }
+
+}  // namespace did_you_mean_test

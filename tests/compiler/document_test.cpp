@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 namespace pai {
-namespace {
+namespace document_test {
 
 Node scalar(std::string text, bool quoted = false) {
   Node n;
@@ -77,5 +77,5 @@ TEST_CASE("Node kind predicates") {
   CHECK_FALSE(n.is_null());
 }
 
-}  // namespace
+}  // namespace document_test
 }  // namespace pai

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace field_reader_test {
+
 using namespace pai;
 
 namespace {
@@ -296,3 +298,5 @@ TEST_CASE("substitute reports undefined parameters at their reference") {
   CHECK(diags.all()[0].message ==
         "undefined parameter \"lrr\" in ${parameters.lrr} (did you mean \"lr\"? defined: lr)");
 }
+
+}  // namespace field_reader_test

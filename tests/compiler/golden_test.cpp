@@ -28,6 +28,8 @@
 #include "libpai/shell_quote.h"
 #include "support/temp_dir.h"
 
+namespace golden_test {
+
 using pai::testing::slurp;
 using pai::testing::spit;
 using pai::testing::TempDir;
@@ -188,3 +190,5 @@ TEST_CASE("golden cases") {
     }
   }
 }
+
+}  // namespace golden_test

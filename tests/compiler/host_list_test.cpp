@@ -5,7 +5,7 @@
 #include "compiler/yaml_loader.h"
 
 namespace pai {
-namespace {
+namespace host_list_test {
 
 struct Parsed {
   Diagnostics diags;
@@ -58,5 +58,5 @@ TEST_CASE("parse_host_list requires a list") {
   CHECK(p.hosts.empty());
 }
 
-}  // namespace
+}  // namespace host_list_test
 }  // namespace pai

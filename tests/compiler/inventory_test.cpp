@@ -4,7 +4,7 @@
 #include <string>
 
 namespace pai {
-namespace {
+namespace inventory_test {
 
 /// The hosts of `text`, requiring that it loads without diagnostics.
 std::vector<Host> load_ok(const std::string& text) {
@@ -159,5 +159,5 @@ TEST_CASE("load_inventory rejects an entry that cannot be a host name") {
                   std::string(60, 'a') + "...\"");
 }
 
-}  // namespace
+}  // namespace inventory_test
 }  // namespace pai

@@ -8,7 +8,7 @@
 #include <string>
 
 namespace pai {
-namespace {
+namespace jsonnet_loader_test {
 
 namespace fs = std::filesystem;
 
@@ -301,5 +301,5 @@ TEST_CASE("load_jsonnet limits the nesting of its result") {
   check_error(load_error(file), file, 0, 0, "nesting deeper than 64 levels");
 }
 
-}  // namespace
+}  // namespace jsonnet_loader_test
 }  // namespace pai

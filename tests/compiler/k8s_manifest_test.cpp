@@ -7,6 +7,8 @@
 #include "libpai/placement.h"
 #include "support/plan_fixture.h"
 
+namespace k8s_manifest_test {
+
 using pai::Diagnostics;
 using pai::Location;
 using pai::Plan;
@@ -222,3 +224,5 @@ TEST_CASE("a time limit becomes runPolicy.activeDeadlineSeconds past pai's own s
   plan.fault_tolerance.checkpoint_wait_seconds = 60;
   CHECK(render(plan)["spec"]["runPolicy"]["activeDeadlineSeconds"].as<long long>() == 750);
 }
+
+}  // namespace k8s_manifest_test

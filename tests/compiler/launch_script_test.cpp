@@ -13,6 +13,8 @@
 #include "support/plan_fixture.h"
 #include "support/temp_dir.h"
 
+namespace launch_script_test {
+
 namespace fs = std::filesystem;
 using pai::shell_quote;
 using pai::testing::slurp;
@@ -180,3 +182,5 @@ exec sh -c "$4"
   CHECK(f.recorded("pdsh-hosts") == "10.0.0.1\n10.0.0.2\n10.0.0.3\n10.0.1.1\n");
   CHECK(f.recorded("all-hosts") == launcher_args(f.plan_dir, ""));
 }
+
+}  // namespace launch_script_test

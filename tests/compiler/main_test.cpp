@@ -9,6 +9,8 @@
 #include "libpai/shell_quote.h"
 #include "support/temp_dir.h"
 
+namespace main_test {
+
 using pai::testing::slurp;
 using pai::testing::spit;
 using pai::testing::TempDir;
@@ -145,3 +147,5 @@ TEST_CASE("pai-compile --force writes into a folder it did not write - keeping o
   CHECK(r.err.empty());
   CHECK(r.code == 0);
 }
+
+}  // namespace main_test

@@ -13,6 +13,8 @@
 #include "libpai/shell_quote.h"
 #include "support/temp_dir.h"
 
+namespace openpai_fixtures_test {
+
 using pai::testing::slurp;
 using pai::testing::spit;
 using pai::testing::TempDir;
@@ -148,3 +150,5 @@ TEST_CASE("an OpenPAI command runs with bash and the job's env: ${!NAME} resolve
   REQUIRE(std::regex_search(env, port, std::regex(R"(PAI_PORT_LIST_server_0_http=(\d+))")));
   CHECK(slurp(dir / "result") == port[1].str() + " " + port[1].str() + " alice\n");
 }
+
+}  // namespace openpai_fixtures_test

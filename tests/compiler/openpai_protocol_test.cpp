@@ -5,6 +5,8 @@
 #include "compiler/spec_parser.h"
 #include "compiler/yaml_loader.h"
 
+namespace openpai_protocol_test {
+
 using namespace pai;
 
 namespace {
@@ -475,3 +477,5 @@ TEST_CASE("two task roles that become the same pai role are an error") {
             "error 6:3 taskRoles.a-b: task role \"a-b\" becomes role \"a_b\", the name of an "
             "earlier task role's pai role"});
 }
+
+}  // namespace openpai_protocol_test

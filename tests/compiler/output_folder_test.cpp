@@ -18,6 +18,8 @@
 #include "libpai/shell_quote.h"
 #include "support/temp_dir.h"
 
+namespace output_folder_test {
+
 namespace fs = std::filesystem;
 using pai::OutputFolderOptions;
 using pai::OutputFolderRefused;
@@ -293,3 +295,5 @@ TEST_CASE("pai-compile that runs out of space keeps the previous output") {
   CHECK(tree(dir / "result/after") == before);
   CHECK(slurp(dir / "result/listing") == "out\n");
 }
+
+}  // namespace output_folder_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace parameters_test {
+
 using pai::Diagnostics;
 using pai::Location;
 using pai::substitute_parameters;
@@ -60,3 +62,5 @@ TEST_CASE("substitute_parameters with no parameters at all says so") {
   CHECK(diags.all()[1].message ==
         "undefined parameter \"x\" in ${parameters.x} (the spec defines no parameters)");
 }
+
+}  // namespace parameters_test

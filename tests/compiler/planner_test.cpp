@@ -6,6 +6,8 @@
 
 #include "support/plan_fixture.h"
 
+namespace planner_test {
+
 namespace {
 
 pai::JobSpec make_spec() {
@@ -88,3 +90,5 @@ TEST_CASE("make_plan reports an unknown coordinator host at coordinator.host") {
   CHECK(diags.all()[0].loc.line == 7);
   CHECK(diags.all()[0].message == "coordinator host \"elsewhere\" is not in the inventory");
 }
+
+}  // namespace planner_test

@@ -4,6 +4,8 @@
 
 #include "compiler/yaml_loader.h"
 
+namespace policy_parser_test {
+
 using namespace pai;
 
 TEST_CASE("the built-in checks in run order") {
@@ -143,3 +145,5 @@ TEST_CASE("parse_sanity_check reads custom checks with parameters and defaults")
   CHECK(sc.custom[0].command == "check mlx5_0");
   CHECK(sc.custom[0].timeout_seconds == 60);
 }
+
+}  // namespace policy_parser_test

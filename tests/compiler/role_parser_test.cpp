@@ -4,6 +4,8 @@
 
 #include "compiler/yaml_loader.h"
 
+namespace role_parser_test {
+
 using namespace pai;
 
 namespace {
@@ -65,3 +67,5 @@ TEST_CASE("parse_role suggests the nested field for a misplaced key") {
   REQUIRE(p->diags.all().size() == 1);
   CHECK(p->diags.all()[0].message == "unknown key \"gpu\" (did you mean \"resources.gpu\"?)");
 }
+
+}  // namespace role_parser_test

@@ -8,6 +8,8 @@
 
 #include "support/plan_fixture.h"
 
+namespace runtime_wrap_test {
+
 using Argv = std::vector<std::string>;
 
 namespace {
@@ -129,3 +131,5 @@ TEST_CASE("apptainer without GPUs - mounts - output or workdir") {
                                                        "registry.local/pytorch:2.3", "/bin/sh",
                                                        "-c", "run-ps"});
 }
+
+}  // namespace runtime_wrap_test

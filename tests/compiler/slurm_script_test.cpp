@@ -12,6 +12,8 @@
 #include "support/plan_fixture.h"
 #include "support/temp_dir.h"
 
+namespace slurm_script_test {
+
 using pai::Diagnostics;
 using pai::Host;
 using pai::JobSpec;
@@ -282,3 +284,5 @@ TEST_CASE("SIGTERM comes to the launchers before the time limit, as long before 
   plan.fault_tolerance.checkpoint_wait_seconds = 100000;
   CHECK(has_line(pai::render_slurm_script(plan, "out"), "#SBATCH --signal=TERM@65535"));
 }
+
+}  // namespace slurm_script_test

@@ -4,6 +4,8 @@
 
 #include "compiler/yaml_loader.h"
 
+namespace spec_parser_test {
+
 using namespace pai;
 
 namespace {
@@ -451,3 +453,5 @@ TEST_CASE("monitoring errors are located at the field") {
         std::vector<std::string>{
             "monitoring.metricsAddress: has no effect without monitoring.metricsPort"});
 }
+
+}  // namespace spec_parser_test

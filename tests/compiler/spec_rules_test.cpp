@@ -5,6 +5,8 @@
 #include "compiler/spec_parser.h"
 #include "compiler/yaml_loader.h"
 
+namespace spec_rules_test {
+
 using namespace pai;
 
 namespace {
@@ -167,3 +169,5 @@ TEST_CASE("the metrics port is neither in portRange nor the coordinator's") {
         std::vector<std::string>{
             "monitoring.metricsPort: port 9400 is the coordinator's (coordinator.port)"});
 }
+
+}  // namespace spec_rules_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace spec_test {
+
 using pai::JobSpec;
 using pai::Location;
 
@@ -33,3 +35,5 @@ TEST_CASE("JobSpec::where without any location gives the file only") {
   CHECK(loc.file == "job.jsonnet");
   CHECK(loc.line == 0);
 }
+
+}  // namespace spec_test

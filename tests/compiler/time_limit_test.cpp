@@ -4,6 +4,8 @@
 
 #include "support/plan_fixture.h"
 
+namespace time_limit_test {
+
 using pai::scheduler_deadline_seconds;
 using pai::slurm_time;
 
@@ -23,3 +25,5 @@ TEST_CASE("Slurm's --time is D-HH:MM:SS in whole minutes, rounded up") {
   CHECK(slurm_time(3 * 86400 + 3600) == "3-01:00:00");
   CHECK(slurm_time(365LL * 86400 + 3600) == "365-01:00:00");
 }
+
+}  // namespace time_limit_test

@@ -8,6 +8,8 @@
 
 #include "support/temp_dir.h"
 
+namespace token_test {
+
 using pai::testing::slurp;
 using pai::testing::spit;
 using pai::testing::TempDir;
@@ -77,3 +79,5 @@ TEST_CASE("read_token_file takes a regular file of at most 4 KiB") {
   spit(path, std::string(4096, 'a'));
   CHECK(pai::read_token_file(path) == std::string(4096, 'a'));
 }
+
+}  // namespace token_test

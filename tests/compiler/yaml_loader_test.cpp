@@ -7,7 +7,7 @@
 #include <string>
 
 namespace pai {
-namespace {
+namespace yaml_loader_test {
 
 /// Loads `text`, requires a LoadError and returns its diagnostic.
 Diagnostic load_error(const std::string& text, const YamlLimits& limits = {}) {
@@ -326,5 +326,5 @@ TEST_CASE("load_yaml throws only LoadError on random bytes") {
   CHECK(rejected > 1000);
 }
 
-}  // namespace
+}  // namespace yaml_loader_test
 }  // namespace pai

@@ -13,6 +13,8 @@
 
 #include "support/temp_dir.h"
 
+namespace layers_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -126,3 +128,5 @@ TEST_CASE("the layer check refuses unknown folders and files at the top of launc
                           "launcher/misc: unknown folder",
                       });
 }
+
+}  // namespace layers_test

@@ -6,6 +6,8 @@
 
 #include "launcher/launcher_harness.h"
 
+namespace static_binary_test {
+
 TEST_CASE("pai-launch links only glibc dynamically") {
   std::set<std::string> glibc = {"libc.so.6",       "libm.so.6",  "ld-linux-x86-64.so.2",
                                  "libpthread.so.0", "libdl.so.2", "librt.so.1"};
@@ -29,3 +31,5 @@ TEST_CASE("pai-launch links only glibc dynamically") {
   }
   CHECK(needed >= 1);
 }
+
+}  // namespace static_binary_test

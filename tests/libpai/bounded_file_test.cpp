@@ -9,6 +9,8 @@
 
 #include "support/temp_dir.h"
 
+namespace bounded_file_test {
+
 using pai::BoundedFileError;
 using pai::read_bounded_regular_file;
 using pai::testing::spit;
@@ -76,3 +78,5 @@ TEST_CASE("read_bounded_regular_file names a missing file and the reason") {
   CHECK(read_error(dir / "missing", 1024) ==
         "cannot read test file '" + dir / "missing" + "': No such file or directory");
 }
+
+}  // namespace bounded_file_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace duration_test {
+
 namespace {
 
 std::string error_of(std::string_view text) {
@@ -83,3 +85,5 @@ TEST_CASE("human_duration reads like a person wrote it - rounded down") {
   CHECK(pai::human_duration(266400000) == "3d 02h");
   CHECK(pai::human_duration(std::int64_t{1} << 62) == "53375995583d 15h");
 }
+
+}  // namespace duration_test

@@ -7,6 +7,8 @@
 
 #include "libpai/plan.h"
 
+namespace enum_names_test {
+
 using namespace pai;
 
 namespace {
@@ -53,3 +55,5 @@ TEST_CASE("an unknown spelling or a value outside the table has no name") {
   CHECK_FALSE(enum_from_string<Runtime>("").has_value());
   CHECK(std::string(to_string(static_cast<Runtime>(42))).empty());
 }
+
+}  // namespace enum_names_test

@@ -7,6 +7,8 @@
 #include "libpai/placement.h"
 #include "support/plan_fixture.h"
 
+namespace env_contract_test {
+
 namespace {
 
 using pai::EnvList;
@@ -416,3 +418,5 @@ TEST_CASE("env of 10000 instances x 8 ranks is computed") {
   CHECK(total > 10000 * 40);
   // Speed is bench/compile's business (design §10), never a timed test.
 }
+
+}  // namespace env_contract_test

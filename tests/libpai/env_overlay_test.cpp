@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace env_overlay_test {
+
 TEST_CASE("overlay_env replaces existing names in place and appends new ones") {
   pai::EnvList base = {{"A", "1"}, {"B", "2"}, {"C", "3"}};
   pai::overlay_env(base, {{"B", "two"}, {"D", "4"}, {"A", "one"}});
@@ -17,3 +19,5 @@ TEST_CASE("overlay_env keeps names unique when the base's strings are long") {
   pai::overlay_env(base, {});
   CHECK(base.size() == 4);
 }
+
+}  // namespace env_overlay_test

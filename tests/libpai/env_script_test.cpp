@@ -11,6 +11,8 @@
 
 #include "support/plan_fixture.h"
 
+namespace env_script_test {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -275,3 +277,5 @@ TEST_CASE("env scripts render for 10000 instances x 8 ranks") {
   CHECK(bytes > 10000 * 1000);
   // Speed is bench/compile's business (design §10), never a timed test.
 }
+
+}  // namespace env_script_test

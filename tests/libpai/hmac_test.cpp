@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+namespace hmac_test {
+
 TEST_CASE("hmac_sha256 matches RFC 4231 test cases 1 and 2") {
   CHECK(pai::to_hex(pai::hmac_sha256(std::string(20, '\x0b'), "Hi There")) ==
         "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
@@ -32,3 +34,5 @@ TEST_CASE("to_hex writes two lowercase digits a byte") {
   CHECK(pai::to_hex(std::string("\x00\xff\x10\xab", 4)) == "00ff10ab");
   CHECK(pai::to_hex("").empty());
 }
+
+}  // namespace hmac_test

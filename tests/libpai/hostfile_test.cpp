@@ -4,6 +4,8 @@
 
 #include "support/plan_fixture.h"
 
+namespace hostfile_test {
+
 TEST_CASE("render_hostfile writes Open MPI slots lines in rank order") {
   pai::Plan plan = pai::testing::make_test_plan(2, 4);
   CHECK(pai::render_hostfile(plan, pai::HostfileStyle::OpenMpi) ==
@@ -27,3 +29,5 @@ TEST_CASE("render_hostfile skips excluded roles") {
         "10.0.0.2 slots=2\n");
   CHECK(pai::render_hostfile(plan, pai::HostfileStyle::Mpich, {"worker", "ps"}).empty());
 }
+
+}  // namespace hostfile_test

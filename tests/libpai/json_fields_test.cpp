@@ -4,6 +4,8 @@
 
 #include "libpai/plan_json.h"
 
+namespace json_fields_test {
+
 namespace {
 
 using nlohmann::json;
@@ -67,3 +69,5 @@ TEST_CASE("JsonFields names the file and path in every error") {
   CHECK(error_of([&] { pai::JsonFields(json::array(), "top", file); }) ==
         "p.json: top: expected an object");
 }
+
+}  // namespace json_fields_test

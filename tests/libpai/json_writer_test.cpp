@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+namespace json_writer_test {
+
 using nlohmann::json;
 
 namespace {
@@ -92,3 +94,5 @@ TEST_CASE("JsonWriter refuses keys out of canonical order") {
   w.end_object();
   CHECK(out == "{\n  \"b\": 1,\n  \"bb\": 2\n}");
 }
+
+}  // namespace json_writer_test

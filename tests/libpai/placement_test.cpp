@@ -6,6 +6,8 @@
 
 #include "support/plan_fixture.h"
 
+namespace placement_test {
+
 namespace {
 
 std::string place_error(pai::Plan plan, const std::vector<pai::Host>& hosts) {
@@ -185,3 +187,5 @@ TEST_CASE("place ranks 10000 instances") {
   CHECK(plan.placements.back().first_rank == 79992);
   // Speed is bench/compile's business (design §10), never a timed test.
 }
+
+}  // namespace placement_test

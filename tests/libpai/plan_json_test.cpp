@@ -10,6 +10,8 @@
 
 #include "support/plan_fixture.h"
 
+namespace plan_json_test {
+
 namespace {
 
 using nlohmann::json;
@@ -539,3 +541,5 @@ TEST_CASE("a bad monitoring member is refused") {
   document["monitoring"]["path"] = "/m";
   CHECK(error_of(rehash(document)) == "plan.json: monitoring.path: unknown field");
 }
+
+}  // namespace plan_json_test

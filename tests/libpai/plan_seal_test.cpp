@@ -6,6 +6,8 @@
 
 #include "libpai/hmac.h"
 
+namespace plan_seal_test {
+
 namespace {
 
 const std::string kCanonical = "{\n  \"name\": \"job\"\n}";
@@ -80,3 +82,5 @@ TEST_CASE("a seal of another form is refused with or without a token") {
     CHECK(pai::seal_problem(kCanonical, seal, std::nullopt) == expected);
   }
 }
+
+}  // namespace plan_seal_test

@@ -5,6 +5,8 @@
 
 #include "support/plan_fixture.h"
 
+namespace plan_test {
+
 TEST_CASE("enums are spelled as in the job spec") {
   using std::string;
   CHECK(string(pai::to_string(pai::Runtime::Host)) == "host");
@@ -50,3 +52,5 @@ TEST_CASE("find_placement and find_role look up by name") {
   CHECK(pai::find_placement(plan, "ps", 0)->role == "ps");
   CHECK(pai::find_placement(plan, "worker", 0)->index == 0);
 }
+
+}  // namespace plan_test

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <limits>
 
+namespace quantity_test {
+
 namespace {
 
 std::string error_of(std::string_view text) {
@@ -79,3 +81,5 @@ TEST_CASE("human-readable sizes") {
   CHECK(pai::human_bytes(64ll << 30) == "64.0 GiB");
   CHECK(pai::human_bytes(std::numeric_limits<std::int64_t>::max()) == "8.0 EiB");
 }
+
+}  // namespace quantity_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace shell_quote_test {
+
 TEST_CASE("shell_quote leaves safe words alone") {
   CHECK(pai::shell_quote("abc") == "abc");
   CHECK(pai::shell_quote("/usr/bin/python3") == "/usr/bin/python3");
@@ -29,3 +31,5 @@ TEST_CASE("shell_join quotes each word and joins with spaces") {
   CHECK(pai::shell_join({"sh", "-c", "echo $X"}) == "sh '-c' 'echo $X'");
   CHECK(pai::shell_join({"", "a"}) == "'' a");
 }
+
+}  // namespace shell_quote_test

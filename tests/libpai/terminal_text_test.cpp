@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace terminal_text_test {
+
 using pai::terminal_safe;
 
 TEST_CASE("plain text, tabs and UTF-8 pass unchanged") {
@@ -22,3 +24,5 @@ TEST_CASE("what a terminal acts on is escaped") {
   // Not UTF-8: a stray continuation byte and a truncated sequence.
   CHECK(terminal_safe("\x80x\xe2\x9c") == "\\x80x\\xe2\\x9c");
 }
+
+}  // namespace terminal_text_test

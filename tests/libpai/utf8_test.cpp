@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace utf8_test {
+
 using pai::utf8_sequence_length;
 
 TEST_CASE("utf8_sequence_length measures well-formed sequences") {
@@ -21,3 +23,5 @@ TEST_CASE("utf8_sequence_length rejects malformed bytes") {
   CHECK(utf8_sequence_length("\xf4\x90\x80\x80", 0) == 0);  // beyond U+10FFFF
   CHECK(utf8_sequence_length("\xe2\x82", 0) == 0);          // truncated
 }
+
+}  // namespace utf8_test

@@ -10,6 +10,8 @@
 #include <string>
 #include <thread>
 
+namespace write_all_test {
+
 TEST_CASE("write_all writes a buffer larger than a pipe through short writes") {
   int fds[2];
   REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
@@ -51,3 +53,5 @@ TEST_CASE("write_all reports a closed pipe instead of dying of SIGPIPE") {
 TEST_CASE("write_all of nothing writes nothing and succeeds") {
   CHECK(pai::write_all(-1, ""));
 }
+
+}  // namespace write_all_test

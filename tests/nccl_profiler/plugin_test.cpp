@@ -25,6 +25,8 @@
 #include "launcher/supervisor/telemetry_ring.h"
 #include "nccl_profiler/nccl_profiler_api.h"
 
+namespace plugin_test {
+
 namespace {
 
 using pai::launcher::RankTelemetry;
@@ -483,3 +485,5 @@ TEST_CASE("collectives of many threads and communicators at once") {
   CHECK(entered.count(0) == 1);
   for (const auto& [group, n] : exited) CHECK(n == kCollectives);
 }
+
+}  // namespace plugin_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace burn_analysis_test {
+
 using namespace pai::checks;
 
 namespace {
@@ -97,3 +99,5 @@ TEST_CASE("a GPU that completed nothing fails") {
   CHECK(v.summary == "GPU 0: completed no GEMM");
   CHECK(analyse_burn({}, 0).summary == "no GPU ran the burn");
 }
+
+}  // namespace burn_analysis_test

@@ -7,6 +7,8 @@
 #include "launcher/checks/burn_kernel_image.h"
 #include "test_plan.h"
 
+namespace burn_check_test {
+
 using namespace pai::checks;
 using test::FakeCudaEnv;
 
@@ -63,3 +65,5 @@ TEST_CASE("a node without GPUs skips the burn") {
   CHECK(r.status == CheckResult::Skipped);
   CHECK(r.summary == "no GPU on this node");
 }
+
+}  // namespace burn_check_test

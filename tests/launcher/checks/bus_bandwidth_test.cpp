@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace bus_bandwidth_test {
+
 using namespace pai::checks;
 
 TEST_CASE("algbw is bytes over time and busbw scales it by 2(n-1)/n") {
@@ -30,3 +32,5 @@ TEST_CASE("the bus bandwidth floor") {
   CHECK(bus_bandwidth_problem(40, 40).empty());
   CHECK(bus_bandwidth_problem(1, 0).empty());
 }
+
+}  // namespace bus_bandwidth_test

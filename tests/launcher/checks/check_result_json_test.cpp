@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace check_result_json_test {
+
 using namespace pai::checks;
 
 namespace {
@@ -81,3 +83,5 @@ TEST_CASE("a malformed element of a result list is named by its index") {
   }
   CHECK_THROWS_WITH(results_from_json("{}"), "check results: expected an array");
 }
+
+}  // namespace check_result_json_test

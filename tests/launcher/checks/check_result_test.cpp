@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace check_result_test {
+
 using namespace pai::checks;
 
 TEST_CASE("statuses are spelled as the table and JSON show them") {
@@ -20,3 +22,5 @@ TEST_CASE("make_result fills name - status and summary only") {
   CHECK(r.facts.empty());
   CHECK(r.seconds == 0);
 }
+
+}  // namespace check_result_test

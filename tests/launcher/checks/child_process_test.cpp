@@ -7,6 +7,8 @@
 #include <cstring>
 #include <fstream>
 
+namespace child_process_test {
+
 using namespace pai::checks;
 using namespace std::chrono_literals;
 
@@ -110,3 +112,5 @@ TEST_CASE("every chunk of output reaches the observer as it arrives") {
   CHECK(start == "zzz");
   CHECK(outcome.output.size() == 100);
 }
+
+}  // namespace child_process_test

@@ -5,6 +5,8 @@
 #include "fake_env.h"
 #include "test_plan.h"
 
+namespace cuda_driver_test {
+
 using namespace pai::checks;
 
 using test::FakeCudaEnv;
@@ -56,3 +58,5 @@ TEST_CASE("driver versions are written major.minor") {
   CHECK(cuda_version_text(11080) == "11.8");
   CHECK(cuda_version_text(13000) == "13.0");
 }
+
+}  // namespace cuda_driver_test

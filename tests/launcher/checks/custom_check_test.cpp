@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace custom_check_test {
+
 using namespace pai::checks;
 
 namespace {
@@ -46,3 +48,5 @@ TEST_CASE("a custom check that floods 100 MB keeps only its last 64 KiB") {
   CHECK(r.detail.substr(0, omitted.size()) == omitted);
   CHECK(r.detail.substr(r.detail.size() - 11) == "\nlast line\n");
 }
+
+}  // namespace custom_check_test

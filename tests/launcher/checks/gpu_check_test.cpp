@@ -5,6 +5,8 @@
 #include "fake_env.h"
 #include "test_plan.h"
 
+namespace gpu_check_test {
+
 using namespace pai::checks;
 using test::FakeCudaEnv;
 
@@ -88,3 +90,5 @@ TEST_CASE("the expected GPU count is the placement's role's resources.gpu") {
   pai::Plan plan = test::one_node_plan(4);
   CHECK(expected_gpus(plan, plan.placements.front()) == 4);
 }
+
+}  // namespace gpu_check_test

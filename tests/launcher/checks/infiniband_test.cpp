@@ -4,6 +4,8 @@
 
 #include "test_plan.h"
 
+namespace infiniband_test {
+
 using namespace pai::checks;
 using pai::checks::test::kInfinibandFixture;
 
@@ -33,3 +35,5 @@ TEST_CASE("a GID index is configured when its file exists and is not all zeros")
   CHECK_FALSE(rdma_gid_configured(kInfinibandFixture, "mlx5_2", 1, 3));
   CHECK_FALSE(rdma_gid_configured(kInfinibandFixture, "mlx5_0", 1, 7));
 }
+
+}  // namespace infiniband_test

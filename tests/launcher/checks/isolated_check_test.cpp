@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+namespace isolated_check_test {
+
 using namespace pai::checks;
 using namespace std::chrono_literals;
 
@@ -80,3 +82,5 @@ TEST_CASE("messages from the child arrive while it runs - before its result") {
   CHECK(r.status == CheckResult::Passed);
   CHECK(r.summary == "done");
 }
+
+}  // namespace isolated_check_test

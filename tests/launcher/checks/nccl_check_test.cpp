@@ -6,6 +6,8 @@
 #include "fake_env.h"
 #include "test_plan.h"
 
+namespace nccl_check_test {
+
 using namespace pai::checks;
 using test::FakeCudaEnv;
 
@@ -102,3 +104,5 @@ TEST_CASE("a single GPU has nothing to all-reduce with") {
   CHECK(r.status == CheckResult::Skipped);
   CHECK(r.summary == "fewer than two GPUs in the all-reduce (1): nothing to measure");
 }
+
+}  // namespace nccl_check_test

@@ -4,6 +4,8 @@
 
 #include "test_plan.h"
 
+namespace nccl_library_test {
+
 using namespace pai::checks;
 
 TEST_CASE("without libnccl NCCL is reported missing") {
@@ -20,3 +22,5 @@ TEST_CASE("a library that does not report an NCCL version is refused") {
 }
 
 TEST_CASE("the unique id is the 128 bytes NCCL defines") { CHECK(sizeof(nccl::UniqueId) == 128); }
+
+}  // namespace nccl_library_test

@@ -13,6 +13,8 @@
 #include "launcher/checks/isolated_check.h"
 #include "test_plan.h"
 
+namespace network_check_test {
+
 using namespace pai::checks;
 using pai::Plan;
 
@@ -241,3 +243,5 @@ TEST_CASE("a reserved port in use fails - free ports pass") {
   CHECK(ok.status == CheckResult::Passed);
   CHECK(ok.summary == "1 reserved port free");
 }
+
+}  // namespace network_check_test

@@ -4,6 +4,8 @@
 
 #include "test_plan.h"
 
+namespace nvml_test {
+
 using namespace pai::checks;
 
 TEST_CASE("without libnvidia-ml NVML is reported missing") {
@@ -25,3 +27,5 @@ TEST_CASE("only the throttle reasons that point at a sick node are named") {
   CHECK(describe_throttle_reasons(0x20 | 0x80) == "SW thermal slowdown, HW power brake slowdown");
   CHECK((kBadThrottleReasons & 0x4) == 0);  // the power cap is a setting, not a fault
 }
+
+}  // namespace nvml_test

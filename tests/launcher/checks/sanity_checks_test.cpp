@@ -5,6 +5,8 @@
 
 #include "test_plan.h"
 
+namespace sanity_checks_test {
+
 using namespace pai::checks;
 
 namespace {
@@ -69,3 +71,5 @@ TEST_CASE("all_passed is false only when something failed") {
   CHECK_FALSE(all_passed(
       {make_result("a", CheckResult::Passed, ""), make_result("b", CheckResult::Failed, "")}));
 }
+
+}  // namespace sanity_checks_test

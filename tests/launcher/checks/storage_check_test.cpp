@@ -10,6 +10,8 @@
 #include "launcher/checks/isolated_check.h"
 #include "test_plan.h"
 
+namespace storage_check_test {
+
 using namespace pai::checks;
 namespace fs = std::filesystem;
 
@@ -119,3 +121,5 @@ TEST_CASE("an impossible free-space floor fails") {
   CHECK(r.summary.rfind(at, 0) == 0);
   CHECK(r.summary.ends_with(" free, below the floor of 8.0 EiB"));
 }
+
+}  // namespace storage_check_test

@@ -12,6 +12,8 @@
 #include "libpai/plan_json.h"
 #include "support/temp_dir.h"
 
+namespace check_command_test {
+
 using namespace pai::checks;
 using pai::launcher::CheckCommandOptions;
 using pai::launcher::format_check_table;
@@ -176,3 +178,5 @@ TEST_CASE("a failure's detail is cut to its last lines in the table") {
   CHECK(table.find("      line 10\n") != std::string::npos);
   CHECK(table.find("      line 29\n") != std::string::npos);
 }
+
+}  // namespace check_command_test

@@ -12,6 +12,8 @@
 #include "support/plan_fixture.h"
 #include "support/temp_dir.h"
 
+namespace coordinator_address_test {
+
 using pai::launcher::JobLocator;
 using pai::launcher::locate_job;
 using pai::launcher::LocateError;
@@ -230,3 +232,5 @@ TEST_CASE("connect_control authenticates as a control peer named after this host
   }
   CHECK_THROWS(other.finish());
 }
+
+}  // namespace coordinator_address_test

@@ -8,6 +8,8 @@
 
 #include "launcher/launcher_harness.h"
 
+namespace ctl_command_test {
+
 using pai::testing::TempDir;
 
 namespace {
@@ -46,3 +48,5 @@ TEST_CASE("ctl reports an unreachable launcher with exit 1") {
         "file or directory\n");
   unsetenv("PAI_CONTROL_SOCKET");
 }
+
+}  // namespace ctl_command_test

@@ -14,6 +14,8 @@
 #include "launcher/fake_coordinator.h"
 #include "launcher/launcher_harness.h"
 
+namespace job_control_command_test {
+
 using namespace std::chrono_literals;
 using nlohmann::json;
 using pai::launcher::ControlVerb;
@@ -421,3 +423,5 @@ TEST_CASE("pai-launch wires the control commands and keeps run's two meanings ap
   CHECK(r.code == 2);
   CHECK(r.err.find("instance is required") != std::string::npos);
 }
+
+}  // namespace job_control_command_test

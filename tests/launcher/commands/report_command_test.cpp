@@ -15,6 +15,8 @@
 #include "launcher/multi_node/cluster_harness.h"
 #include "launcher/report/journal_fixture.h"
 
+namespace report_command_test {
+
 using namespace pai;
 using namespace pai::testing;
 
@@ -350,3 +352,5 @@ TEST_CASE("headless Chromium loads the report without console errors and shows t
   }
   CHECK(attempts == 9);
 }
+
+}  // namespace report_command_test

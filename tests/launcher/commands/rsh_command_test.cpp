@@ -11,6 +11,8 @@
 #include "launcher/fake_coordinator.h"
 #include "launcher/launcher_harness.h"
 
+namespace rsh_command_test {
+
 using nlohmann::json;
 using pai::launcher::parse_rsh_arguments;
 using pai::launcher::resolve_rsh_host;
@@ -253,3 +255,5 @@ TEST_CASE("rsh without a job or a coordinator exits 255 and says why") {
   CHECK(r.code == 0);
   CHECK(r.out.rfind("usage: pai-launch rsh", 0) == 0);
 }
+
+}  // namespace rsh_command_test

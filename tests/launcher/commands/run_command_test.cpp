@@ -12,6 +12,8 @@
 #include "launcher/launcher_harness.h"
 #include "libpai/plan_seal.h"
 
+namespace run_command_test {
+
 using namespace pai::testing;
 
 namespace {
@@ -353,3 +355,5 @@ TEST_CASE("failing sanity checks start nothing and exit 1 - passing ones let the
   CHECK(count_lines_with(passed.err, "pai-launch: sanity checks: passed [") == 1);
   CHECK(std::filesystem::exists(dir / "started"));
 }
+
+}  // namespace run_command_test

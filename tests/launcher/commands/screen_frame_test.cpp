@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace screen_frame_test {
+
 using pai::launcher::in_place_frame;
 
 TEST_CASE("a frame goes home, clears each line's end and what is below it") {
@@ -14,3 +16,5 @@ TEST_CASE("a frame's last line without a newline is drawn whole - an empty frame
   CHECK(in_place_frame("") == "\x1b[H\x1b[J");
   CHECK(in_place_frame("\n\n") == "\x1b[H\x1b[K\n\x1b[K\n\x1b[J");
 }
+
+}  // namespace screen_frame_test

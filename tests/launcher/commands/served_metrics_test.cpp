@@ -18,6 +18,8 @@
 #include "launcher/multi_node/cluster_harness.h"
 #include "support/http_get.h"
 
+namespace served_metrics_test {
+
 using namespace pai;
 using namespace pai::testing;
 using namespace std::chrono_literals;
@@ -178,3 +180,5 @@ TEST_CASE("a real Prometheus server scrapes a running job and sees its restart")
   CHECK(code == 0);
   CHECK(leftover_processes("metrics-prometheus").empty());
 }
+
+}  // namespace served_metrics_test

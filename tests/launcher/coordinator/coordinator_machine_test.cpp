@@ -5,6 +5,8 @@
 #include "libpai/placement.h"
 #include "machine_harness.h"
 
+namespace coordinator_machine_test {
+
 using namespace pai::launcher::coordinator;
 using namespace pai::launcher::coordinator::testing;
 
@@ -274,3 +276,5 @@ TEST_CASE("a finished machine answers nothing and closes new connections") {
   h.connect("node-late");
   CHECK(h.closed("node-late"));
 }
+
+}  // namespace coordinator_machine_test

@@ -10,6 +10,8 @@
 #include "launcher/coordinator/coordinator_server.h"
 #include "support/http_get.h"
 
+namespace coordinator_server_metrics_test {
+
 using namespace pai;
 using namespace pai::testing;
 using launcher::coordinator::CoordinatorServer;
@@ -77,3 +79,5 @@ TEST_CASE("a metrics port in use fails the server's start - naming it") {
   }
   ::close(fd);
 }
+
+}  // namespace coordinator_server_metrics_test

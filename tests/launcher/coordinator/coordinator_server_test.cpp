@@ -11,6 +11,8 @@
 
 #include "coordinator_server_harness.h"
 
+namespace coordinator_server_test {
+
 using namespace pai::testing;
 using pai::launcher::coordinator::CoordinatorServer;
 using pai::launcher::coordinator::kHeartbeatMisses;
@@ -551,3 +553,5 @@ TEST_CASE("without a record sink the server still serves") {
   CHECK(garbage.closed_by_server());
   join_all_and_assign(server.port());
 }
+
+}  // namespace coordinator_server_test

@@ -4,6 +4,8 @@
 
 #include "support/plan_fixture.h"
 
+namespace coordinator_state_test {
+
 using namespace pai::launcher::coordinator;
 
 namespace {
@@ -71,3 +73,5 @@ TEST_CASE("durations read in seconds") {
   CHECK(duration_text(std::chrono::minutes(5)) == "300s");
   CHECK(duration_text(std::chrono::milliseconds(1500)) == "1.5s");
 }
+
+}  // namespace coordinator_state_test

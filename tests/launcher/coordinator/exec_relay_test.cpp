@@ -5,6 +5,8 @@
 
 #include "machine_harness.h"
 
+namespace exec_relay_test {
+
 using namespace pai::launcher::coordinator;
 using namespace pai::launcher::coordinator::testing;
 using pai::net::base64_encode;
@@ -169,3 +171,5 @@ TEST_CASE("a command on a node that a spare replaces ends with 255") {
         Json{{"type", "exec-exit"}, {"node", "node-2"}, {"code", 255}});
   CHECK(h.sent("admin-host", "done").size() == 1);
 }
+
+}  // namespace exec_relay_test

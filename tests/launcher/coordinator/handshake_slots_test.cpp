@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <stdexcept>
 
+namespace handshake_slots_test {
+
 using pai::launcher::coordinator::HandshakeSlots;
 
 TEST_CASE("an address at its cap makes room by evicting its own oldest connection") {
@@ -72,3 +74,5 @@ TEST_CASE("the caps must be at least 1") {
                     "0, in all 10)");
   CHECK_THROWS_AS(HandshakeSlots(1, 0), std::invalid_argument);
 }
+
+}  // namespace handshake_slots_test

@@ -5,6 +5,8 @@
 
 #include "machine_harness.h"
 
+namespace job_control_test {
+
 using namespace pai::launcher::coordinator;
 using namespace pai::launcher::coordinator::testing;
 
@@ -177,3 +179,5 @@ TEST_CASE("cancel before the rendezvous completed lets the joined launchers go")
   CHECK(h.only("node-0", "finish").at("cancelled") == true);
   CHECK(h.finish()->exit_code == 143);
 }
+
+}  // namespace job_control_test

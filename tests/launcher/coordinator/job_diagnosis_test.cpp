@@ -5,6 +5,8 @@
 
 #include "machine_harness.h"
 
+namespace job_diagnosis_test {
+
 using namespace pai::launcher::coordinator;
 using namespace pai::launcher::coordinator::testing;
 
@@ -155,3 +157,5 @@ TEST_CASE("telemetry of a rank the sender does not run is a protocol error") {
   CHECK(h.records("protocol-error").at(0).fields.at("error") ==
         "heartbeat: instances: more telemetry entries than ranks");
 }
+
+}  // namespace job_diagnosis_test

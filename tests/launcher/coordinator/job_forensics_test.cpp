@@ -4,6 +4,8 @@
 
 #include "machine_harness.h"
 
+namespace job_forensics_test {
+
 using namespace pai::launcher::coordinator;
 using namespace pai::launcher::coordinator::testing;
 
@@ -113,3 +115,5 @@ TEST_CASE("a restart forgets the stacks of the attempt before") {
   REQUIRE(finish.has_value());
   CHECK(finish->reason.find("culprit from the stacks") == std::string::npos);
 }
+
+}  // namespace job_forensics_test

@@ -4,6 +4,8 @@
 
 #include "support/plan_fixture.h"
 
+namespace job_hang_test {
+
 using namespace pai::launcher::coordinator;
 using namespace std::chrono_literals;
 
@@ -50,3 +52,5 @@ TEST_CASE("no hang while an instance lacks a heartbeat - restarts - or never han
   CHECK_FALSE(find_job_hang(state, kT0 + 24h).has_value());
   CHECK_FALSE(next_job_hang_check(state).has_value());
 }
+
+}  // namespace job_hang_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace job_metrics_test {
+
 using namespace pai::launcher::coordinator;
 using Json = nlohmann::json;
 
@@ -104,3 +106,5 @@ TEST_CASE("heartbeats give each rank's steps - instance progress and liveness") 
   CHECK(r.buckets[4] == 4);  // 0.2 s: the 0.25 s bucket
   CHECK(m.step_us_total() == 800000);
 }
+
+}  // namespace job_metrics_test

@@ -5,6 +5,8 @@
 
 #include "machine_harness.h"
 
+namespace job_run_test {
+
 using namespace pai::launcher::coordinator;
 using namespace pai::launcher::coordinator::testing;
 
@@ -273,3 +275,5 @@ TEST_CASE("reports before the job runs are protocol errors") {
   CHECK(h.records("protocol-error").at(0).fields.at("error") ==
         "stopped: type: no instance runs before the rendezvous completes");
 }
+
+}  // namespace job_run_test

@@ -4,6 +4,8 @@
 
 #include "machine_harness.h"
 
+namespace log_subscriptions_test {
+
 using namespace pai::launcher::coordinator;
 using namespace pai::launcher::coordinator::testing;
 using pai::net::base64_encode;
@@ -136,3 +138,5 @@ TEST_CASE("logs before the job runs or of a rank outside the job are error repli
   CHECK(h.records("protocol-error").at(0).fields.at("error") ==
         "logs: tail: expected a non-negative integer");
 }
+
+}  // namespace log_subscriptions_test

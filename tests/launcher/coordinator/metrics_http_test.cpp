@@ -12,6 +12,8 @@
 
 #include "support/http_get.h"
 
+namespace metrics_http_test {
+
 using namespace pai::launcher::coordinator;
 using namespace std::chrono_literals;
 
@@ -184,3 +186,5 @@ TEST_CASE("an address in use is an error naming it") {
   options.max_connections = 0;
   CHECK_THROWS_AS(MetricsHttpServer(io, options, kRender, "text/plain"), std::invalid_argument);
 }
+
+}  // namespace metrics_http_test

@@ -9,6 +9,8 @@
 #include "machine_harness.h"
 #include "support/temp_dir.h"
 
+namespace metrics_text_test {
+
 using namespace pai::launcher::coordinator;
 using namespace pai::launcher::coordinator::testing;
 using pai::net::HeartbeatInstance;
@@ -255,3 +257,5 @@ TEST_CASE("promtool accepts the rendered text") {
   INFO(pai::testing::slurp(dir / "out.txt"));
   CHECK(code == 0);
 }
+
+}  // namespace metrics_text_test

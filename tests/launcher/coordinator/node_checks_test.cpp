@@ -5,6 +5,8 @@
 #include "launcher/net/frame.h"
 #include "support/plan_fixture.h"
 
+namespace node_checks_test {
+
 using namespace pai::launcher::coordinator;
 using pai::checks::CheckResult;
 using pai::checks::make_result;
@@ -71,3 +73,5 @@ TEST_CASE("equal facts are not warned about") {
   CHECK(std::get<Record>(out[0]).fields.at("values") ==
         Json{{"535", {"node-1"}}, {"550", {"node-0"}}});
 }
+
+}  // namespace node_checks_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace peer_address_test {
+
 using pai::launcher::coordinator::numeric_address;
 
 TEST_CASE("numeric addresses are written canonically") {
@@ -19,3 +21,5 @@ TEST_CASE("host names and malformed addresses are not numeric") {
   CHECK_FALSE(numeric_address("10.0.0.256").has_value());
   CHECK_FALSE(numeric_address("").has_value());
 }
+
+}  // namespace peer_address_test

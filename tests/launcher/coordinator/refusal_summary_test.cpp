@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+namespace refusal_summary_test {
+
 using namespace pai::launcher::coordinator;
 using namespace std::chrono_literals;
 
@@ -126,3 +128,5 @@ TEST_CASE("port probes are journaled but not shown") {
   CHECK(round[1].fields.at("address") == "127.0.0.2");
   CHECK(round[1].line.empty());
 }
+
+}  // namespace refusal_summary_test

@@ -5,6 +5,8 @@
 #include "libpai/placement.h"
 #include "machine_harness.h"
 
+namespace rendezvous_test {
+
 using namespace pai::launcher::coordinator;
 using namespace pai::launcher::coordinator::testing;
 
@@ -257,3 +259,5 @@ TEST_CASE("a spare failing its checks is released") {
              {"reason", "spare spare-0 is not used: failed check disk"}});
   CHECK(h.closed("spare-0"));
 }
+
+}  // namespace rendezvous_test

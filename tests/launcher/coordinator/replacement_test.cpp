@@ -4,6 +4,8 @@
 
 #include "support/plan_fixture.h"
 
+namespace replacement_test {
+
 using namespace pai::launcher::coordinator;
 
 namespace {
@@ -63,3 +65,5 @@ TEST_CASE("an assignment pai::place cannot make fails the job") {
   CHECK(finish->reason.rfind("cannot place the job on its nodes: port range 20000-20000 exhausted",
                              0) == 0);
 }
+
+}  // namespace replacement_test

@@ -4,6 +4,8 @@
 
 #include "machine_harness.h"
 
+namespace status_report_test {
+
 using namespace pai::launcher::coordinator;
 using namespace pai::launcher::coordinator::testing;
 
@@ -200,3 +202,5 @@ TEST_CASE("status shows each instance's attempt and elapsed time - and its ranks
   CHECK(node1.at("attempt") == 1);
   CHECK(node1.at("elapsedMs") == 2000);
 }
+
+}  // namespace status_report_test

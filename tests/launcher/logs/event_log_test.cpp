@@ -10,6 +10,8 @@
 
 #include "launcher/launcher_harness.h"
 
+namespace event_log_test {
+
 using namespace pai::launcher;
 using pai::testing::slurp;
 using pai::testing::TempDir;
@@ -109,3 +111,5 @@ TEST_CASE("a record cut short by the disk is removed: no torn last line") {
   CHECK(pai::testing::count_lines_with(slurp(path), "\"event\"") == 2);
   CHECK(pai::testing::count_lines_with(warnings.text(), "warning") == 1);
 }
+
+}  // namespace event_log_test

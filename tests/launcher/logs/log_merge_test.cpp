@@ -5,6 +5,8 @@
 
 #include "launcher/logs/log_relay.h"
 
+namespace log_merge_test {
+
 using namespace pai::launcher;
 using namespace std::chrono_literals;
 
@@ -92,3 +94,5 @@ TEST_CASE("a line without a newline ends at the relay's longest line") {
   m.merge.finish();
   CHECK(m.out == "[node-1:0] " + std::string(kMaxRelayedLine, 'z') + "\n[node-1:0] zzz\n");
 }
+
+}  // namespace log_merge_test

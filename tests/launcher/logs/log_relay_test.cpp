@@ -8,6 +8,8 @@
 
 #include "launcher/launcher_harness.h"
 
+namespace log_relay_test {
+
 using namespace pai::launcher;
 using pai::testing::slurp;
 using pai::testing::TempDir;
@@ -119,3 +121,5 @@ TEST_CASE("the output tail keeps the last bytes and lines") {
   tail.clear();
   CHECK(tail.text().empty());
 }
+
+}  // namespace log_relay_test

@@ -7,6 +7,8 @@
 #include "launcher/launcher_harness.h"
 #include "launcher/logs/log_tail.h"
 
+namespace log_stream_test {
+
 using namespace pai::launcher;
 using pai::testing::spit;
 using pai::testing::TempDir;
@@ -73,3 +75,5 @@ TEST_CASE("the byte cap starts a tail at the next line - or cuts a giant line be
   only_new.stream.grew(0, log);
   CHECK(only_new.by_rank[0] == "\n");
 }
+
+}  // namespace log_stream_test

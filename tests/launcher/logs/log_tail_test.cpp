@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+namespace log_tail_test {
+
 using namespace pai::launcher;
 
 namespace {
@@ -53,3 +55,5 @@ TEST_CASE("a last line longer than the cap is sent cut behind a marker") {
   // Not cut when the window is the whole file.
   CHECK(tail_start(std::string(20, 'y'), 0, 1) == TailStart{0, false});
 }
+
+}  // namespace log_tail_test

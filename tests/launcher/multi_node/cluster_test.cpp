@@ -4,6 +4,8 @@
 
 #include "launcher/multi_node/cluster_harness.h"
 
+namespace cluster_test {
+
 using namespace pai;
 using namespace pai::testing;
 
@@ -220,3 +222,5 @@ TEST_CASE("the coordinator refuses a launcher whose plan differs from its own") 
   expect_all_exit(codes, 0, cluster);
   CHECK(leftover_processes("mn-plan-mismatch").empty());
 }
+
+}  // namespace cluster_test

@@ -11,6 +11,8 @@
 #include "launcher/multi_node/cluster_harness.h"
 #include "launcher/os/process.h"
 
+namespace diagnosis_job_test {
+
 using namespace pai;
 using namespace pai::testing;
 
@@ -125,3 +127,5 @@ TEST_CASE("a rank blocked outside collectives is named RankNonCommHang and blame
     WARN("eu-stack (elfutils) is not installed: the stacks' culprit was not checked");
   }
 }
+
+}  // namespace diagnosis_job_test

@@ -15,6 +15,8 @@
 #include "launcher/multi_node/cluster_harness.h"
 #include "launcher/os/cgroup.h"
 
+namespace job_control_test {
+
 using nlohmann::json;
 using pai::testing::Launcher;
 using pai::testing::run_launcher;
@@ -430,3 +432,5 @@ TEST_CASE("the time limit cancels the job with its reason - every node exits 143
   INFO(coordinator);
   CHECK(pai::testing::count_lines_with(coordinator, "time limit 3s (timeLimit) reached") == 1);
 }
+
+}  // namespace job_control_test

@@ -15,6 +15,8 @@
 #include "launcher/multi_node/cluster_harness.h"
 #include "libpai/plan_json.h"
 
+namespace mpi_rsh_test {
+
 using pai::testing::TempDir;
 
 namespace {
@@ -140,3 +142,5 @@ TEST_CASE("mpirun in an MPI job reaches the worker nodes through pai-launch rsh"
   CHECK(leftovers.empty());
   for (int pid : leftovers) ::kill(pid, SIGKILL);  // a failed run must not leave them behind
 }
+
+}  // namespace mpi_rsh_test

@@ -4,6 +4,8 @@
 
 #include "launcher/multi_node/cluster_harness.h"
 
+namespace sdk_job_test {
+
 using namespace pai;
 using namespace pai::testing;
 
@@ -122,3 +124,5 @@ TEST_CASE("after kill -9 of a rank the job resumes from the latest complete chec
                                 "\"step\":8,\"path\":\"" + step8 + "\"") == 1);
   CHECK(leftover_processes("sdk-resume").empty());
 }
+
+}  // namespace sdk_job_test

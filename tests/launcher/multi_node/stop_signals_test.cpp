@@ -4,6 +4,8 @@
 
 #include "launcher/multi_node/cluster_harness.h"
 
+namespace stop_signals_test {
+
 using namespace pai;
 using namespace pai::testing;
 
@@ -59,3 +61,5 @@ TEST_CASE("a coordinator waiting for its nodes stops at once on SIGTERM") {
   CHECK(seconds < 1.0);
   CHECK(leftover_processes("stop-rendezvous").empty());
 }
+
+}  // namespace stop_signals_test

@@ -5,6 +5,8 @@
 
 #include "libpai/hmac.h"
 
+namespace auth_test {
+
 using namespace pai::net;
 using pai::hmac_sha256;
 using pai::to_hex;
@@ -326,3 +328,5 @@ TEST_CASE("an authentic sealed frame must carry an object with a string type") {
   Frame not_sealed = handshake_frame(FrameKind::Welcome, json::object());
   CHECK(open_error(receiver, not_sealed) == "unexpected welcome frame after the handshake");
 }
+
+}  // namespace auth_test

@@ -11,6 +11,8 @@
 #include <string>
 #include <thread>
 
+namespace client_test {
+
 using namespace pai::net;
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -289,3 +291,5 @@ TEST_CASE("a coordinator that never answers the hello times the handshake out") 
   CHECK(std::chrono::steady_clock::now() - start >= 200ms);
   server.finish();
 }
+
+}  // namespace client_test

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+namespace frame_test {
+
 using namespace pai::net;
 
 namespace {
@@ -182,3 +184,5 @@ TEST_CASE("encoding refuses a wrong MAC size and an oversized body") {
   CHECK_THROWS_WITH(header_and_body(FrameKind::Sealed, 1, std::string(kMaxFrameBody + 1, 'x')),
                     "frame body of 1048577 bytes is over the limit of 1048576");
 }
+
+}  // namespace frame_test

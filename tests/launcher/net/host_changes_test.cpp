@@ -6,6 +6,8 @@
 
 #include "launcher/net/frame.h"
 
+namespace host_changes_test {
+
 using namespace pai;
 using namespace pai::net;
 using Json = nlohmann::json;
@@ -55,3 +57,5 @@ TEST_CASE("malformed host changes are protocol errors") {
                   ProtocolError);
   CHECK_THROWS_AS(parse_host_changes(Json::parse(R"(["x"])")), ProtocolError);
 }
+
+}  // namespace host_changes_test

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+namespace message_test {
+
 using namespace pai::net;
 using nlohmann::json;
 
@@ -136,3 +138,5 @@ TEST_CASE("invalid base64 is rejected") {
   CHECK(decode_error("Zh==") == "invalid base64: non-zero padding bits");
   CHECK(decode_error("Zm9=") == "invalid base64: non-zero padding bits");
 }
+
+}  // namespace message_test

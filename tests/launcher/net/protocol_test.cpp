@@ -13,6 +13,8 @@
 
 #include "launcher/net/message.h"
 
+namespace protocol_test {
+
 using namespace pai::net;
 using Json = nlohmann::json;
 
@@ -574,3 +576,5 @@ TEST_CASE("a status node's attempt - elapsed time and telemetry are checked like
   CHECK(error_of(status_with(R"(,"telemetry":"lots")"), parse_control_reply) ==
         "status: nodes[0]: telemetry: expected an array");
 }
+
+}  // namespace protocol_test

@@ -14,6 +14,8 @@
 #include "support/plan_fixture.h"
 #include "support/temp_dir.h"
 
+namespace node_agent_test {
+
 using namespace pai::launcher;
 using namespace pai::launcher::testing;
 using namespace std::chrono_literals;
@@ -760,3 +762,5 @@ TEST_CASE("run-checks with sanity checks disabled answers at once with no result
   CHECK(node.checks.calls.empty());
   CHECK(node.said().empty());
 }
+
+}  // namespace node_agent_test

@@ -4,6 +4,8 @@
 
 #include "support/plan_fixture.h"
 
+namespace node_identity_test {
+
 using namespace pai::launcher;
 
 namespace {
@@ -63,3 +65,5 @@ TEST_CASE("this machine's identity includes the loopback address") {
   CHECK_FALSE(id.hostname.empty());
   CHECK(std::find(id.addresses.begin(), id.addresses.end(), "127.0.0.1") != id.addresses.end());
 }
+
+}  // namespace node_identity_test

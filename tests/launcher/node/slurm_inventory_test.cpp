@@ -6,6 +6,8 @@
 #include "libpai/placement.h"
 #include "support/plan_fixture.h"
 
+namespace slurm_inventory_test {
+
 using pai::launcher::apply_slurm_allocation;
 using pai::launcher::expand_hostlist;
 using pai::launcher::read_slurm_allocation;
@@ -241,3 +243,5 @@ TEST_CASE("a plan with a static inventory is not put on an allocation") {
         "the plan's inventory is static, not slurm: compile the job with pai-compile --target "
         "slurm to run it on a Slurm allocation");
 }
+
+}  // namespace slurm_inventory_test

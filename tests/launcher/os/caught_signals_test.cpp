@@ -13,6 +13,8 @@
 #include "launcher/launcher_harness.h"
 #include "launcher/os/process.h"
 
+namespace caught_signals_test {
+
 using namespace pai::launcher;
 using pai::testing::spit;
 using pai::testing::TempDir;
@@ -61,3 +63,5 @@ TEST_CASE("only the group's processes that catch the signal get it - the others 
   ::kill(-shell, SIGKILL);
   ::waitpid(shell, nullptr, 0);
 }
+
+}  // namespace caught_signals_test

@@ -12,6 +12,8 @@
 #include "launcher/launcher_harness.h"
 #include "launcher/os/process.h"
 
+namespace cgroup_test {
+
 using namespace pai::launcher;
 using pai::testing::spit;
 using pai::testing::TempDir;
@@ -181,3 +183,5 @@ TEST_CASE("a launcher killed with SIGKILL leaves nothing running: the watchdog k
   }
   CHECK_FALSE(is_dir(tree_dir));
 }
+
+}  // namespace cgroup_test

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <vector>
 
+namespace descriptor_reserve_test {
+
 using namespace pai::launcher;
 
 namespace {
@@ -88,3 +90,5 @@ TEST_CASE("a reserve asked for more than the limit allows holds what it could ge
   CHECK(held < 100);
   CHECK(open_error == EMFILE);  // the reserve took everything the limit allowed
 }
+
+}  // namespace descriptor_reserve_test

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace event_loop_test {
+
 using pai::launcher::EventLoop;
 
 TEST_CASE("ready descriptors run their handlers - a timeout runs none") {
@@ -49,3 +51,5 @@ TEST_CASE("a handler may unwatch another ready descriptor in the same round") {
   CHECK(ran == 1);
   for (int fd : {a[0], a[1], b[0], b[1]}) close(fd);
 }
+
+}  // namespace event_loop_test

@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 #include <cerrno>
 
+namespace fd_test {
+
 using namespace pai::launcher;
 
 TEST_CASE("close_fd closes once and marks the descriptor closed") {
@@ -34,3 +36,5 @@ TEST_CASE("set_nonblocking makes an empty pipe's read return EAGAIN") {
   ::close(fds[0]);
   ::close(fds[1]);
 }
+
+}  // namespace fd_test

@@ -7,6 +7,8 @@
 
 #include "support/temp_dir.h"
 
+namespace private_dir_test {
+
 using namespace pai::launcher;
 using pai::testing::TempDir;
 
@@ -79,3 +81,5 @@ TEST_CASE("a control folder or an open root owned by another user is refused") {
   ::chmod(root.c_str(), 01777);
   CHECK(make_private_dir(root, "job") == root + "/job");
 }
+
+}  // namespace private_dir_test

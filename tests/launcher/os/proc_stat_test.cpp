@@ -8,6 +8,8 @@
 
 #include "launcher/launcher_harness.h"
 
+namespace proc_stat_test {
+
 using namespace pai::launcher;
 using pai::testing::spit;
 using pai::testing::TempDir;
@@ -63,3 +65,5 @@ TEST_CASE("the nearest wanted ancestor is found - none, a gap or a loop gives 0"
   fake_stat(proc, 71, 'S', 70, 70);
   CHECK(nearest_ancestor(70, is(10), 64, proc.path()) == 0);
 }
+
+}  // namespace proc_stat_test

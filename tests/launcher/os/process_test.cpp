@@ -10,6 +10,8 @@
 
 #include "launcher/launcher_harness.h"
 
+namespace process_test {
+
 using namespace pai::launcher;
 using pai::testing::slurp;
 using pai::testing::TempDir;
@@ -132,3 +134,5 @@ TEST_CASE("a failed exec is still reported after the descriptors are closed") {
   request.argv = {script};
   CHECK_THROWS_AS(spawn_process(request), SpawnError);
 }
+
+}  // namespace process_test

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace signals_test {
+
 using namespace pai::launcher;
 
 TEST_CASE("consumed signals are blocked and read from the signalfd - not delivered") {
@@ -19,3 +21,5 @@ TEST_CASE("consumed signals are blocked and read from the signalfd - not deliver
   CHECK(signals.read_signal() == 0);
   CHECK(consumed_signals() == std::vector<int>{SIGCHLD, SIGTERM, SIGINT, SIGHUP});
 }
+
+}  // namespace signals_test

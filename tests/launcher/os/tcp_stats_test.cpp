@@ -16,6 +16,8 @@
 
 #include "support/temp_dir.h"
 
+namespace tcp_stats_test {
+
 using namespace pai::launcher;
 using pai::testing::spit;
 using pai::testing::TempDir;
@@ -133,3 +135,5 @@ TEST_CASE("a rank's processes are its cgroup's, or its own pid without one") {
   spit(cgroup / "cgroup.procs", many);
   CHECK(rank_processes(cgroup.path(), 42).size() == kTcpMaxProcesses);
 }
+
+}  // namespace tcp_stats_test

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+namespace diagnosis_test {
+
 using namespace pai::launcher;
 using std::chrono::milliseconds;
 
@@ -679,3 +681,5 @@ TEST_CASE("windows of a quiet node are not judged, and reset clears the streaks"
   CHECK(train(d, 30, 4, slower(5, 0.8)).empty());
   CHECK(train(d, 34, 1, slower(5, 0.8)).size() == 1);
 }
+
+}  // namespace diagnosis_test

@@ -6,6 +6,8 @@
 #include <csignal>
 #include <string>
 
+namespace failure_classifier_test {
+
 using pai::RestartPolicy;
 using pai::launcher::classify_failure;
 using pai::launcher::classify_hang;
@@ -136,3 +138,5 @@ TEST_CASE("an OOM kill is named and not retried") {
   CHECK_FALSE(c.retryable);
   CHECK(c.signature == "oom");
 }
+
+}  // namespace failure_classifier_test

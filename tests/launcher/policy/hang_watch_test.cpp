@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <limits>
 
+namespace hang_watch_test {
+
 using pai::launcher::HangWatch;
 using std::chrono::seconds;
 
@@ -141,3 +143,5 @@ TEST_CASE("adaptive off - steps are still progress - nonsense step times are ign
   adaptive.steps_ended(t0, 0, INT64_MAX, 2.0);
   CHECK(adaptive.interval() == 20);
 }
+
+}  // namespace hang_watch_test

@@ -4,6 +4,8 @@
 #include <csignal>
 #include <vector>
 
+namespace restart_policy_test {
+
 using namespace pai::launcher;
 
 namespace {
@@ -275,3 +277,5 @@ TEST_CASE("maxToleratedFailureRate lets the job finish without the failed instan
   m.on(ok(1, 0));
   only<CompleteJob>(m.on(InstanceStopped{1}));
 }
+
+}  // namespace restart_policy_test

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <string>
 
+namespace stack_verdict_test {
+
 using namespace pai::launcher;
 
 namespace {
@@ -139,3 +141,5 @@ TEST_CASE("places read back from their names") {
   CHECK(std::string(pai::to_string(StackPlace::Outside)) == "outside");
   CHECK_FALSE(pai::enum_from_string<StackPlace>("inside"));
 }
+
+}  // namespace stack_verdict_test

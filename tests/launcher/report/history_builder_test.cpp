@@ -5,6 +5,8 @@
 
 #include "launcher/report/journal_fixture.h"
 
+namespace history_builder_test {
+
 using namespace pai::launcher::report;
 using namespace pai::testing;
 
@@ -325,3 +327,5 @@ TEST_CASE("a flood of records is merged into a bounded number of marks that stil
   CHECK(h.step_rate.size() > kMaxStepBuckets / 4);
   CHECK(h.step_rate[h.step_rate.size() / 2].steps_per_second == Approx(1.0));
 }
+
+}  // namespace history_builder_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace html_text_test {
+
 using namespace pai::launcher::report;
 
 TEST_CASE("markup characters become entities") {
@@ -24,3 +26,5 @@ TEST_CASE("html_lines keeps the newlines of a summary") {
         "root cause: &lt;rank 1&gt;\n| a &amp; b\n");
   CHECK(html_lines("") == "");
 }
+
+}  // namespace html_text_test

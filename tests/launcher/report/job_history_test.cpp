@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace job_history_test {
+
 using namespace pai::launcher::report;
 
 TEST_CASE("nodes are in natural order") {
@@ -79,3 +81,5 @@ TEST_CASE("merging again starts from the width that was enough - it does not gro
   for (const Mark& m : marks) total += m.count;
   CHECK(total == 20'000);
 }
+
+}  // namespace job_history_test

@@ -6,6 +6,8 @@
 
 #include "launcher/report/journal_fixture.h"
 
+namespace journal_reader_test {
+
 using namespace pai::launcher::report;
 using namespace pai::testing;
 
@@ -112,3 +114,5 @@ TEST_CASE("a journal that cannot be opened is an error naming it") {
     CHECK(std::string(e.what()) == "cannot read " + path + ": No such file or directory");
   }
 }
+
+}  // namespace journal_reader_test

@@ -4,6 +4,8 @@
 
 #include "launcher/report/journal_fixture.h"
 
+namespace log_folder_test {
+
 using namespace pai::launcher::report;
 using namespace pai::testing;
 
@@ -80,3 +82,5 @@ TEST_CASE("a job killed mid-way is read up to its last whole record") {
   CHECK(h.journals[0].stats.partial_last_line);
   CHECK(h.journals[0].stats.records == 9);
 }
+
+}  // namespace log_folder_test

@@ -11,6 +11,8 @@
 #include "launcher/report/journal_fixture.h"
 #include "launcher/report/log_folder.h"
 
+namespace report_file_test {
+
 using namespace pai::launcher::report;
 using namespace pai::testing;
 
@@ -104,3 +106,5 @@ TEST_CASE("at a job's end the report goes next to the logs and a failure is one 
                                             ": no such directory; the logs are intact\n");
   CHECK_FALSE(ok);
 }
+
+}  // namespace report_file_test

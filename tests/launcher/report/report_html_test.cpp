@@ -9,6 +9,8 @@
 #include "launcher/report/journal_fixture.h"
 #include "launcher/report/timeline_svg.h"
 
+namespace report_html_test {
+
 using namespace pai::launcher::report;
 using namespace pai::testing;
 
@@ -142,3 +144,5 @@ TEST_CASE("times read like a person wrote them") {
   CHECK(utc_text(kT0 + 678) == "2026-01-02 03:04:05Z");
   CHECK(utc_text(kT0 + 678, true) == "03:04:05.678");
 }
+
+}  // namespace report_html_test

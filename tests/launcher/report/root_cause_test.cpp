@@ -4,6 +4,8 @@
 
 #include "launcher/report/journal_fixture.h"
 
+namespace root_cause_test {
+
 using namespace pai::launcher::report;
 using namespace pai::testing;
 
@@ -63,3 +65,5 @@ TEST_CASE("a cancel says why - a node's finish is an end too - a success ignores
   CHECK(rc.details ==
         std::vector<std::string>{"restarted 5x: b", "restarted 2x: c", "restarted 1x: a"});
 }
+
+}  // namespace root_cause_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace step_rate_test {
+
 using namespace pai::launcher::report;
 
 TEST_CASE("a series' rate is the steps it advanced over the time it took") {
@@ -66,3 +68,5 @@ TEST_CASE("buckets do not depend on the order the series come in") {
     CHECK(x[k].steps_per_second == Approx(y[k].steps_per_second));
   }
 }
+
+}  // namespace step_rate_test

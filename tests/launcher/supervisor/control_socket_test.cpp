@@ -12,6 +12,8 @@
 
 #include "launcher/launcher_harness.h"
 
+namespace control_socket_test {
+
 using namespace pai::launcher;
 using pai::testing::TempDir;
 
@@ -215,3 +217,5 @@ TEST_CASE("the client reports an unreachable socket") {
           "cannot connect to control socket /nonexistent/c.sock: No such file or directory");
   }
 }
+
+}  // namespace control_socket_test

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace failure_summary_test {
+
 using namespace pai::launcher;
 
 TEST_CASE("the summary names the rank - the classification - the matched line and the log") {
@@ -67,3 +69,5 @@ TEST_CASE("a hang's summary names the culprit of the stacks after the root cause
             "<module> (t.py:8)) while 1 rank waits in one (rank 0 at all_reduce (t.py:3)); "
             "stacks in /l/forensics/attempt-0\\x1b[2J\n");
 }
+
+}  // namespace failure_summary_test

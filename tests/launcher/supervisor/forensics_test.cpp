@@ -12,6 +12,8 @@
 #include "launcher/launcher_harness.h"
 #include "launcher/os/process.h"
 
+namespace forensics_test {
+
 using namespace pai::testing;
 
 namespace {
@@ -161,3 +163,5 @@ TEST_CASE("a forensics folder that cannot be made is reported - the culprit is s
   CHECK(count_lines_with(events, "\"errors\":\"cannot create " + folder) == 1);
   CHECK(leftover_processes("forensics-unwritable").empty());
 }
+
+}  // namespace forensics_test

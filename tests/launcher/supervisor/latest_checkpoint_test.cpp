@@ -5,6 +5,8 @@
 
 #include "launcher/launcher_harness.h"
 
+namespace latest_checkpoint_test {
+
 using pai::launcher::latest_checkpoint;
 using pai::testing::spit;
 using pai::testing::TempDir;
@@ -48,3 +50,5 @@ TEST_CASE("a pointer to something partial - missing or not ours yields no checkp
   std::filesystem::create_directories(out / "checkpoints/latest");
   CHECK(latest_checkpoint(out.path()).empty());
 }
+
+}  // namespace latest_checkpoint_test

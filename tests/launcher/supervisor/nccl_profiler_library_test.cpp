@@ -6,6 +6,8 @@
 #include <fstream>
 #include <string>
 
+namespace nccl_profiler_library_test {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -68,3 +70,5 @@ TEST_CASE("the build tree's pai-launch finds the plugin built beside it") {
             .lexically_normal()
             .string());
 }
+
+}  // namespace nccl_profiler_library_test

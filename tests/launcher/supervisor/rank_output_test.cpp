@@ -8,6 +8,8 @@
 
 #include "launcher/launcher_harness.h"
 
+namespace rank_output_test {
+
 using namespace pai::launcher;
 using pai::testing::slurp;
 using pai::testing::TempDir;
@@ -49,3 +51,5 @@ TEST_CASE("an unwritable log file is an error naming it") {
           "cannot write /nonexistent/rank-0.attempt-0.log: No such file or directory");
   }
 }
+
+}  // namespace rank_output_test

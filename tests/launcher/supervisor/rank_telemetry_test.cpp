@@ -14,6 +14,8 @@
 
 #include "support/temp_dir.h"
 
+namespace rank_telemetry_test {
+
 using namespace pai::launcher;
 using namespace std::chrono_literals;
 using pai::testing::spit;
@@ -313,3 +315,5 @@ TEST_CASE("the standing for hang forensics leaves the window to the next summary
   CHECK(summary->comm_us == 100000 + 2400000);
   CHECK(summary->open_ms == 2400);
 }
+
+}  // namespace rank_telemetry_test

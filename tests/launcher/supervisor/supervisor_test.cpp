@@ -11,6 +11,8 @@
 
 #include "launcher/launcher_harness.h"
 
+namespace supervisor_test {
+
 using namespace pai::testing;
 
 namespace {
@@ -580,3 +582,5 @@ TEST_CASE("ranks stuck exiting past exitInterval count as a hang") {
   CHECK(r.seconds < 10);
   CHECK(leftover_processes("sup-exiting").empty());
 }
+
+}  // namespace supervisor_test

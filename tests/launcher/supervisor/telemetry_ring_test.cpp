@@ -16,6 +16,8 @@
 #include "launcher/launcher_harness.h"
 #include "support/temp_dir.h"
 
+namespace telemetry_ring_test {
+
 using namespace pai::testing;
 using pai::launcher::create_telemetry_ring;
 using pai::launcher::TelemetryError;
@@ -411,3 +413,5 @@ TEST_CASE("a ring that cannot be created is warned about once - the ranks start 
   CHECK(count_lines_with(r.err, "PAI_TELEMETRY_FILE") == 1);
   CHECK(leftover_processes(job).empty());
 }
+
+}  // namespace telemetry_ring_test
