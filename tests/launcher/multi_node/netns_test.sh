@@ -28,142 +28,14 @@ launcher=$build/launcher/pai-launch
 readonly TIMEOUT=${PAI_NETNS_TIMEOUT:-30}
 readonly SUBNET=10.231.0
 
-# Messages go to fd 3, the test's stderr, so a block can silence the shell's own job reports.
-exec 3>&2
-say() { printf 'netns_test: %s\n' "$*" >&3; }
-skip() {
-  say "SKIPPED: $*"
-  exit 77
-}
-fail() {
-  say "FAILED: $*"
-  exit 1
-}
+TEST=netns_test
+source "$(dirname "$0")/netns_lib.sh"
 
 [[ -x $compiler && -x $launcher ]] || fail "no pai-compile or pai-launch under $build"
-((EUID == 0)) || skip "needs root to create network namespaces"
-command -v ip >/dev/null || skip "ip (iproute2) is not installed"
 command -v hostname >/dev/null || skip "hostname is not installed (the ranks report their address with hostname -I)"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/pai-netns-test-XXXXXX")
-namespaces=()     # created by this test, deleted by cleanup
-declare -A pids   # "scenario/node" -> pid of a launcher this test started and has not waited for
-outputs=()        # launcher output files, shown when the test fails
-
-# Every process still in namespace $1: launchers and ranks this test started (the namespaces
-# are this test's own, nothing else runs in them).
-namespace_pids() { ip netns pids "$1" 2>/dev/null || true; }
-
-cleanup() {
-  local status=$? key ns pid
-  trap - EXIT INT TERM
-  for key in "${!pids[@]}"; do
-    kill -KILL "${pids[$key]}" 2>/dev/null || true
-    wait "${pids[$key]}" 2>/dev/null || true
-  done
-  if ((status != 0 && status != 77)); then
-    local out
-    for out in "${outputs[@]}"; do
-      printf '===== %s\n' "${out#"$work"/}" >&3
-      cat "$out" >&3 2>/dev/null || true
-    done
-  fi
-  # A namespace outlives `ip netns del` while a process holds it: empty it first.
-  for ns in "${namespaces[@]}"; do
-    for _ in 1 2 3; do
-      pid=$(namespace_pids "$ns")
-      [[ -z $pid ]] && break
-      # shellcheck disable=SC2086  # one pid per word
-      kill -KILL $pid 2>/dev/null || true
-      sleep 0.1
-    done
-    # Deleting the switch namespace destroys its bridge and veth ends, and with them their
-    # peers (eth0) in the node namespaces.
-    if [[ -e /run/netns/$ns ]]; then ip netns del "$ns" || say "could not delete namespace $ns"; fi
-  done
-  rm -rf -- "$work"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# --- The network: pai-sw-PID holds bridge br0; node N is namespace pai-nsN-PID with eth0 at
-# 10.231.0.N/24, a veth whose other end (portN) is a port of br0. The veth pairs are created in
-# the switch namespace with their eth0 end straight in the node's, so no link ever appears in
-# the root namespace.
-switch=pai-sw-$$
-node_ns() { echo "pai-ns$1-$$"; }
-
-# Each namespace is listed before it is made, so an interrupt in between still removes it.
-namespaces+=("$switch")
-ip netns add "$switch" 2>"$work/netns.err" ||
-  skip "cannot create a network namespace: $(cat "$work/netns.err")"
-ip -n "$switch" link add br0 type bridge # STP off (the default): ports forward at once
-ip -n "$switch" link set br0 up
-for n in 1 2 3 4; do
-  ns=$(node_ns "$n")
-  namespaces+=("$ns")
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  ip -n "$switch" link add "port$n" type veth peer name eth0 netns "$ns"
-  ip -n "$switch" link set "port$n" master br0 up
-  ip -n "$ns" addr add "$SUBNET.$n/24" dev eth0
-  ip -n "$ns" link set eth0 up
-done
-say "network: namespaces ${namespaces[*]}, bridge br0 in $switch, $SUBNET.1-4/24"
-
-# Starts launcher $1 ("SCENARIO/NAME": its output goes to $work/SCENARIO/NAME.err and .out) in
-# node namespace $2 with the plan of SCENARIO and pai-launch arguments $3... (--node NAME, or
-# none to let it find its node by address).
-start_launcher() {
-  local key=$1 ns
-  ns=$(node_ns "$2")
-  shift 2
-  local scenario=${key%%/*}
-  outputs+=("$work/$key.err" "$work/$key.out")
-  ip netns exec "$ns" "$launcher" run --plan "$work/$scenario/plan/plan.json" \
-    --token-file "$work/$scenario/plan/job.token" --log-dir "$work/$key.logs" \
-    --heartbeat-interval-ms 200 --rendezvous-timeout "${TIMEOUT}s" "$@" \
-    >"$work/$key.out" 2>"$work/$key.err" &
-  # ip netns exec execs the command itself: $! is the launcher.
-  pids[$key]=$!
-}
-
-# Waits for the launcher "scenario/node" $1 until second $2 of the test at most (then kills it
-# and fails); sets `exited` to its exit code. Not in a subshell: only this shell can wait for it.
-wait_launcher() {
-  local key=$1 deadline=$2 pid=${pids[$1]} state
-  while { read -r _ _ state _ <"/proc/$pid/stat"; } 2>/dev/null && [[ $state != Z ]]; do
-    if ((SECONDS >= deadline)); then
-      kill -KILL "$pid" 2>/dev/null || true
-      fail "launcher $key still runs after ${TIMEOUT}s"
-    fi
-    sleep 0.05
-  done
-  exited=0
-  wait "$pid" || exited=$?
-  unset "pids[$key]"
-}
-
-# Fails unless launchers $1... ("SCENARIO/NAME") exit with code 0.
-expect_success() {
-  local key deadline=$((SECONDS + TIMEOUT))
-  for key in "$@"; do
-    wait_launcher "$key" "$deadline"
-    ((exited == 0)) || fail "launcher $key exited with $exited, expected 0"
-  done
-}
-
-# Fails unless launcher $1 ("SCENARIO/NAME") printed text $2 to its stderr, within 5 s: one
-# that still runs may not have written it yet.
-expect_said() {
-  local deadline=$((SECONDS + 5))
-  until grep -qF -- "$2" "$work/$1.err"; do
-    ((SECONDS < deadline)) || fail "launcher $1 never said: $2"
-    sleep 0.05
-  done
-}
+netns_init
+netns_network 4
 
 # Fails unless file $1 holds exactly the line $2.
 expect_line() {
@@ -171,17 +43,6 @@ expect_line() {
   local got
   got=$(<"$1")
   [[ $got == "$2" ]] || fail "${1#"$work"/} holds \"$got\", expected \"$2\""
-}
-
-# Fails if a process is left in a node's namespace once its launcher is gone.
-expect_no_leftovers() {
-  local n ns left deadline=$((SECONDS + 5))
-  for n in 1 2 3 4; do
-    ns=$(node_ns "$n")
-    # A dying process may take a moment to leave.
-    while left=$(namespace_pids "$ns") && [[ -n $left ]] && ((SECONDS < deadline)); do sleep 0.05; done
-    [[ -z $left ]] || fail "$1: processes left in $ns: $(ps -o pid=,args= -p "${left//$'\n'/,}" || true)"
-  done
 }
 
 # Fails unless the files in folder $1 are exactly the other arguments.
