@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdlib>
 
 #include "compiler/field_reader.h"
 #include "compiler/host_list.h"
@@ -20,7 +22,8 @@ const std::vector<std::string> kTopKeys = {
     "mounts",     "output", "roles",  "faultTolerance", "sanityCheck", "timeLimit",  "monitoring"};
 const std::vector<std::string> kPortRangeKeys = {"min", "max"};
 const std::vector<std::string> kCoordinatorKeys = {"host", "port"};
-const std::vector<std::string> kMonitoringKeys = {"metricsPort", "metricsAddress"};
+const std::vector<std::string> kMonitoringKeys = {"metricsPort", "metricsAddress", "gpuIdle"};
+const std::vector<std::string> kGpuIdleKeys = {"threshold", "window", "action"};
 const std::vector<std::string> kFabricKeys = {"type", "interface", "hcas", "gidIndex",
                                               "trafficClass"};
 const std::vector<std::string> kMountKeys = {"name", "source", "target", "readOnly"};
@@ -31,6 +34,25 @@ constexpr std::array kFabricTypes = {FabricType::Roce, FabricType::Ib, FabricTyp
 bool is_numeric_address(const std::string& text) {
   unsigned char buf[sizeof(in6_addr)];
   return inet_pton(AF_INET, text.c_str(), buf) == 1 || inet_pton(AF_INET6, text.c_str(), buf) == 1;
+}
+
+// `monitoring.gpuIdle.threshold`: "30%" or 30, a percentage in (0, 100].
+void parse_gpu_idle_threshold(const Node& node, const std::string& path, FieldReader& reader,
+                              double* out) {
+  std::string text = node.is_scalar() ? node.scalar : "";
+  const bool percent_sign = !text.empty() && text.back() == '%';
+  if (percent_sign) text.pop_back();
+  char* end = nullptr;
+  const double value = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  const bool number = !text.empty() && end == text.c_str() + text.size() && std::isfinite(value) &&
+                      (percent_sign || !node.quoted);
+  if (!number || !(value > 0 && value <= 100)) {
+    reader.error(node, path,
+                 "expected a percentage greater than 0 and at most 100 (\"30%\" or 30), got " +
+                     describe(node));
+    return;
+  }
+  *out = value;
 }
 
 class SpecParser {
@@ -152,6 +174,21 @@ void SpecParser::parse_coordinator(const Node& node) {
 void SpecParser::parse_monitoring(const Node& node) {
   if (!reader_.mapping(node, "monitoring", kMonitoringKeys)) return;
   Monitoring& m = spec_.job.monitoring;
+  if (const Node* g = reader_.optional(node, "monitoring", "gpuIdle")) {
+    if (reader_.mapping(*g, "monitoring.gpuIdle", kGpuIdleKeys)) {
+      if (const Node* n = reader_.optional(*g, "monitoring.gpuIdle", "threshold")) {
+        parse_gpu_idle_threshold(*n, "monitoring.gpuIdle.threshold", reader_,
+                                 &m.gpu_idle.threshold_percent);
+      }
+      if (const Node* n = reader_.optional(*g, "monitoring.gpuIdle", "window")) {
+        reader_.duration(*n, "monitoring.gpuIdle.window", 1, &m.gpu_idle.window_seconds);
+      }
+      if (const Node* n = reader_.optional(*g, "monitoring.gpuIdle", "action")) {
+        reader_.enumeration(*n, "monitoring.gpuIdle.action", enum_values<GpuIdleAction>(),
+                            &m.gpu_idle.action);
+      }
+    }
+  }
   if (const Node* n = reader_.optional(node, "monitoring", "metricsPort")) {
     reader_.integer(*n, "monitoring.metricsPort", 1024, 65535, &m.metrics_port);
   }

@@ -43,6 +43,9 @@ enum class RestartPolicy { ExitCodeAndErrorMsg, ExitCode, OnFailure, Never };
 /// What a diagnosis verdict (launcher/policy/diagnosis.h) does: warn records it and shows it;
 /// isolate also stops the job, excludes the node it names, brings a spare and restarts.
 enum class DiagnosisAction { Warn, Isolate };
+/// What a GPU-idle verdict (launcher/policy/gpu_idle.h) does: warn records it and shows it;
+/// restart also restarts the job (the instance in async mode) as a retryable failure.
+enum class GpuIdleAction { Warn, Restart };
 /// Style of a rendered MPI hostfile.
 enum class HostfileStyle { OpenMpi, Mpich };
 /// Where the plan's hosts come from.
@@ -96,6 +99,11 @@ template <>
 struct EnumNames<DiagnosisAction> {
   static constexpr std::array<EnumName<DiagnosisAction>, 2> table{
       {{DiagnosisAction::Warn, "warn"}, {DiagnosisAction::Isolate, "isolate"}}};
+};
+template <>
+struct EnumNames<GpuIdleAction> {
+  static constexpr std::array<EnumName<GpuIdleAction>, 2> table{
+      {{GpuIdleAction::Warn, "warn"}, {GpuIdleAction::Restart, "restart"}}};
 };
 template <>
 struct EnumNames<Inventory> {
@@ -257,11 +265,22 @@ struct SanityCheck {
   std::vector<CustomCheck> custom;
 };
 
+/// GPU-idle detection (spec `monitoring.gpuIdle`): a GPU whose NVML utilization stays below
+/// `threshold_percent` for `window_seconds` while its node's ranks run gets a verdict.
+struct GpuIdle {
+  double threshold_percent = 30;      ///< (0, 100]
+  std::int64_t window_seconds = 900;  ///< >= 1
+  GpuIdleAction action = GpuIdleAction::Warn;
+  bool operator==(const GpuIdle&) const = default;
+};
+
 /// Prometheus metrics (spec `monitoring`): the coordinator serves the text exposition format
-/// at http://metrics_address:metrics_port/metrics while the job runs.
+/// at http://metrics_address:metrics_port/metrics while the job runs; GPU-idle
+/// detection.
 struct Monitoring {
   int metrics_port = 0;                     ///< 1..65535; 0 = no metrics endpoint
   std::string metrics_address = "0.0.0.0";  ///< numeric IPv4 or IPv6 address to bind
+  GpuIdle gpu_idle;                         ///< spec `monitoring.gpuIdle`
 };
 
 struct Plan {

@@ -211,13 +211,24 @@ std::string canonical_plan(const Plan& plan, std::size_t* hash_at) {
   w.key("master");
   write(w, plan.master);
   w.member("masterRole", plan.master_role);
-  // Only an enabled endpoint is written, so plans (and their hashes) without one are the same
-  // as before the member existed.
-  if (plan.monitoring.metrics_port != 0) {
+  // Only an enabled endpoint and GPU-idle settings other than the defaults are written, so
+  // plans (and their hashes) without them are the same as before the members existed.
+  const bool custom_gpu_idle = !(plan.monitoring.gpu_idle == GpuIdle{});
+  if (plan.monitoring.metrics_port != 0 || custom_gpu_idle) {
     w.key("monitoring");
     w.begin_object();
-    w.member("metricsAddress", plan.monitoring.metrics_address);
-    w.member("metricsPort", plan.monitoring.metrics_port);
+    if (custom_gpu_idle) {
+      w.key("gpuIdle");
+      w.begin_object();
+      w.member("action", to_string(plan.monitoring.gpu_idle.action));
+      w.member("thresholdPercent", plan.monitoring.gpu_idle.threshold_percent);
+      w.member("windowSeconds", plan.monitoring.gpu_idle.window_seconds);
+      w.end_object();
+    }
+    if (plan.monitoring.metrics_port != 0) {
+      w.member("metricsAddress", plan.monitoring.metrics_address);
+      w.member("metricsPort", plan.monitoring.metrics_port);
+    }
     w.end_object();
   }
   w.key("mounts");
@@ -290,13 +301,29 @@ Host read_host(const JsonFields& f) {
   return h;
 }
 
+GpuIdle read_gpu_idle(const JsonFields& f) {
+  GpuIdle g;
+  g.action = f.enumeration("action", enum_values<GpuIdleAction>());
+  g.threshold_percent = f.number("thresholdPercent");
+  if (!(g.threshold_percent > 0 && g.threshold_percent <= 100))
+    f.fail(f.child("thresholdPercent"), "expected a percentage greater than 0 and at most 100");
+  g.window_seconds = f.seconds("windowSeconds");
+  if (g.window_seconds < 1) f.fail(f.child("windowSeconds"), "expected at least 1 second");
+  f.reject_unknown();
+  return g;
+}
+
 Monitoring read_monitoring(const JsonFields& f) {
   Monitoring m;
-  m.metrics_address = f.string("metricsAddress");
-  if (m.metrics_address.empty()) f.fail(f.child("metricsAddress"), "expected an address");
-  m.metrics_port = f.integer("metricsPort");
-  if (m.metrics_port < 1 || m.metrics_port > 65535)
-    f.fail(f.child("metricsPort"), "expected a port from 1 to 65535");
+  if (f.raw().contains("gpuIdle")) m.gpu_idle = read_gpu_idle(f.object("gpuIdle"));
+  // Both or neither: the endpoint is off when they are absent.
+  if (f.raw().contains("metricsPort") || f.raw().contains("metricsAddress")) {
+    m.metrics_address = f.string("metricsAddress");
+    if (m.metrics_address.empty()) f.fail(f.child("metricsAddress"), "expected an address");
+    m.metrics_port = f.integer("metricsPort");
+    if (m.metrics_port < 1 || m.metrics_port > 65535)
+      f.fail(f.child("metricsPort"), "expected a port from 1 to 65535");
+  }
   f.reject_unknown();
   return m;
 }

@@ -10,6 +10,8 @@ using DeviceHandle = struct nvmlDevice_st*;
 constexpr Return kSuccess = 0;
 constexpr int kMemoryErrorUncorrected = 1;  // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
 constexpr int kVolatileEcc = 0;             // NVML_VOLATILE_ECC
+// Bounds what a broken driver could claim, so it fits the protocol's 64-bit integers.
+constexpr unsigned long long kMaxMemoryBytes = 1ull << 62;
 
 // nvmlPciInfo_t as NVML's ABI lays it out (the v3 struct behind nvmlDeviceGetPciInfo_v3).
 struct PciInfo {
@@ -20,6 +22,17 @@ struct PciInfo {
   unsigned pci_device_id;
   unsigned pci_sub_system_id;
   char bus_id[32];
+};
+
+// nvmlUtilization_t and nvmlMemory_t (v1) as NVML's ABI lays them out.
+struct Utilization {
+  unsigned gpu;
+  unsigned memory;
+};
+struct Memory {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
 };
 
 template <typename Fn>
@@ -44,6 +57,8 @@ struct Nvml::Api {
   Return (*pcie_width)(DeviceHandle, unsigned*) = nullptr;
   Return (*pcie_max_generation)(DeviceHandle, unsigned*) = nullptr;
   Return (*pcie_max_width)(DeviceHandle, unsigned*) = nullptr;
+  Return (*utilization)(DeviceHandle, Utilization*) = nullptr;
+  Return (*memory)(DeviceHandle, Memory*) = nullptr;
 };
 
 Nvml::Nvml() : api_(std::make_unique<Api>()) {}
@@ -71,6 +86,8 @@ std::unique_ptr<Nvml> Nvml::open(const std::string& library, std::string* reason
   resolve(handle, "nvmlDeviceGetCurrPcieLinkWidth", api.pcie_width);
   resolve(handle, "nvmlDeviceGetMaxPcieLinkGeneration", api.pcie_max_generation);
   resolve(handle, "nvmlDeviceGetMaxPcieLinkWidth", api.pcie_max_width);
+  resolve(handle, "nvmlDeviceGetUtilizationRates", api.utilization);
+  resolve(handle, "nvmlDeviceGetMemoryInfo", api.memory);
   if (!api.init || !api.shutdown || !api.count || !api.handle_by_index) {
     *reason = library + " lacks the NVML device entry points";
     return nullptr;
@@ -141,6 +158,37 @@ std::vector<GpuHealth> Nvml::health(std::string* error) const {
     if (api_->pcie_max_width && api_->pcie_max_width(device, &value) == kSuccess)
       h.pcie_max_width = static_cast<int>(value);
     gpus.push_back(h);
+  }
+  return gpus;
+}
+
+std::vector<GpuUsage> Nvml::usage(std::string* error) const {
+  std::vector<GpuUsage> gpus;
+  unsigned count = 0;
+  Return r = api_->count(&count);
+  if (r != kSuccess) {
+    *error = "nvmlDeviceGetCount failed: error " + std::to_string(r);
+    return gpus;
+  }
+  for (unsigned i = 0; i < count; ++i) {
+    DeviceHandle device = nullptr;
+    if (api_->handle_by_index(i, &device) != kSuccess) {
+      *error = "NVML cannot open GPU " + std::to_string(i);
+      return gpus;
+    }
+    GpuUsage u;
+    u.index = static_cast<int>(i);
+    Utilization rates{};
+    // NVML reports a percentage; anything above 100 is not one.
+    if (api_->utilization && api_->utilization(device, &rates) == kSuccess && rates.gpu <= 100)
+      u.utilization = static_cast<int>(rates.gpu);
+    Memory memory{};
+    if (api_->memory && api_->memory(device, &memory) == kSuccess && memory.used <= memory.total &&
+        memory.total <= kMaxMemoryBytes) {
+      u.memory_used_bytes = static_cast<std::int64_t>(memory.used);
+      u.memory_total_bytes = static_cast<std::int64_t>(memory.total);
+    }
+    gpus.push_back(u);
   }
   return gpus;
 }

@@ -2,6 +2,7 @@
 // file and nvml.cpp know NVML's symbols.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,15 @@ struct GpuHealth {
   int pcie_max_width = 0;
 };
 
+/// What one GPU is doing now, as NVML reports it; -1 for what it does not report.
+struct GpuUsage {
+  int index = 0;
+  int utilization = -1;  ///< percent of the last sample period a kernel ran, 0..100
+  std::int64_t memory_used_bytes = -1;
+  std::int64_t memory_total_bytes = -1;
+  bool operator==(const GpuUsage&) const = default;
+};
+
 /// Throttle reasons that point at a sick node: hardware slowdown, software and hardware thermal
 /// slowdown, hardware power brake.
 inline constexpr unsigned long long kBadThrottleReasons = 0x8 | 0x20 | 0x40 | 0x80;
@@ -48,6 +58,9 @@ class Nvml {
   std::string driver_version() const;
   /// Health of every GPU NVML sees, in NVML order; `*error` set when they cannot be listed.
   std::vector<GpuHealth> health(std::string* error) const;
+  /// Utilization and memory of every GPU NVML sees, in NVML order; `*error` set when they
+  /// cannot be listed. Cheap enough to call every few seconds while ranks run.
+  std::vector<GpuUsage> usage(std::string* error) const;
 
  private:
   struct Api;

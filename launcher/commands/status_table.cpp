@@ -88,13 +88,28 @@ Row rank_row(std::int64_t rank, const net::NodeStatus& node, const net::RankUsag
              usage != nullptr ? memory_text(usage->memory_peak_bytes) : "-"};
 }
 
-// The rows of a node's running ranks that sent figures or telemetry, in rank order.
-void add_rank_rows(const net::NodeStatus& node, std::vector<Row>& rows) {
+// The utilization of the rank's GPU: the one whose index is its local rank; "-" when unknown.
+std::string gpu_text(std::int64_t rank, const net::NodeStatus& node) {
+  if (node.ranks.size() != 2) return "-";
+  const std::int64_t local = rank - node.ranks[0];
+  for (const net::GpuSample& g : node.gpus) {
+    if (g.index == local && g.utilization >= 0) return std::to_string(g.utilization) + "%";
+  }
+  return "-";
+}
+
+// The rows of a node's running ranks that sent figures or telemetry, or whose node sent its
+// GPUs, in rank order; with `gpu_column`, each ends with its GPU's utilization.
+void add_rank_rows(const net::NodeStatus& node, bool gpu_column, std::vector<Row>& rows) {
   std::map<std::int64_t, std::pair<const net::RankUsage*, const net::RankTelemetry*>> ranks;
   for (const net::RankUsage& u : node.usage) ranks[u.rank].first = &u;
   for (const net::RankTelemetry& t : node.telemetry) ranks[t.rank].second = &t;
+  if (!node.gpus.empty() && node.ranks.size() == 2) {
+    for (std::int64_t r = node.ranks[0]; r <= node.ranks[1]; ++r) ranks.try_emplace(r);
+  }
   for (const auto& [rank, found] : ranks) {
     rows.push_back(rank_row(rank, node, found.first, found.second));
+    if (gpu_column) rows.back().push_back(gpu_text(rank, node));
   }
 }
 
@@ -105,9 +120,13 @@ std::string render_status_table(const net::StatusReply& status) {
       {"NODE", "ADDRESS", "INSTANCE", "RANKS", "STATE", "RESTARTS", "LAST-EVENT"}};
   std::vector<Row> ranks{{"RANK", "NODE", "PID", "STATE", "ATTEMPT", "STEP", "RATE", "ELAPSED",
                           "CPU", "MEMORY", "PEAK"}};
+  // The GPU column only where some node sampled its GPUs (NVML present).
+  const bool gpu_column = std::any_of(status.nodes.begin(), status.nodes.end(),
+                                      [](const net::NodeStatus& n) { return !n.gpus.empty(); });
+  if (gpu_column) ranks.front().push_back("GPU");
   for (const net::NodeStatus& node : status.nodes) {
     nodes.push_back(node_row(node));
-    add_rank_rows(node, ranks);
+    add_rank_rows(node, gpu_column, ranks);
   }
   std::string out = "job " + status.job + ": " + status.phase + "\n" + aligned(nodes);
   if (ranks.size() > 1) out += "\n" + aligned(ranks);

@@ -13,7 +13,9 @@ namespace pai::launcher {
 /// empty last event). When nodes sent figures (cgroups) or telemetry of their running ranks,
 /// a second table follows after a blank line: RANK NODE PID STATE ATTEMPT STEP RATE (steps a
 /// second over the latest heartbeat's window) ELAPSED (of the attempt) CPU (seconds) MEMORY
-/// PEAK, "-" for what is unknown (no telemetry ring, no memory controller).
+/// PEAK, "-" for what is unknown (no telemetry ring, no memory controller). Where a node sampled
+/// its GPUs, every rank of it has a row and a last column GPU follows: the utilization of the
+/// rank's GPU (the one whose index is its local rank), "-" when not known.
 std::string render_status_table(const net::StatusReply& status);
 
 }  // namespace pai::launcher

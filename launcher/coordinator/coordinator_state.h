@@ -84,6 +84,8 @@ struct Instance {
   std::optional<Clock::time_point> backoff_until;
   std::optional<InstanceHeartbeat> heartbeat;
   std::string failure_summary;  ///< the latest `failure` text of its ranks
+  /// Its node's GPUs as last sampled in this attempt (for `status` and the metrics)
+  std::vector<net::GpuSample> gpus;
 };
 
 /// An authenticated connection.

@@ -83,6 +83,10 @@ void JobMetrics::recorded(const std::string& kind, const nlohmann::json& fields)
     if (cls == nullptr || severity == nullptr) return;
     count(verdicts_, std::make_pair(label_text(*cls), label_text(*severity)),
           std::make_pair(std::string("other"), label_text(*severity)));
+  } else if (kind == "gpu-idle") {
+    const std::string* node = string_field(fields, "node");
+    if (node == nullptr) return;
+    count(gpu_idle_verdicts_, label_text(*node), std::string("other"));
   }
 }
 

@@ -56,8 +56,8 @@ class JobMetrics {
   using Clock = std::chrono::steady_clock;
 
   /// A record the coordinator journals (CoordinatorState::record): "restart" {signature},
-  /// "join" and "checks" {checks: [{name, status}]}, "diagnosis" {class, severity} are
-  /// counted; others are ignored, as are fields of the wrong type.
+  /// "join" and "checks" {checks: [{name, status}]}, "diagnosis" {class, severity} and
+  /// "gpu-idle" {node} are counted; others are ignored, as are fields of the wrong type.
   void recorded(const std::string& kind, const nlohmann::json& fields);
   /// The launcher of node `node` (an index of CoordinatorState::nodes) sent a heartbeat.
   void alive(int node, Clock::time_point now);
@@ -75,6 +75,10 @@ class JobMetrics {
   const std::map<std::pair<std::string, std::string>, std::uint64_t>& verdicts() const {
     return verdicts_;
   }
+  /// GPU-idle verdicts by node name.
+  const std::map<std::string, std::uint64_t>& gpu_idle_verdicts() const {
+    return gpu_idle_verdicts_;
+  }
   /// Steps of every rank, indexed by global rank (ranks beyond the end have reported none).
   const std::vector<RankSteps>& ranks() const { return ranks_; }
   /// Time inside timed steps, summed over every rank.
@@ -89,6 +93,7 @@ class JobMetrics {
   std::uint64_t restarts_total_ = 0;
   std::map<std::pair<std::string, std::string>, std::uint64_t> check_runs_;
   std::map<std::pair<std::string, std::string>, std::uint64_t> verdicts_;
+  std::map<std::string, std::uint64_t> gpu_idle_verdicts_;
   std::vector<RankSteps> ranks_;
   std::int64_t step_us_total_ = 0;
   std::vector<std::optional<std::int64_t>> instance_steps_;

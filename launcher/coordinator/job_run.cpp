@@ -43,7 +43,8 @@ JobRun::JobRun(CoordinatorState& state)
     : state_(state),
       policy_(state.plan.fault_tolerance, governed(state.plan), state.plan.nodes),
       diagnosis_(state),
-      forensics_(state) {}
+      forensics_(state),
+      gpu_idle_(state) {}
 
 void JobRun::start(Clock::time_point now) {
   now_ = now;
@@ -229,6 +230,8 @@ void JobRun::start_ready() {
     inst.heartbeat.reset();
     diagnosis_.restarted(i);
     forensics_.restarted(i);
+    gpu_idle_.forget(inst.node);
+    inst.gpus.clear();
     n.last_event = "started attempt " + std::to_string(inst.attempt);
     state_.record(
         "start",
@@ -369,8 +372,28 @@ void JobRun::heartbeat(int node, const net::NodeHeartbeat& message, Clock::time_
     inst.heartbeat = InstanceHeartbeat{e.idle_ms, e.hang_interval, now, e.ranks, e.telemetry};
     diagnosis_.observe(node, e, now);
   }
+  watch_gpus(node, message.gpus);
   diagnose();
   detect_hang(false);
+}
+
+void JobRun::watch_gpus(int node, const std::vector<net::GpuSample>& gpus) {
+  const int instance = state_.nodes[static_cast<std::size_t>(node)].instance;
+  if (gpus.empty() || instance < 0) return;
+  Instance& inst = state_.instances[static_cast<std::size_t>(instance)];
+  if (inst.run != Run::Running) return;
+  inst.gpus = gpus;
+  if (paused_ || state_.phase != Phase::Running) return;
+  for (const GpuIdleVerdict& v : gpu_idle_.observe(node, inst.attempt, gpus, now_)) {
+    state_.record("gpu-idle", gpu_idle_.record(v, instance), gpu_idle_.line(v, instance));
+    if (state_.plan.monitoring.gpu_idle.action != GpuIdleAction::Restart) continue;
+    Classification c;
+    c.retryable = state_.plan.fault_tolerance.policy != RestartPolicy::Never;
+    c.signature = "gpu-idle";
+    c.reason =
+        gpu_idle_.reason(v) + (c.retryable ? ": retryable" : ": not retryable (policy never)");
+    feed(HangDetected{instance, c});
+  }
 }
 
 void JobRun::failure(int node, const net::Failure& message) {

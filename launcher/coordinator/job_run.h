@@ -14,6 +14,7 @@
 #include "launcher/coordinator/coordinator_state.h"
 #include "launcher/coordinator/job_diagnosis.h"
 #include "launcher/coordinator/job_forensics.h"
+#include "launcher/coordinator/job_gpu_idle.h"
 #include "launcher/net/protocol.h"
 #include "launcher/policy/restart_policy.h"
 
@@ -88,6 +89,10 @@ class JobRun {
   void set_run(int instance, Run run);
   /// Judges the ranks' telemetry when due: records and shows each verdict, and isolates.
   void diagnose();
+  /// The GPUs of node `node`'s heartbeat: kept for `status` and the metrics while its instance
+  /// runs, and judged: each GPU-idle verdict is recorded and shown, and with
+  /// `monitoring.gpuIdle.action: restart` fails the instance as retryable ("gpu-idle").
+  void watch_gpus(int node, const std::vector<net::GpuSample>& gpus);
   /// `diagnosis.action: isolate`: excludes the node the verdict names and restarts its
   /// instance (a spare takes it at the start).
   void isolate(const Diagnosis& verdict);
@@ -103,6 +108,7 @@ class JobRun {
   RestartPolicyMachine policy_;
   JobDiagnosis diagnosis_;
   JobForensics forensics_;
+  JobGpuIdle gpu_idle_;
   std::deque<PolicyEvent> queue_;
   bool draining_ = false;
   bool paused_ = false;

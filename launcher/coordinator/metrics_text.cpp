@@ -244,6 +244,12 @@ void counter_series(Exposition& x, const CoordinatorState& state, Clock::time_po
         .label("severity", key.second)
         .value(n);
   }
+  x.family("pai_gpu_idle_verdicts_total", "counter",
+           "GPU-idle verdicts (monitoring.gpuIdle) by node: a GPU below the threshold for the "
+           "whole window while the node's ranks ran.");
+  for (const auto& [node, n] : m.gpu_idle_verdicts()) {
+    x.sample("pai_gpu_idle_verdicts_total").label("node", node).value(n);
+  }
   x.family("pai_training_step_seconds_total", "counter",
            "Time inside timed training steps, summed over every rank (telemetry).");
   x.sample("pai_training_step_seconds_total").value(static_cast<double>(m.step_us_total()) / 1e6);
@@ -289,6 +295,47 @@ void node_series(Exposition& x, const CoordinatorState& state, Clock::time_point
           .value(c.status == checks::CheckResult::Passed);
     }
   }
+}
+
+// The GPUs each running instance's node sampled last, as many as its ranks' series budget
+// allows (kMaxGpusPerRank per rank).
+void gpu_series(Exposition& x, const CoordinatorState& state) {
+  const auto each_gpu = [&](auto&& body) {
+    for (std::size_t i = 0; i < state.instances.size(); ++i) {
+      const Instance& inst = state.instances[i];
+      if (inst.run != Run::Running || inst.gpus.empty()) continue;
+      const auto [first, last] = ranks_of(state, static_cast<int>(i));
+      const std::size_t shown = static_cast<std::size_t>(kMaxGpusPerRank * (last - first + 1));
+      const std::string& node = state.nodes[static_cast<std::size_t>(inst.node)].name;
+      for (std::size_t k = 0; k < inst.gpus.size() && k < shown; ++k) body(node, inst.gpus[k]);
+    }
+  };
+  x.family("pai_gpu_utilization_ratio", "gauge",
+           "Share of the latest sample period a kernel ran on the GPU (NVML), sampled while "
+           "the node's ranks run.");
+  each_gpu([&](const std::string& node, const net::GpuSample& g) {
+    if (g.utilization < 0) return;
+    x.sample("pai_gpu_utilization_ratio")
+        .label("node", node)
+        .label("gpu", g.index)
+        .value(g.utilization / 100.0);
+  });
+  x.family("pai_gpu_memory_used_bytes", "gauge", "GPU memory in use (NVML).");
+  each_gpu([&](const std::string& node, const net::GpuSample& g) {
+    if (g.memory_used_bytes < 0) return;
+    x.sample("pai_gpu_memory_used_bytes")
+        .label("node", node)
+        .label("gpu", g.index)
+        .value(g.memory_used_bytes);
+  });
+  x.family("pai_gpu_memory_total_bytes", "gauge", "GPU memory in all (NVML).");
+  each_gpu([&](const std::string& node, const net::GpuSample& g) {
+    if (g.memory_total_bytes < 0) return;
+    x.sample("pai_gpu_memory_total_bytes")
+        .label("node", node)
+        .label("gpu", g.index)
+        .value(g.memory_total_bytes);
+  });
 }
 
 void instance_series(Exposition& x, const CoordinatorState& state, const JobRun* job) {
@@ -409,6 +456,7 @@ std::string metrics_text(const CoordinatorState& state, const JobRun* job, Clock
   counter_series(x, state, now);
   node_series(x, state, now);
   instance_series(x, state, job);
+  gpu_series(x, state);
   rank_series(x, state);
   return std::move(x).take();
 }

@@ -19,6 +19,10 @@ inline constexpr char kMetricsContentType[] = "text/plain; version=0.0.4; charse
 /// of one rank carries them all). metrics_text() never exceeds it.
 inline constexpr int kMaxSeriesPerRank = 50;
 
+/// GPUs shown per rank of a node at most (3 series each: utilization, memory used and total):
+/// a node of one rank shows its first 3 GPUs, a node of 8 ranks all of its 8.
+inline constexpr int kMaxGpusPerRank = 3;
+
 /// Check results shown per node at most (the latest round's first ones, in the plan's order).
 inline constexpr int kMaxChecksPerNode = 16;
 

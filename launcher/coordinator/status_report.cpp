@@ -63,6 +63,7 @@ net::StatusReply status_message(const CoordinatorState& state, const JobRun* job
       if (inst.run == Run::Running && inst.heartbeat) {
         entry.usage = inst.heartbeat->ranks;
         entry.telemetry = inst.heartbeat->telemetry;
+        entry.gpus = inst.gpus;
       }
     }
     reply.nodes.push_back(std::move(entry));

@@ -82,6 +82,13 @@ Json rank_json(const RankTelemetry& t) {
               {"tcpRetrans", t.tcp_retrans}};
 }
 
+Json rank_json(const GpuSample& g) {
+  return Json{{"index", g.index},
+              {"utilization", g.utilization},
+              {"memoryUsedBytes", g.memory_used_bytes},
+              {"memoryTotalBytes", g.memory_total_bytes}};
+}
+
 // Per-rank lists (figures, telemetry) are optional on the wire: absent when there are none.
 template <class T>
 void write_ranks(Json& j, const char* key, const std::vector<T>& items) {
@@ -103,6 +110,7 @@ void write(Json& j, const NodeHeartbeat& m) {
     list.push_back(std::move(entry));
   }
   j["instances"] = std::move(list);
+  write_ranks(j, "gpus", m.gpus);
 }
 
 void write(Json& j, const Failure& m) {
@@ -227,6 +235,7 @@ void write(Json& j, const StatusReply& m) {
     if (n.attempt >= 0) entry["attempt"] = n.attempt;
     if (n.elapsed_ms >= 0) entry["elapsedMs"] = n.elapsed_ms;
     write_ranks(entry, "telemetry", n.telemetry);
+    write_ranks(entry, "gpus", n.gpus);
     nodes.push_back(std::move(entry));
   }
   j["job"] = m.job;

@@ -138,6 +138,18 @@ struct RankTelemetry {
   bool operator==(const RankTelemetry&) const = default;
 };
 
+/// One GPU of a node as NVML sampled it while the node's ranks ran (issue 18).
+struct GpuSample {
+  std::int64_t index = 0;                ///< NVML's index, 0..kMaxNodeGpus - 1
+  int utilization = -1;                  ///< percent of the time a kernel ran, 0..100; -1: unknown
+  std::int64_t memory_used_bytes = -1;   ///< "memoryUsedBytes"; -1: unknown
+  std::int64_t memory_total_bytes = -1;  ///< "memoryTotalBytes"; -1: unknown; >= used
+  bool operator==(const GpuSample&) const = default;
+};
+
+/// Most GPUs one node reports (entries of `gpus`, and their indexes' bound).
+inline constexpr std::size_t kMaxNodeGpus = 64;
+
 /// One running instance in a launcher's `heartbeat`.
 struct HeartbeatInstance {
   int instance = 0;
@@ -154,6 +166,9 @@ struct HeartbeatInstance {
 struct NodeHeartbeat {
   static constexpr char kType[] = "heartbeat";
   std::vector<HeartbeatInstance> instances;
+  /// "gpus" on the wire, optional: the node's GPUs when they were sampled since the previous
+  /// heartbeat (every few seconds while its ranks run, where NVML is present); distinct indexes
+  std::vector<GpuSample> gpus = {};  // `= {}`: initializers from before it may leave it out
   bool operator==(const NodeHeartbeat&) const = default;
 };
 
@@ -436,6 +451,9 @@ struct NodeStatus {
   std::int64_t elapsed_ms = -1;
   /// The running ranks' telemetry from the latest heartbeat (steps, step rate); optional
   std::vector<RankTelemetry> telemetry;
+  /// The node's GPUs as last sampled while its ranks run; optional (a rank's GPU is the one
+  /// whose index is its local rank)
+  std::vector<GpuSample> gpus = {};  // `= {}`: initializers from before it may leave it out
   bool operator==(const NodeStatus&) const = default;
 };
 

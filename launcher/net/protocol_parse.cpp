@@ -171,6 +171,37 @@ RankTelemetry read_telemetry(const MessageReader& entry) {
   return t;
 }
 
+GpuSample read_gpu(const MessageReader& entry) {
+  GpuSample g{.index = non_negative(entry, "index"),
+              .utilization = entry.integer("utilization", -1, 100),
+              .memory_used_bytes = minus_one_or_more(entry, "memoryUsedBytes"),
+              .memory_total_bytes = minus_one_or_more(entry, "memoryTotalBytes")};
+  if (g.index >= static_cast<std::int64_t>(kMaxNodeGpus)) {
+    entry.fail("index", "expected an index below " + std::to_string(kMaxNodeGpus));
+  }
+  if (g.memory_used_bytes >= 0 && g.memory_total_bytes >= 0 &&
+      g.memory_used_bytes > g.memory_total_bytes) {
+    entry.fail("memoryUsedBytes", "expected at most memoryTotalBytes");
+  }
+  return g;
+}
+
+// The optional `gpus` of a heartbeat or a status node: at most kMaxNodeGpus, distinct indexes.
+std::vector<GpuSample> read_gpus(const MessageReader& m, const std::string& where) {
+  if (m.has("gpus") && m.array("gpus").size() > kMaxNodeGpus) {
+    m.fail("gpus", "more than " + std::to_string(kMaxNodeGpus) + " GPUs");
+  }
+  std::vector<GpuSample> gpus = read_objects(m, "gpus", where, read_gpu);
+  std::vector<bool> seen(kMaxNodeGpus, false);
+  for (const GpuSample& g : gpus) {
+    if (seen[static_cast<std::size_t>(g.index)]) {
+      m.fail("gpus", "GPU " + std::to_string(g.index) + " listed twice");
+    }
+    seen[static_cast<std::size_t>(g.index)] = true;
+  }
+  return gpus;
+}
+
 NodeHeartbeat read(const MessageReader& m, const Limits& limits, Tag<NodeHeartbeat>) {
   const Json& list = m.array("instances");
   NodeHeartbeat heartbeat;
@@ -187,6 +218,7 @@ NodeHeartbeat read(const MessageReader& m, const Limits& limits, Tag<NodeHeartbe
                           .ranks = read_objects(entry, "ranks", where, read_usage),
                           .telemetry = read_objects(entry, "telemetry", where, read_telemetry)});
   }
+  heartbeat.gpus = read_gpus(m, m.type());
   return heartbeat;
 }
 
@@ -342,6 +374,7 @@ NodeStatus read_node_status(const Json& item, std::size_t index) {
   if (r.has("attempt")) node.attempt = r.integer("attempt", 0, kIntMax);
   if (r.has("elapsedMs")) node.elapsed_ms = non_negative(r, "elapsedMs");
   node.telemetry = read_objects(r, "telemetry", name, read_telemetry);
+  node.gpus = read_gpus(r, name);
   return node;
 }
 

@@ -11,6 +11,7 @@
 #include "launcher/net/host_changes.h"
 #include "launcher/net/protocol.h"
 #include "launcher/policy/failure_classifier.h"
+#include "launcher/policy/gpu_idle.h"
 #include "libpai/hostfile.h"
 #include "libpai/placement.h"
 #include "libpai/write_all.h"
@@ -230,9 +231,30 @@ net::NodeHeartbeat NodeAgent::heartbeat() {
                                                      .tcp_retrans = t.tcp_retrans});
       }
       beat.instances.push_back(std::move(entry));
+      sample_gpus(beat);
+      return beat;
     }
   }
+  gpus_sampled_.reset();  // the next run samples at once
   return beat;
+}
+
+void NodeAgent::sample_gpus(net::NodeHeartbeat& beat) {
+  if (gpus_unavailable_) return;
+  const auto now = parts_.clock.now();
+  const auto interval =
+      gpu_sample_interval(std::chrono::seconds(plan_.monitoring.gpu_idle.window_seconds));
+  if (gpus_sampled_ && now - *gpus_sampled_ < interval) return;
+  gpus_sampled_ = now;
+  std::string why;
+  auto gpus = parts_.gpus.sample(&why);
+  if (!gpus) {
+    gpus_unavailable_ = true;
+    say("note: GPU utilization is not watched on this node: " + why);
+    events_.record("gpu-sampling-off", {{"node", options_.node}, {"reason", why}});
+    return;
+  }
+  beat.gpus = std::move(*gpus);
 }
 
 void NodeAgent::on_lost(const std::string& why) {

@@ -21,6 +21,7 @@
 #include "launcher/net/protocol.h"
 #include "launcher/node/command_runner.h"
 #include "launcher/node/coordinator_link.h"
+#include "launcher/node/gpu_sampler.h"
 #include "launcher/node/instance_runner.h"
 #include "launcher/node/log_subscription.h"
 #include "launcher/node/monotonic_clock.h"
@@ -57,6 +58,7 @@ struct NodeAgentParts {
   LogSubscription& logs;
   SanityCheckRunner& checks;
   MonotonicClock& clock;
+  GpuSampler& gpus;
 };
 
 /// This node's part of a multi-node job (docs/protocol.md, "Node launcher").
@@ -117,6 +119,9 @@ class NodeAgent final : public SupervisorHooks {
  private:
   void say(const std::string& text);
   net::NodeHeartbeat heartbeat();
+  /// While the instance runs: the node's GPUs into `beat` when a sample is due (every
+  /// gpu_sample_interval() of the plan's gpuIdle window); once, a note when they cannot be.
+  void sample_gpus(net::NodeHeartbeat& beat);
   void dispatch(const net::CoordinatorToNode& message);
   template <class Message>
   int local_of(const Message& message, int instance) const;
@@ -139,6 +144,8 @@ class NodeAgent final : public SupervisorHooks {
   bool stopping_ = false;   // a stop from the coordinator is in progress
   int stopped_by_ = 0;      // the stop signal that ended the wait for the coordinator
   bool finishing_ = false;  // the job is over for this node: nothing more is reported
+  std::optional<MonotonicClock::TimePoint> gpus_sampled_;  // the latest GPU sample of this run
+  bool gpus_unavailable_ = false;                          // no NVML: never asked again
 };
 
 }  // namespace pai::launcher

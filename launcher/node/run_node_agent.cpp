@@ -8,6 +8,7 @@
 #include "launcher/net/client.h"
 #include "launcher/node/background_checks.h"
 #include "launcher/node/node_link.h"
+#include "launcher/node/nvml_gpu_sampler.h"
 #include "launcher/node/remote_exec.h"
 #include "launcher/os/signals.h"
 #include "launcher/supervisor/supervisor.h"
@@ -103,7 +104,8 @@ struct RealNode {
             [this](std::int64_t id, int code) { agent.on_command_exit(id, code); }),
         logs([this](int rank, std::string_view data) { agent.on_log_output(rank, data); }),
         checks(plan, supervisor),
-        agent(plan, options, events, NodeAgentParts{link, runner, commands, logs, checks, clock}) {
+        agent(plan, options, events,
+              NodeAgentParts{link, runner, commands, logs, checks, clock, gpus}) {
     hooks.agent = &agent;
     // The coordinator decides job-wide hangs from every node's heartbeats.
     supervisor.set_job_wide_hangs(true);
@@ -117,6 +119,7 @@ struct RealNode {
   LogStreamSubscription logs;
   BackgroundChecks checks;
   SteadyClock clock;
+  NvmlGpuSampler gpus;
   NodeAgent agent;
 };
 

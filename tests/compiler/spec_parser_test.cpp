@@ -454,4 +454,47 @@ TEST_CASE("monitoring errors are located at the field") {
             "monitoring.metricsAddress: has no effect without monitoring.metricsPort"});
 }
 
+TEST_CASE("monitoring.gpuIdle - defaults 30% for 15m warn - percent or number") {
+  const GpuIdle none = parse(kMinimal)->spec.job.monitoring.gpu_idle;
+  CHECK(none.threshold_percent == 30);
+  CHECK(none.window_seconds == 900);
+  CHECK(none.action == GpuIdleAction::Warn);
+  const auto p =
+      parse(kMinimal + "monitoring: {gpuIdle: {threshold: 12.5%, window: 2m, action: restart}}\n");
+  CHECK(p->diags.all().empty());
+  const GpuIdle& g = p->spec.job.monitoring.gpu_idle;
+  CHECK(g.threshold_percent == 12.5);
+  CHECK(g.window_seconds == 120);
+  CHECK(g.action == GpuIdleAction::Restart);
+  const auto bare = parse(kMinimal + "monitoring: {gpuIdle: {threshold: 100}}\n");
+  CHECK(bare->diags.all().empty());
+  CHECK(bare->spec.job.monitoring.gpu_idle.threshold_percent == 100);
+}
+
+TEST_CASE("monitoring.gpuIdle errors name the field - 150 percent - negative window - action") {
+  const auto p = parse(kMinimal +
+                       "monitoring:\n"
+                       "  gpuIdle:\n"
+                       "    threshold: 150%\n"
+                       "    window: -5m\n"
+                       "    action: reboot\n");
+  const auto messages = p->messages();
+  REQUIRE(messages.size() == 3);
+  CHECK(messages[0] ==
+        "monitoring.gpuIdle.threshold: expected a percentage greater than 0 and at most 100 "
+        "(\"30%\" or 30), got \"150%\"");
+  CHECK(messages[1].rfind("monitoring.gpuIdle.window: ", 0) == 0);
+  CHECK(messages[1].find("-5m") != std::string::npos);
+  CHECK(messages[2].rfind("monitoring.gpuIdle.action: ", 0) == 0);
+  CHECK(messages[2].find("\"reboot\"") != std::string::npos);
+  CHECK(p->diags.all()[0].loc.line == 10);
+  CHECK(p->diags.all()[0].loc.column == 16);
+  const auto zero = parse(kMinimal + "monitoring: {gpuIdle: {threshold: 0, windw: 1m}}\n");
+  CHECK(zero->messages() ==
+        std::vector<std::string>{
+            "monitoring.gpuIdle: unknown key \"windw\" (did you mean \"window\"?)",
+            "monitoring.gpuIdle.threshold: expected a percentage greater than 0 and at most 100 "
+            "(\"30%\" or 30), got 0"});
+}
+
 }  // namespace spec_parser_test

@@ -175,6 +175,11 @@ TEST_CASE("plan.json validates against schemas/plan.schema.json") {
     plan.inventory = inventory;
     // The Slurm plan serves metrics too: the optional member is checked as well.
     if (inventory == pai::Inventory::Slurm) plan.monitoring.metrics_port = 9400;
+    // The static plan has GPU-idle settings of its own: that member is checked too.
+    if (inventory == pai::Inventory::Static) {
+      plan.monitoring.gpu_idle = {
+          .threshold_percent = 12.5, .window_seconds = 60, .action = pai::GpuIdleAction::Restart};
+    }
     {
       std::ofstream out(file);
       out << pai::plan_to_json(plan, kToken.secret);
@@ -522,6 +527,32 @@ TEST_CASE("the monitoring member is written only with a metrics port - and round
   CHECK(back.monitoring.metrics_port == 9400);
   CHECK(back.monitoring.metrics_address == "::1");
   CHECK(pai::plan_to_json(back, kToken.secret) == text);
+}
+
+TEST_CASE("gpuIdle is written only when it differs from the defaults - and round-trips") {
+  pai::Plan plan = pai::testing::make_test_plan(1, 2);
+  plan.monitoring.gpu_idle = {
+      .threshold_percent = 12.5, .window_seconds = 2, .action = pai::GpuIdleAction::Restart};
+  const std::string text = pai::plan_to_json(plan, kToken.secret);
+  json document = json::parse(text);
+  CHECK(
+      document["monitoring"] ==
+      json{{"gpuIdle", {{"action", "restart"}, {"thresholdPercent", 12.5}, {"windowSeconds", 2}}}});
+  pai::Plan back = pai::plan_from_json(text, "plan.json", kToken);
+  CHECK(back.monitoring.gpu_idle == plan.monitoring.gpu_idle);
+  CHECK(back.monitoring.metrics_port == 0);
+  CHECK(pai::plan_to_json(back, kToken.secret) == text);
+  document["monitoring"]["gpuIdle"]["thresholdPercent"] = 150;
+  CHECK(error_of(rehash(document)) ==
+        "plan.json: monitoring.gpuIdle.thresholdPercent: expected a percentage greater than 0 "
+        "and at most 100");
+  document["monitoring"]["gpuIdle"]["thresholdPercent"] = 30;
+  document["monitoring"]["gpuIdle"]["windowSeconds"] = 0;
+  CHECK(error_of(rehash(document)) ==
+        "plan.json: monitoring.gpuIdle.windowSeconds: expected at least 1 second");
+  document["monitoring"]["gpuIdle"]["windowSeconds"] = 60;
+  document["monitoring"]["gpuIdle"]["action"] = "reboot";
+  CHECK(error_of(rehash(document)).rfind("plan.json: monitoring.gpuIdle.action: ", 0) == 0);
 }
 
 TEST_CASE("a bad monitoring member is refused") {

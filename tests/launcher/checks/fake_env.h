@@ -1,4 +1,5 @@
-// The fake libcuda's configuration (fixtures/fake_cuda.c), set for the lifetime of one test.
+// The fake libcuda's and libnvml's configuration (fixtures/fake_cuda.c, fake_nvml.c), set for
+// the lifetime of one test.
 #pragma once
 
 #include <cstdlib>
@@ -19,6 +20,17 @@ struct FakeCudaEnv {
   }
   FakeCudaEnv(const FakeCudaEnv&) = delete;
   FakeCudaEnv& operator=(const FakeCudaEnv&) = delete;
+};
+
+/// Sets one PAI_FAKE_NVML_* variable (fixtures/fake_nvml.c); unsets it on destruction.
+struct FakeNvmlEnv {
+  FakeNvmlEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~FakeNvmlEnv() { unsetenv(name_); }
+  FakeNvmlEnv(const FakeNvmlEnv&) = delete;
+  FakeNvmlEnv& operator=(const FakeNvmlEnv&) = delete;
+
+ private:
+  const char* name_;
 };
 
 }  // namespace pai::checks::test

@@ -1,7 +1,10 @@
 #include "launcher/checks/nvml.h"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstdlib>
 
+#include "fake_env.h"
 #include "test_plan.h"
 
 namespace nvml_test {
@@ -26,6 +29,49 @@ TEST_CASE("only the throttle reasons that point at a sick node are named") {
   CHECK(describe_throttle_reasons(0x8 | 0x40) == "HW slowdown, HW thermal slowdown");
   CHECK(describe_throttle_reasons(0x20 | 0x80) == "SW thermal slowdown, HW power brake slowdown");
   CHECK((kBadThrottleReasons & 0x4) == 0);  // the power cap is a setting, not a fault
+}
+
+TEST_CASE("NVML usage reads each GPU's utilization and memory - again on every call") {
+  test::FakeNvmlEnv utilization("PAI_FAKE_NVML_UTILIZATION", "5,80");
+  std::string reason;
+  auto nvml = Nvml::open(test::kFakeNvml, &reason);
+  REQUIRE(nvml);
+  CHECK(nvml->driver_version() == "550.54.15");
+  std::string error;
+  const auto gpus = nvml->usage(&error);
+  CHECK(error.empty());
+  const std::int64_t gib = 1ll << 30;
+  CHECK(
+      gpus ==
+      std::vector<GpuUsage>{
+          {.index = 0, .utilization = 5, .memory_used_bytes = gib, .memory_total_bytes = 80 * gib},
+          {.index = 1,
+           .utilization = 80,
+           .memory_used_bytes = 2 * gib,
+           .memory_total_bytes = 80 * gib}});
+  setenv("PAI_FAKE_NVML_UTILIZATION", "100", 1);
+  const auto later = nvml->usage(&error);
+  REQUIRE(later.size() == 1);
+  CHECK(later[0].utilization == 100);
+}
+
+TEST_CASE("NVML usage reports an impossible utilization as unknown") {
+  test::FakeNvmlEnv utilization("PAI_FAKE_NVML_UTILIZATION", "101");
+  std::string reason;
+  auto nvml = Nvml::open(test::kFakeNvml, &reason);
+  REQUIRE(nvml);
+  std::string error;
+  const auto gpus = nvml->usage(&error);
+  REQUIRE(gpus.size() == 1);
+  CHECK(gpus[0].utilization == -1);
+  CHECK(gpus[0].memory_total_bytes == 80ll << 30);
+}
+
+TEST_CASE("an NVML whose init fails is refused with its error") {
+  test::FakeNvmlEnv init("PAI_FAKE_NVML_INIT", "9");
+  std::string reason;
+  CHECK_FALSE(Nvml::open(test::kFakeNvml, &reason));
+  CHECK(reason == "NVML loads but nvmlInit failed: error 9");
 }
 
 }  // namespace nvml_test

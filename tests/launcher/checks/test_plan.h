@@ -11,6 +11,8 @@ namespace pai::checks::test {
 inline const std::string kFakeCuda = PAI_BINARY_DIR "/launcher/checks/libpai_fake_cuda.so";
 /// The fake libnccl.so.2 built from fixtures/fake_nccl.c.
 inline const std::string kFakeNccl = PAI_BINARY_DIR "/launcher/checks/libpai_fake_nccl.so";
+/// The fake libnvidia-ml.so.1 built from fixtures/fake_nvml.c.
+inline const std::string kFakeNvml = PAI_BINARY_DIR "/launcher/checks/libpai_fake_nvml.so";
 /// A library path that does not exist.
 inline const std::string kMissingLibrary = "libpai-missing-for-tests.so.1";
 /// The fixture copy of /sys/class/infiniband.

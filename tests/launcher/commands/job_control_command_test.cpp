@@ -147,6 +147,24 @@ TEST_CASE("status shows each rank's attempt - last step - step rate and elapsed 
                 "|") != std::string::npos);
 }
 
+TEST_CASE("status adds each rank's GPU utilization where its node sampled its GPUs") {
+  json with_gpus = kStatus;
+  auto gpu = [](int index, int utilization) {
+    return json{{"index", index},
+                {"utilization", utilization},
+                {"memoryUsedBytes", 1 << 30},
+                {"memoryTotalBytes", 80ll << 30}};
+  };
+  // node-1 (ranks 0-1) has GPU 0 at 97% and GPU 1 unknown; node-2 sampled nothing.
+  with_gpus["nodes"][0]["gpus"] = json::array({gpu(0, 97), gpu(1, -1)});
+  CHECK(printed_status(with_gpus).find(
+            "\n\n"
+            "RANK  NODE    PID  STATE    ATTEMPT  STEP  RATE  ELAPSED  CPU  MEMORY  PEAK  GPU\n"
+            "0     node-1  -    running  -        -     -     -        -    -       -     97%\n"
+            "1     node-1  -    running  -        -     -     -        -    -       -     -\n"
+            "|") != std::string::npos);
+}
+
 TEST_CASE("status --json prints the coordinator's status message") {
   FakeCoordinator coordinator("demo", "tok", [](FakePeer& peer) {
     peer.expect("status");

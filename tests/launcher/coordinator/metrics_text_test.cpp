@@ -258,4 +258,57 @@ TEST_CASE("promtool accepts the rendered text") {
   CHECK(code == 0);
 }
 
+TEST_CASE("GPU series stay within 50 per rank - 3 GPUs of a one-rank node - promtool accepts") {
+  pai::Plan plan = one_rank_per_node(2);
+  plan.monitoring.gpu_idle.window_seconds = 1;
+  MachineHarness h(plan);
+  std::vector<pai::checks::CheckResult> many;
+  for (int k = 0; k < 40; ++k) {
+    many.push_back(pai::checks::make_result("custom-" + std::to_string(k),
+                                            pai::checks::CheckResult::Passed, "ok"));
+  }
+  const Json checks = Json::parse(pai::checks::to_json(many));
+  for (const pai::Placement& p : plan.placements) h.join(p.host.name, checks);
+  Json beat = heartbeat(0, {0}, 1, 300000);
+  for (int g = 0; g < 8; ++g) {
+    beat["gpus"].push_back(Json{{"index", g},
+                                {"utilization", 10 * g},
+                                {"memoryUsedBytes", 1 << 30},
+                                {"memoryTotalBytes", 80ll << 30}});
+  }
+  // GPUs 0-2 (0%, 10%, 20%) idle for the whole window of 1 s: three verdicts, counted under
+  // their node (a node-level series of its own).
+  h.receive("node-0", beat);
+  h.advance(1s);
+  h.receive("node-0", beat);
+  const std::string text = h.machine.metrics(h.now + 1s);
+  int node0 = 0;
+  int gpus = 0;
+  for (const std::string& line : lines_of(text)) {
+    if (line.empty() || line[0] == '#') continue;
+    node0 += line.find("node=\"node-0\"") != std::string::npos ||
+             line.find("instance=\"worker-0\"") != std::string::npos ||
+             line.find("rank=\"0\"") != std::string::npos;
+    gpus += line.rfind("pai_gpu_utilization_ratio{", 0) == 0;
+  }
+  CHECK(node0 <= kMaxSeriesPerRank);
+  CHECK(node0 > 45);  // the GPU series are among what the test counts
+  CHECK(gpus == kMaxGpusPerRank);
+  CHECK(value_of(text, "pai_gpu_utilization_ratio{node=\"node-0\",gpu=\"2\"}") == "0.2");
+  CHECK(value_of(text, "pai_gpu_memory_used_bytes{node=\"node-0\",gpu=\"0\"}") == "1073741824");
+  CHECK(value_of(text, "pai_gpu_idle_verdicts_total{node=\"node-0\"}") == "3");
+  CHECK_FALSE(has_series(text, "pai_gpu_utilization_ratio{node=\"node-0\",gpu=\"3\"}"));
+  if (std::system("command -v promtool >/dev/null 2>&1") != 0) {
+    WARN("skipped promtool: it is not installed (scripts/deps.sh installs prometheus)");
+    return;
+  }
+  pai::testing::TempDir dir;
+  pai::testing::spit(dir / "metrics.txt", text);
+  const std::string command =
+      "promtool check metrics < " + dir / "metrics.txt" + " > " + dir / "out.txt" + " 2>&1";
+  const int code = std::system(command.c_str());
+  INFO(pai::testing::slurp(dir / "out.txt"));
+  CHECK(code == 0);
+}
+
 }  // namespace metrics_text_test

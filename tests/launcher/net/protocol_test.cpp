@@ -224,6 +224,61 @@ TEST_CASE("a telemetry figure missing, mistyped or out of its range is refused")
         "heartbeat.instances[0]: telemetry: expected an array of objects");
 }
 
+TEST_CASE("heartbeats carry the node's GPU samples when it took some") {
+  node_golden(NodeHeartbeat{.instances = {},
+                            .gpus = {{.index = 0,
+                                      .utilization = 97,
+                                      .memory_used_bytes = 1 << 30,
+                                      .memory_total_bytes = 80ll << 30},
+                                     {.index = 1,
+                                      .utilization = -1,
+                                      .memory_used_bytes = -1,
+                                      .memory_total_bytes = -1}}},
+              R"({"gpus":[{"index":0,"memoryTotalBytes":85899345920,)"
+              R"("memoryUsedBytes":1073741824,"utilization":97},)"
+              R"({"index":1,"memoryTotalBytes":-1,"memoryUsedBytes":-1,"utilization":-1}],)"
+              R"("instances":[],"type":"heartbeat"})");
+}
+
+TEST_CASE("a GPU sample missing, mistyped, out of its range or repeated is refused") {
+  const Json valid =
+      Json::parse(R"({"index":1,"utilization":5,"memoryUsedBytes":1024,"memoryTotalBytes":4096})");
+  const auto beat_with = [](const Json& gpus) {
+    Json beat = Json::parse(R"({"type":"heartbeat","instances":[]})");
+    beat["gpus"] = gpus;
+    return beat.dump();
+  };
+  REQUIRE_NOTHROW(from_node(Json::parse(beat_with(Json::array({valid})))));
+  const std::vector<std::tuple<std::string, Json, std::string>> cases = {
+      {"index", -1, "expected a non-negative integer"},
+      {"index", 64, "expected an index below 64"},
+      {"utilization", 101, "expected an integer in [-1, 100], got 101"},
+      {"utilization", -2, "expected an integer in [-1, 100], got -2"},
+      {"utilization", "5", "expected an integer"},
+      {"memoryUsedBytes", -2, "expected -1 or a non-negative integer"},
+      {"memoryUsedBytes", 4097, "expected at most memoryTotalBytes"},
+      {"memoryTotalBytes", 1e30, "expected an integer"},
+      {"memoryTotalBytes", nullptr, "missing"},
+  };
+  for (const auto& [key, value, error] : cases) {
+    Json entry = valid;
+    if (value.is_null()) {
+      entry.erase(key);
+    } else {
+      entry[key] = value;
+    }
+    entry["index"] = key == "index" ? entry["index"] : Json(2);
+    INFO(entry.dump());
+    CHECK(error_of(beat_with(Json::array({valid, entry})), from_node) ==
+          "heartbeat.gpus[1]: " + key + ": " + error);
+  }
+  CHECK(error_of(beat_with(Json::array({valid, valid})), from_node) ==
+        "heartbeat: gpus: GPU 1 listed twice");
+  CHECK(error_of(beat_with(Json::object()), from_node) == "heartbeat: gpus: expected an array");
+  CHECK(error_of(beat_with(Json(std::vector<Json>(65, valid))), from_node) ==
+        "heartbeat: gpus: more than 64 GPUs");
+}
+
 TEST_CASE("coordinator messages to node launchers keep their bytes") {
   coordinator_golden(Progress{"0/3 joined; waiting for node-0: no connection; node-1: no "
                               "connection; node-2: no connection"},

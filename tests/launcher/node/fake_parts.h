@@ -17,6 +17,7 @@
 #include "launcher/net/protocol.h"
 #include "launcher/node/command_runner.h"
 #include "launcher/node/coordinator_link.h"
+#include "launcher/node/gpu_sampler.h"
 #include "launcher/node/instance_runner.h"
 #include "launcher/node/log_subscription.h"
 #include "launcher/node/monotonic_clock.h"
@@ -213,6 +214,22 @@ class FakeSanityCheckRunner final : public SanityCheckRunner {
 
  private:
   Done done_;
+};
+
+/// A node's GPUs as the test sets them.
+class FakeGpuSampler final : public GpuSampler {
+ public:
+  /// What sample() returns; nullopt: no NVML, said with `why`.
+  std::optional<std::vector<net::GpuSample>> gpus = std::vector<net::GpuSample>{};
+  std::string why = "no NVML (fake)";
+  /// Times sample() was called.
+  int samples = 0;
+
+  std::optional<std::vector<net::GpuSample>> sample(std::string* reason) override {
+    ++samples;
+    if (!gpus) *reason = why;
+    return gpus;
+  }
 };
 
 /// A clock that stands still.

@@ -60,7 +60,7 @@ class AgentHarness {
         options(options_for(node, dir, terminal_)),
         events(dir / "events.jsonl"),
         agent(plan, options, events,
-              NodeAgentParts{link, instances, commands, logs, checks, clock}) {}
+              NodeAgentParts{link, instances, commands, logs, checks, clock, gpus}) {}
   ~AgentHarness() { ::close(terminal_); }
 
   pai::testing::TempDir dir;
@@ -78,6 +78,7 @@ class AgentHarness {
   FakeLogSubscription logs;
   FakeSanityCheckRunner checks;
   FakeClock clock;
+  FakeGpuSampler gpus;
   NodeAgent agent;
 
   /// What the agent wrote on its terminal since the last said().
@@ -642,6 +643,57 @@ TEST_CASE("heartbeats carry the activity of the instance while it runs") {
                                      {"lost", 5},
                                      {"tcpRttUs", 120},
                                      {"tcpRetrans", 4}}}}}));
+}
+
+TEST_CASE("GPUs are sampled with the heartbeat while the instance runs - once per interval") {
+  AgentHarness node;
+  node.plan.monitoring.gpu_idle.window_seconds = 2;  // a sample every 500 ms
+  const auto t = node.clock.time;
+  REQUIRE(node.agent.join());
+  node.receive(Json{{"type", "assign"}, {"instance", 1}, {"hosts", Json::array()}});
+  node.link.take();
+  node.agent.on_deadline(t);
+  CHECK(node.gpus.samples == 0);  // nothing runs
+  node.link.take();
+  node.instances.current_activity = InstanceActivity{true, 0, 1800, 1, {}, {}};
+  node.gpus.gpus = std::vector<pai::net::GpuSample>{
+      {.index = 0, .utilization = 7, .memory_used_bytes = 1024, .memory_total_bytes = 4096}};
+  const Json gpus = {
+      {{"index", 0}, {"utilization", 7}, {"memoryUsedBytes", 1024}, {"memoryTotalBytes", 4096}}};
+  node.agent.on_deadline(t);
+  Messages sent = node.link.take();
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0]["gpus"] == gpus);
+  node.clock.time = t + 200ms;  // not yet due
+  node.agent.on_deadline(node.clock.time);
+  sent = node.link.take();
+  REQUIRE(sent.size() == 1);
+  CHECK_FALSE(sent[0].contains("gpus"));
+  node.clock.time = t + 500ms;
+  node.agent.on_deadline(node.clock.time);
+  sent = node.link.take();
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0]["gpus"] == gpus);
+  CHECK(node.gpus.samples == 2);
+}
+
+TEST_CASE("a node without NVML says so once and samples no more") {
+  AgentHarness node;
+  node.join_and_assign(1);
+  node.said();
+  node.journal();
+  node.instances.current_activity = InstanceActivity{true, 0, 1800, 1, {}, {}};
+  node.gpus.gpus.reset();
+  for (int beat = 0; beat < 3; ++beat) {
+    node.clock.time += std::chrono::seconds(10);
+    node.agent.on_deadline(node.clock.time);
+  }
+  CHECK(node.gpus.samples == 1);
+  CHECK(node.said() ==
+        "pai-launch: note: GPU utilization is not watched on this node: no NVML (fake)\n");
+  CHECK(
+      node.journal() ==
+      Messages{{{"event", "gpu-sampling-off"}, {"node", "node-1"}, {"reason", "no NVML (fake)"}}});
 }
 
 TEST_CASE("exec runs commands for the coordinator and relays their output and exit") {
