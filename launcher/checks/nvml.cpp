@@ -6,7 +6,7 @@ namespace pai::checks {
 namespace {
 
 using Return = int;  // nvmlReturn_t; 0 = NVML_SUCCESS
-using DeviceHandle = struct nvmlDevice_st*;
+using DeviceHandle = NvmlDevice*;  // nvmlDevice_t
 constexpr Return kSuccess = 0;
 constexpr int kMemoryErrorUncorrected = 1;  // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
 constexpr int kVolatileEcc = 0;             // NVML_VOLATILE_ECC
@@ -112,20 +112,29 @@ std::string Nvml::driver_version() const {
   return text;
 }
 
-std::vector<GpuHealth> Nvml::health(std::string* error) const {
-  std::vector<GpuHealth> gpus;
+std::vector<DeviceHandle> Nvml::devices(std::string* error) const {
+  std::vector<DeviceHandle> devices;
   unsigned count = 0;
-  Return r = api_->count(&count);
-  if (r != kSuccess) {
+  if (Return r = api_->count(&count); r != kSuccess) {
     *error = "nvmlDeviceGetCount failed: error " + std::to_string(r);
-    return gpus;
+    return devices;
   }
   for (unsigned i = 0; i < count; ++i) {
     DeviceHandle device = nullptr;
     if (api_->handle_by_index(i, &device) != kSuccess) {
       *error = "NVML cannot open GPU " + std::to_string(i);
-      return gpus;
+      return devices;
     }
+    devices.push_back(device);
+  }
+  return devices;
+}
+
+std::vector<GpuHealth> Nvml::health(std::string* error) const {
+  std::vector<GpuHealth> gpus;
+  const std::vector<DeviceHandle> devices = this->devices(error);
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    DeviceHandle device = devices[i];
     GpuHealth h;
     h.index = static_cast<int>(i);
     char name[96] = {};
@@ -164,18 +173,9 @@ std::vector<GpuHealth> Nvml::health(std::string* error) const {
 
 std::vector<GpuUsage> Nvml::usage(std::string* error) const {
   std::vector<GpuUsage> gpus;
-  unsigned count = 0;
-  Return r = api_->count(&count);
-  if (r != kSuccess) {
-    *error = "nvmlDeviceGetCount failed: error " + std::to_string(r);
-    return gpus;
-  }
-  for (unsigned i = 0; i < count; ++i) {
-    DeviceHandle device = nullptr;
-    if (api_->handle_by_index(i, &device) != kSuccess) {
-      *error = "NVML cannot open GPU " + std::to_string(i);
-      return gpus;
-    }
+  const std::vector<DeviceHandle> devices = this->devices(error);
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    DeviceHandle device = devices[i];
     GpuUsage u;
     u.index = static_cast<int>(i);
     Utilization rates{};

@@ -44,6 +44,9 @@ inline constexpr unsigned long long kBadThrottleReasons = 0x8 | 0x20 | 0x40 | 0x
 /// "HW slowdown, HW thermal slowdown" for the bits of `reasons` in kBadThrottleReasons.
 std::string describe_throttle_reasons(unsigned long long reasons);
 
+/// What NVML's device handles (nvmlDevice_t) point at; opaque.
+struct NvmlDevice;
+
 /// An initialized NVML.
 class Nvml {
  public:
@@ -65,6 +68,9 @@ class Nvml {
  private:
   struct Api;
   Nvml();
+  /// Every GPU's handle, in NVML order; `*error` set, and the handles before it, when one
+  /// cannot be opened.
+  std::vector<NvmlDevice*> devices(std::string* error) const;
   void* handle_ = nullptr;
   std::unique_ptr<Api> api_;
 };
