@@ -7,7 +7,8 @@
 #
 #   PAI_BUILD=build-fabric RUNS=3 DURATION_MS=500 bench/fabric.sh
 #
-#   netns  8 nodes, each a network namespace (pai-fab-bench-N-PID) with a veth into a bridge,
+#   netns  8 nodes, each a network namespace (pai-nsbenchN-PID, tests/launcher/multi_node/
+#          netns_lib.sh) with a veth into a bridge,
 #          10.243.0.N; needs root (skipped otherwise)
 #   lo     64 nodes on loopback addresses 127.193.0.1-64 (NODES_LO to change; past 250 nodes the
 #          addresses continue in 127.194.0.x and 127.195.0.x)
@@ -26,16 +27,17 @@ NODES_NETNS=${NODES_NETNS:-8}
 NODES_LO=${NODES_LO:-64}
 [[ -x $DRIVER ]] || { echo "error: $DRIVER not built (ninja -C $PAI_BUILD fabric_driver)" >&2; exit 2; }
 
-work=$(mktemp -d /tmp/pai-fabric-bench-XXXXXX)
-namespaces=()
-cleanup() {
-  local ns
-  for ns in "${namespaces[@]}"; do
-    if [[ -e /run/netns/$ns ]]; then ip netns del "$ns" || true; fi
-  done
-  rm -rf -- "$work"
-}
-trap cleanup EXIT
+TEST=fabric-bench
+# shellcheck source=../tests/launcher/multi_node/netns_lib.sh
+source "$ROOT/tests/launcher/multi_node/netns_lib.sh"
+have_netns=false
+if ((EUID == 0)) && command -v ip >/dev/null; then
+  have_netns=true
+  netns_init # $work, and namespaces and $work removed at exit
+else
+  work=$(mktemp -d /tmp/pai-fabric-bench-XXXXXX)
+  trap 'rm -rf -- "$work"' EXIT
+fi
 
 # summary NAME: each run's round lines and the medians of round 1 and 2.
 summary() {
@@ -48,26 +50,9 @@ summary() {
 }
 
 echo "== netns: $NODES_NETNS nodes, $DURATION_MS ms per pair, $RUNS runs"
-if ((EUID == 0)) && command -v ip >/dev/null; then
-  switch=pai-fab-bench-sw-$$
-  namespaces+=("$switch")
-  ip netns add "$switch"
-  ip -n "$switch" link add br0 type bridge
-  ip -n "$switch" link set br0 up
-  addresses="" netns=""
-  for ((n = 1; n <= NODES_NETNS; n++)); do
-    ns=pai-fab-bench-$n-$$
-    namespaces+=("$ns")
-    ip netns add "$ns"
-    ip -n "$ns" link set lo up
-    ip -n "$switch" link add "port$n" type veth peer name eth0 netns "$ns"
-    ip -n "$switch" link set "port$n" master br0 up
-    ip -n "$ns" addr add "10.243.0.$n/24" dev eth0
-    ip -n "$ns" link set eth0 up
-    addresses+="${addresses:+,}10.243.0.$n"
-    netns+="${netns:+,}$ns"
-  done
-  "$DRIVER" --addresses "$addresses" --netns "$netns" --runs "$RUNS" \
+if $have_netns; then
+  netns_network "$NODES_NETNS" 10.243.0 bench
+  "$DRIVER" --addresses "$addresses" --netns "$node_namespaces" --runs "$RUNS" \
     --duration-ms "$DURATION_MS" >"$work/netns.out"
   summary netns
 else

@@ -29,88 +29,24 @@ readonly RATE=20mbit
 # Absolute floor, Gbit/s: far below an unshaped veth pair here, far above RATE.
 readonly FLOOR=0.2
 
-exec 3>&2
-say() { printf 'fabric_netns_test: %s\n' "$*" >&3; }
-skip() {
-  say "SKIPPED: $*"
-  exit 77
-}
-fail() {
-  say "FAILED: $*"
-  exit 1
-}
+TEST=fabric_netns_test
+source "$(dirname "$0")/netns_lib.sh"
 
 [[ -x $driver ]] || fail "$driver is not an executable"
-((EUID == 0)) || skip "needs root to create network namespaces"
-command -v ip >/dev/null || skip "ip (iproute2) is not installed"
 command -v tc >/dev/null || skip "tc (iproute2) is not installed"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/pai-fabric-netns-XXXXXX")
-namespaces=() # created by this test, deleted by cleanup
-driver_pid=""
-
-cleanup() {
-  local status=$? ns pid
-  trap - EXIT INT TERM
-  if [[ -n $driver_pid ]]; then
-    kill -KILL "$driver_pid" 2>/dev/null || true
-    wait "$driver_pid" 2>/dev/null || true
-  fi
-  for ns in "${namespaces[@]}"; do
-    # Only this test's driver ran in them; it is gone, but make sure before deleting.
-    for _ in 1 2 3; do
-      pid=$(ip netns pids "$ns" 2>/dev/null || true)
-      [[ -z $pid ]] && break
-      # shellcheck disable=SC2086  # one pid per word
-      kill -KILL $pid 2>/dev/null || true
-      sleep 0.1
-    done
-    if [[ -e /run/netns/$ns ]]; then ip netns del "$ns" || say "could not delete namespace $ns"; fi
-  done
-  rm -rf -- "$work"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# make_cluster TAG COUNT SUBNET: namespaces pai-fab-TAG-sw-PID (bridge br0) and
-# pai-fab-TAG-N-PID (eth0 at SUBNET.N/24, N = 1..COUNT); sets `addresses` and `netns` to the
-# driver's comma-separated lists.
-make_cluster() {
-  local tag=$1 count=$2 subnet=$3 switch n ns
-  switch=pai-fab-$tag-sw-$$
-  namespaces+=("$switch")
-  ip netns add "$switch" 2>"$work/netns.err" ||
-    skip "cannot create a network namespace: $(cat "$work/netns.err")"
-  ip -n "$switch" link add br0 type bridge
-  ip -n "$switch" link set br0 up
-  addresses="" netns=""
-  for ((n = 1; n <= count; n++)); do
-    ns=pai-fab-$tag-$n-$$
-    namespaces+=("$ns")
-    ip netns add "$ns"
-    ip -n "$ns" link set lo up
-    ip -n "$switch" link add "port$n" type veth peer name eth0 netns "$ns"
-    ip -n "$switch" link set "port$n" master br0 up
-    ip -n "$ns" addr add "$subnet.$n/24" dev eth0
-    ip -n "$ns" link set eth0 up
-    addresses+="${addresses:+,}$subnet.$n"
-    netns+="${netns:+,}$ns"
-  done
-}
+netns_init
 
 # check NAME RUNS [driver options...]: runs the driver in the background (so cleanup can end
 # it by pid) and leaves its output in $work/NAME.out.
 check() {
   local name=$1 runs=$2
   shift 2
-  "$driver" --addresses "$addresses" --netns "$netns" --runs "$runs" --duration-ms 400 \
+  "$driver" --addresses "$addresses" --netns "$node_namespaces" --runs "$runs" --duration-ms 400 \
     --timeout-ms 3000 --no-relative "$@" >"$work/$name.out" 2>&1 &
-  driver_pid=$!
+  pids[driver]=$!
   local status=0
-  wait "$driver_pid" || status=$?
-  driver_pid=""
+  wait "${pids[driver]}" || status=$?
+  unset 'pids[driver]'
   ((status == 0)) || { cat "$work/$name.out" >&3; fail "$name: fabric_driver exited $status"; }
 }
 
@@ -131,22 +67,21 @@ expect() {
   say "$name: $want ($(grep -c '^run ' "$work/$name.out") runs; $(grep '^round' "$work/$name.out" | head -2 | paste -sd ';'))"
 }
 
-make_cluster a 4 "$SUBNET"
-say "network: 4 nodes $addresses"
+netns_network 4 "$SUBNET" a
 
 check healthy "$RUNS" --floor-gbps "$FLOOR"
 expect healthy healthy
 
 # b. node-3 sends at RATE at most.
-tc -n "pai-fab-a-3-$$" qdisc add dev eth0 root tbf rate "$RATE" burst 32kbit latency 100ms
+tc -n "$(node_ns 3 a)" qdisc add dev eth0 root tbf rate "$RATE" burst 32kbit latency 100ms
 check slow-node 2 --floor-gbps "$FLOOR"
 expect slow-node "bad-node node-3"
-tc -n "pai-fab-a-3-$$" qdisc del dev eth0 root
+tc -n "$(node_ns 3 a)" qdisc del dev eth0 root
 
 # c. node-1 drops what it sends to node-2: u32 puts those packets into an HTB class of 8 bit/s,
 # whose queue drops them (this kernel has no tc drop action: act_gact is not built), the rest
 # goes through unlimited. Their link is cut, both are otherwise fine.
-ns1=pai-fab-a-1-$$
+ns1=$(node_ns 1 a)
 tc -n "$ns1" qdisc add dev eth0 root handle 1: htb default 1
 tc -n "$ns1" class add dev eth0 parent 1: classid 1:1 htb rate 100gbit quantum 60000
 tc -n "$ns1" class add dev eth0 parent 1: classid 1:10 htb rate 8bit ceil 8bit quantum 1514
@@ -157,11 +92,10 @@ expect cut-link "bad-link node-1 node-2"
 tc -n "$ns1" qdisc del dev eth0 root
 
 # d. 8 nodes.
-make_cluster b 8 "$SUBNET8"
-say "network: 8 nodes $addresses"
+netns_network 8 "$SUBNET8" b
 check healthy-8 "$((RUNS / 2))" --floor-gbps "$FLOOR"
 expect healthy-8 healthy
-tc -n "pai-fab-b-6-$$" qdisc add dev eth0 root tbf rate "$RATE" burst 32kbit latency 100ms
+tc -n "$(node_ns 6 b)" qdisc add dev eth0 root tbf rate "$RATE" burst 32kbit latency 100ms
 check slow-node-8 2 --floor-gbps "$FLOOR"
 expect slow-node-8 "bad-node node-6"
 

@@ -1,4 +1,4 @@
-# Sourced by the network-namespace tests (netns_test.sh): nodes that
+# Sourced by the network-namespace tests (netns_test.sh, fabric_netns_test.sh): nodes that
 # are network namespaces plugged into a bridge that lives in a namespace of its own, so the
 # root namespace's links and routes are never touched, and real pai-launch processes in them.
 #
@@ -25,7 +25,8 @@ netns_init() {
   command -v ip >/dev/null || skip "ip (iproute2) is not installed"
   work=$(mktemp -d "${TMPDIR:-/tmp}/pai-$TEST-XXXXXX")
   namespaces=()   # created by this test, deleted by netns_cleanup
-  declare -gA pids # "scenario/node" -> pid of a launcher this test started and has not waited for
+  declare -gA pids # "scenario/node" -> pid of a launcher (or other program) this test started
+                   # and has not waited for
   outputs=()      # launcher output files, shown when the test fails
   trap netns_cleanup EXIT
   trap 'exit 130' INT
@@ -67,15 +68,18 @@ netns_cleanup() {
   exit "$status"
 }
 
-node_ns() { echo "pai-ns$1-$$"; }
+# The namespace of node $1 of network $2 (default: none).
+node_ns() { echo "pai-ns${2:-}$1-$$"; }
 
-# The network: pai-sw-PID holds bridge br0; node N (1..$1) is namespace pai-nsN-PID with eth0
-# at $SUBNET.N/24, a veth whose other end (portN) is a port of br0. The veth pairs are created
-# in the switch namespace with their eth0 end straight in the node's, so no link ever appears
-# in the root namespace.
+# The network: pai-swTAG-PID holds bridge br0; node N (1..$1) is namespace pai-nsTAGN-PID
+# with eth0 at SUBNET.N/24 (SUBNET $2, default $SUBNET; TAG $3, default none: a test may make
+# several networks), a veth whose other end (portN) is a port of br0. The veth pairs are
+# created in the switch namespace with their eth0 end straight in the node's, so no link ever
+# appears in the root namespace. Sets node_count, and `addresses` and `node_namespaces` to the
+# nodes' comma-separated lists.
 netns_network() {
-  local count=$1 n ns switch=pai-sw-$$
-  node_count=$count
+  local count=$1 subnet=${2:-$SUBNET} tag=${3:-} n ns switch=pai-sw${3:-}-$$
+  node_count=$count addresses="" node_namespaces=""
   # Each namespace is listed before it is made, so an interrupt in between still removes it.
   namespaces+=("$switch")
   ip netns add "$switch" 2>"$work/netns.err" ||
@@ -83,16 +87,18 @@ netns_network() {
   ip -n "$switch" link add br0 type bridge # STP off (the default): ports forward at once
   ip -n "$switch" link set br0 up
   for ((n = 1; n <= count; n++)); do
-    ns=$(node_ns "$n")
+    ns=$(node_ns "$n" "$tag")
     namespaces+=("$ns")
     ip netns add "$ns"
     ip -n "$ns" link set lo up
     ip -n "$switch" link add "port$n" type veth peer name eth0 netns "$ns"
     ip -n "$switch" link set "port$n" master br0 up
-    ip -n "$ns" addr add "$SUBNET.$n/24" dev eth0
+    ip -n "$ns" addr add "$subnet.$n/24" dev eth0
     ip -n "$ns" link set eth0 up
+    addresses+="${addresses:+,}$subnet.$n"
+    node_namespaces+="${node_namespaces:+,}$ns"
   done
-  say "network: namespaces ${namespaces[*]}, bridge br0 in $switch, $SUBNET.1-$count/24"
+  say "network: namespaces $switch, $node_namespaces; bridge br0 in $switch, $subnet.1-$count/24"
 }
 
 # Starts launcher $1 ("SCENARIO/NAME") in node namespace $2 with the plan in
