@@ -33,6 +33,7 @@ struct ReplicaGroup {
   std::string type;  // Master, Worker, Launcher
   int replicas = 0;
   std::vector<const Role*> roles;  // distinct, in rank order
+  bool coordinator = false;        // its pod runs the job's coordinator
 };
 
 std::vector<ReplicaGroup> replica_groups(const Plan& plan) {
@@ -41,6 +42,7 @@ std::vector<ReplicaGroup> replica_groups(const Plan& plan) {
   for (const Placement& p : plan.placements) {
     const bool in_first = is_mpi(plan) ? is_launcher(plan, p) : p.node_rank == 0;
     ReplicaGroup& group = in_first ? first : workers;
+    group.coordinator = group.coordinator || p.host.name == plan.coordinator.host;
     const Role* role = &plan.roles[static_cast<size_t>(p.role_index)];
     if (std::find(group.roles.begin(), group.roles.end(), role) == group.roles.end()) {
       group.roles.push_back(role);
@@ -151,6 +153,9 @@ class ManifestWriter {
     out_ << YAML::Key << "replicas" << YAML::Value << group.replicas;
     out_ << YAML::Key << "restartPolicy" << YAML::Value << (restarts ? "OnFailure" : "Never");
     out_ << YAML::Key << "template" << YAML::Value << YAML::BeginMap;
+    // Annotated for scraping only when its one pod is the coordinator's: an MPIJob's Worker
+    // pods share one template, and only the first serves.
+    if (serves_metrics(group) && group.replicas == 1) metrics_annotations();
     out_ << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
     out_ << YAML::Key << "containers" << YAML::Value << YAML::BeginSeq;
     container(group, resources);
@@ -176,9 +181,34 @@ class ManifestWriter {
     }
     out_ << YAML::EndSeq;
     env(group);
+    if (serves_metrics(group)) metrics_port();
     limits(resources);
     volume_mounts(resources);
     out_ << YAML::EndMap;
+  }
+
+  // The coordinator's pod serves the metrics (spec `monitoring.metricsPort`).
+  bool serves_metrics(const ReplicaGroup& group) const {
+    return group.coordinator && plan_.monitoring.metrics_port > 0;
+  }
+
+  // Prometheus' usual pod annotations, for a scrape configuration that discovers pods.
+  void metrics_annotations() {
+    out_ << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
+    out_ << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
+    out_ << YAML::Key << "prometheus.io/scrape" << YAML::Value << YAML::DoubleQuoted << "true";
+    out_ << YAML::Key << "prometheus.io/port" << YAML::Value << YAML::DoubleQuoted
+         << std::to_string(plan_.monitoring.metrics_port);
+    out_ << YAML::Key << "prometheus.io/path" << YAML::Value << "/metrics";
+    out_ << YAML::EndMap << YAML::EndMap;
+  }
+
+  void metrics_port() {
+    out_ << YAML::Key << "ports" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+    out_ << YAML::Key << "name" << YAML::Value << "metrics";
+    out_ << YAML::Key << "containerPort" << YAML::Value << plan_.monitoring.metrics_port;
+    out_ << YAML::Key << "protocol" << YAML::Value << "TCP";
+    out_ << YAML::EndMap << YAML::EndSeq;
   }
 
   std::string launcher_host() const {

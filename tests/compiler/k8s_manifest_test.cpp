@@ -175,6 +175,45 @@ TEST_CASE("MPI pods are addressed through the workers' service") {
   CHECK(pods.placements[3].host.address == "test-job-launcher.test-job-worker");
 }
 
+TEST_CASE("the coordinator's pods declare the metrics port - annotated when it is one pod") {
+  for (const bool mpi : {false, true}) {
+    Plan plan = mpi ? make_mpi_plan() : make_test_plan(3, 8);
+    plan.monitoring.metrics_port = 9400;
+    const YAML::Node job = render(plan);
+    const YAML::Node specs = job["spec"][mpi ? "mpiReplicaSpecs" : "pytorchReplicaSpecs"];
+    // The coordinator runs on node rank 0: the Master pod, or an MPIJob's first Worker pod,
+    // whose template the other Workers share (so they are not annotated for scraping).
+    const std::string served = mpi ? "Worker" : "Master";
+    int declared = 0;
+    for (const auto& entry : specs) {
+      const std::string type = entry.first.as<std::string>();
+      const YAML::Node pod = entry.second["template"];
+      const YAML::Node ports = pod["spec"]["containers"][0]["ports"];
+      if (type != served) {
+        CHECK_FALSE(ports.IsDefined());
+        CHECK_FALSE(pod["metadata"].IsDefined());
+        continue;
+      }
+      ++declared;
+      REQUIRE(ports.IsSequence());
+      CHECK(ports[0]["name"].as<std::string>() == "metrics");
+      CHECK(ports[0]["containerPort"].as<int>() == 9400);
+      if (mpi) {
+        CHECK_FALSE(pod["metadata"].IsDefined());
+        continue;
+      }
+      CHECK(pod["metadata"]["annotations"]["prometheus.io/scrape"].as<std::string>() == "true");
+      CHECK(pod["metadata"]["annotations"]["prometheus.io/port"].as<std::string>() == "9400");
+    }
+    CHECK(declared == 1);
+  }
+  // Without a metrics port nothing is declared.
+  const YAML::Node plain = render(make_test_plan(3, 8));
+  CHECK_FALSE(
+      plain["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["ports"]
+          .IsDefined());
+}
+
 TEST_CASE("the manifest is deterministic") {
   const Plan pods = pai::plan_for_pods(make_test_plan());
   CHECK(pai::render_k8s_manifest(pods) == pai::render_k8s_manifest(pods));
