@@ -1,5 +1,6 @@
 #include "compiler/policy_parser.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "compiler/parameters.h"
@@ -19,11 +20,14 @@ const std::vector<std::string> kAdaptiveKeys = {"enabled", "factor", "floor", "w
 const std::vector<std::string> kDiagnosisKeys = {"enabled",     "action",     "hangAfter",
                                                  "slowFactor",  "slowWindows", "rttFactor",
                                                  "ncclProfiler"};
-const std::vector<std::string> kSanityKeys = {"enabled", "checks", "burn",        "nccl",
-                                              "disk",    "timeout", "maxAttempts", "custom"};
+const std::vector<std::string> kSanityKeys = {"enabled", "checks",  "burn",        "nccl",  "disk",
+                                              "fabric",  "timeout", "maxAttempts", "custom"};
 const std::vector<std::string> kBurnKeys = {"seconds", "minTflops"};
 const std::vector<std::string> kNcclKeys = {"minBusBandwidthGBps", "size"};
 const std::vector<std::string> kDiskKeys = {"minFree"};
+const std::vector<std::string> kFabricKeys = {"minTcpGbps", "duration", "timeout", "streams"};
+// The job-wide check: run by the coordinator across nodes, not by each node.
+constexpr const char* kFabricCheck = "fabric";
 const std::vector<std::string> kCustomKeys = {"name", "command", "timeout"};
 
 bool non_negative(double v) { return v >= 0; }
@@ -125,8 +129,8 @@ void parse_checks(const Node& node, const std::string& path, FieldReader& reader
     const Node& item = node.items[i];
     reader.record(item_path, item);
     size_t index = 0;
-    if (!reader.enumeration(item, item_path, builtin_check_names(), &index)) continue;
-    const std::string& name = builtin_check_names()[index];
+    if (!reader.enumeration(item, item_path, check_names(), &index)) continue;
+    const std::string& name = check_names()[index];
     bool seen = false;
     for (const std::string& c : checks) seen = seen || c == name;
     if (seen) {
@@ -136,6 +140,38 @@ void parse_checks(const Node& node, const std::string& path, FieldReader& reader
     checks.push_back(name);
   }
   *out = std::move(checks);
+}
+
+// A duration from `min` to `max` seconds.
+void bounded_duration(const Node& node, const std::string& path, std::int64_t min, std::int64_t max,
+                      FieldReader& reader, std::int64_t* out) {
+  std::int64_t seconds = 0;
+  if (!reader.duration(node, path, min, &seconds)) return;
+  if (seconds > max) {
+    reader.error(
+        node, path,
+        "expected at most " + std::to_string(max) + "s, got " + std::to_string(seconds) + "s");
+    return;
+  }
+  *out = seconds;
+}
+
+void parse_fabric(const Node& node, const std::string& path, FieldReader& reader,
+                  FabricCheck* out) {
+  if (!reader.mapping(node, path, kFabricKeys)) return;
+  if (const Node* n = reader.optional(node, path, "minTcpGbps")) {
+    reader.number(*n, join_path(path, "minTcpGbps"), "a number of at least 0", non_negative,
+                  &out->min_tcp_gbps);
+  }
+  if (const Node* n = reader.optional(node, path, "duration")) {
+    bounded_duration(*n, join_path(path, "duration"), 1, 60, reader, &out->duration_seconds);
+  }
+  if (const Node* n = reader.optional(node, path, "timeout")) {
+    bounded_duration(*n, join_path(path, "timeout"), 1, 600, reader, &out->timeout_seconds);
+  }
+  if (const Node* n = reader.optional(node, path, "streams")) {
+    reader.integer(*n, join_path(path, "streams"), 1, 64, &out->streams);
+  }
 }
 
 void parse_custom(const Node& node, const std::string& path,
@@ -169,6 +205,15 @@ void parse_custom(const Node& node, const std::string& path,
 const std::vector<std::string>& builtin_check_names() {
   static const std::vector<std::string> names = {"gpu",     "burn",   "nccl",
                                                  "network", "mounts", "disk"};
+  return names;
+}
+
+const std::vector<std::string>& check_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all = builtin_check_names();
+    all.emplace_back(kFabricCheck);
+    return all;
+  }();
   return names;
 }
 
@@ -220,13 +265,24 @@ void parse_sanity_check(const Node& node, const std::string& path,
                         const std::map<std::string, std::string>& parameters,
                         FieldReader& reader, SanityCheck* out) {
   static const std::vector<std::string> kNested = {
-      "burn.seconds", "burn.minTflops", "nccl.minBusBandwidthGBps", "nccl.size", "disk.minFree"};
+      "burn.seconds",    "burn.minTflops", "nccl.minBusBandwidthGBps",
+      "nccl.size",       "disk.minFree",   "fabric.minTcpGbps",
+      "fabric.duration", "fabric.timeout", "fabric.streams"};
   if (!reader.mapping(node, path, kSanityKeys, kNested)) return;
   if (const Node* n = reader.optional(node, path, "enabled")) {
     reader.boolean(*n, join_path(path, "enabled"), &out->enabled);
   }
   if (const Node* n = reader.optional(node, path, "checks")) {
     parse_checks(*n, join_path(path, "checks"), reader, &out->checks);
+  }
+  // The plan lists only the node checks; the fabric check is the coordinator's.
+  const auto fabric = std::find(out->checks.begin(), out->checks.end(), kFabricCheck);
+  if (fabric != out->checks.end()) {
+    out->checks.erase(fabric);
+    out->fabric.enabled = true;
+  }
+  if (const Node* n = reader.optional(node, path, "fabric")) {
+    parse_fabric(*n, join_path(path, "fabric"), reader, &out->fabric);
   }
   if (const Node* burn = reader.optional(node, path, "burn")) {
     const std::string burn_path = join_path(path, "burn");

@@ -251,6 +251,18 @@ struct CustomCheck {
   std::int64_t timeout_seconds = 60;
 };
 
+/// The job-wide fabric check (spec `sanityCheck.checks: [fabric]` and `sanityCheck.fabric`,
+/// design §12): after the rendezvous, pairs of nodes measure the TCP bandwidth and latency
+/// between them in up to three rounds; bad nodes and links are named and excluded.
+struct FabricCheck {
+  bool enabled = false;
+  double min_tcp_gbps = 0;            ///< absolute floor per pair in Gbit/s; 0 = none
+  std::int64_t duration_seconds = 2;  ///< how long each pair sends, 1..60
+  std::int64_t timeout_seconds = 30;  ///< bound on one pair's measurement, 1..600
+  int streams = 4;                    ///< TCP connections per pair, 1..64
+  bool operator==(const FabricCheck&) const = default;
+};
+
 struct SanityCheck {
   bool enabled = true;
   /// Names of the built-in checks to run, in order: gpu, burn, nccl, network, mounts, disk.
@@ -263,6 +275,7 @@ struct SanityCheck {
   std::int64_t timeout_seconds = 300;     ///< per built-in check
   int max_attempts = 3;
   std::vector<CustomCheck> custom;
+  FabricCheck fabric;
 };
 
 /// GPU-idle detection (spec `monitoring.gpuIdle`): a GPU whose NVML utilization stays below

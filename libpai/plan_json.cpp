@@ -167,6 +167,14 @@ void write(JsonWriter& w, const SanityCheck& s) {
   w.member("minFreeBytes", s.disk_min_free_bytes);
   w.end_object();
   w.member("enabled", s.enabled);
+  w.key("fabric");
+  w.begin_object();
+  w.member("durationSeconds", s.fabric.duration_seconds);
+  w.member("enabled", s.fabric.enabled);
+  w.member("minTcpGbps", s.fabric.min_tcp_gbps);
+  w.member("streams", s.fabric.streams);
+  w.member("timeoutSeconds", s.fabric.timeout_seconds);
+  w.end_object();
   w.member("maxAttempts", s.max_attempts);
   w.key("nccl");
   w.begin_object();
@@ -455,6 +463,13 @@ SanityCheck read_sanity_check(const JsonFields& f) {
   JsonFields disk = f.object("disk");
   s.disk_min_free_bytes = disk.int64("minFreeBytes");
   disk.reject_unknown();
+  JsonFields fabric = f.object("fabric");
+  s.fabric.duration_seconds = fabric.seconds("durationSeconds");
+  s.fabric.enabled = fabric.boolean("enabled");
+  s.fabric.min_tcp_gbps = fabric.number("minTcpGbps");
+  s.fabric.streams = fabric.integer("streams", 1);
+  s.fabric.timeout_seconds = fabric.seconds("timeoutSeconds");
+  fabric.reject_unknown();
   s.timeout_seconds = f.seconds("timeoutSeconds");
   s.max_attempts = f.integer("maxAttempts");
   const json& custom = f.array("custom");

@@ -1,5 +1,6 @@
 #include "launcher/commands/served_coordinator.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <system_error>
@@ -43,7 +44,14 @@ ServedCoordinator::ServedCoordinator(const Plan& plan, coordinator::ServerOption
   options.record = [journal](const coordinator::Record& r) {
     // A record that cannot be written is said once by the journal; the line below still tells.
     journal->record(r.kind, event_fields(r.fields));
-    if (!r.line.empty()) write_all(2, "pai-launch: coordinator: " + r.line + "\n");
+    // A line of several (a table) is prefixed line by line, so each can be told apart.
+    std::string text;
+    for (std::size_t start = 0; start < r.line.size();) {
+      const std::size_t end = std::min(r.line.find('\n', start), r.line.size());
+      text += "pai-launch: coordinator: " + r.line.substr(start, end - start) + "\n";
+      start = end + 1;
+    }
+    if (!text.empty()) write_all(2, text);
   };
   server_ = std::make_unique<coordinator::CoordinatorServer>(plan, std::move(options));
 }

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "launcher/coordinator/coordinator_state.h"
+#include "launcher/coordinator/fabric_check.h"
 #include "launcher/coordinator/job_control.h"
 #include "launcher/coordinator/job_run.h"
 #include "launcher/coordinator/metrics_text.h"
@@ -27,6 +28,9 @@ struct CoordinatorMachine::Impl {
   CoordinatorState state;
   Rendezvous rendezvous;
   std::optional<JobRun> job;
+  /// The fabric check while it runs (between the rendezvous and the first start).
+  std::optional<FabricCheck> fabric;
+  bool fabric_ran = false;
   JobControl control;
   Clock::time_point next_heartbeat;
 
@@ -42,6 +46,13 @@ struct CoordinatorMachine::Impl {
   /// The job's run, for reports of instances; ProtocolError before the rendezvous completed.
   JobRun& running(const net::NodeToCoordinator& message);
   void reject(int session, const std::string& reason);
+  /// Every instance is ready: the fabric check first when the plan asks, then begin_job.
+  void rendezvous_complete(Clock::time_point now);
+  /// The fabric check is over: its exclusions take effect, then the job begins, waits for a
+  /// spare or fails.
+  void fabric_over(Clock::time_point now);
+  /// The fabric check, for a node's fabric report; ProtocolError when none ran.
+  FabricCheck& fabric_check(const net::NodeToCoordinator& message);
   void begin_job(Clock::time_point now);
   void gone(int session, const std::string& why, Clock::time_point now);
   void tick(Clock::time_point now);
@@ -142,6 +153,15 @@ void CoordinatorMachine::Impl::launcher_message(int session, const net::NodeToCo
           [&](const net::ExecExit& m) { control.relay(session, m); },
           [&](const net::Log& m) { control.relay(session, m); },
           [&](const net::LogEnd& m) { control.relay(session, m); },
+          [&](const net::FabricListening& m) {
+            if (fabric_ran && !fabric) return;  // late: the check is over
+            fabric_check(message).listening(node, m, now);
+          },
+          [&](const net::FabricResult& m) {
+            if (fabric_ran && !fabric) return;
+            fabric_check(message).result(node, m, now);
+            if (fabric->done()) fabric_over(now);
+          },
           [&](const net::Cancel& m) {
             state.cancel_job(128 + m.signal,
                              signal_name(m.signal) + " on " +
@@ -149,6 +169,11 @@ void CoordinatorMachine::Impl::launcher_message(int session, const net::NodeToCo
           },
       },
       message);
+}
+
+FabricCheck& CoordinatorMachine::Impl::fabric_check(const net::NodeToCoordinator& message) {
+  if (!fabric) net::fail(message, "type", "no fabric check is running");
+  return *fabric;
 }
 
 JobRun& CoordinatorMachine::Impl::running(const net::NodeToCoordinator& message) {
@@ -212,7 +237,7 @@ void CoordinatorMachine::Impl::join(int session, const net::Join& message, Clock
            {"checks", Json::parse(message.checks)}},
       node.health == Health::Ready ? std::string() : check_failure_line(node, max_attempts));
   if (state.phase == Phase::Rendezvous) {
-    if (rendezvous.node_checked(n, now)) begin_job(now);
+    if (rendezvous.node_checked(n, now)) rendezvous_complete(now);
   } else {
     job->node_joined(n, now);
   }
@@ -233,7 +258,7 @@ void CoordinatorMachine::Impl::checks(int node, const net::Checks& message, Cloc
                     {"checks", Json::parse(message.checks)}},
                ready ? std::string() : check_failure_line(n, state.plan.sanity_check.max_attempts));
   if (state.phase == Phase::Rendezvous) {
-    if (rendezvous.node_checked(node, now)) begin_job(now);
+    if (rendezvous.node_checked(node, now)) rendezvous_complete(now);
   } else {
     job->node_checked(node, now);
   }
@@ -250,6 +275,49 @@ void CoordinatorMachine::Impl::reject(int session, const std::string& reason) {
     state.send(session, net::Finish{2, "refused by the coordinator: " + reason});
   }
   state.close(session, reason);
+}
+
+void CoordinatorMachine::Impl::rendezvous_complete(Clock::time_point now) {
+  if (fabric) return;  // fabric_over() goes on
+  if (state.plan.sanity_check.enabled && state.plan.sanity_check.fabric.enabled && !fabric_ran) {
+    fabric_ran = true;
+    fabric.emplace(state);
+    if (fabric->start(now)) return;
+    fabric.reset();
+  }
+  begin_job(now);
+}
+
+void CoordinatorMachine::Impl::fabric_over(Clock::time_point now) {
+  const std::vector<FabricExclusion> excluded = fabric->exclusions();
+  const std::vector<std::string> report = fabric->report();
+  fabric.reset();
+  for (const FabricExclusion& e : excluded) {
+    Node& n = state.nodes[static_cast<std::size_t>(e.node)];
+    n.excluded = e.why;
+    n.health = Health::Failed;
+    n.failed_checks = "fabric";
+    n.check_summary = e.why;
+    n.last_event = "excluded: " + e.why;
+    state.record("node-excluded", Json{{"node", n.name}, {"reason", e.why}},
+                 n.name + " excluded: " + e.why);
+    if (n.instance < 0) state.release(e.node, "spare " + n.name + " is not used: " + e.why);
+  }
+  replace_failed_nodes(state);
+  if (state.unready_instances().empty()) return begin_job(now);
+  if (state.spare_may_join()) {
+    // Left to the rendezvous: a spare that joins takes the instance, or its timeout fails.
+    state.record("waiting-for-spare", Json{{"checks", "fabric"}},
+                 "the fabric check excluded nodes holding instances; waiting for a spare to join");
+    return;
+  }
+  std::string reason =
+      "the fabric check excluded nodes holding instances and no ready spare is left";
+  Json fields{{"reason", reason}, {"exitCode", 1}, {"report", report}};
+  std::string line = "job failed: " + reason;
+  for (const std::string& row : report) line += "\n" + row;
+  state.finish_job(1, reason + ": " + (report.empty() ? "" : report.front()), "job-failed",
+                   std::move(fields), line);
 }
 
 void CoordinatorMachine::Impl::begin_job(Clock::time_point now) {
@@ -292,6 +360,10 @@ void CoordinatorMachine::Impl::gone(int session, const std::string& why, Clock::
     n.last_event = "disconnected: " + why;
     state.record("disconnected", Json{{"node", n.name}, {"reason", why}});
     rendezvous.node_lost(node, now);
+    if (fabric) {
+      fabric->node_lost(node, now);
+      if (fabric->done()) fabric_over(now);
+    }
   } else if (state.phase == Phase::Running) {
     job->node_lost(node, why, now);
   }
@@ -305,8 +377,11 @@ void CoordinatorMachine::Impl::tick(Clock::time_point now) {
     }
     next_heartbeat = now + state.settings.heartbeat_interval;
   }
-  if (state.phase == Phase::Rendezvous) {
-    if (rendezvous.tick(now)) begin_job(now);
+  if (fabric) {
+    fabric->tick(now);
+    if (fabric->done()) fabric_over(now);
+  } else if (state.phase == Phase::Rendezvous) {
+    if (rendezvous.tick(now)) rendezvous_complete(now);
   } else if (job) {
     job->tick(now);
   }
@@ -315,7 +390,8 @@ void CoordinatorMachine::Impl::tick(Clock::time_point now) {
 std::optional<Clock::time_point> CoordinatorMachine::Impl::next_deadline() const {
   if (state.phase == Phase::Finished) return std::nullopt;
   Clock::time_point next = next_heartbeat;
-  for (auto t : {rendezvous.next_deadline(), job ? job->next_deadline() : std::nullopt}) {
+  for (auto t : {fabric ? fabric->next_deadline() : rendezvous.next_deadline(),
+                 job ? job->next_deadline() : std::nullopt}) {
     if (t && *t < next) next = *t;
   }
   return next;

@@ -177,6 +177,36 @@ void write(Json& j, const Finish& m) {
 
 void write(Json& j, const Cancel& m) { j["signal"] = m.signal; }
 
+void write(Json& j, const FabricListening& m) {
+  j["round"] = m.round;
+  j["pair"] = m.pair;
+  j["address"] = m.address;
+  j["port"] = m.port;
+}
+
+void write(Json& j, const FabricResult& m) {
+  j["round"] = m.round;
+  j["pair"] = m.pair;
+  j["error"] = m.error;
+  j["outKbps"] = m.out_kbps;
+  j["inKbps"] = m.in_kbps;
+  j["latencyNs"] = m.latency_ns;
+}
+
+void write(Json& j, const FabricListen& m) {
+  j["round"] = m.round;
+  j["pair"] = m.pair;
+  j["key"] = m.key;
+}
+
+void write(Json& j, const FabricConnect& m) {
+  j["round"] = m.round;
+  j["pair"] = m.pair;
+  j["key"] = m.key;
+  j["address"] = m.address;
+  j["port"] = m.port;
+}
+
 void write(Json& j, const Exec& m) {
   j["id"] = m.id;
   j["argv"] = m.argv;
@@ -289,6 +319,8 @@ template Json to_json(const ExecOutput&);
 template Json to_json(const ExecExit&);
 template Json to_json(const LogEnd&);
 template Json to_json(const Cancel&);
+template Json to_json(const FabricListening&);
+template Json to_json(const FabricResult&);
 template Json to_json(const NodeToCoordinator&);
 template Json to_json(const Progress&);
 template Json to_json(const Assign&);
@@ -303,6 +335,8 @@ template Json to_json(const ExecStdin&);
 template Json to_json(const ExecKill&);
 template Json to_json(const SubscribeLogs&);
 template Json to_json(const UnsubscribeLogs&);
+template Json to_json(const FabricListen&);
+template Json to_json(const FabricConnect&);
 template Json to_json(const CoordinatorToNode&);
 template Json to_json(const StatusRequest&);
 template Json to_json(const PauseRequest&);

@@ -234,9 +234,36 @@ struct Cancel {
   bool operator==(const Cancel&) const = default;
 };
 
+/// `fabric-listening`: this node listens for its partner in pair `pair` of fabric round
+/// `round` at `address`:`port`; an empty address means the one it reaches the coordinator
+/// from.
+struct FabricListening {
+  static constexpr char kType[] = "fabric-listening";
+  int round = 1;
+  int pair = 0;
+  std::string address;
+  int port = 0;
+  bool operator==(const FabricListening&) const = default;
+};
+
+/// `fabric-result`: what the connecting end of a fabric pair measured, or why an end could
+/// not measure (`error` non-empty, figures 0). Figures are integers on the wire: kbit/s and
+/// nanoseconds.
+struct FabricResult {
+  static constexpr char kType[] = "fabric-result";
+  int round = 1;
+  int pair = 0;
+  std::string error;
+  std::int64_t out_kbps = 0;  ///< connector to listener
+  std::int64_t in_kbps = 0;   ///< listener to connector
+  std::int64_t latency_ns = 0;
+  bool operator==(const FabricResult&) const = default;
+};
+
 /// What a node launcher sends its coordinator.
-using NodeToCoordinator = std::variant<Join, Checks, Exited, Stopped, Hang, NodeHeartbeat, Failure,
-                                       Forensics, ExecOutput, ExecExit, Log, LogEnd, Cancel>;
+using NodeToCoordinator =
+    std::variant<Join, Checks, Exited, Stopped, Hang, NodeHeartbeat, Failure, Forensics, ExecOutput,
+                 ExecExit, Log, LogEnd, Cancel, FabricListening, FabricResult>;
 
 // ---- Coordinator -> node launcher ----
 
@@ -353,10 +380,36 @@ struct UnsubscribeLogs {
   bool operator==(const UnsubscribeLogs&) const = default;
 };
 
+/// Longest pair key of `fabric-listen` and `fabric-connect`, in bytes.
+inline constexpr std::size_t kMaxFabricKey = 32;
+
+/// `fabric-listen`: listen for the partner of fabric pair `pair` of round `round`, who will
+/// greet with `key`; answer `fabric-listening` (or `fabric-result` with the error). The
+/// measurement's settings are the plan's sanityCheck.fabric.
+struct FabricListen {
+  static constexpr char kType[] = "fabric-listen";
+  int round = 1;
+  int pair = 0;
+  std::string key;
+  bool operator==(const FabricListen&) const = default;
+};
+
+/// `fabric-connect`: measure the link to the partner listening at `address`:`port` and
+/// answer `fabric-result`.
+struct FabricConnect {
+  static constexpr char kType[] = "fabric-connect";
+  int round = 1;
+  int pair = 0;
+  std::string key;
+  std::string address;
+  int port = 0;
+  bool operator==(const FabricConnect&) const = default;
+};
+
 /// What a coordinator sends a node launcher.
 using CoordinatorToNode =
     std::variant<Progress, Assign, Standby, RunChecks, Start, Stop, Kill, Finish, Exec, ExecStdin,
-                 ExecKill, SubscribeLogs, UnsubscribeLogs, Heartbeat>;
+                 ExecKill, SubscribeLogs, UnsubscribeLogs, Heartbeat, FabricListen, FabricConnect>;
 
 // ---- Control client -> coordinator ----
 

@@ -1,3 +1,6 @@
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -297,6 +300,78 @@ Finish read(const MessageReader& m, const Limits&, Tag<Finish>) {
 
 Cancel read(const MessageReader& m, const Limits&, Tag<Cancel>) {
   return Cancel{.signal = m.integer("signal", 1, 64)};
+}
+
+// ---- The fabric check's messages: round 1..3, a pair index, figures as non-negative
+// integers, keys of at most kMaxFabricKey bytes ----
+
+constexpr int kMaxFabricRound = 3;
+constexpr int kMaxFabricPair = 1 << 20;
+// Longest error text a fabric-result carries into the journal and the table.
+constexpr std::size_t kMaxFabricError = 512;
+// 10 Tbit/s and 1000 s: beyond any link; a larger figure is garbage.
+constexpr std::int64_t kMaxFabricKbps = 10'000'000'000;
+constexpr std::int64_t kMaxFabricLatencyNs = 1'000'000'000'000;
+
+int fabric_round(const MessageReader& m) { return m.integer("round", 1, kMaxFabricRound); }
+int fabric_pair(const MessageReader& m) { return m.integer("pair", 0, kMaxFabricPair); }
+
+std::string fabric_key(const MessageReader& m) {
+  std::string key = m.string("key");
+  if (key.empty() || key.size() > kMaxFabricKey) {
+    m.fail("key", "expected 1 to " + std::to_string(kMaxFabricKey) + " bytes");
+  }
+  return key;
+}
+
+// A numeric IPv4 or IPv6 address; "" where `empty_ok` (the sender's own address).
+std::string fabric_address(const MessageReader& m, bool empty_ok) {
+  std::string address = m.string("address");
+  if (address.empty() && empty_ok) return address;
+  unsigned char buffer[sizeof(in6_addr)];
+  if (::inet_pton(AF_INET, address.c_str(), buffer) != 1 &&
+      ::inet_pton(AF_INET6, address.c_str(), buffer) != 1) {
+    m.fail("address", "expected a numeric IPv4 or IPv6 address");
+  }
+  return address;
+}
+
+std::int64_t bounded(const MessageReader& m, const char* key, std::int64_t max) {
+  const std::int64_t value = non_negative(m, key);
+  if (value > max) m.fail(key, "expected at most " + std::to_string(max));
+  return value;
+}
+
+FabricListening read(const MessageReader& m, const Limits&, Tag<FabricListening>) {
+  return FabricListening{.round = fabric_round(m),
+                         .pair = fabric_pair(m),
+                         .address = fabric_address(m, true),
+                         .port = m.integer("port", 1, 65535)};
+}
+
+FabricResult read(const MessageReader& m, const Limits&, Tag<FabricResult>) {
+  FabricResult r{.round = fabric_round(m),
+                 .pair = fabric_pair(m),
+                 .error = m.string("error"),
+                 .out_kbps = bounded(m, "outKbps", kMaxFabricKbps),
+                 .in_kbps = bounded(m, "inKbps", kMaxFabricKbps),
+                 .latency_ns = bounded(m, "latencyNs", kMaxFabricLatencyNs)};
+  if (r.error.size() > kMaxFabricError) {
+    m.fail("error", "longer than " + std::to_string(kMaxFabricError) + " bytes");
+  }
+  return r;
+}
+
+FabricListen read(const MessageReader& m, const Limits&, Tag<FabricListen>) {
+  return FabricListen{.round = fabric_round(m), .pair = fabric_pair(m), .key = fabric_key(m)};
+}
+
+FabricConnect read(const MessageReader& m, const Limits&, Tag<FabricConnect>) {
+  return FabricConnect{.round = fabric_round(m),
+                       .pair = fabric_pair(m),
+                       .key = fabric_key(m),
+                       .address = fabric_address(m, false),
+                       .port = m.integer("port", 1, 65535)};
 }
 
 Exec read(const MessageReader& m, const Limits&, Tag<Exec>) {

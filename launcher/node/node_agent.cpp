@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "launcher/checks/check_result_json.h"
@@ -32,6 +33,13 @@ EnvList launcher_env() {
     if (eq != std::string_view::npos) env.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
   }
   return env;
+}
+
+// "9.41" from 9,410,000 kbit/s.
+std::string format_gbps(std::int64_t kbps) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", static_cast<double>(kbps) / 1e6);
+  return text;
 }
 
 }  // namespace
@@ -286,6 +294,8 @@ void NodeAgent::dispatch(const net::CoordinatorToNode& message) {
             events_.record("standby", {{"node", options_.node}});
           },
           [&](const net::RunChecks& m) { run_checks(m.attempt); },
+          [&](const net::FabricListen& m) { fabric_listen(m); },
+          [&](const net::FabricConnect& m) { fabric_connect(m); },
           [&](const net::Start& m) {
             const int instance = local_of(m, m.instance);
             stopping_ = false;
@@ -416,6 +426,35 @@ void NodeAgent::run_checks(int attempt) {
     }
     parts_.link.send(net::Checks{.checks = checks::to_json(results)});
   });
+}
+
+void NodeAgent::fabric_listen(const net::FabricListen& m) {
+  parts_.fabric.listen(m, [this](net::NodeToCoordinator out) { fabric_report(std::move(out)); });
+}
+
+void NodeAgent::fabric_connect(const net::FabricConnect& m) {
+  say("fabric check round " + std::to_string(m.round) + ": measuring the link to " + m.address +
+      ":" + std::to_string(m.port));
+  parts_.fabric.connect(m, [this](net::NodeToCoordinator out) { fabric_report(std::move(out)); });
+}
+
+void NodeAgent::fabric_report(net::NodeToCoordinator message) {
+  if (const auto* r = std::get_if<net::FabricResult>(&message)) {
+    events_.record("fabric-result", {{"round", r->round},
+                                     {"pair", r->pair},
+                                     {"error", r->error},
+                                     {"outKbps", r->out_kbps},
+                                     {"inKbps", r->in_kbps},
+                                     {"latencyNs", r->latency_ns}});
+    if (!r->error.empty()) {
+      say("fabric check round " + std::to_string(r->round) + ": " + r->error);
+    } else {
+      say("fabric check round " + std::to_string(r->round) + ": " +
+          format_gbps(std::min(r->out_kbps, r->in_kbps)) + " Gbit/s (out " +
+          format_gbps(r->out_kbps) + ", in " + format_gbps(r->in_kbps) + ")");
+    }
+  }
+  parts_.link.send(message);
 }
 
 void NodeAgent::subscribe_logs(const net::SubscribeLogs& m) {

@@ -21,6 +21,7 @@
 #include "launcher/net/protocol.h"
 #include "launcher/node/command_runner.h"
 #include "launcher/node/coordinator_link.h"
+#include "launcher/node/fabric_runner.h"
 #include "launcher/node/gpu_sampler.h"
 #include "launcher/node/instance_runner.h"
 #include "launcher/node/log_subscription.h"
@@ -59,6 +60,7 @@ struct NodeAgentParts {
   SanityCheckRunner& checks;
   MonotonicClock& clock;
   GpuSampler& gpus;
+  FabricRunner& fabric;
 };
 
 /// This node's part of a multi-node job (docs/protocol.md, "Node launcher").
@@ -128,6 +130,11 @@ class NodeAgent final : public SupervisorHooks {
   void assign(const net::Assign& m);
   void write_hostfile();
   void run_checks(int attempt);
+  /// Takes part in the fabric check: listens or connects as asked, reports what it measured.
+  void fabric_listen(const net::FabricListen& m);
+  void fabric_connect(const net::FabricConnect& m);
+  /// Sends a fabric message to the coordinator, journaling and saying its outcome.
+  void fabric_report(net::NodeToCoordinator message);
   void subscribe_logs(const net::SubscribeLogs& m);
   void finish(const net::Finish& m);
   /// Says that the job failed for `reason` (the coordinator's, with its summary) once per

@@ -7,6 +7,7 @@
 #include "launcher/logs/log_stream.h"
 #include "launcher/net/client.h"
 #include "launcher/node/background_checks.h"
+#include "launcher/node/background_fabric.h"
 #include "launcher/node/node_link.h"
 #include "launcher/node/nvml_gpu_sampler.h"
 #include "launcher/node/remote_exec.h"
@@ -104,8 +105,9 @@ struct RealNode {
             [this](std::int64_t id, int code) { agent.on_command_exit(id, code); }),
         logs([this](int rank, std::string_view data) { agent.on_log_output(rank, data); }),
         checks(plan, supervisor),
+        fabric(plan, supervisor.loop()),
         agent(plan, options, events,
-              NodeAgentParts{link, runner, commands, logs, checks, clock, gpus}) {
+              NodeAgentParts{link, runner, commands, logs, checks, clock, gpus, fabric}) {
     hooks.agent = &agent;
     // The coordinator decides job-wide hangs from every node's heartbeats.
     supervisor.set_job_wide_hangs(true);
@@ -118,6 +120,7 @@ struct RealNode {
   RemoteExec commands;
   LogStreamSubscription logs;
   BackgroundChecks checks;
+  BackgroundFabric fabric;
   SteadyClock clock;
   NvmlGpuSampler gpus;
   NodeAgent agent;

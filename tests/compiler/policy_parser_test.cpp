@@ -146,4 +146,59 @@ TEST_CASE("parse_sanity_check reads custom checks with parameters and defaults")
   CHECK(sc.custom[0].timeout_seconds == 60);
 }
 
+TEST_CASE("parse_sanity_check turns on the fabric check from checks and reads its settings") {
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  SanityCheck sc;
+  sc.checks = builtin_check_names();
+  parse_sanity_check(load_yaml("job.yaml",
+                               "checks: [gpu, fabric]\n"
+                               "fabric: {minTcpGbps: 20, duration: 5s, timeout: 1m, streams: 8}\n")
+                         .root,
+                     "sanityCheck", {}, reader, &sc);
+  CHECK(diags.all().empty());
+  // The node checks stay in checks; fabric is the coordinator's.
+  CHECK(sc.checks == std::vector<std::string>{"gpu"});
+  CHECK(sc.fabric.enabled);
+  CHECK(sc.fabric.min_tcp_gbps == 20);
+  CHECK(sc.fabric.duration_seconds == 5);
+  CHECK(sc.fabric.timeout_seconds == 60);
+  CHECK(sc.fabric.streams == 8);
+}
+
+TEST_CASE("parse_sanity_check leaves the fabric check off unless listed") {
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  SanityCheck sc;
+  sc.checks = builtin_check_names();
+  parse_sanity_check(load_yaml("job.yaml", "fabric: {streams: 2}\n").root, "sanityCheck", {},
+                     reader, &sc);
+  CHECK(diags.all().empty());
+  CHECK_FALSE(sc.fabric.enabled);
+  CHECK(sc.fabric.streams == 2);
+  CHECK(sc.fabric.duration_seconds == 2);
+  CHECK(sc.fabric.timeout_seconds == 30);
+}
+
+TEST_CASE("parse_sanity_check names the fabric field out of range") {
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  SanityCheck sc;
+  parse_sanity_check(
+      load_yaml("job.yaml", "fabric:\n  duration: 2m\n  streams: 65\n  minTcpGbps: -1\n").root,
+      "sanityCheck", {}, reader, &sc);
+  REQUIRE(diags.all().size() == 3);
+  CHECK(diags.all()[0].path == "sanityCheck.fabric.minTcpGbps");
+  CHECK(diags.all()[0].loc.line == 4);
+  CHECK(diags.all()[1].path == "sanityCheck.fabric.duration");
+  CHECK(diags.all()[1].loc.line == 2);
+  CHECK(diags.all()[1].message.find("at most 60s") != std::string::npos);
+  CHECK(diags.all()[2].path == "sanityCheck.fabric.streams");
+  CHECK(sc.fabric.duration_seconds == 2);
+  CHECK(sc.fabric.streams == 4);
+}
+
 }  // namespace policy_parser_test

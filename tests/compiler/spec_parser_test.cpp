@@ -342,7 +342,7 @@ sanityCheck: {checks: [gpu, gpu, nccl2], nccl: {size: 512}, maxAttempts: 0}
             "and at most 1, got 2",
             "faultTolerance.hang.interval: expected a duration greater than 0, got 0",
             "sanityCheck.checks[1]: check \"gpu\" is listed twice",
-            "sanityCheck.checks[2]: expected one of gpu, burn, nccl, network, mounts, disk, got "
+            "sanityCheck.checks[2]: expected one of gpu, burn, nccl, network, mounts, disk, fabric, got "
             "\"nccl2\" (did you mean \"nccl\"?)",
             "sanityCheck.nccl.size: expected a quantity of at least 1Ki, got 512",
             "sanityCheck.maxAttempts: expected an integer between 1 and 100, got 0"});

@@ -137,6 +137,65 @@ TEST_CASE("node launcher messages keep their bytes") {
               R"({"data":"c3RlcCAxMCBsb3NzIDIuMQo=","instance":1,"rank":2,"type":"log"})");
   node_golden(LogEnd{}, R"({"type":"log-end"})");
   node_golden(Cancel{15}, R"({"signal":15,"type":"cancel"})");
+  node_golden(FabricListening{2, 1, "10.0.0.3", 29999},
+              R"({"address":"10.0.0.3","pair":1,"port":29999,"round":2,)"
+              R"("type":"fabric-listening"})");
+  node_golden(FabricListening{1, 0, "", 20001},
+              R"({"address":"","pair":0,"port":20001,"round":1,"type":"fabric-listening"})");
+  node_golden(FabricResult{1, 3, "", 9'400'000, 9'100'000, 31'000},
+              R"({"error":"","inKbps":9100000,"latencyNs":31000,"outKbps":9400000,"pair":3,)"
+              R"("round":1,"type":"fabric-result"})");
+  node_golden(FabricResult{3, 0, "connect to 10.0.0.2:20001: refused", 0, 0, 0},
+              R"({"error":"connect to 10.0.0.2:20001: refused","inKbps":0,"latencyNs":0,)"
+              R"("outKbps":0,"pair":0,"round":3,"type":"fabric-result"})");
+}
+
+TEST_CASE("a fabric message out of its range or with a bad address or key is refused") {
+  const auto result = [](const std::string& field, const Json& value) {
+    Json m = Json::parse(R"({"type":"fabric-result","round":1,"pair":0,"error":"",)"
+                         R"("outKbps":1,"inKbps":1,"latencyNs":1})");
+    m[field] = value;
+    return m.dump();
+  };
+  REQUIRE_NOTHROW(from_node(Json::parse(result("pair", 5))));
+  CHECK(error_of(result("round", 4), from_node) ==
+        "fabric-result: round: expected an integer in [1, 3], got 4");
+  CHECK(error_of(result("round", 0), from_node) ==
+        "fabric-result: round: expected an integer in [1, 3], got 0");
+  CHECK(error_of(result("outKbps", -1), from_node) ==
+        "fabric-result: outKbps: expected a non-negative integer");
+  CHECK(error_of(result("inKbps", 10'000'000'001), from_node) ==
+        "fabric-result: inKbps: expected at most 10000000000");
+  CHECK(error_of(result("latencyNs", 1.5), from_node) ==
+        "fabric-result: latencyNs: expected an integer");
+  CHECK(error_of(result("error", std::string(513, 'x')), from_node) ==
+        "fabric-result: error: longer than 512 bytes");
+  const auto listening = [](const Json& address, const Json& port) {
+    return Json{{"type", "fabric-listening"},
+                {"round", 1},
+                {"pair", 0},
+                {"address", address},
+                {"port", port}}
+        .dump();
+  };
+  REQUIRE_NOTHROW(from_node(Json::parse(listening("fd00::1", 1))));
+  CHECK(error_of(listening("node-2", 20001), from_node) ==
+        "fabric-listening: address: expected a numeric IPv4 or IPv6 address");
+  CHECK(error_of(listening("10.0.0.1", 0), from_node) ==
+        "fabric-listening: port: expected an integer in [1, 65535], got 0");
+  const auto connect = [](const Json& key, const Json& address) {
+    return Json{{"type", "fabric-connect"}, {"round", 2},   {"pair", 0}, {"key", key},
+                {"address", address},       {"port", 20001}}
+        .dump();
+  };
+  REQUIRE_NOTHROW(to_node(Json::parse(connect(std::string(32, 'k'), "127.0.0.1"))));
+  CHECK(error_of(connect(std::string(33, 'k'), "127.0.0.1"), to_node) ==
+        "fabric-connect: key: expected 1 to 32 bytes");
+  CHECK(error_of(connect("", "127.0.0.1"), to_node) ==
+        "fabric-connect: key: expected 1 to 32 bytes");
+  // The connector must be told where to go: its partner's address cannot be left empty.
+  CHECK(error_of(connect("k", ""), to_node) ==
+        "fabric-connect: address: expected a numeric IPv4 or IPv6 address");
 }
 
 TEST_CASE("heartbeats carry the ranks' telemetry when there is some") {
@@ -319,6 +378,12 @@ TEST_CASE("coordinator messages to node launchers keep their bytes") {
                      R"({"lines":100,"rank":3,"tail":1048576,"type":"subscribe-logs"})");
   coordinator_golden(UnsubscribeLogs{}, R"({"type":"unsubscribe-logs"})");
   coordinator_golden(Heartbeat{}, R"({"type":"heartbeat"})");
+  coordinator_golden(FabricListen{1, 2, "0123456789abcdef0123456789abcdef"},
+                     R"({"key":"0123456789abcdef0123456789abcdef","pair":2,"round":1,)"
+                     R"("type":"fabric-listen"})");
+  coordinator_golden(FabricConnect{2, 0, "k", "10.0.0.3", 29999},
+                     R"({"address":"10.0.0.3","key":"k","pair":0,"port":29999,"round":2,)"
+                     R"("type":"fabric-connect"})");
 }
 
 TEST_CASE("control requests keep their bytes") {

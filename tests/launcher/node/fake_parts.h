@@ -17,6 +17,7 @@
 #include "launcher/net/protocol.h"
 #include "launcher/node/command_runner.h"
 #include "launcher/node/coordinator_link.h"
+#include "launcher/node/fabric_runner.h"
 #include "launcher/node/gpu_sampler.h"
 #include "launcher/node/instance_runner.h"
 #include "launcher/node/log_subscription.h"
@@ -229,6 +230,25 @@ class FakeGpuSampler final : public GpuSampler {
     ++samples;
     if (!gpus) *reason = why;
     return gpus;
+  }
+};
+
+/// Fabric measurements that end when the test says so.
+class FakeFabricRunner final : public FabricRunner {
+ public:
+  /// "listen 1/0 key K", "connect 2/1 key K to 10.0.0.3:29999".
+  std::vector<std::string> calls;
+  Send send;  ///< the latest request's
+
+  void listen(const net::FabricListen& r, Send s) override {
+    calls.push_back("listen " + std::to_string(r.round) + "/" + std::to_string(r.pair) + " key " +
+                    r.key);
+    send = std::move(s);
+  }
+  void connect(const net::FabricConnect& r, Send s) override {
+    calls.push_back("connect " + std::to_string(r.round) + "/" + std::to_string(r.pair) + " key " +
+                    r.key + " to " + r.address + ":" + std::to_string(r.port));
+    send = std::move(s);
   }
 };
 

@@ -60,7 +60,7 @@ class AgentHarness {
         options(options_for(node, dir, terminal_)),
         events(dir / "events.jsonl"),
         agent(plan, options, events,
-              NodeAgentParts{link, instances, commands, logs, checks, clock, gpus}) {}
+              NodeAgentParts{link, instances, commands, logs, checks, clock, gpus, fabric}) {}
   ~AgentHarness() { ::close(terminal_); }
 
   pai::testing::TempDir dir;
@@ -79,6 +79,7 @@ class AgentHarness {
   FakeSanityCheckRunner checks;
   FakeClock clock;
   FakeGpuSampler gpus;
+  FakeFabricRunner fabric;
   NodeAgent agent;
 
   /// What the agent wrote on its terminal since the last said().
@@ -794,6 +795,39 @@ TEST_CASE("run-checks runs the checks in the background and answers with their r
   CHECK(node.link.take() == Messages{Json::parse(R"({"type": "checks", "checks": [
       {"name": "gpu", "status": "failed", "summary": "GPU 3 fell off the bus", "figure": "",
        "seconds": 0.0, "detail": "", "facts": {}}]})")});
+}
+
+TEST_CASE("fabric-listen and fabric-connect measure in the background and report the outcome") {
+  AgentHarness node;
+  node.join_and_assign(1);
+  node.receive(Json{{"type", "fabric-listen"}, {"round", 1}, {"pair", 0}, {"key", "k1"}});
+  CHECK(node.fabric.calls == Strings{"listen 1/0 key k1"});
+  node.fabric.send(pai::net::FabricListening{1, 0, "10.9.0.2", 29999});
+  CHECK(node.link.take() == Messages{Json::parse(R"({"type": "fabric-listening", "round": 1,
+      "pair": 0, "address": "10.9.0.2", "port": 29999})")});
+
+  node.receive(Json{{"type", "fabric-connect"},
+                    {"round", 2},
+                    {"pair", 1},
+                    {"key", "k2"},
+                    {"address", "10.9.0.3"},
+                    {"port", 29998}});
+  CHECK(node.fabric.calls.back() == "connect 2/1 key k2 to 10.9.0.3:29998");
+  node.said();
+  node.fabric.send(pai::net::FabricResult{2, 1, "", 9'410'000, 8'000'000, 40'000});
+  CHECK(node.said() == "pai-launch: fabric check round 2: 8.00 Gbit/s (out 9.41, in 8.00)\n");
+  CHECK(node.journal() == Messages{{{"event", "fabric-result"},
+                                    {"round", 2},
+                                    {"pair", 1},
+                                    {"error", ""},
+                                    {"outKbps", 9410000},
+                                    {"inKbps", 8000000},
+                                    {"latencyNs", 40000}}});
+  CHECK(node.link.take().at(0)["type"] == "fabric-result");
+
+  node.fabric.send(pai::net::FabricResult{2, 1, "connect to 10.9.0.3:29998: refused", 0, 0, 0});
+  CHECK(node.said() == "pai-launch: fabric check round 2: connect to 10.9.0.3:29998: refused\n");
+  CHECK(node.link.take().at(0)["error"] == "connect to 10.9.0.3:29998: refused");
 }
 
 TEST_CASE("run-checks on the coordinator's node tells the checks its port is in use") {

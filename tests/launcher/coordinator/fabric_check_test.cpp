@@ -1,0 +1,313 @@
+#include "launcher/coordinator/fabric_check.h"
+
+#include <catch2/catch.hpp>
+#include <functional>
+#include <set>
+
+#include "machine_harness.h"
+
+namespace fabric_check_test {
+
+using namespace pai::launcher::coordinator;
+using namespace pai::launcher::coordinator::testing;
+using pai::launcher::coordinator::Json;
+
+namespace {
+
+// The test plan (node-0..2 hold instances, spare-0 is the spare) with the fabric check on and
+// a floor of 5 Gbit/s.
+pai::Plan fabric_plan() {
+  pai::Plan plan = pai::testing::make_test_plan();
+  plan.sanity_check.fabric.enabled = true;
+  plan.sanity_check.fabric.min_tcp_gbps = 5;
+  return plan;
+}
+
+// Gbit/s between two nodes; < 0: the connector reports that error instead.
+using Link = std::function<double(const std::string& listener, const std::string& connector)>;
+
+// Plays the launchers' part: every fabric-listen sent since the last clear() is answered
+// with fabric-listening, every fabric-connect with a fabric-result from `link`, until the
+// coordinator asks nothing more. Returns the pairs measured, "listener-connector".
+std::vector<std::string> play(MachineHarness& h, const Link& link) {
+  std::vector<std::string> measured;
+  std::set<std::string> answered;
+  for (bool more = true; more;) {
+    more = false;
+    const std::vector<Action> log = h.log;
+    for (const Action& a : log) {
+      const auto* s = std::get_if<Send>(&a);
+      if (s == nullptr) continue;
+      const std::string type = s->message.value("type", "");
+      if (type != "fabric-listen" && type != "fabric-connect") continue;
+      const std::string id = type + s->message.dump();
+      if (!answered.insert(id).second) continue;
+      more = true;
+      std::string node;
+      for (const auto& [name, session] : h.sessions) {
+        if (session == s->session) node = name;
+      }
+      const Json& m = s->message;
+      if (type == "fabric-listen") {
+        h.receive(node, Json{{"type", "fabric-listening"},
+                             {"round", m["round"]},
+                             {"pair", m["pair"]},
+                             {"address", ""},
+                             {"port", 29999}});
+        continue;
+      }
+      std::string listener;
+      for (const pai::Host& host : h.plan.hosts) {
+        if (host.address == m["address"]) listener = host.name;
+      }
+      for (const pai::Host& host : h.plan.spares) {
+        if (host.address == m["address"]) listener = host.name;
+      }
+      measured.push_back(listener + "-" + node);
+      const double gbps = link(listener, node);
+      Json result{{"type", "fabric-result"},
+                  {"round", m["round"]},
+                  {"pair", m["pair"]},
+                  {"error", ""},
+                  {"outKbps", 0},
+                  {"inKbps", 0},
+                  {"latencyNs", 25'000}};
+      if (gbps < 0) {
+        result["error"] = "connect to " + m["address"].get<std::string>() + ": refused";
+      } else {
+        result["outKbps"] = static_cast<std::int64_t>(gbps * 1e6);
+        result["inKbps"] = static_cast<std::int64_t>(gbps * 1e6) + 1000;
+      }
+      h.receive(node, result);
+    }
+  }
+  return measured;
+}
+
+double healthy(const std::string&, const std::string&) { return 9.4; }
+
+// Every pair `bad` is in runs at 1 Gbit/s.
+Link slow(const std::string& bad) {
+  return [bad](const std::string& a, const std::string& b) {
+    return a == bad || b == bad ? 1.0 : 9.4;
+  };
+}
+
+}  // namespace
+
+TEST_CASE("the fabric check runs between the rendezvous and the first assignment") {
+  MachineHarness h(fabric_plan());
+  h.join("spare-0");
+  h.join_all();
+  // Round 1 pairs neighbours in node order; the listeners are asked first.
+  CHECK(h.sent("node-0", "assign").empty());
+  CHECK(h.sent("node-0", "fabric-listen").size() == 1);
+  CHECK(h.sent("node-2", "fabric-listen").size() == 1);
+  CHECK(h.sent("node-1", "fabric-listen").empty());
+  REQUIRE(h.records("fabric-round").size() == 1);
+  CHECK(h.records("fabric-round")[0].fields["pairs"] ==
+        Json::parse(R"([["node-0","node-1"],["node-2","spare-0"]])"));
+
+  const auto measured = play(h, healthy);
+  // Round 2 pairs each node with one it has not met: 2 rounds of 2 pairs.
+  CHECK(measured.size() == 4);
+  CHECK(h.records("fabric-round").size() == 2);
+  CHECK(h.records("fabric-pair").size() == 4);
+  const auto verdict = h.records("fabric-verdict");
+  REQUIRE(verdict.size() == 1);
+  CHECK(verdict[0].fields["healthy"] == true);
+  CHECK(verdict[0].line.find("fabric check passed: 4 nodes in 2 rounds, median 9.40 Gbit/s") == 0);
+  // Then the job begins: every instance is assigned, the spare stands by.
+  CHECK(h.sent("node-0", "assign").size() == 1);
+  CHECK(h.sent("node-2", "assign").size() == 1);
+  CHECK(h.sent("spare-0", "standby").size() == 1);
+  CHECK(h.records("node-excluded").empty());
+}
+
+TEST_CASE("the connector is sent the listener's address, its own when it named none") {
+  MachineHarness h(fabric_plan());
+  h.join("spare-0");
+  h.join_all();
+  h.receive("node-0", Json{{"type", "fabric-listening"},
+                           {"round", 1},
+                           {"pair", 0},
+                           {"address", "10.9.0.1"},
+                           {"port", 29990}});
+  const Json connect = h.only("node-1", "fabric-connect");
+  CHECK(connect["address"] == "10.9.0.1");
+  CHECK(connect["port"] == 29990);
+  // The pair's key is the one the listener was given.
+  CHECK(connect["key"] == h.only("node-0", "fabric-listen")["key"]);
+  CHECK(connect["key"].get<std::string>().size() == 32);
+  h.receive("node-2", Json{{"type", "fabric-listening"},
+                           {"round", 1},
+                           {"pair", 1},
+                           {"address", ""},
+                           {"port", 29991}});
+  CHECK(h.only("spare-0", "fabric-connect")["address"] == "10.0.0.3");
+  // The keys of two pairs differ.
+  CHECK(h.only("spare-0", "fabric-connect")["key"] != connect["key"]);
+}
+
+TEST_CASE("a node slow with every partner is excluded and a spare takes its instance") {
+  MachineHarness h(fabric_plan());
+  h.join("spare-0");
+  h.join_all();
+  play(h, slow("node-1"));
+  const auto excluded = h.records("node-excluded");
+  REQUIRE(excluded.size() == 1);
+  CHECK(excluded[0].fields["node"] == "node-1");
+  CHECK(excluded[0].line.find("node-1 excluded: fabric check: node-1 is bad") == 0);
+  const auto replaced = h.records("node-replaced");
+  REQUIRE(replaced.size() == 1);
+  CHECK(replaced[0].fields["spare"] == "spare-0");
+  // The bad node is let go; the spare is assigned node-1's instance.
+  CHECK(h.only("node-1", "finish")["exitCode"] == 0);
+  const Json assign = h.only("spare-0", "assign");
+  CHECK(assign["instance"] == 1);
+  // The table is on the terminal, under the verdict.
+  const auto verdict = h.records("fabric-verdict");
+  REQUIRE(verdict.size() == 1);
+  CHECK(verdict[0].fields["badNodes"] == Json::array({"node-1"}));
+  CHECK(verdict[0].line.find("\nround  pair") != std::string::npos);
+  CHECK(verdict[0].line.find("FAIL: ") != std::string::npos);
+  CHECK_FALSE(h.finish());
+}
+
+TEST_CASE("without a spare the job fails with the fabric table") {
+  pai::Plan plan = fabric_plan();
+  plan.spares.clear();
+  MachineHarness h(plan);
+  h.join_all();
+  play(h, slow("node-2"));
+  const auto finish = h.finish();
+  REQUIRE(finish);
+  CHECK(finish->exit_code == 1);
+  const auto failed = h.records("job-failed");
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].fields["reason"] ==
+        "the fabric check excluded nodes holding instances and no ready spare is left");
+  CHECK(failed[0].line.find("node-2 is bad") != std::string::npos);
+  CHECK(failed[0].line.find("round  pair") != std::string::npos);
+  CHECK(h.sent("node-0", "assign").empty());
+}
+
+TEST_CASE("a spare that had not joined yet takes the instance of an excluded node") {
+  MachineHarness h(fabric_plan());
+  h.join_all();
+  // 3 nodes: one sits out each round; node-0 fails with both partners it meets.
+  play(h, [](const std::string& a, const std::string& b) {
+    return a == "node-0" || b == "node-0" ? -1.0 : 9.4;
+  });
+  CHECK(h.records("node-excluded").size() == 1);
+  CHECK(h.records("waiting-for-spare").size() == 1);
+  CHECK(h.sent("node-1", "assign").empty());
+  CHECK_FALSE(h.finish());
+  h.clear();
+  h.join("spare-0");
+  // The late spare takes the instance; the check does not run again.
+  CHECK(h.records("fabric-round").empty());
+  CHECK(h.only("spare-0", "assign")["instance"] == 0);
+  CHECK(h.sent("node-1", "assign").size() == 1);
+}
+
+TEST_CASE("a round whose reports do not come in time fails its pairs as timed out") {
+  MachineHarness h(fabric_plan());
+  h.join("spare-0");
+  h.join_all();
+  // Nobody answers: after the timeout (30s) and the slack, round 1's two pairs fail.
+  h.advance(34s);
+  CHECK(h.records("fabric-pair").empty());
+  h.advance(2s);
+  const auto pairs = h.records("fabric-pair");
+  REQUIRE(pairs.size() == 2);
+  CHECK(pairs[0].fields["error"] == "no report within 35s");
+  CHECK(h.records("fabric-round").size() == 2);
+  // Every node failed and none passed: all are suspects, and the check goes on to round 3 and
+  // then fails the job rather than start on a fabric it knows nothing about.
+  h.advance(36s);
+  h.advance(36s);
+  REQUIRE(h.finish());
+  CHECK(h.finish()->exit_code == 1);
+}
+
+TEST_CASE("a node lost during the fabric check fails its pairs at once") {
+  MachineHarness h(fabric_plan());
+  h.join("spare-0");
+  h.join_all();
+  h.disconnect("node-1", "connection closed");
+  const auto pairs = h.records("fabric-pair");
+  REQUIRE(pairs.size() == 1);
+  CHECK(pairs[0].fields["error"] == "node-1: launcher lost");
+}
+
+TEST_CASE("fabric reports are checked against what was asked of the node") {
+  MachineHarness h(fabric_plan());
+  h.join("spare-0");
+  h.join_all();
+  SECTION("a result from a node outside the pair closes its connection") {
+    h.receive("node-2", Json{{"type", "fabric-result"},
+                             {"round", 1},
+                             {"pair", 0},
+                             {"error", ""},
+                             {"outKbps", 1},
+                             {"inKbps", 1},
+                             {"latencyNs", 1}});
+    REQUIRE(h.records("protocol-error").size() == 1);
+    CHECK(h.records("protocol-error")[0].fields["error"] ==
+          "fabric-result: pair: this node is not in that pair");
+    CHECK(h.closed("node-2"));
+  }
+  SECTION("the listening end may report an error but no figures") {
+    h.receive("node-0", Json{{"type", "fabric-result"},
+                             {"round", 1},
+                             {"pair", 0},
+                             {"error", ""},
+                             {"outKbps", 1},
+                             {"inKbps", 1},
+                             {"latencyNs", 1}});
+    CHECK(h.records("protocol-error")[0].fields["error"] ==
+          "fabric-result: pair: the listening end sends no figures");
+  }
+  SECTION("a round not started yet is refused") {
+    h.receive(
+        "node-0",
+        Json{
+            {"type", "fabric-listening"}, {"round", 2}, {"pair", 0}, {"address", ""}, {"port", 1}});
+    CHECK(h.records("protocol-error")[0].fields["error"] ==
+          "fabric-listening: round: no fabric round 2 was asked of it");
+  }
+  SECTION("the listener's error fails the pair; the connector's later report is ignored") {
+    h.receive("node-0", Json{{"type", "fabric-result"},
+                             {"round", 1},
+                             {"pair", 0},
+                             {"error", "no free port"},
+                             {"outKbps", 0},
+                             {"inKbps", 0},
+                             {"latencyNs", 0}});
+    REQUIRE(h.records("fabric-pair").size() == 1);
+    CHECK(h.records("fabric-pair")[0].fields["error"] == "node-0: no free port");
+    h.receive("node-1", Json{{"type", "fabric-result"},
+                             {"round", 1},
+                             {"pair", 0},
+                             {"error", "refused"},
+                             {"outKbps", 0},
+                             {"inKbps", 0},
+                             {"latencyNs", 0}});
+    CHECK(h.records("fabric-pair").size() == 1);
+    CHECK(h.records("protocol-error").empty());
+  }
+}
+
+TEST_CASE("without the fabric check a fabric report is a protocol error") {
+  MachineHarness h;
+  h.join_all();
+  h.receive(
+      "node-0",
+      Json{{"type", "fabric-listening"}, {"round", 1}, {"pair", 0}, {"address", ""}, {"port", 1}});
+  REQUIRE(h.records("protocol-error").size() == 1);
+  CHECK(h.records("protocol-error")[0].fields["error"] ==
+        "fabric-listening: type: no fabric check is running");
+}
+
+}  // namespace fabric_check_test

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The job-wide fabric check in real jobs (issue 15): real pai-launch processes, one per node,
+# each in a network namespace of its own with a veth into a bridge (netns_lib.sh). The
+# coordinator runs the check's rounds between the rendezvous and the first start; the nodes
+# measure with the TCP engine over their eth0 (the spec's fabric interface).
+#
+#   fabric_job_netns_test.sh BUILD_DIR   (BUILD_DIR holds compiler/pai-compile and
+#                                        launcher/pai-launch)
+#
+#   a. 4 hosts and a spare, all healthy: the check passes (measuring the spare too when it
+#      joined before the rendezvous completed) and the job runs on the 4 hosts;
+#   b. node-3's egress rate-limited by tc (tbf, 20 Mbit/s, under the spec's floor of
+#      0.2 Gbit/s): node-3 is named bad and excluded, the spare node-5 runs its instance, and
+#      the job succeeds;
+#   c. node-3 and node-4, partners in round 1, cannot reach each other (a blackhole route in
+#      each namespace), both otherwise healthy: the link node-3 <-> node-4 is named, its later
+#      end (node-4) is excluded and the spare runs its instance;
+#   d. as b without a spare: the job fails before any rank starts, with the fabric table.
+#   After each scenario no process is left in any node's namespace.
+# Exit status: 0 passed, 1 failed (with every launcher's output), 2 usage, 77 skipped (not root,
+# no `ip netns` or `tc`).
+set -euo pipefail
+
+(($# == 1)) || { echo "usage: fabric_job_netns_test.sh BUILD_DIR" >&2; exit 2; }
+build=$(realpath "$1")
+compiler=$build/compiler/pai-compile
+launcher=$build/launcher/pai-launch
+readonly TIMEOUT=${PAI_NETNS_TIMEOUT:-60}
+readonly SUBNET=10.245.0
+
+TEST=fabric_job_netns_test
+source "$(dirname "$0")/netns_lib.sh"
+
+[[ -x $compiler && -x $launcher ]] || fail "no pai-compile or pai-launch under $build"
+command -v tc >/dev/null || skip "tc (iproute2) is not installed"
+netns_init
+netns_network 5
+
+# Writes and compiles scenario $1's job: hosts node-1..4, spares $2 (a YAML flow list), the
+# fabric check with a floor of 0.2 Gbit/s; each rank writes its node's address to
+# $work/$1/ranks/rank-RANK.
+compile() {
+  local scenario=$1 spares=$2
+  mkdir -p "$work/$scenario/ranks"
+  cat >"$work/$scenario.yaml" <<EOF
+apiVersion: pai/v1
+kind: Job
+name: pai-fabric-$scenario-$$
+hosts:
+  - {name: node-1, address: $SUBNET.1}
+  - {name: node-2, address: $SUBNET.2}
+  - {name: node-3, address: $SUBNET.3}
+  - {name: node-4, address: $SUBNET.4}
+spares: $spares
+fabric: {type: ethernet, interface: eth0}
+roles:
+  worker:
+    instances: 4
+    env: {RANKS: $work/$scenario/ranks}
+    command: echo \$NODE_RANK \$(hostname -I) > "\$RANKS/rank-\$RANK"
+faultTolerance:
+  restart: {enabled: false}
+  gracePeriod: 1s
+sanityCheck:
+  checks: [fabric]
+  fabric: {minTcpGbps: 0.2, duration: 1s, timeout: 10s, streams: 2}
+EOF
+  "$compiler" "$work/$scenario.yaml" -o "$work/$scenario/plan" >"$work/$scenario.compile" 2>&1 ||
+    fail "pai-compile $scenario.yaml failed: $(cat "$work/$scenario.compile")"
+}
+
+# Starts scenario $1's launchers on nodes $2... (node N in namespace N).
+start_nodes() {
+  local scenario=$1 n
+  shift
+  for n in "$@"; do start_launcher "$scenario/node-$n" "$n" --node "node-$n"; done
+}
+
+# Fails unless rank files of scenario $1 name, in rank order, the node addresses $2...
+expect_ranks() {
+  local scenario=$1 rank=0 address got
+  shift
+  for address in "$@"; do
+    [[ -f $work/$scenario/ranks/rank-$rank ]] || fail "$scenario: rank $rank did not run"
+    got=$(<"$work/$scenario/ranks/rank-$rank")
+    [[ $got == "$rank $address" ]] ||
+      fail "$scenario: rank $rank wrote \"$got\", expected \"$rank $address\""
+    rank=$((rank + 1))
+  done
+}
+
+ns() { node_ns "$1"; }
+
+# --- a. Healthy: the check passes, the spare stands by, the job runs on the hosts.
+compile healthy "[{name: node-5, address: $SUBNET.5}]"
+start_nodes healthy 1 2 3 4 5
+expect_success healthy/node-{1,2,3,4,5}
+expect_said healthy/node-1 "fabric check passed: "
+expect_ranks healthy $SUBNET.1 $SUBNET.2 $SUBNET.3 $SUBNET.4
+if grep -q "excluded" "$work/healthy/node-1.err"; then fail "healthy: a node was excluded"; fi
+expect_no_leftovers healthy
+say "a. healthy: passed; the job ran on node-1..4"
+
+# --- b. A slow node is named and replaced by the spare.
+tc -n "$(ns 3)" qdisc add dev eth0 root tbf rate 20mbit burst 32kbit latency 50ms
+compile slow "[{name: node-5, address: $SUBNET.5}]"
+start_nodes slow 1 2 3 4 5
+expect_success slow/node-{1,2,3,4,5}
+expect_said slow/node-1 "node-3 excluded: fabric check: node-3 is bad"
+expect_said slow/node-1 "node-3 replaced by spare node-5 as worker-2"
+expect_ranks slow $SUBNET.1 $SUBNET.2 $SUBNET.5 $SUBNET.4
+expect_no_leftovers slow
+say "b. node-3 rate-limited: named bad, node-5 ran worker-2"
+
+# --- d. The same without a spare: the job fails with the table, before any rank starts.
+compile nospare "[]"
+start_nodes nospare 1 2 3 4
+expect_exit 1 nospare/node-1
+expect_exit 1 nospare/node-{2,3,4}
+expect_said nospare/node-1 "job failed: the fabric check excluded nodes holding instances and no ready spare is left"
+expect_said nospare/node-1 "round  pair"
+[[ -z $(ls -A "$work/nospare/ranks") ]] || fail "nospare: ranks ran: $(ls "$work/nospare/ranks")"
+expect_no_leftovers nospare
+tc -n "$(ns 3)" qdisc del dev eth0 root
+say "d. node-3 rate-limited, no spare: the job failed with the fabric table"
+
+# --- c. A bad link: node-3 and node-4 (round 1's second pair; node-1 serves the coordinator,
+# which every node must reach) cannot reach each other.
+ip -n "$(ns 3)" route add blackhole $SUBNET.4/32
+ip -n "$(ns 4)" route add blackhole $SUBNET.3/32
+compile link "[{name: node-5, address: $SUBNET.5}]"
+start_nodes link 1 2 3 4 5
+expect_success link/node-{1,2,3,4,5}
+expect_said link/node-1 "link node-3 <-> node-4 is bad"
+expect_said link/node-1 "node-4 replaced by spare node-5 as worker-3"
+if grep -q "node-3 excluded" "$work/link/node-1.err"; then fail "link: node-3 was excluded"; fi
+expect_ranks link $SUBNET.1 $SUBNET.2 $SUBNET.3 $SUBNET.5
+expect_no_leftovers link
+say "c. link node-3 <-> node-4 cut: the link named, node-4 replaced by node-5"
+say "passed"
