@@ -14,9 +14,22 @@
 //   MPIJob (kubeflow.org/v2beta1) for mpi: Launcher = the `launcher` role, Worker = the
 //   other instances, slotsPerWorker = their nprocPerNode. mpirun on the launcher reaches the
 //   workers through the MPI Operator's ssh setup, so the workers' command should keep sshd
-//   running (e.g. `/usr/sbin/sshd -De`).
+//   running (e.g. `/usr/sbin/sshd -De`). Needs mpi-operator 0.5 or later: pods are addressed
+//   as `<pod>.<name>`, under the one headless Service named after the job.
+//
+// The restart budget is pai-launch's alone: every replica has restartPolicy Never and the job
+// backoffLimit 0, because a pod that Kubernetes restarted would start pai-launch over with a
+// fresh budget (maxRestarts twice over, and again for each pod restart). pai-launch exits
+// non-zero only once its own policy gave up, so the job fails then.
+//
+// The spec's `kubernetes` section (kubernetes_parser.h) adds: host network or Multus networks,
+// an RDMA device-plugin resource and IPC_LOCK for the rank-holding pods of a RoCE or
+// InfiniBand job, /dev/shm as a memory volume for every pod with GPUs or shm, gang
+// scheduling, node selection, tolerations, image pull secrets, PersistentVolumeClaims and
+// ttlSecondsAfterFinished.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "compiler/diagnostics.h"
@@ -28,15 +41,32 @@ namespace pai {
 inline constexpr const char* kPodPlanDir = "/etc/pai";
 /// The image used when the spec names none (with a warning): it lacks pai-launch.
 inline constexpr const char* kPodDefaultImage = "debian:12";
+/// Names of the volumes pai-compile adds to every pod: the plan and token, /dev/shm, output.
+inline constexpr const char* kPodPlanVolume = "pai-plan";
+inline constexpr const char* kPodShmVolume = "pai-shm";
+inline constexpr const char* kPodOutputVolume = "pai-output";
+/// Pod and host names are DNS labels: at most this many characters.
+inline constexpr std::size_t kMaxPodNameLength = 63;
 
-/// Findings about running `plan` on Kubernetes, as warnings located at `spec`: no image.
+/// Findings about running `plan` on Kubernetes, located at `spec`: no image (a warning);
+/// a mount named like a pai volume, several MPI launchers, a job name that starts with a
+/// digit (the operators' Services need a letter first) (errors).
 void check_for_k8s(const Plan& plan, const Location& spec, Diagnostics& diags);
+
+/// The longest of the pod host names plan_for_pods() gives `plan`'s instances (by the
+/// roles' instance counts; no placement needed): `<name>-master-0`, `<name>-launcher` or
+/// `<name>-worker-<largest index>`.
+std::string longest_pod_name(const Plan& plan);
+
+/// How `plan`'s rank-holding pods are networked: the spec's choice, or for `auto` host
+/// network on a RoCE or InfiniBand fabric and the pod network otherwise.
+PodNetwork pod_network(const Plan& plan);
 
 /// `plan` as the pods run it: runtime host (the pod is the container, so each role's
 /// launch argv is its command), no spares (Kubernetes reschedules pods), and an inventory of
 /// the pods' names, placed again: PyTorchJob `<name>-master-0` then `<name>-worker-<i>`;
-/// MPIJob `<name>-launcher` and `<name>-worker-<i>` (addresses under the MPI Operator's
-/// `<name>-worker` service). Each host keeps the slots of the host it replaces.
+/// MPIJob `<name>-launcher` and `<name>-worker-<i>`, addressed `<pod>.<name>` (the MPI
+/// Operator's headless Service). Each host keeps the slots of the host it replaces.
 Plan plan_for_pods(const Plan& plan);
 
 /// The Kubeflow manifest (k8s/job.yaml) of a plan made by plan_for_pods(): a comment with

@@ -9,6 +9,7 @@
 
 #include "compiler/field_reader.h"
 #include "compiler/host_list.h"
+#include "compiler/kubernetes_parser.h"
 #include "compiler/policy_parser.h"
 #include "compiler/role_parser.h"
 
@@ -17,9 +18,10 @@ namespace pai {
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "apiVersion", "kind",   "name",   "description",    "image",       "runtime",    "framework",
-    "parameters", "hosts",  "spares", "portRange",      "coordinator", "masterRole", "fabric",
-    "mounts",     "output", "roles",  "faultTolerance", "sanityCheck", "timeLimit",  "monitoring"};
+    "apiVersion",  "kind",       "name",       "description", "image",     "runtime",
+    "framework",   "parameters", "hosts",      "spares",      "portRange", "coordinator",
+    "masterRole",  "fabric",     "mounts",     "output",      "roles",     "faultTolerance",
+    "sanityCheck", "timeLimit",  "monitoring", "kubernetes"};
 const std::vector<std::string> kPortRangeKeys = {"min", "max"};
 const std::vector<std::string> kCoordinatorKeys = {"host", "port"};
 const std::vector<std::string> kMonitoringKeys = {"metricsPort", "metricsAddress", "gpuIdle"};
@@ -109,6 +111,10 @@ void SpecParser::parse(const Node& root) {
   job.sanity_check.checks = builtin_check_names();
   if (const Node* n = reader_.optional(root, "", "sanityCheck")) {
     parse_sanity_check(*n, "sanityCheck", spec_.parameters, reader_, &job.sanity_check);
+  }
+  // After fabric, mounts and output, which the section is checked against.
+  if (const Node* n = reader_.optional(root, "", "kubernetes")) {
+    parse_kubernetes(*n, "kubernetes", job, reader_, &job.kubernetes);
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "compiler/did_you_mean.h"
 #include "compiler/field_reader.h"
+#include "compiler/k8s_manifest.h"
 #include "libpai/env_contract.h"
 
 namespace pai {
@@ -29,6 +30,7 @@ class RuleChecker {
                    size_t first_host);
   void check_names();
   void check_mounts();
+  void check_kubernetes();
 
   const JobSpec& spec_;
   Diagnostics& diags_;
@@ -71,6 +73,7 @@ void RuleChecker::check() {
   }
   check_names();
   check_mounts();
+  check_kubernetes();
 }
 
 void RuleChecker::check_hosts() {
@@ -256,6 +259,30 @@ void RuleChecker::check_mounts() {
                                            " (also " + index_path("mounts", target_it->second) +
                                            ")");
     }
+  }
+}
+
+// The job's name becomes its pods' names and host names on Kubernetes (design §3: the name
+// is usable as a Kubernetes name), which are DNS labels: checked with the longest suffix the
+// job's instances get, whatever the target, so that a spec compiles alike for every target.
+void RuleChecker::check_kubernetes() {
+  const Plan& job = spec_.job;
+  if (job.roles.empty() || job.name.empty()) return;
+  const std::string longest = longest_pod_name(job);
+  if (longest.size() > kMaxPodNameLength) {
+    error("name", "name " + quote(job.name) + " is too long for the job's pods: \"" + longest +
+                      "\" has " + std::to_string(longest.size()) +
+                      " characters, and pod and host names are DNS labels of at most " +
+                      std::to_string(kMaxPodNameLength) + " (shorten the name by " +
+                      std::to_string(longest.size() - kMaxPodNameLength) + ")");
+  }
+  const Kubernetes& k = job.kubernetes;
+  int pods = 0;
+  for (const Role& role : job.roles) pods += role.instances;
+  if (k.gang && k.min_available > pods) {
+    error("kubernetes.schedulingPolicy.minAvailable",
+          "minAvailable " + std::to_string(k.min_available) + " is more than the job's " +
+              std::to_string(pods) + (pods == 1 ? " pod" : " pods"));
   }
 }
 

@@ -296,6 +296,62 @@ struct Monitoring {
   GpuIdle gpu_idle;                         ///< spec `monitoring.gpuIdle`
 };
 
+/// How a job's pods are networked on Kubernetes (spec `kubernetes.network`).
+///   Auto: Host for a RoCE or InfiniBand fabric, Pod otherwise.
+///   Pod: the cluster's pod network only.
+///   Host: hostNetwork, so NCCL sees the nodes' own RDMA NICs and GIDs.
+///   Multus: the pod network plus the Multus secondary networks named in
+///           Kubernetes::networks (annotation k8s.v1.cni.cncf.io/networks).
+enum class PodNetwork { Auto, Pod, Host, Multus };
+
+template <>
+struct EnumNames<PodNetwork> {
+  static constexpr std::array<EnumName<PodNetwork>, 4> table{{{PodNetwork::Auto, "auto"},
+                                                              {PodNetwork::Pod, "pod"},
+                                                              {PodNetwork::Host, "host"},
+                                                              {PodNetwork::Multus, "multus"}}};
+};
+
+/// A pod toleration (spec `kubernetes.tolerations[]`), as Kubernetes spells its fields.
+struct Toleration {
+  std::string key;            ///< empty = every taint (operator Exists only)
+  std::string op = "Equal";   ///< Equal | Exists
+  std::string value;          ///< empty with Exists
+  std::string effect;         ///< NoSchedule | PreferNoSchedule | NoExecute; empty = all
+  std::int64_t seconds = -1;  ///< tolerationSeconds, NoExecute only; -1 = unset
+  bool operator==(const Toleration&) const = default;
+};
+
+/// A PersistentVolumeClaim mounted into every pod (spec `kubernetes.volumes[]`).
+struct ClaimVolume {
+  std::string name;        ///< the pod's volume name, a DNS label
+  std::string claim_name;  ///< the PersistentVolumeClaim
+  std::string mount_path;  ///< absolute path in the container
+  bool read_only = false;
+  bool operator==(const ClaimVolume&) const = default;
+};
+
+/// The Kubernetes target's settings (spec `kubernetes`), read only when rendering
+/// k8s/job.yaml (compiler/k8s_manifest.h); pai-launch ignores them.
+struct Kubernetes {
+  PodNetwork network = PodNetwork::Auto;
+  std::vector<std::string> networks;  ///< Multus network names (network Multus only)
+  /// Device-plugin resource each rank-holding pod asks for on a RoCE or IB fabric.
+  std::string rdma_resource = "rdma/rdma_shared_device_a";
+  int rdma_count = 1;             ///< how many of rdma_resource per pod, >= 1
+  std::int64_t shm_bytes = 0;     ///< /dev/shm size where roles state no shm; 0 = unset
+  std::int64_t ttl_seconds = -1;  ///< runPolicy.ttlSecondsAfterFinished; -1 = unset
+  bool gang = false;              ///< runPolicy.schedulingPolicy is rendered
+  int min_available = 0;          ///< gang size; 0 = every pod of the job
+  std::string queue;              ///< schedulingPolicy.queue; empty = unset
+  std::string priority_class;     ///< schedulingPolicy.priorityClass; empty = unset
+  std::vector<std::pair<std::string, std::string>> node_selector;  ///< sorted by key
+  std::vector<Toleration> tolerations;
+  std::vector<std::string> image_pull_secrets;
+  std::vector<ClaimVolume> volumes;
+  bool operator==(const Kubernetes&) const = default;
+};
+
 struct Plan {
   int plan_version = kPlanVersion;
   std::string compiler;  ///< "pai-compile X.Y.Z" that wrote it
@@ -326,6 +382,8 @@ struct Plan {
   std::int64_t time_limit_seconds = 0;
   /// Metrics endpoint of the coordinator (spec `monitoring`); off by default.
   Monitoring monitoring;
+  /// Settings of the Kubernetes target (spec `kubernetes`); defaults when absent.
+  Kubernetes kubernetes;
 
   // --- Assigned by place() (placement.h); recomputed when a spare replaces a node. ---
   std::vector<Placement> placements;  ///< roles in order, instances in order

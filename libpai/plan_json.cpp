@@ -187,6 +187,56 @@ void write(JsonWriter& w, const SanityCheck& s) {
 
 // The canonical text of the plan without its hash (no trailing newline), and in
 // `*hash_at` the offset where the "hash" member belongs in key order.
+void write(JsonWriter& w, const Kubernetes& k) {
+  w.begin_object();
+  w.member("imagePullSecrets", k.image_pull_secrets);
+  w.member("network", to_string(k.network));
+  w.member("networks", k.networks);
+  w.key("nodeSelector");
+  w.begin_object();
+  for (const auto& [key, value] : k.node_selector) w.member(key, value);
+  w.end_object();
+  w.key("rdma");
+  w.begin_object();
+  w.member("count", k.rdma_count);
+  w.member("resource", k.rdma_resource);
+  w.end_object();
+  if (k.gang) {
+    w.key("schedulingPolicy");
+    w.begin_object();
+    w.member("minAvailable", k.min_available);
+    w.member("priorityClass", k.priority_class);
+    w.member("queue", k.queue);
+    w.end_object();
+  }
+  w.member("shmBytes", k.shm_bytes);
+  w.key("tolerations");
+  w.begin_array();
+  for (const Toleration& t : k.tolerations) {
+    w.begin_object();
+    w.member("effect", t.effect);
+    w.member("key", t.key);
+    w.member("operator", t.op);
+    w.member("seconds", t.seconds);
+    w.member("value", t.value);
+    w.end_object();
+  }
+  w.end_array();
+  w.member("ttlSecondsAfterFinished", k.ttl_seconds);
+  w.key("volumes");
+  w.begin_array();
+  for (const ClaimVolume& v : k.volumes) {
+    w.begin_object();
+    w.member("claimName", v.claim_name);
+    w.member("mountPath", v.mount_path);
+    w.member("name", v.name);
+    w.member("readOnly", v.read_only);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
 std::string canonical_plan(const Plan& plan, std::size_t* hash_at) {
   std::string out;
   out.reserve(1024 + plan.placements.size() * 400 + plan.hosts.size() * 80);
@@ -216,6 +266,12 @@ std::string canonical_plan(const Plan& plan, std::size_t* hash_at) {
   // Only a non-static inventory is written, so plans (and their hashes) of bare-metal jobs
   // are the same as before the member existed.
   if (plan.inventory != Inventory::Static) w.member("inventory", to_string(plan.inventory));
+  // Only settings other than the defaults are written, so plans (and their hashes) without a
+  // spec `kubernetes` section are the same as before the member existed.
+  if (!(plan.kubernetes == Kubernetes{})) {
+    w.key("kubernetes");
+    write(w, plan.kubernetes);
+  }
   w.key("master");
   write(w, plan.master);
   w.member("masterRole", plan.master_role);
@@ -334,6 +390,55 @@ Monitoring read_monitoring(const JsonFields& f) {
   }
   f.reject_unknown();
   return m;
+}
+
+Kubernetes read_kubernetes(const JsonFields& f) {
+  Kubernetes k;
+  k.image_pull_secrets = f.strings("imagePullSecrets");
+  k.network = f.enumeration("network", enum_values<PodNetwork>());
+  k.networks = f.strings("networks");
+  JsonFields selector = f.object("nodeSelector");
+  for (const auto& [key, value] : selector.raw().items()) {
+    if (!value.is_string()) selector.fail(selector.child(key), "expected a string");
+    k.node_selector.emplace_back(key, value.get<std::string>());
+  }
+  JsonFields rdma = f.object("rdma");
+  k.rdma_count = rdma.integer("count", 1);
+  k.rdma_resource = rdma.string("resource");
+  rdma.reject_unknown();
+  if (f.raw().contains("schedulingPolicy")) {
+    JsonFields gang = f.object("schedulingPolicy");
+    k.gang = true;
+    k.min_available = gang.integer("minAvailable", 0);
+    k.priority_class = gang.string("priorityClass");
+    k.queue = gang.string("queue");
+    gang.reject_unknown();
+  }
+  k.shm_bytes = f.int64("shmBytes");
+  if (k.shm_bytes < 0) f.fail(f.child("shmBytes"), "expected at least 0");
+  const json& tolerations = f.array("tolerations");
+  for (std::size_t i = 0; i < tolerations.size(); ++i) {
+    JsonFields t(tolerations[i], f.item("tolerations", i), f.file());
+    Toleration toleration;
+    toleration.effect = t.string("effect");
+    toleration.key = t.string("key");
+    toleration.op = t.string("operator");
+    toleration.seconds = t.int64("seconds");
+    toleration.value = t.string("value");
+    t.reject_unknown();
+    k.tolerations.push_back(std::move(toleration));
+  }
+  k.ttl_seconds = f.int64("ttlSecondsAfterFinished");
+  if (k.ttl_seconds < -1) f.fail(f.child("ttlSecondsAfterFinished"), "expected at least -1");
+  const json& volumes = f.array("volumes");
+  for (std::size_t i = 0; i < volumes.size(); ++i) {
+    JsonFields v(volumes[i], f.item("volumes", i), f.file());
+    k.volumes.push_back(ClaimVolume{v.string("name"), v.string("claimName"), v.string("mountPath"),
+                                    v.boolean("readOnly")});
+    v.reject_unknown();
+  }
+  f.reject_unknown();
+  return k;
 }
 
 Endpoint read_endpoint(const JsonFields& f) {
@@ -529,6 +634,7 @@ Plan read_plan(const JsonFields& f) {
   plan.sanity_check = read_sanity_check(f.object("sanityCheck"));
   plan.time_limit_seconds = f.seconds("timeLimitSeconds");
   if (f.raw().contains("monitoring")) plan.monitoring = read_monitoring(f.object("monitoring"));
+  if (f.raw().contains("kubernetes")) plan.kubernetes = read_kubernetes(f.object("kubernetes"));
   const json& placements = f.array("placements");
   plan.placements.reserve(placements.size());
   for (std::size_t i = 0; i < placements.size(); ++i) {

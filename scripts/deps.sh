@@ -8,6 +8,8 @@ packages=(
   libyaml-cpp-dev libjsonnet-dev jsonnet libcli11-dev nlohmann-json3-dev
   libboost1.81-dev libboost-filesystem1.81-dev libssl-dev catch2
   python3 python3-jsonschema python3-yaml dash iproute2 procps clang lld
+  # Rendered Kubernetes manifests are checked against core/v1 with the client's models.
+  python3-kubernetes
   # eu-stack: the native stacks of hang forensics (gdb is the fallback).
   elfutils
   # The Python SDK's tests: a real gloo DDP job, and `pip install sdk/python` into a venv.

@@ -55,9 +55,9 @@ TEST_CASE("a PyTorch plan becomes a PyTorchJob with Master and Worker") {
   CHECK(job["kind"].as<std::string>() == "PyTorchJob");
   CHECK(job["metadata"]["name"].as<std::string>() == "test-job");
   const YAML::Node specs = job["spec"]["pytorchReplicaSpecs"];
-  check_replica(specs["Master"], 1, "pytorch", "OnFailure");
-  check_replica(specs["Worker"], 2, "pytorch", "OnFailure");
-  CHECK(job["spec"]["runPolicy"]["backoffLimit"].as<int>() == 5);
+  check_replica(specs["Master"], 1, "pytorch", "Never");
+  check_replica(specs["Worker"], 2, "pytorch", "Never");
+  CHECK(job["spec"]["runPolicy"]["backoffLimit"].as<int>() == 0);
   CHECK(job["spec"]["runPolicy"]["cleanPodPolicy"].as<std::string>() == "Running");
 }
 
@@ -123,17 +123,20 @@ TEST_CASE("fractional CPUs are written in millicores") {
   CHECK(c["resources"]["limits"]["cpu"].as<std::string>() == "7500m");
 }
 
-TEST_CASE("no restarts map to restartPolicy Never and backoffLimit 0") {
-  Plan plan = make_test_plan();
-  plan.fault_tolerance.restart_enabled = false;
-  YAML::Node job = render(plan);
-  CHECK(job["spec"]["runPolicy"]["backoffLimit"].as<int>() == 0);
-  CHECK(job["spec"]["pytorchReplicaSpecs"]["Master"]["restartPolicy"].as<std::string>() == "Never");
-  plan = make_test_plan();
-  plan.fault_tolerance.policy = pai::RestartPolicy::Never;
-  job = render(plan);
-  CHECK(job["spec"]["runPolicy"]["backoffLimit"].as<int>() == 5);
-  CHECK(job["spec"]["pytorchReplicaSpecs"]["Worker"]["restartPolicy"].as<std::string>() == "Never");
+TEST_CASE("the restart budget is pai-launch's alone: Never and backoffLimit 0 always") {
+  // make_test_plan() has restarts enabled with maxRestarts 5: Kubernetes must not add its own.
+  for (const bool mpi : {false, true}) {
+    for (const bool restarts : {true, false}) {
+      Plan plan = mpi ? make_mpi_plan() : make_test_plan();
+      REQUIRE(plan.fault_tolerance.max_restarts == 5);
+      plan.fault_tolerance.restart_enabled = restarts;
+      const YAML::Node job = render(plan);
+      CHECK(job["spec"]["runPolicy"]["backoffLimit"].as<int>() == 0);
+      for (const auto& entry : job["spec"][mpi ? "mpiReplicaSpecs" : "pytorchReplicaSpecs"]) {
+        CHECK(entry.second["restartPolicy"].as<std::string>() == "Never");
+      }
+    }
+  }
 }
 
 TEST_CASE("an MPI plan becomes an MPIJob with Launcher and Worker") {
@@ -143,8 +146,8 @@ TEST_CASE("an MPI plan becomes an MPIJob with Launcher and Worker") {
   CHECK(job["metadata"]["name"].as<std::string>() == "test-job");
   CHECK(job["spec"]["slotsPerWorker"].as<int>() == 8);
   const YAML::Node specs = job["spec"]["mpiReplicaSpecs"];
-  check_replica(specs["Launcher"], 1, "mpi", "OnFailure");
-  check_replica(specs["Worker"], 3, "mpi", "OnFailure");
+  check_replica(specs["Launcher"], 1, "mpi", "Never");
+  check_replica(specs["Worker"], 3, "mpi", "Never");
   const YAML::Node launcher = specs["Launcher"]["template"]["spec"]["containers"][0];
   CHECK(strings(launcher["command"]).back() == "test-job-launcher");
   CHECK(!launcher["resources"]["limits"]["nvidia.com/gpu"]);
@@ -166,13 +169,16 @@ TEST_CASE("the pods' plan names the pods and runs commands without a container w
   CHECK(pods.master.address == "test-job-master-0");
 }
 
-TEST_CASE("MPI pods are addressed through the workers' service") {
+TEST_CASE("MPI pods are addressed through the job's service (mpi-operator 0.5 and later)") {
   const Plan pods = pai::plan_for_pods(make_mpi_plan());
   REQUIRE(pods.placements.size() == 4);
   CHECK(pods.placements[0].host.name == "test-job-worker-0");
-  CHECK(pods.placements[0].host.address == "test-job-worker-0.test-job-worker");
+  CHECK(pods.placements[0].host.address == "test-job-worker-0.test-job");
+  CHECK(pods.placements[2].host.address == "test-job-worker-2.test-job");
   CHECK(pods.placements[3].host.name == "test-job-launcher");
-  CHECK(pods.placements[3].host.address == "test-job-launcher.test-job-worker");
+  CHECK(pods.placements[3].host.address == "test-job-launcher.test-job");
+  // The coordinator and the hostfile use these addresses.
+  CHECK(pods.coordinator.address == "test-job-worker-0.test-job");
 }
 
 TEST_CASE("the coordinator's pods declare the metrics port - annotated when it is one pod") {
@@ -191,7 +197,7 @@ TEST_CASE("the coordinator's pods declare the metrics port - annotated when it i
       const YAML::Node ports = pod["spec"]["containers"][0]["ports"];
       if (type != served) {
         CHECK_FALSE(ports.IsDefined());
-        CHECK_FALSE(pod["metadata"].IsDefined());
+        CHECK_FALSE((pod["metadata"].IsDefined() && pod["metadata"]["annotations"].IsDefined()));
         continue;
       }
       ++declared;
@@ -199,7 +205,7 @@ TEST_CASE("the coordinator's pods declare the metrics port - annotated when it i
       CHECK(ports[0]["name"].as<std::string>() == "metrics");
       CHECK(ports[0]["containerPort"].as<int>() == 9400);
       if (mpi) {
-        CHECK_FALSE(pod["metadata"].IsDefined());
+        CHECK_FALSE((pod["metadata"].IsDefined() && pod["metadata"]["annotations"].IsDefined()));
         continue;
       }
       CHECK(pod["metadata"]["annotations"]["prometheus.io/scrape"].as<std::string>() == "true");
@@ -262,6 +268,199 @@ TEST_CASE("a time limit becomes runPolicy.activeDeadlineSeconds past pai's own s
   plan.fault_tolerance.grace_period_seconds = 30;
   plan.fault_tolerance.checkpoint_wait_seconds = 60;
   CHECK(render(plan)["spec"]["runPolicy"]["activeDeadlineSeconds"].as<long long>() == 750);
+}
+
+namespace {
+
+YAML::Node pod_spec(const YAML::Node& job, const std::string& type) {
+  const char* specs =
+      job["kind"].as<std::string>() == "MPIJob" ? "mpiReplicaSpecs" : "pytorchReplicaSpecs";
+  return job["spec"][specs][type]["template"]["spec"];
+}
+
+}  // namespace
+
+TEST_CASE("a RoCE job's rank pods get the RDMA device, IPC_LOCK and the host network") {
+  // The test plan's fabric is RoCE and its network auto: host network.
+  const YAML::Node job = render(make_mpi_plan());
+  const YAML::Node worker = pod_spec(job, "Worker");
+  const YAML::Node c = worker["containers"][0];
+  CHECK(c["resources"]["limits"]["rdma/rdma_shared_device_a"].as<int>() == 1);
+  CHECK(strings(c["securityContext"]["capabilities"]["add"]) ==
+        std::vector<std::string>{"IPC_LOCK"});
+  CHECK(worker["hostNetwork"].as<bool>());
+  CHECK(worker["dnsPolicy"].as<std::string>() == "ClusterFirstWithHostNet");
+  // No two of the job's host-network pods on one node: they would share its ports.
+  const YAML::Node term =
+      worker["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0];
+  CHECK(term["topologyKey"].as<std::string>() == "kubernetes.io/hostname");
+  CHECK(term["labelSelector"]["matchLabels"]["pai-compile/job"].as<std::string>() == "test-job");
+  CHECK(
+      job["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["metadata"]["labels"]["pai-compile/job"]
+          .as<std::string>() == "test-job");
+  // The MPI launcher holds no rank: no RDMA, no host network.
+  const YAML::Node launcher = pod_spec(job, "Launcher");
+  CHECK_FALSE(launcher["hostNetwork"].IsDefined());
+  CHECK_FALSE(launcher["affinity"].IsDefined());
+  CHECK_FALSE(launcher["containers"][0]["securityContext"].IsDefined());
+  CHECK_FALSE(launcher["containers"][0]["resources"]["limits"]["rdma/rdma_shared_device_a"]);
+}
+
+TEST_CASE("the RDMA resource and count come from the spec - IB gets them too") {
+  Plan plan = make_test_plan(2, 1);
+  plan.fabric = pai::Fabric{pai::FabricType::Ib, "ib0", {"mlx5_0"}, -1, -1};
+  plan.kubernetes.rdma_resource = "rdma/hca";
+  plan.kubernetes.rdma_count = 2;
+  const YAML::Node c = pod_spec(render(plan), "Master")["containers"][0];
+  CHECK(c["resources"]["limits"]["rdma/hca"].as<int>() == 2);
+  CHECK_FALSE(c["resources"]["limits"]["rdma/rdma_shared_device_a"]);
+}
+
+TEST_CASE("an Ethernet job gets no RDMA, no IPC_LOCK and the pod network") {
+  Plan plan = make_test_plan(2, 1);
+  plan.fabric = pai::Fabric{pai::FabricType::Ethernet, "eth0", {}, -1, -1};
+  const YAML::Node job = render(plan);
+  const YAML::Node pod = pod_spec(job, "Worker");
+  CHECK_FALSE(pod["hostNetwork"].IsDefined());
+  CHECK_FALSE(pod["containers"][0]["securityContext"].IsDefined());
+  CHECK(pod["containers"][0]["resources"]["limits"].size() == 3);  // cpu, memory, gpu
+  CHECK_FALSE(job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["metadata"].IsDefined());
+}
+
+TEST_CASE("network pod keeps RDMA off the host network - multus annotates the rank pods") {
+  Plan plan = make_mpi_plan();
+  plan.kubernetes.network = pai::PodNetwork::Pod;
+  YAML::Node job = render(plan);
+  CHECK_FALSE(pod_spec(job, "Worker")["hostNetwork"].IsDefined());
+  CHECK(pod_spec(job, "Worker")["containers"][0]["resources"]["limits"]["rdma/rdma_shared_device_a"]
+            .as<int>() == 1);
+
+  plan.kubernetes.network = pai::PodNetwork::Multus;
+  plan.kubernetes.networks = {"roce-a", "kube-system/roce-b@net2"};
+  job = render(plan);
+  CHECK_FALSE(pod_spec(job, "Worker")["hostNetwork"].IsDefined());
+  const YAML::Node specs = job["spec"]["mpiReplicaSpecs"];
+  CHECK(specs["Worker"]["template"]["metadata"]["annotations"]["k8s.v1.cni.cncf.io/networks"]
+            .as<std::string>() == "roce-a,kube-system/roce-b@net2");
+  CHECK_FALSE(specs["Launcher"]["template"]["metadata"].IsDefined());
+}
+
+TEST_CASE("every pod with GPUs gets /dev/shm in memory, sized by the role or the spec") {
+  Plan plan = make_test_plan(2, 1);
+  plan.roles[0].resources.shm_bytes = 0;  // worker: 8 GPUs, no shm stated
+  YAML::Node pod = pod_spec(render(plan), "Master");
+  REQUIRE(pod["volumes"][1]["name"].as<std::string>() == "pai-shm");
+  CHECK(pod["volumes"][1]["emptyDir"]["medium"].as<std::string>() == "Memory");
+  CHECK_FALSE(pod["volumes"][1]["emptyDir"]["sizeLimit"].IsDefined());
+  CHECK(pod["containers"][0]["volumeMounts"][1]["mountPath"].as<std::string>() == "/dev/shm");
+
+  plan.kubernetes.shm_bytes = 16ll << 30;
+  pod = pod_spec(render(plan), "Master");
+  CHECK(pod["volumes"][1]["emptyDir"]["sizeLimit"].as<std::string>() == "16Gi");
+
+  plan.roles[0].resources.shm_bytes = 32ll << 30;  // the role's own size wins
+  pod = pod_spec(render(plan), "Master");
+  CHECK(pod["volumes"][1]["emptyDir"]["sizeLimit"].as<std::string>() == "32Gi");
+
+  // ps alone (no GPUs, no shm) gets none: make it the only Worker role.
+  Plan cpu = make_test_plan(1, 1);
+  pod = pod_spec(render(cpu), "Worker");
+  for (const YAML::Node& volume : pod["volumes"]) {
+    CHECK(volume["name"].as<std::string>() != "pai-shm");
+  }
+}
+
+TEST_CASE("ttl and gang scheduling go to runPolicy") {
+  Plan plan = make_test_plan(3, 1);
+  YAML::Node run = render(plan)["spec"]["runPolicy"];
+  CHECK_FALSE(run["ttlSecondsAfterFinished"].IsDefined());
+  CHECK_FALSE(run["schedulingPolicy"].IsDefined());
+  plan.kubernetes.ttl_seconds = 0;
+  plan.kubernetes.gang = true;
+  run = render(plan)["spec"]["runPolicy"];
+  CHECK(run["ttlSecondsAfterFinished"].as<int>() == 0);
+  // Every pod by default: 3 workers and ps.
+  CHECK(run["schedulingPolicy"]["minAvailable"].as<int>() == 4);
+  CHECK_FALSE(run["schedulingPolicy"]["queue"].IsDefined());
+  plan.kubernetes.min_available = 2;
+  plan.kubernetes.queue = "research";
+  plan.kubernetes.priority_class = "high";
+  run = render(plan)["spec"]["runPolicy"];
+  CHECK(run["schedulingPolicy"]["minAvailable"].as<int>() == 2);
+  CHECK(run["schedulingPolicy"]["queue"].as<std::string>() == "research");
+  CHECK(run["schedulingPolicy"]["priorityClass"].as<std::string>() == "high");
+}
+
+TEST_CASE("node selector, tolerations, pull secrets and claims reach every pod") {
+  Plan plan = make_mpi_plan();
+  plan.kubernetes.node_selector = {{"gpus", "8"}, {"pool", "train"}};
+  plan.kubernetes.tolerations = {{"nvidia.com/gpu", "Exists", "", "NoSchedule", -1},
+                                 {"dedicated", "Equal", "ml", "NoExecute", 300}};
+  plan.kubernetes.image_pull_secrets = {"regcred"};
+  plan.kubernetes.volumes = {{"ckpt", "ckpt-pvc", "/ckpt", false}, {"ds", "ds", "/ds", true}};
+  const YAML::Node job = render(plan);
+  for (const char* type : {"Launcher", "Worker"}) {
+    INFO(type);
+    const YAML::Node pod = pod_spec(job, type);
+    // Quoted: "8" must stay a string for the API server.
+    CHECK(pod["nodeSelector"]["gpus"].Tag() == "!");
+    CHECK(pod["nodeSelector"]["gpus"].as<std::string>() == "8");
+    CHECK(pod["nodeSelector"]["pool"].as<std::string>() == "train");
+    REQUIRE(pod["tolerations"].size() == 2);
+    CHECK(pod["tolerations"][0]["key"].as<std::string>() == "nvidia.com/gpu");
+    CHECK(pod["tolerations"][0]["operator"].as<std::string>() == "Exists");
+    CHECK_FALSE(pod["tolerations"][0]["value"].IsDefined());
+    CHECK(pod["tolerations"][1]["value"].as<std::string>() == "ml");
+    CHECK(pod["tolerations"][1]["tolerationSeconds"].as<int>() == 300);
+    CHECK(pod["imagePullSecrets"][0]["name"].as<std::string>() == "regcred");
+    const YAML::Node volumes = pod["volumes"];
+    const YAML::Node ckpt = volumes[volumes.size() - 2];
+    CHECK(ckpt["name"].as<std::string>() == "ckpt");
+    CHECK(ckpt["persistentVolumeClaim"]["claimName"].as<std::string>() == "ckpt-pvc");
+    CHECK_FALSE(ckpt["persistentVolumeClaim"]["readOnly"].IsDefined());
+    CHECK(volumes[volumes.size() - 1]["persistentVolumeClaim"]["readOnly"].as<bool>());
+    const YAML::Node mounts = pod["containers"][0]["volumeMounts"];
+    CHECK(mounts[mounts.size() - 2]["mountPath"].as<std::string>() == "/ckpt");
+    CHECK(mounts[mounts.size() - 1]["readOnly"].as<bool>());
+  }
+}
+
+TEST_CASE("the longest pod name takes the largest worker index") {
+  Plan plan = make_test_plan(11, 1);  // 11 workers + ps: master-0 and worker-0..10
+  CHECK(pai::longest_pod_name(plan) == "test-job-worker-10");
+  // The names plan_for_pods() gives agree.
+  CHECK(pai::plan_for_pods(plan).placements.back().host.name == "test-job-worker-10");
+  plan.roles[0].instances = 1;  // master-0 and worker-0 (ps): as long as each other
+  CHECK(pai::longest_pod_name(plan).size() == std::string("test-job-master-0").size());
+  Plan mpi = make_mpi_plan();  // 3 workers + the launcher
+  CHECK(pai::longest_pod_name(mpi) == "test-job-launcher");
+  mpi.roles[0].instances = 1000;
+  CHECK(pai::longest_pod_name(mpi) == "test-job-worker-999");
+}
+
+TEST_CASE("a job name starting with a digit is an error for Kubernetes") {
+  Plan plan = make_test_plan();
+  plan.name = "1job";
+  Diagnostics diags;
+  pai::check_for_k8s(plan, Location{"job.yaml", 0, 0}, diags);
+  REQUIRE(diags.all().size() == 1);
+  CHECK(diags.all()[0].path == "name");
+  CHECK(diags.all()[0].message ==
+        "--target k8s: \"1job\" starts with a digit; the training operators name Services "
+        "after the job and its pods, and a Service name must start with a letter");
+}
+
+TEST_CASE("pod_network resolves auto by the fabric") {
+  Plan plan = make_test_plan();
+  CHECK(pai::pod_network(plan) == pai::PodNetwork::Host);  // RoCE
+  plan.fabric.type = pai::FabricType::Ib;
+  CHECK(pai::pod_network(plan) == pai::PodNetwork::Host);
+  plan.fabric.type = pai::FabricType::Ethernet;
+  CHECK(pai::pod_network(plan) == pai::PodNetwork::Pod);
+  plan.fabric.type = pai::FabricType::None;
+  CHECK(pai::pod_network(plan) == pai::PodNetwork::Pod);
+  plan.kubernetes.network = pai::PodNetwork::Host;
+  CHECK(pai::pod_network(plan) == pai::PodNetwork::Host);
 }
 
 }  // namespace k8s_manifest_test

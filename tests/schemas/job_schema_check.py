@@ -53,6 +53,18 @@ CROSS_FIELD_RULES = [
     # framework mpi needs a launcher role; docker and apptainer need an image.
     r'^framework: framework mpi needs a role named "launcher"',
     r'^runtime: runtime (docker|apptainer) needs an image',
+    # The job's name with its longest pod suffix (-worker-<N>) is a DNS label.
+    r'^name: name "[^"]*" is too long for the job\'s pods: ',
+    # kubernetes: gang size against the pods; network against networks; rdma against the
+    # fabric; claims apart from the mounts and output; Kubernetes' toleration rules.
+    r'^kubernetes\.schedulingPolicy\.minAvailable: minAvailable \d+ is more than the job\'s ',
+    r'^kubernetes\.network: network multus needs kubernetes\.networks',
+    r'^kubernetes\.networks: networks is only used with network: multus ',
+    r'^kubernetes\.rdma: rdma is only used with fabric type roce or ib ',
+    r'^kubernetes\.volumes\[\d+\]\.(name|mountPath): (volume name|mount path) "[^"]*" is already used by ',
+    r'^kubernetes\.tolerations\[\d+\]: a toleration without a key needs operator: Exists$',
+    r'^kubernetes\.tolerations\[\d+\]\.value: operator Exists matches any value',
+    r'^kubernetes\.tolerations\[\d+\]\.tolerationSeconds: tolerationSeconds is only used with effect NoExecute$',
     # ${parameters.x} must be defined.
     r'^[\w.\[\]]+: undefined parameter "\w+" in \$\{parameters\.',
     # --- Value rules a JSON Schema pattern cannot decide ---

@@ -194,11 +194,12 @@ def golden_specs(root):
     return specs, skipped
 
 
-def run_compiler(compiler, root, spec, out_dir=None):
-    """Runs pai-compile on `spec` (--check unless `out_dir`), templates from the source
-    tree. Returns (exit code, [diagnostic messages])."""
+def run_compiler(compiler, root, spec, out_dir=None, extra=()):
+    """Runs pai-compile on `spec` (--check unless `out_dir`) with the `extra` arguments,
+    templates from the source tree. Returns (exit code, [diagnostic messages])."""
     args = [os.path.abspath(compiler), spec, '--format', 'json']
     args += ['-o', out_dir] if out_dir else ['--check']
+    args += list(extra)
     env = dict(os.environ, PAI_TEMPLATE_DIR=os.path.join(root, 'templates'))
     result = subprocess.run(args, capture_output=True, text=True, cwd=root, env=env,
                             timeout=TIMEOUT_SECONDS, errors='replace')
