@@ -2,139 +2,42 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "launcher/checks/burn_analysis.h"
 #include "launcher/checks/burn_kernel_image.h"
+#include "launcher/checks/cublaslt.h"
 #include "launcher/checks/cuda_driver.h"
+#include "launcher/checks/gpu_health.h"
+#include "launcher/checks/health_monitor.h"
 #include "launcher/checks/isolated_check.h"
+#include "launcher/checks/nvml.h"
 
 namespace pai::checks {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// Digests are copied back once per batch; a batch is short enough to stop close to the deadline.
-constexpr int kBatch = 8;
-constexpr unsigned kSeedA = 0x5eed0001;
-constexpr unsigned kSeedB = 0x5eed0002;
-
-// One GPU's burn: everything it allocated is released on every path out.
-class GpuBurner {
- public:
-  GpuBurner(const CudaDriver& driver, int index)
-      : driver_(driver), api_(driver.api()), index_(index) {}
-  ~GpuBurner() {
-    if (!context_) return;
-    api_.cuCtxSetCurrent(context_);
-    if (stream_) api_.cuStreamDestroy(stream_);
-    for (cuda::DevicePtr p : {a_, b_, c_, digests_})
-      if (p) api_.cuMemFree(p);
-    if (module_) api_.cuModuleUnload(module_);
-    api_.cuDevicePrimaryCtxRelease(device_);
-  }
-  GpuBurner(const GpuBurner&) = delete;
-  GpuBurner& operator=(const GpuBurner&) = delete;
-
-  GpuBurn run(double seconds) {
-    GpuBurn burn;
-    burn.gpu = index_;
-    std::string error = prepare(burn);
-    if (error.empty()) error = loop(burn, seconds);
-    burn.error = error;
-    return burn;
-  }
-
- private:
-  std::string failed(const char* what, cuda::Result r) {
-    return std::string(what) + " failed: " + driver_.describe(r);
-  }
-
-  std::string prepare(GpuBurn& burn) {
-    cuda::Result r;
-    char name[256] = {};
-    if ((r = api_.cuDeviceGet(&device_, index_)) ||
-        (r = api_.cuDeviceGetName(name, sizeof name, device_)))
-      return failed("cuDeviceGet", r);
-    burn.name = name;
-    if ((r = api_.cuDevicePrimaryCtxRetain(&context_, device_))) {
-      context_ = nullptr;
-      return failed("cuDevicePrimaryCtxRetain", r);
+// The NVML record of each burned GPU, matched by PCI bus id (CUDA and NVML may number GPUs
+// differently), or by index when CUDA gives no bus id.
+std::vector<const GpuHealthRecord*> match_records(const std::vector<GpuBurn>& gpus,
+                                                  const std::vector<GpuHealthRecord>& records) {
+  std::vector<const GpuHealthRecord*> matched(gpus.size(), nullptr);
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    std::string bus = normalize_bus_id(gpus[i].pci_bus_id);
+    for (const auto& r : records) {
+      bool same = bus.empty() ? r.index == gpus[i].gpu : normalize_bus_id(r.pci_bus_id) == bus;
+      if (same) matched[i] = &r;
     }
-    if ((r = api_.cuCtxSetCurrent(context_))) return failed("cuCtxSetCurrent", r);
-    if ((r = api_.cuModuleLoadData(&module_, kBurnKernelImage)))
-      return "cannot load the burn kernels (built for sm_80, sm_90 and compute_90 PTX): " +
-             driver_.describe(r);
-    if ((r = api_.cuModuleGetFunction(&fill_, module_, "pai_burn_fill")) ||
-        (r = api_.cuModuleGetFunction(&gemm_, module_, "pai_burn_gemm")) ||
-        (r = api_.cuModuleGetFunction(&digest_, module_, "pai_burn_digest")))
-      return failed("cuModuleGetFunction", r);
-    std::size_t n = kBurnMatrixSize;
-    if ((r = api_.cuMemAlloc(&a_, n * n * 2)) || (r = api_.cuMemAlloc(&b_, n * n * 2)) ||
-        (r = api_.cuMemAlloc(&c_, n * n * 4)) || (r = api_.cuMemAlloc(&digests_, kBatch * 8)))
-      return failed("cuMemAlloc", r);
-    if ((r = api_.cuStreamCreate(&stream_, 0))) return failed("cuStreamCreate", r);
-    unsigned long long count = n * n;
-    unsigned seed_a = kSeedA, seed_b = kSeedB;
-    void* fill_a[] = {&a_, &count, &seed_a};
-    void* fill_b[] = {&b_, &count, &seed_b};
-    if ((r = api_.cuLaunchKernel(fill_, 1024, 1, 1, 256, 1, 1, 0, stream_, fill_a, nullptr)) ||
-        (r = api_.cuLaunchKernel(fill_, 1024, 1, 1, 256, 1, 1, 0, stream_, fill_b, nullptr)))
-      return failed("launching the fill kernel", r);
-    burn.flops_per_gemm =
-        2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
-    // One untimed GEMM: module JIT and clock ramp-up do not count against throughput.
-    return batch(burn, 1);
   }
+  return matched;
+}
 
-  std::string batch(GpuBurn& burn, int gemms) {
-    cuda::Result r;
-    int n = kBurnMatrixSize;
-    unsigned long long words =
-        static_cast<unsigned long long>(n) * static_cast<unsigned long long>(n);
-    if ((r = api_.cuMemsetD32(digests_, 0, kBatch * 2))) return failed("cuMemsetD32", r);
-    for (int j = 0; j < gemms; ++j) {
-      cuda::DevicePtr slot = digests_ + static_cast<cuda::DevicePtr>(j) * 8;
-      void* gemm_args[] = {&a_, &b_, &c_, &n};
-      void* digest_args[] = {&c_, &words, &slot};
-      unsigned tiles = static_cast<unsigned>(n / 64);
-      if ((r = api_.cuLaunchKernel(gemm_, tiles, tiles, 1, 128, 1, 1, 0, stream_, gemm_args,
-                                   nullptr)))
-        return failed("launching the GEMM kernel", r);
-      if ((r = api_.cuLaunchKernel(digest_, 1024, 1, 1, 256, 1, 1, 0, stream_, digest_args,
-                                   nullptr)))
-        return failed("launching the digest kernel", r);
-    }
-    if ((r = api_.cuStreamSynchronize(stream_))) return failed("the GEMM", r);
-    std::uint64_t host[kBatch] = {};
-    if ((r = api_.cuMemcpyDtoH(host, digests_, sizeof host))) return failed("cuMemcpyDtoH", r);
-    burn.hashes.insert(burn.hashes.end(), host, host + gemms);
-    return "";
-  }
-
-  std::string loop(GpuBurn& burn, double seconds) {
-    auto start = Clock::now();
-    auto end = start + std::chrono::duration<double>(seconds);
-    while (Clock::now() < end) {
-      std::string error = batch(burn, kBatch);
-      if (!error.empty()) return error;
-      burn.gemms += kBatch;
-    }
-    burn.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    return "";
-  }
-
-  const CudaDriver& driver_;
-  const CudaApi& api_;
-  int index_;
-  cuda::Device device_ = 0;
-  cuda::Context context_ = nullptr;
-  cuda::Module module_ = nullptr;
-  cuda::Function fill_ = nullptr, gemm_ = nullptr, digest_ = nullptr;
-  cuda::DevicePtr a_ = 0, b_ = 0, c_ = 0, digests_ = 0;
-  cuda::Stream stream_ = nullptr;
-};
+std::string join_first(const std::vector<std::string>& items) {
+  std::string text = items.front();
+  if (items.size() > 1) text += " (and " + std::to_string(items.size() - 1) + " more)";
+  return text;
+}
 
 CheckResult burn(double seconds, double min_tflops, const CheckOptions& options) {
   if (kBurnKernelImageSize == 0)
@@ -150,21 +53,77 @@ CheckResult burn(double seconds, double min_tflops, const CheckOptions& options)
                        "cuDeviceGetCount failed: " + driver->describe(r));
   if (count == 0) return make_result("burn", CheckResult::Skipped, "no GPU on this node");
 
+  CheckResult result;
+  result.name = "burn";
+  std::string lt_reason;
+  auto lt = CublasLt::open(options.burn.cublaslt_libraries, &lt_reason);
+  if (lt) {
+    result.detail += "engine: cuBLASLt (" + lt->library() + ", version " +
+                     std::to_string(lt->version()) + "), embedded WMMA kernel as cross-check\n";
+  } else {
+    result.detail += "engine: the embedded WMMA kernel, as fallback: " + lt_reason + "\n";
+  }
+  result.facts["engine"] = lt ? "cuBLASLt" : "WMMA";
+
+  std::string nvml_reason;
+  auto nvml = Nvml::open(options.nvml_library, &nvml_reason);
+  std::optional<HealthMonitor> monitor;
+  if (nvml) {
+    monitor.emplace(*nvml, std::chrono::milliseconds(static_cast<std::int64_t>(
+                               options.burn.health_interval_seconds * 1000)));
+  } else {
+    result.detail += nvml_reason + ": health during the burn not watched\n";
+  }
+
+  GpuBurnPlan plan{seconds, lt.get(), options.burn.fp8};
   std::vector<GpuBurn> gpus(static_cast<std::size_t>(count));
   std::vector<std::thread> threads;
   for (int i = 0; i < count; ++i) {
-    threads.emplace_back([&, i] {
-      GpuBurner burner(*driver, i);
-      gpus[static_cast<std::size_t>(i)] = burner.run(seconds);
-    });
+    threads.emplace_back(
+        [&, i] { gpus[static_cast<std::size_t>(i)] = burn_gpu(*driver, i, plan); });
   }
   for (auto& t : threads) t.join();
 
-  BurnVerdict verdict = analyse_burn(gpus, min_tflops);
-  CheckResult result = make_result(
-      "burn", verdict.passed ? CheckResult::Passed : CheckResult::Failed, verdict.summary);
+  std::vector<std::string> fatal, notes;
+  if (monitor) {
+    std::string watch_notes, error;
+    std::vector<GpuHealthRecord> records = monitor->finish(&watch_notes, &error);
+    if (!error.empty()) fatal.push_back("NVML: " + error);
+    result.detail += watch_notes;
+    std::vector<const GpuHealthRecord*> matched = match_records(gpus, records);
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      GpuBurn& g = gpus[i];
+      const GpuHealthRecord* record = matched[i];
+      if (!record) {
+        notes.push_back(gpu_label(g.gpu, g.pci_bus_id, "") + ": not found in NVML: not watched");
+        continue;
+      }
+      g.serial = record->serial;
+      if (g.pci_bus_id.empty()) g.pci_bus_id = record->pci_bus_id;
+      for (const auto& finding : judge_health(*record, gpu_label(g.gpu, g.pci_bus_id, g.serial)))
+        (finding.fatal ? fatal : notes).push_back(finding.text);
+    }
+  }
+
+  BurnLimits limits{options.burn.warn_fraction, options.burn.fail_fraction, min_tflops,
+                    options.burn.baselines};
+  BurnVerdict verdict = analyse_burn(gpus, limits);
   result.figure = verdict.figure;
-  result.detail = verdict.detail;
+  result.detail += verdict.detail;
+  for (const auto& n : notes) result.detail += n + "\n";
+  std::vector<std::string> failures = verdict.failures;
+  failures.insert(failures.end(), fatal.begin(), fatal.end());
+  for (const auto& w : verdict.warnings) result.detail += "warning: " + w + "\n";
+  if (!failures.empty()) {
+    result.status = CheckResult::Failed;
+    result.summary = join_first(failures);
+    for (const auto& f : failures) result.detail += f + "\n";
+    return result;
+  }
+  result.status = CheckResult::Passed;
+  result.summary = verdict.summary;
+  if (!lt) result.summary += "; no cuBLASLt: burned with the embedded WMMA kernel";
+  if (!verdict.warnings.empty()) result.summary += "; warning: " + join_first(verdict.warnings);
   return result;
 }
 

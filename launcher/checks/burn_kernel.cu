@@ -1,8 +1,11 @@
 // The burn kernels: a deterministic tiled FP16 GEMM on tensor cores (FP32 accumulation), the
-// fixed inputs it multiplies, and a digest of its output. Compiled at build time to a fatbin
+// fixed inputs it multiplies (and those of the cuBLASLt BF16 and FP8 GEMMs), and a digest of
+// any output. Compiled at build time to a fatbin
 // (sm_80, sm_90 and compute_90 PTX) that pai-launch embeds and loads with cuModuleLoadData, so
 // the names are extern "C" and the kernels use nothing from the CUDA runtime.
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <mma.h>
 
 namespace {
@@ -40,6 +43,30 @@ extern "C" __global__ void pai_burn_fill(__half* data, unsigned long long count,
        i < count; i += static_cast<unsigned long long>(gridDim.x) * blockDim.x) {
     int v = static_cast<int>(mix32(static_cast<unsigned>(i) ^ seed) & 0xff) - 128;
     data[i] = __float2half(static_cast<float>(v) / 128.0f);
+  }
+}
+
+// Fills `count` BF16 values with the same grid as pai_burn_fill: exact in BF16 (8 significant
+// bits), so every GPU multiplies the same numbers.
+extern "C" __global__ void pai_burn_fill_bf16(__nv_bfloat16* data, unsigned long long count,
+                                              unsigned seed) {
+  for (unsigned long long i =
+           blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
+       i < count; i += static_cast<unsigned long long>(gridDim.x) * blockDim.x) {
+    int v = static_cast<int>(mix32(static_cast<unsigned>(i) ^ seed) & 0xff) - 128;
+    data[i] = __float2bfloat16(static_cast<float>(v) / 128.0f);
+  }
+}
+
+// Fills `count` FP8 (E4M3) values with multiples of 1/8 in [-1, 1): exact in E4M3 (4 significant
+// bits).
+extern "C" __global__ void pai_burn_fill_fp8(__nv_fp8_e4m3* data, unsigned long long count,
+                                             unsigned seed) {
+  for (unsigned long long i =
+           blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
+       i < count; i += static_cast<unsigned long long>(gridDim.x) * blockDim.x) {
+    int v = static_cast<int>(mix32(static_cast<unsigned>(i) ^ seed) & 0xf) - 8;
+    data[i] = __nv_fp8_e4m3(static_cast<float>(v) / 8.0f);
   }
 }
 

@@ -90,6 +90,13 @@ std::unique_ptr<CudaDriver> CudaDriver::open(const std::string& library,
   need("cuStreamDestroy_v2", api.cuStreamDestroy);
   need("cuStreamSynchronize", api.cuStreamSynchronize);
   need("cuStreamQuery", api.cuStreamQuery);
+  need("cuEventCreate", api.cuEventCreate);
+  need("cuEventDestroy_v2", api.cuEventDestroy);
+  need("cuEventRecord", api.cuEventRecord);
+  need("cuEventSynchronize", api.cuEventSynchronize);
+  // The unversioned symbol: every driver since CUDA 2 exports it (12.8 added a _v2).
+  need("cuEventElapsedTime", api.cuEventElapsedTime);
+  resolve(handle, "cuDeviceGetPCIBusId", api.cuDeviceGetPCIBusId);
   if (!ok) {
     *reason = library + " loads but lacks " + missing;
     return nullptr;

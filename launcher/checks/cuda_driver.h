@@ -21,6 +21,7 @@ using Context = struct CUctx_st*;      ///< CUcontext
 using Module = struct CUmod_st*;       ///< CUmodule
 using Function = struct CUfunc_st*;    ///< CUfunction
 using Stream = struct CUstream_st*;    ///< CUstream
+using Event = struct CUevent_st*;      ///< CUevent
 
 inline constexpr Result kSuccess = 0;     ///< CUDA_SUCCESS
 inline constexpr Result kNotReady = 600;  ///< CUDA_ERROR_NOT_READY
@@ -58,6 +59,12 @@ struct CudaApi {
   cuda::Result (*cuStreamDestroy)(cuda::Stream) = nullptr;
   cuda::Result (*cuStreamSynchronize)(cuda::Stream) = nullptr;
   cuda::Result (*cuStreamQuery)(cuda::Stream) = nullptr;
+  cuda::Result (*cuEventCreate)(cuda::Event*, unsigned) = nullptr;
+  cuda::Result (*cuEventDestroy)(cuda::Event) = nullptr;
+  cuda::Result (*cuEventRecord)(cuda::Event, cuda::Stream) = nullptr;
+  cuda::Result (*cuEventSynchronize)(cuda::Event) = nullptr;
+  cuda::Result (*cuEventElapsedTime)(float*, cuda::Event, cuda::Event) = nullptr;
+  cuda::Result (*cuDeviceGetPCIBusId)(char*, int, cuda::Device) = nullptr;  ///< may be null
 };
 
 /// The oldest driver the checks use: CUDA 11.4 (primary-context _v2 entry points).

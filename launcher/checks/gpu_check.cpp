@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "launcher/checks/cuda_driver.h"
+#include "launcher/checks/gpu_health.h"
 #include "launcher/checks/isolated_check.h"
 #include "launcher/checks/nvml.h"
 #include "libpai/quantity.h"
@@ -22,8 +23,7 @@ struct Gpu {
 void add_health_problems(const std::vector<GpuHealth>& health, std::vector<std::string>& problems,
                          std::string& detail) {
   for (const auto& h : health) {
-    std::string who =
-        "GPU " + std::to_string(h.index) + (h.pci_bus_id.empty() ? "" : " (" + h.pci_bus_id + ")");
+    std::string who = gpu_label(h.index, h.pci_bus_id, h.serial);
     if (h.remap_failed) problems.push_back(who + ": a row remap failed (the GPU needs service)");
     if (h.remap_pending) problems.push_back(who + ": a row remap is pending (reset the GPU)");
     if (h.volatile_uncorrectable_ecc > 0)

@@ -2,14 +2,24 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
 namespace pai::checks {
 namespace {
 
-using Return = int;  // nvmlReturn_t; 0 = NVML_SUCCESS
+using Return = int;                // nvmlReturn_t; 0 = NVML_SUCCESS
 using DeviceHandle = NvmlDevice*;  // nvmlDevice_t
 constexpr Return kSuccess = 0;
-constexpr int kMemoryErrorUncorrected = 1;  // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
-constexpr int kVolatileEcc = 0;             // NVML_VOLATILE_ECC
+constexpr int kMemoryErrorUncorrected = 1;      // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+constexpr int kMemoryErrorCorrected = 0;        // NVML_MEMORY_ERROR_TYPE_CORRECTED
+constexpr int kVolatileEcc = 0;                 // NVML_VOLATILE_ECC
+constexpr int kAggregateEcc = 1;                // NVML_AGGREGATE_ECC
+constexpr int kTemperatureGpu = 0;              // NVML_TEMPERATURE_GPU
+constexpr Return kTimeout = 10;                 // NVML_ERROR_TIMEOUT
+constexpr unsigned long long kXidEvents = 0x8;  // nvmlEventTypeXidCriticalError
+constexpr unsigned kSerialLength = 30;          // NVML_DEVICE_SERIAL_BUFFER_SIZE
 // Bounds what a broken driver could claim, so it fits the protocol's 64-bit integers.
 constexpr unsigned long long kMaxMemoryBytes = 1ull << 62;
 
@@ -35,6 +45,16 @@ struct Memory {
   unsigned long long used;
 };
 
+// nvmlEventData_t as NVML's ABI lays it out.
+struct EventData {
+  DeviceHandle device;
+  unsigned long long event_type;
+  unsigned long long event_data;
+  unsigned gpu_instance_id;
+  unsigned compute_instance_id;
+};
+using EventSet = void*;  // nvmlEventSet_t
+
 template <typename Fn>
 void resolve(void* handle, const char* symbol, Fn*& slot) {
   slot = reinterpret_cast<Fn*>(dlsym(handle, symbol));
@@ -59,6 +79,13 @@ struct Nvml::Api {
   Return (*pcie_max_width)(DeviceHandle, unsigned*) = nullptr;
   Return (*utilization)(DeviceHandle, Utilization*) = nullptr;
   Return (*memory)(DeviceHandle, Memory*) = nullptr;
+  Return (*serial)(DeviceHandle, char*, unsigned) = nullptr;
+  Return (*temperature)(DeviceHandle, int, unsigned*) = nullptr;
+  Return (*power)(DeviceHandle, unsigned*) = nullptr;
+  Return (*event_set_create)(EventSet*) = nullptr;
+  Return (*event_set_free)(EventSet) = nullptr;
+  Return (*register_events)(DeviceHandle, unsigned long long, EventSet) = nullptr;
+  Return (*event_set_wait)(EventSet, EventData*, unsigned) = nullptr;
 };
 
 Nvml::Nvml() : api_(std::make_unique<Api>()) {}
@@ -88,6 +115,13 @@ std::unique_ptr<Nvml> Nvml::open(const std::string& library, std::string* reason
   resolve(handle, "nvmlDeviceGetMaxPcieLinkWidth", api.pcie_max_width);
   resolve(handle, "nvmlDeviceGetUtilizationRates", api.utilization);
   resolve(handle, "nvmlDeviceGetMemoryInfo", api.memory);
+  resolve(handle, "nvmlDeviceGetSerial", api.serial);
+  resolve(handle, "nvmlDeviceGetTemperature", api.temperature);
+  resolve(handle, "nvmlDeviceGetPowerUsage", api.power);
+  resolve(handle, "nvmlEventSetCreate", api.event_set_create);
+  resolve(handle, "nvmlEventSetFree", api.event_set_free);
+  resolve(handle, "nvmlDeviceRegisterEvents", api.register_events);
+  resolve(handle, "nvmlEventSetWait_v2", api.event_set_wait);
   if (!api.init || !api.shutdown || !api.count || !api.handle_by_index) {
     *reason = library + " lacks the NVML device entry points";
     return nullptr;
@@ -102,6 +136,7 @@ std::unique_ptr<Nvml> Nvml::open(const std::string& library, std::string* reason
 }
 
 Nvml::~Nvml() {
+  if (event_set_ && api_->event_set_free) api_->event_set_free(event_set_);
   if (api_ && api_->shutdown) api_->shutdown();
   if (handle_) dlclose(handle_);
 }
@@ -141,6 +176,8 @@ std::vector<GpuHealth> Nvml::health(std::string* error) const {
     if (api_->name && api_->name(device, name, sizeof name) == kSuccess) h.name = name;
     PciInfo pci{};
     if (api_->pci_info && api_->pci_info(device, &pci) == kSuccess) h.pci_bus_id = pci.bus_id;
+    char serial[kSerialLength + 2] = {};
+    if (api_->serial && api_->serial(device, serial, kSerialLength) == kSuccess) h.serial = serial;
     unsigned corrected = 0, uncorrected = 0, pending = 0, failed = 0;
     if (api_->remapped_rows &&
         api_->remapped_rows(device, &corrected, &uncorrected, &pending, &failed) == kSuccess) {
@@ -152,12 +189,25 @@ std::vector<GpuHealth> Nvml::health(std::string* error) const {
         api_->total_ecc_errors(device, kMemoryErrorUncorrected, kVolatileEcc,
                                &h.volatile_uncorrectable_ecc) == kSuccess)
       h.ecc_known = true;
+    if (h.ecc_known && api_->total_ecc_errors(device, kMemoryErrorCorrected, kVolatileEcc,
+                                              &h.volatile_correctable_ecc) != kSuccess)
+      h.volatile_correctable_ecc = 0;
+    if (api_->total_ecc_errors &&
+        api_->total_ecc_errors(device, kMemoryErrorUncorrected, kAggregateEcc,
+                               &h.aggregate_uncorrectable_ecc) == kSuccess)
+      h.aggregate_ecc_known = true;
     unsigned long long reasons = 0;
     if (api_->throttle_reasons && api_->throttle_reasons(device, &reasons) == kSuccess) {
       h.throttle_known = true;
       h.throttle_reasons = reasons & kBadThrottleReasons;
+      h.throttle_reasons_all = reasons;
     }
     unsigned value = 0;
+    if (api_->temperature && api_->temperature(device, kTemperatureGpu, &value) == kSuccess &&
+        value < 1000)
+      h.temperature_c = static_cast<int>(value);
+    if (api_->power && api_->power(device, &value) == kSuccess)
+      h.power_w = static_cast<double>(value) / 1000.0;
     if (api_->pcie_generation && api_->pcie_generation(device, &value) == kSuccess)
       h.pcie_generation = static_cast<int>(value);
     if (api_->pcie_width && api_->pcie_width(device, &value) == kSuccess)
@@ -193,6 +243,57 @@ std::vector<GpuUsage> Nvml::usage(std::string* error) const {
   return gpus;
 }
 
+bool Nvml::watch_xids(std::string* error) {
+  if (event_set_) return true;
+  if (!api_->event_set_create || !api_->event_set_free || !api_->register_events ||
+      !api_->event_set_wait) {
+    *error = "NVML lacks the event entry points: Xid events not watched";
+    return false;
+  }
+  std::vector<DeviceHandle> devices = this->devices(error);
+  if (!error->empty()) return false;
+  EventSet set = nullptr;
+  if (Return r = api_->event_set_create(&set); r != kSuccess) {
+    *error = "nvmlEventSetCreate failed: error " + std::to_string(r);
+    return false;
+  }
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    if (Return r = api_->register_events(devices[i], kXidEvents, set); r != kSuccess) {
+      api_->event_set_free(set);
+      *error =
+          "GPU " + std::to_string(i) + ": NVML cannot watch Xid events: error " + std::to_string(r);
+      return false;
+    }
+  }
+  event_set_ = set;
+  watched_ = devices;
+  return true;
+}
+
+std::vector<XidEvent> Nvml::wait_xids(unsigned timeout_ms) const {
+  std::vector<XidEvent> events;
+  if (!event_set_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(timeout_ms));
+    return events;
+  }
+  // The first wait blocks for the timeout; the rest only drain what has already arrived.
+  for (unsigned wait = timeout_ms;; wait = 0) {
+    EventData data{};
+    Return r = api_->event_set_wait(event_set_, &data, wait);
+    if (r == kTimeout) break;
+    if (r != kSuccess) {
+      // A broken event set must not turn the sampling loop into a busy loop.
+      if (wait > 0) std::this_thread::sleep_for(std::chrono::milliseconds(wait));
+      break;
+    }
+    if (!(data.event_type & kXidEvents)) continue;
+    for (std::size_t i = 0; i < watched_.size(); ++i) {
+      if (watched_[i] == data.device) events.push_back({static_cast<int>(i), data.event_data});
+    }
+  }
+  return events;
+}
+
 std::string describe_throttle_reasons(unsigned long long reasons) {
   std::string text;
   auto add = [&](unsigned long long bit, const char* name) {
@@ -202,6 +303,29 @@ std::string describe_throttle_reasons(unsigned long long reasons) {
   add(0x20, "SW thermal slowdown");
   add(0x40, "HW thermal slowdown");
   add(0x80, "HW power brake slowdown");
+  return text;
+}
+
+std::string describe_benign_throttle_reasons(unsigned long long reasons) {
+  std::string text;
+  auto add = [&](const std::string& name) { text += (text.empty() ? "" : ", ") + name; };
+  const std::pair<unsigned long long, const char*> names[] = {{0x1, "GPU idle"},
+                                                              {0x2, "applications clocks setting"},
+                                                              {0x4, "SW power cap"},
+                                                              {0x10, "sync boost"},
+                                                              {0x100, "display clock setting"}};
+  unsigned long long rest = reasons & ~kBadThrottleReasons;
+  for (const auto& [bit, name] : names) {
+    if (rest & bit) add(name);
+    rest &= ~bit;
+  }
+  for (unsigned long long bit = 1; rest; bit <<= 1) {
+    if (!(rest & bit)) continue;
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "0x%llx", bit);
+    add(hex);
+    rest &= ~bit;
+  }
   return text;
 }
 

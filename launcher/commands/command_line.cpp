@@ -102,6 +102,9 @@ CLI::App* add_check(CLI::App& app, Flags& f) {
                   "checks to run (gpu,burn,nccl,network,mounts,disk,custom)")
       ->delimiter(',');
   cmd->add_flag("--json", f.check.json, "print the results as JSON");
+  cmd->add_option("--history", f.check.history_dir,
+                  "append the results to DIR/<node>.jsonl; exit 3 when the node failed 2 of "
+                  "its last 5 checks (quarantined)");
   return cmd;
 }
 

@@ -1,5 +1,5 @@
-// The fake libcuda's and libnvml's configuration (fixtures/fake_cuda.c, fake_nvml.c), set for
-// the lifetime of one test.
+// The fake libcuda's, libnvml's and libcublasLt's configuration (fixtures/fake_cuda.c,
+// fake_nvml.c, fake_cublaslt.c), set for the lifetime of one test.
 #pragma once
 
 #include <cstdlib>
@@ -32,5 +32,8 @@ struct FakeNvmlEnv {
  private:
   const char* name_;
 };
+
+/// Sets any PAI_FAKE_* variable; unsets it on destruction.
+using FakeEnv = FakeNvmlEnv;
 
 }  // namespace pai::checks::test

@@ -74,4 +74,52 @@ TEST_CASE("an NVML whose init fails is refused with its error") {
   CHECK(reason == "NVML loads but nvmlInit failed: error 9");
 }
 
+TEST_CASE("NVML health names each GPU and reads every counter the burn judges") {
+  test::FakeNvmlEnv gpus("PAI_FAKE_NVML_UTILIZATION", "0,0");
+  test::FakeNvmlEnv faults("PAI_FAKE_NVML_FAULTS",
+                           "gpu=1,throttle=0x48,ecc_volatile=3,ecc_corrected=7,ecc_aggregate=9,"
+                           "remap_pending=1");
+  std::string reason;
+  auto nvml = Nvml::open(test::kFakeNvml, &reason);
+  REQUIRE(nvml);
+  std::string error;
+  const auto health = nvml->health(&error);
+  CHECK(error.empty());
+  REQUIRE(health.size() == 2);
+  CHECK(health[0].serial == "165000000000");
+  CHECK(health[0].temperature_c == 50);
+  CHECK(health[0].power_w == Approx(400));
+  CHECK(health[0].throttle_reasons_all == 0);
+  const GpuHealth& sick = health[1];
+  CHECK(sick.pci_bus_id == "00000000:19:00.0");
+  CHECK(sick.throttle_reasons == 0x48);
+  CHECK(sick.throttle_reasons_all == 0x48);
+  CHECK(sick.volatile_uncorrectable_ecc == 3);
+  CHECK(sick.volatile_correctable_ecc == 7);
+  CHECK(sick.aggregate_ecc_known);
+  CHECK(sick.aggregate_uncorrectable_ecc == 9);
+  CHECK(sick.remap_pending);
+  CHECK_FALSE(sick.remap_failed);
+}
+
+TEST_CASE("Xid events arrive for the GPUs watched - then the wait times out") {
+  test::FakeNvmlEnv gpus("PAI_FAKE_NVML_UTILIZATION", "0,0");
+  test::FakeNvmlEnv faults("PAI_FAKE_NVML_FAULTS", "gpu=0,xid=48");
+  std::string reason;
+  auto nvml = Nvml::open(test::kFakeNvml, &reason);
+  REQUIRE(nvml);
+  CHECK(nvml->wait_xids(1).empty());  // not watching yet
+  std::string error;
+  REQUIRE(nvml->watch_xids(&error));
+  CHECK(nvml->wait_xids(50) == std::vector<XidEvent>{{0, 48}});
+  CHECK(nvml->wait_xids(1).empty());
+}
+
+TEST_CASE("the throttle reasons that are settings, not faults, are named apart") {
+  CHECK(describe_benign_throttle_reasons(0x1 | 0x4 | 0x8) == "GPU idle, SW power cap");
+  CHECK(describe_benign_throttle_reasons(0x2 | 0x10 | 0x100 | 0x1000) ==
+        "applications clocks setting, sync boost, display clock setting, 0x1000");
+  CHECK(describe_benign_throttle_reasons(kBadThrottleReasons) == "");
+}
+
 }  // namespace nvml_test

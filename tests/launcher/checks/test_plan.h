@@ -13,6 +13,8 @@ inline const std::string kFakeCuda = PAI_BINARY_DIR "/launcher/checks/libpai_fak
 inline const std::string kFakeNccl = PAI_BINARY_DIR "/launcher/checks/libpai_fake_nccl.so";
 /// The fake libnvidia-ml.so.1 built from fixtures/fake_nvml.c.
 inline const std::string kFakeNvml = PAI_BINARY_DIR "/launcher/checks/libpai_fake_nvml.so";
+/// The fake libcublasLt.so.13 built from fixtures/fake_cublaslt.c.
+inline const std::string kFakeCublasLt = PAI_BINARY_DIR "/launcher/checks/libpai_fake_cublaslt.so";
 /// A library path that does not exist.
 inline const std::string kMissingLibrary = "libpai-missing-for-tests.so.1";
 /// The fixture copy of /sys/class/infiniband.

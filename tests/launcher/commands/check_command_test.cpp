@@ -179,4 +179,53 @@ TEST_CASE("a failure's detail is cut to its last lines in the table") {
   CHECK(table.find("      line 29\n") != std::string::npos);
 }
 
+TEST_CASE("check --history records each run - and a second failure in 5 quarantines the node (exit 3)") {
+  PlanFile file(plan_with_custom("exit 1"));
+  pai::testing::TempDir history;
+  CheckCommandOptions options;
+  options.plan_path = file.path;
+  options.node.name = "node-0";
+  options.only = {"custom"};
+  options.history_dir = history / "h";
+  Run first = run(options);
+  CHECK(first.code == 1);
+  CHECK(first.out.find("history: failed 1 of its last 1 checks, not quarantined (" +
+                       history / "h/node-0.jsonl" + ")\n") != std::string::npos);
+  Run second = run(options);
+  CHECK(second.code == pai::launcher::kQuarantinedExitCode);
+  CHECK(second.err.find("pai-launch check: node node-0 is quarantined: failed 2 of its last 2 "
+                        "checks (custom:probe at ") != std::string::npos);
+  CHECK(second.out.find("node node-0 is quarantined: failed 2 of its last 2 checks") !=
+        std::string::npos);
+  // A passing run does not lift it: the node failed 2 of its last 3.
+  PlanFile passing(plan_with_custom("true"));
+  options.plan_path = passing.path;
+  options.json = true;
+  Run third = run(options);
+  CHECK(third.code == pai::launcher::kQuarantinedExitCode);
+  auto doc = nlohmann::json::parse(third.out);
+  CHECK(doc["passed"] == true);
+  CHECK(doc["history"]["quarantined"] == true);
+  CHECK(doc["history"]["failed"] == 2);
+  CHECK(doc["history"]["considered"] == 3);
+}
+
+TEST_CASE("check --history tolerates a torn and a garbage line with a warning") {
+  PlanFile file(plan_with_custom("true"));
+  pai::testing::TempDir history;
+  pai::testing::spit(history / "node-0.jsonl", "garbage\n{\"time\":\"t\",\"no");
+  CheckCommandOptions options;
+  options.plan_path = file.path;
+  options.node.name = "node-0";
+  options.only = {"custom"};
+  options.history_dir = history.path();
+  Run r = run(options);
+  CHECK(r.code == 0);
+  CHECK(r.err ==
+        "pai-launch check: warning: " + history / "node-0.jsonl" + ":1: ignored: not JSON\n" +
+            "pai-launch check: warning: " + history / "node-0.jsonl" + ":2: ignored: not JSON\n");
+  CHECK(r.out.find("history: failed 0 of its last 1 checks, not quarantined") != std::string::npos);
+}
+
 }  // namespace check_command_test
+

@@ -1,0 +1,151 @@
+#!/bin/sh
+# The burn check's throughput against a direct cuBLASLt GEMM of the same shape (design §10: the
+# burn within 5% of cuBLASLt, target ratio >= 0.95; issue 16). On a node with an NVIDIA GPU:
+#   1. `pai-launch check --only burn --json` on a one-node plan (all GPUs, BURN_SECONDS, default
+#      30) gives the median BF16 and FP8 TFLOPS per GPU;
+#   2. a small cuBLASLt program compiled here with nvcc runs the burn's GEMM (8192^3, A^T x B,
+#      BF16 or FP8 E4M3 in, BF16 out, FP32 accumulation, cuBLASLt's first heuristic) back to back
+#      on each GPU in turn, timed with CUDA events;
+#   3. prints both and the ratio burn/direct per precision.
+# Without a GPU it says "no GPU" and exits 0.
+#   PAI_BUILD     build directory with launcher/pai-launch and compiler/pai-compile
+#                 (default: build-gpu, else build)
+#   NVCC          nvcc (default: /usr/local/cuda/bin/nvcc, else nvcc on PATH)
+#   BURN_SECONDS  the burn's duration (default 30)
+#   GEMMS         timed GEMMs per GPU and precision of the direct run (default 300)
+set -eu
+
+if ! command -v nvidia-smi > /dev/null 2>&1 || ! nvidia-smi -L > /dev/null 2>&1; then
+  echo "no GPU (nvidia-smi finds none): nothing to measure"
+  exit 0
+fi
+GPUS=$(nvidia-smi -L | grep -c '^GPU ')
+if [ "$GPUS" -eq 0 ]; then
+  echo "no GPU (nvidia-smi lists none): nothing to measure"
+  exit 0
+fi
+
+BENCH_DIR=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd -P)
+ROOT=$(dirname "$BENCH_DIR")
+if [ -z "${PAI_BUILD:-}" ]; then
+  for d in "$ROOT/build-gpu" "$ROOT/build"; do
+    if [ -x "$d/launcher/pai-launch" ]; then PAI_BUILD=$d; break; fi
+  done
+fi
+PAI_LAUNCH=${PAI_BUILD:?set PAI_BUILD to a build directory with pai-launch}/launcher/pai-launch
+PAI_COMPILE=$PAI_BUILD/compiler/pai-compile
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+[ -x "$NVCC" ] || NVCC=$(command -v nvcc || true)
+[ -n "$NVCC" ] || { echo "nvcc not found: set NVCC" >&2; exit 1; }
+BURN_SECONDS=${BURN_SECONDS:-30}
+GEMMS=${GEMMS:-300}
+WORK=$(mktemp -d /tmp/pai-gpu-burn-XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+echo "GPUs: $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | sed 's/^ *//' | paste -sd ';')"
+echo "driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)"
+
+# The direct cuBLASLt GEMM: the same shape, layout, types and algorithm choice as the burn.
+cat > "$WORK/direct.cu" <<'CU'
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+#include <cstdio>
+#include <cstdlib>
+#define CHECK(x) do { auto s = (x); if (s != 0) { std::fprintf(stderr, "%s failed: %d\n", #x, (int)s); std::exit(1); } } while (0)
+__global__ void fill(unsigned char* p, size_t bytes) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < bytes; i += (size_t)gridDim.x * blockDim.x)
+    p[i] = (unsigned char)((i * 2654435761u) >> 13) & 0x3b;  // small finite values in BF16 and E4M3
+}
+static double run(int gpu, bool fp8, int gemms) {
+  const int n = 8192;
+  CHECK(cudaSetDevice(gpu));
+  size_t in = (size_t)n * n * (fp8 ? 1 : 2), out = (size_t)n * n * 2, ws = 32u << 20;
+  void *a, *b, *d, *w;
+  CHECK(cudaMalloc(&a, in)); CHECK(cudaMalloc(&b, in)); CHECK(cudaMalloc(&d, out)); CHECK(cudaMalloc(&w, ws));
+  fill<<<1024, 256>>>((unsigned char*)a, in); fill<<<1024, 256>>>((unsigned char*)b, in);
+  cublasLtHandle_t h; CHECK(cublasLtCreate(&h));
+  cublasLtMatmulDesc_t op; CHECK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  cublasOperation_t t = CUBLAS_OP_T, nn = CUBLAS_OP_N;
+  CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+  CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &nn, sizeof nn));
+  cudaDataType_t type = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
+  cublasLtMatrixLayout_t la, lb, ld;
+  CHECK(cublasLtMatrixLayoutCreate(&la, type, n, n, n)); CHECK(cublasLtMatrixLayoutCreate(&lb, type, n, n, n));
+  CHECK(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, n, n, n));
+  cublasLtMatmulPreference_t pref; CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  uint64_t wsb = ws;
+  CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb));
+  cublasLtMatmulHeuristicResult_t best; int found = 0;
+  CHECK(cublasLtMatmulAlgoGetHeuristic(h, op, la, lb, ld, ld, pref, 1, &best, &found));
+  if (found < 1) { std::fprintf(stderr, "no algorithm\n"); std::exit(1); }
+  float alpha = 1, beta = 0;
+  cudaEvent_t start, stop; CHECK(cudaEventCreate(&start)); CHECK(cudaEventCreate(&stop));
+  for (int i = 0; i < 20; ++i)
+    CHECK(cublasLtMatmul(h, op, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &best.algo, w, ws, 0));
+  CHECK(cudaEventRecord(start));
+  for (int i = 0; i < gemms; ++i)
+    CHECK(cublasLtMatmul(h, op, &alpha, a, la, b, lb, &beta, d, ld, d, ld, &best.algo, w, ws, 0));
+  CHECK(cudaEventRecord(stop)); CHECK(cudaEventSynchronize(stop));
+  float ms = 0; CHECK(cudaEventElapsedTime(&ms, start, stop));
+  cublasLtMatmulPreferenceDestroy(pref); cublasLtMatrixLayoutDestroy(la); cublasLtMatrixLayoutDestroy(lb);
+  cublasLtMatrixLayoutDestroy(ld); cublasLtMatmulDescDestroy(op); cublasLtDestroy(h);
+  cudaFree(a); cudaFree(b); cudaFree(d); cudaFree(w);
+  return 2.0 * n * n * (double)n * gemms / (ms / 1e3) / 1e12;
+}
+int main(int argc, char** argv) {
+  int gemms = argc > 1 ? std::atoi(argv[1]) : 300, count = 0;
+  CHECK(cudaGetDeviceCount(&count));
+  for (int gpu = 0; gpu < count; ++gpu) {
+    cudaDeviceProp p; CHECK(cudaGetDeviceProperties(&p, gpu));
+    std::printf("%d bf16 %.1f\n", gpu, run(gpu, false, gemms));
+    if (p.major * 10 + p.minor >= 89) std::printf("%d fp8 %.1f\n", gpu, run(gpu, true, gemms));
+  }
+}
+CU
+"$NVCC" -O2 -o "$WORK/direct" "$WORK/direct.cu" -lcublasLt
+
+# The burn, through pai-launch as a node doctor runs it.
+cat > "$WORK/burn.yaml" <<SPEC
+apiVersion: pai/v1
+kind: Job
+name: gpu-burn-bench
+hosts: [{name: localhost, address: 127.0.0.1, slots: $GPUS}]
+roles:
+  worker:
+    nprocPerNode: 1
+    resources: {gpu: $GPUS}
+    command: "true"
+sanityCheck:
+  checks: [burn]
+  burn: {seconds: $BURN_SECONDS}
+SPEC
+"$PAI_COMPILE" "$WORK/burn.yaml" -o "$WORK/plan" > /dev/null
+status=0
+"$PAI_LAUNCH" check --plan "$WORK/plan/plan.json" --node localhost --only burn --json \
+  > "$WORK/burn.json" || status=$?
+"$WORK/direct" "$GEMMS" > "$WORK/direct.txt"
+
+/usr/bin/python3 - "$WORK/burn.json" "$WORK/direct.txt" "$status" <<'PY'
+import json, re, statistics, sys
+doc = json.load(open(sys.argv[1]))
+burn = doc["results"][0]
+print(f"burn: {burn['status']} (exit {sys.argv[3]}): {burn['summary']}")
+direct = {}
+for line in open(sys.argv[2]):
+    gpu, precision, tflops = line.split()
+    direct.setdefault(precision, []).append(float(tflops))
+# The per-GPU lines of the detail: "GPU 0 (...) NAME: ... bf16 712.3 TFLOPS (...); fp8 ...".
+burned = {}
+for precision, tflops in re.findall(r"(bf16|fp8) ([0-9.]+) TFLOPS \(", burn["detail"]):
+    burned.setdefault(precision, []).append(float(tflops))
+for precision, rates in direct.items():
+    d = statistics.median(rates)
+    if precision not in burned:
+        print(f"{precision}: direct cuBLASLt median {d:.1f} TFLOPS per GPU; the burn reported none")
+        continue
+    b = statistics.median(burned[precision])
+    verdict = "ok" if b / d >= 0.95 else "BELOW TARGET"
+    print(f"{precision}: burn median {b:.1f} TFLOPS per GPU, direct cuBLASLt median {d:.1f}: "
+          f"ratio {b / d:.3f} (target >= 0.95: {verdict})")
+PY
