@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 
 #include "compiler/parameters.h"
 
@@ -9,20 +10,24 @@ namespace pai {
 
 namespace {
 
-const std::vector<std::string> kFaultToleranceKeys = {
-    "mode",         "restart",                 "policy", "retryableErrors",
-    "maxSameError", "maxToleratedFailureRate", "hang",   "gracePeriod", "checkpointWait",
-    "diagnosis"};
+const std::vector<std::string> kFaultToleranceKeys = {"mode",           "restart",
+                                                      "policy",         "retryableErrors",
+                                                      "maxSameError",   "maxToleratedFailureRate",
+                                                      "hang",           "gracePeriod",
+                                                      "checkpointWait", "diagnosis"};
 const std::vector<std::string> kRestartKeys = {"enabled", "maxRestarts", "backoff"};
-const std::vector<std::string> kHangKeys = {"enabled", "interval", "exitInterval",
-                                            "dumpCommand", "adaptive"};
+const std::vector<std::string> kHangKeys = {"enabled", "interval", "exitInterval", "dumpCommand",
+                                            "adaptive"};
 const std::vector<std::string> kAdaptiveKeys = {"enabled", "factor", "floor", "warmupSteps"};
-const std::vector<std::string> kDiagnosisKeys = {"enabled",     "action",     "hangAfter",
-                                                 "slowFactor",  "slowWindows", "rttFactor",
-                                                 "ncclProfiler"};
-const std::vector<std::string> kSanityKeys = {"enabled", "checks",  "burn",        "nccl",  "disk",
-                                              "fabric",  "timeout", "maxAttempts", "custom"};
-const std::vector<std::string> kBurnKeys = {"seconds", "minTflops"};
+const std::vector<std::string> kDiagnosisKeys = {
+    "enabled", "action", "hangAfter", "slowFactor", "slowWindows", "rttFactor", "ncclProfiler"};
+const std::vector<std::string> kSanityKeys = {"history",     "enabled", "checks", "burn",
+                                              "nccl",        "disk",    "fabric", "timeout",
+                                              "maxAttempts", "custom"};
+const std::vector<std::string> kBurnKeys = {"seconds",   "minTflops", "fp8",
+                                            "warnBelow", "failBelow", "baselines"};
+const std::vector<std::string> kBaselineKeys = {"model", "bf16", "fp8"};
+const std::vector<std::string> kHistoryKeys = {"dir", "window", "maxFailures"};
 const std::vector<std::string> kNcclKeys = {"minBusBandwidthGBps", "size"};
 const std::vector<std::string> kDiskKeys = {"minFree"};
 const std::vector<std::string> kFabricKeys = {"minTcpGbps", "duration", "timeout", "streams"};
@@ -57,8 +62,9 @@ void parse_adaptive_hang(const Node& node, const std::string& path, FieldReader&
   }
   double factor = 10;
   if (const Node* n = reader.optional(node, path, "factor")) {
-    reader.number(*n, join_path(path, "factor"), "a number greater than 1 and at most 1000",
-                  [](double v) { return v > 1 && v <= 1000; }, &factor);
+    reader.number(
+        *n, join_path(path, "factor"), "a number greater than 1 and at most 1000",
+        [](double v) { return v > 1 && v <= 1000; }, &factor);
   }
   if (const Node* n = reader.optional(node, path, "floor")) {
     reader.duration(*n, join_path(path, "floor"), 1, &out->adaptive_floor_seconds);
@@ -96,8 +102,7 @@ void parse_diagnosis(const Node& node, const std::string& path, FieldReader& rea
     reader.boolean(*n, join_path(path, "enabled"), &out->enabled);
   }
   if (const Node* n = reader.optional(node, path, "action")) {
-    reader.enumeration(*n, join_path(path, "action"), enum_values<DiagnosisAction>(),
-                       &out->action);
+    reader.enumeration(*n, join_path(path, "action"), enum_values<DiagnosisAction>(), &out->action);
   }
   if (const Node* n = reader.optional(node, path, "hangAfter")) {
     reader.duration(*n, join_path(path, "hangAfter"), 1, &out->hang_seconds);
@@ -174,6 +179,87 @@ void parse_fabric(const Node& node, const std::string& path, FieldReader& reader
   }
 }
 
+bool percent(double v) { return v > 0 && v <= 100; }
+
+// "3.5", "7".
+std::string format_number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
+void parse_baselines(const Node& node, const std::string& path, FieldReader& reader,
+                     std::vector<BurnBaseline>* out) {
+  if (!reader.list(node, path, "a list of {model, bf16, fp8}")) return;
+  for (size_t i = 0; i < node.items.size(); ++i) {
+    const std::string item_path = index_path(path, i);
+    const Node& item = node.items[i];
+    reader.record(item_path, item);
+    if (!reader.mapping(item, item_path, kBaselineKeys)) continue;
+    std::string model;
+    if (const Node* n = reader.required(item, item_path, "model")) {
+      reader.string(*n, join_path(item_path, "model"), &model);
+    }
+    bool any = false;
+    for (const char* precision : {"bf16", "fp8"}) {
+      const Node* n = reader.optional(item, item_path, precision);
+      if (n == nullptr) continue;
+      any = true;
+      double tflops = 0;
+      if (reader.number(
+              *n, join_path(item_path, precision), "a number greater than 0",
+              [](double v) { return v > 0; }, &tflops)) {
+        out->push_back(BurnBaseline{model, precision, tflops});
+      }
+    }
+    if (!any) reader.error(item, item_path, "a baseline needs bf16 or fp8 TFLOPS");
+  }
+}
+
+void parse_burn(const Node& node, const std::string& path, FieldReader& reader, SanityCheck* out) {
+  if (!reader.mapping(node, path, kBurnKeys)) return;
+  if (const Node* n = reader.optional(node, path, "seconds")) {
+    reader.integer(*n, join_path(path, "seconds"), 1, 3600, &out->burn_seconds);
+  }
+  if (const Node* n = reader.optional(node, path, "minTflops")) {
+    reader.number(*n, join_path(path, "minTflops"), "a number of at least 0", non_negative,
+                  &out->burn_min_tflops);
+  }
+  if (const Node* n = reader.optional(node, path, "fp8")) {
+    reader.boolean(*n, join_path(path, "fp8"), &out->burn_fp8);
+  }
+  if (const Node* n = reader.optional(node, path, "warnBelow")) {
+    reader.number(*n, join_path(path, "warnBelow"), "a percentage greater than 0 and at most 100",
+                  percent, &out->burn_warn_percent);
+  }
+  if (const Node* n = reader.optional(node, path, "failBelow")) {
+    reader.number(*n, join_path(path, "failBelow"), "a percentage greater than 0 and at most 100",
+                  percent, &out->burn_fail_percent);
+  }
+  if (out->burn_warn_percent > out->burn_fail_percent) {
+    reader.error(node, join_path(path, "warnBelow"),
+                 "warnBelow (" + format_number(out->burn_warn_percent) +
+                     ") must not exceed failBelow (" + format_number(out->burn_fail_percent) + ")");
+  }
+  if (const Node* n = reader.optional(node, path, "baselines")) {
+    parse_baselines(*n, join_path(path, "baselines"), reader, &out->burn_baselines);
+  }
+}
+
+void parse_history(const Node& node, const std::string& path, FieldReader& reader,
+                   CheckHistory* out) {
+  if (!reader.mapping(node, path, kHistoryKeys)) return;
+  if (const Node* n = reader.required(node, path, "dir")) {
+    reader.absolute_path(*n, join_path(path, "dir"), &out->dir);
+  }
+  if (const Node* n = reader.optional(node, path, "window")) {
+    reader.integer(*n, join_path(path, "window"), 1, 100, &out->window);
+  }
+  if (const Node* n = reader.optional(node, path, "maxFailures")) {
+    reader.integer(*n, join_path(path, "maxFailures"), 1, out->window, &out->max_failures);
+  }
+}
+
 void parse_custom(const Node& node, const std::string& path,
                   const std::map<std::string, std::string>& parameters, FieldReader& reader,
                   std::vector<CustomCheck>* out) {
@@ -220,10 +306,11 @@ const std::vector<std::string>& check_names() {
 void parse_fault_tolerance(const Node& node, const std::string& path, FieldReader& reader,
                            FaultTolerance* out) {
   static const std::vector<std::string> kNested = {
-      "restart.enabled", "restart.maxRestarts", "restart.backoff", "hang.enabled",
-      "hang.interval",   "hang.exitInterval",   "hang.dumpCommand", "hang.adaptive",
-      "diagnosis.action", "diagnosis.hangAfter", "diagnosis.slowFactor",
-      "diagnosis.slowWindows", "diagnosis.rttFactor", "diagnosis.ncclProfiler"};
+      "restart.enabled",     "restart.maxRestarts",   "restart.backoff",
+      "hang.enabled",        "hang.interval",         "hang.exitInterval",
+      "hang.dumpCommand",    "hang.adaptive",         "diagnosis.action",
+      "diagnosis.hangAfter", "diagnosis.slowFactor",  "diagnosis.slowWindows",
+      "diagnosis.rttFactor", "diagnosis.ncclProfiler"};
   if (!reader.mapping(node, path, kFaultToleranceKeys, kNested)) return;
   if (const Node* n = reader.optional(node, path, "mode")) {
     reader.enumeration(*n, join_path(path, "mode"), enum_values<FaultToleranceMode>(), &out->mode);
@@ -232,8 +319,7 @@ void parse_fault_tolerance(const Node& node, const std::string& path, FieldReade
     parse_restart(*n, join_path(path, "restart"), reader, out);
   }
   if (const Node* n = reader.optional(node, path, "policy")) {
-    reader.enumeration(*n, join_path(path, "policy"), enum_values<RestartPolicy>(),
-                       &out->policy);
+    reader.enumeration(*n, join_path(path, "policy"), enum_values<RestartPolicy>(), &out->policy);
   }
   if (const Node* n = reader.optional(node, path, "retryableErrors")) {
     reader.string_list(*n, join_path(path, "retryableErrors"), &out->retryable_errors);
@@ -242,10 +328,10 @@ void parse_fault_tolerance(const Node& node, const std::string& path, FieldReade
     reader.integer(*n, join_path(path, "maxSameError"), 1, INT32_MAX, &out->max_same_error);
   }
   if (const Node* n = reader.optional(node, path, "maxToleratedFailureRate")) {
-    reader.number(*n, join_path(path, "maxToleratedFailureRate"),
-                  "-1 (off) or a number greater than 0 and at most 1",
-                  [](double v) { return v == -1 || (v > 0 && v <= 1); },
-                  &out->max_tolerated_failure_rate);
+    reader.number(
+        *n, join_path(path, "maxToleratedFailureRate"),
+        "-1 (off) or a number greater than 0 and at most 1",
+        [](double v) { return v == -1 || (v > 0 && v <= 1); }, &out->max_tolerated_failure_rate);
   }
   if (const Node* n = reader.optional(node, path, "hang")) {
     parse_hang(*n, join_path(path, "hang"), reader, &out->hang);
@@ -262,12 +348,13 @@ void parse_fault_tolerance(const Node& node, const std::string& path, FieldReade
 }
 
 void parse_sanity_check(const Node& node, const std::string& path,
-                        const std::map<std::string, std::string>& parameters,
-                        FieldReader& reader, SanityCheck* out) {
+                        const std::map<std::string, std::string>& parameters, FieldReader& reader,
+                        SanityCheck* out) {
   static const std::vector<std::string> kNested = {
-      "burn.seconds",    "burn.minTflops", "nccl.minBusBandwidthGBps",
-      "nccl.size",       "disk.minFree",   "fabric.minTcpGbps",
-      "fabric.duration", "fabric.timeout", "fabric.streams"};
+      "burn.seconds",   "burn.minTflops",    "nccl.minBusBandwidthGBps", "nccl.size",
+      "disk.minFree",   "fabric.minTcpGbps", "fabric.duration",          "fabric.timeout",
+      "fabric.streams", "burn.fp8",          "burn.warnBelow",           "burn.failBelow",
+      "burn.baselines", "history.dir",       "history.window",           "history.maxFailures"};
   if (!reader.mapping(node, path, kSanityKeys, kNested)) return;
   if (const Node* n = reader.optional(node, path, "enabled")) {
     reader.boolean(*n, join_path(path, "enabled"), &out->enabled);
@@ -284,17 +371,11 @@ void parse_sanity_check(const Node& node, const std::string& path,
   if (const Node* n = reader.optional(node, path, "fabric")) {
     parse_fabric(*n, join_path(path, "fabric"), reader, &out->fabric);
   }
-  if (const Node* burn = reader.optional(node, path, "burn")) {
-    const std::string burn_path = join_path(path, "burn");
-    if (reader.mapping(*burn, burn_path, kBurnKeys)) {
-      if (const Node* n = reader.optional(*burn, burn_path, "seconds")) {
-        reader.integer(*n, join_path(burn_path, "seconds"), 1, 3600, &out->burn_seconds);
-      }
-      if (const Node* n = reader.optional(*burn, burn_path, "minTflops")) {
-        reader.number(*n, join_path(burn_path, "minTflops"), "a number of at least 0",
-                      non_negative, &out->burn_min_tflops);
-      }
-    }
+  if (const Node* n = reader.optional(node, path, "burn")) {
+    parse_burn(*n, join_path(path, "burn"), reader, out);
+  }
+  if (const Node* n = reader.optional(node, path, "history")) {
+    parse_history(*n, join_path(path, "history"), reader, &out->history);
   }
   if (const Node* nccl = reader.optional(node, path, "nccl")) {
     const std::string nccl_path = join_path(path, "nccl");

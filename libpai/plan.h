@@ -263,12 +263,35 @@ struct FabricCheck {
   bool operator==(const FabricCheck&) const = default;
 };
 
+/// The expected burn throughput of one GPU model at one precision (spec
+/// `sanityCheck.burn.baselines`).
+struct BurnBaseline {
+  std::string model;      ///< the CUDA device name, "NVIDIA H100 80GB HBM3"
+  std::string precision;  ///< "bf16", "fp8" or "fp16-wmma" (the embedded kernel)
+  double tflops = 0;      ///< per GPU
+  bool operator==(const BurnBaseline&) const = default;
+};
+
+/// The nodes' check history (spec `sanityCheck.history`): each node appends its check runs to
+/// DIR/<node>.jsonl and is quarantined (its checks fail) after `max_failures` failed runs among
+/// its last `window`.
+struct CheckHistory {
+  std::string dir;  ///< absolute; empty = no history
+  int window = 5;
+  int max_failures = 2;
+  bool operator==(const CheckHistory&) const = default;
+};
+
 struct SanityCheck {
   bool enabled = true;
   /// Names of the built-in checks to run, in order: gpu, burn, nccl, network, mounts, disk.
   std::vector<std::string> checks;
   std::int64_t burn_seconds = 20;
   double burn_min_tflops = 0;           ///< 0 = no floor
+  bool burn_fp8 = true;                 ///< also FP8 on GPUs that have it (CC >= 8.9)
+  double burn_warn_percent = 3.5;       ///< a GPU this far below median or baseline warns
+  double burn_fail_percent = 7;         ///< ... and this far fails
+  std::vector<BurnBaseline> burn_baselines;
   double nccl_min_bus_bandwidth_gbps = 0;  ///< 0 = no floor
   std::int64_t nccl_bytes = 256ll << 20;
   std::int64_t disk_min_free_bytes = 0;   ///< 0 = no floor
@@ -276,6 +299,7 @@ struct SanityCheck {
   int max_attempts = 3;
   std::vector<CustomCheck> custom;
   FabricCheck fabric;
+  CheckHistory history;
 };
 
 /// GPU-idle detection (spec `monitoring.gpuIdle`): a GPU whose NVML utilization stays below

@@ -148,8 +148,21 @@ void write(JsonWriter& w, const SanityCheck& s) {
   w.begin_object();
   w.key("burn");
   w.begin_object();
+  w.key("baselines");
+  w.begin_array();
+  for (const BurnBaseline& b : s.burn_baselines) {
+    w.begin_object();
+    w.member("model", b.model);
+    w.member("precision", b.precision);
+    w.member("tflops", b.tflops);
+    w.end_object();
+  }
+  w.end_array();
+  w.member("failPercent", s.burn_fail_percent);
+  w.member("fp8", s.burn_fp8);
   w.member("minTflops", s.burn_min_tflops);
   w.member("seconds", s.burn_seconds);
+  w.member("warnPercent", s.burn_warn_percent);
   w.end_object();
   w.member("checks", s.checks);
   w.key("custom");
@@ -174,6 +187,12 @@ void write(JsonWriter& w, const SanityCheck& s) {
   w.member("minTcpGbps", s.fabric.min_tcp_gbps);
   w.member("streams", s.fabric.streams);
   w.member("timeoutSeconds", s.fabric.timeout_seconds);
+  w.end_object();
+  w.key("history");
+  w.begin_object();
+  w.member("dir", s.history.dir);
+  w.member("maxFailures", s.history.max_failures);
+  w.member("window", s.history.window);
   w.end_object();
   w.member("maxAttempts", s.max_attempts);
   w.key("nccl");
@@ -560,7 +579,22 @@ SanityCheck read_sanity_check(const JsonFields& f) {
   JsonFields burn = f.object("burn");
   s.burn_seconds = burn.seconds("seconds");
   s.burn_min_tflops = burn.number("minTflops");
+  s.burn_fp8 = burn.boolean("fp8");
+  s.burn_warn_percent = burn.number("warnPercent");
+  s.burn_fail_percent = burn.number("failPercent");
+  const json& baselines = burn.array("baselines");
+  for (std::size_t i = 0; i < baselines.size(); ++i) {
+    JsonFields b(baselines[i], burn.item("baselines", i), f.file());
+    s.burn_baselines.push_back(
+        BurnBaseline{b.string("model"), b.string("precision"), b.number("tflops")});
+    b.reject_unknown();
+  }
   burn.reject_unknown();
+  JsonFields history = f.object("history");
+  s.history.dir = history.string("dir");
+  s.history.window = history.integer("window", 1);
+  s.history.max_failures = history.integer("maxFailures", 1);
+  history.reject_unknown();
   JsonFields nccl = f.object("nccl");
   s.nccl_min_bus_bandwidth_gbps = nccl.number("minBusBandwidthGBps");
   s.nccl_bytes = nccl.int64("bytes");

@@ -39,7 +39,8 @@ std::string join_first(const std::vector<std::string>& items) {
   return text;
 }
 
-CheckResult burn(double seconds, double min_tflops, const CheckOptions& options) {
+CheckResult burn(const SanityCheck& settings, const CheckOptions& options) {
+  const double seconds = static_cast<double>(settings.burn_seconds);
   if (kBurnKernelImageSize == 0)
     return make_result("burn", CheckResult::Skipped, "built without GPU kernels");
   CheckResult::Status status;
@@ -75,7 +76,7 @@ CheckResult burn(double seconds, double min_tflops, const CheckOptions& options)
     result.detail += nvml_reason + ": health during the burn not watched\n";
   }
 
-  GpuBurnPlan plan{seconds, lt.get(), options.burn.fp8};
+  GpuBurnPlan plan{seconds, lt.get(), settings.burn_fp8};
   std::vector<GpuBurn> gpus(static_cast<std::size_t>(count));
   std::vector<std::thread> threads;
   for (int i = 0; i < count; ++i) {
@@ -105,8 +106,8 @@ CheckResult burn(double seconds, double min_tflops, const CheckOptions& options)
     }
   }
 
-  BurnLimits limits{options.burn.warn_fraction, options.burn.fail_fraction, min_tflops,
-                    options.burn.baselines};
+  BurnLimits limits{settings.burn_warn_percent / 100, settings.burn_fail_percent / 100,
+                    settings.burn_min_tflops, settings.burn_baselines};
   BurnVerdict verdict = analyse_burn(gpus, limits);
   result.figure = verdict.figure;
   result.detail += verdict.detail;
@@ -131,11 +132,9 @@ CheckResult burn(double seconds, double min_tflops, const CheckOptions& options)
 
 CheckResult run_burn_check(const Plan& plan, const CheckOptions& options,
                            std::int64_t timeout_seconds) {
-  double seconds = static_cast<double>(plan.sanity_check.burn_seconds);
-  double floor = plan.sanity_check.burn_min_tflops;
   std::int64_t limit = std::max(timeout_seconds, plan.sanity_check.burn_seconds + 30);
   return run_isolated(
-      "burn", [&] { return burn(seconds, floor, options); }, std::chrono::seconds(limit));
+      "burn", [&] { return burn(plan.sanity_check, options); }, std::chrono::seconds(limit));
 }
 
 }  // namespace pai::checks

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "libpai/plan.h"
+
 namespace pai::checks {
 
 /// The names of the built-in checks, in their default order; "custom" selects the plan's
@@ -31,30 +33,18 @@ struct NcclRendezvous {
   std::function<void(const std::string& unique_id)> publish_unique_id;
 };
 
-/// The expected throughput of one GPU model at one precision: `pai-launch` judges a burn
-/// against it (spec: not wired yet; the check reads it from CheckOptions::burn).
-struct BurnBaseline {
-  std::string model;      ///< the CUDA device name, "NVIDIA H100 80GB HBM3"
-  std::string precision;  ///< "bf16", "fp8" or "fp16-wmma" (the embedded kernel)
-  double tflops = 0;      ///< per GPU
-};
+/// The expected throughput of one GPU model at one precision (the plan's
+/// sanityCheck.burn.baselines).
+using BurnBaseline = pai::BurnBaseline;
 
-/// How the burn check runs and judges, beyond the plan's burn seconds and floor.
+/// How the burn check runs on this node, beyond the plan's sanityCheck.burn (duration, floor,
+/// FP8, thresholds, baselines).
 struct BurnOptions {
   /// cuBLASLt libraries tried in order (the toolkit's folder is rarely on the loader's path);
   /// none found = the embedded WMMA kernel burns alone.
   std::vector<std::string> cublaslt_libraries = {
       "libcublasLt.so.13", "/usr/local/cuda/lib64/libcublasLt.so.13", "libcublasLt.so",
       "/usr/local/cuda/lib64/libcublasLt.so"};
-  /// Also burn FP8 (E4M3) on GPUs of compute capability 8.9 or newer: half the time each.
-  bool fp8 = true;
-  /// A GPU this fraction or more below the node's median or its model's baseline is named in
-  /// a warning (the check still passes).
-  double warn_fraction = 0.035;
-  /// A GPU this fraction or more below the node's median or its model's baseline fails.
-  double fail_fraction = 0.07;
-  /// Expected throughput per GPU model and precision; none = judged against the median only.
-  std::vector<BurnBaseline> baselines;
   /// How often NVML is sampled during the burn (throttling, temperature, power, ECC).
   double health_interval_seconds = 0.5;
 };

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "launcher/checks/check_result_json.h"
-#include "launcher/checks/node_history.h"
+#include "launcher/checks/history_check.h"
 #include "launcher/checks/sanity_checks.h"
 #include "launcher/commands/coordinator_address.h"
 #include "libpai/plan_json.h"
@@ -45,44 +45,6 @@ std::string known_checks() {
   std::string list;
   for (const auto& name : kCheckNames) list += (list.empty() ? "" : ", ") + name;
   return list;
-}
-
-std::string utc_now() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
-checks::HistoryRecord history_record(const std::string& node,
-                                     const std::vector<CheckResult>& results) {
-  checks::HistoryRecord record;
-  record.time = utc_now();
-  record.node = node;
-  record.passed = checks::all_passed(results);
-  for (const auto& r : results) {
-    if (r.status != CheckResult::Failed) continue;
-    record.failed.push_back(r.name);
-    if (record.summary.empty()) record.summary = r.name + ": " + r.summary;
-  }
-  return record;
-}
-
-// Appends this run to the node's history and decides its quarantine; warnings go to `err`.
-checks::Quarantine record_history(const std::string& dir, const checks::HistoryRecord& record,
-                                  std::vector<std::string>* warnings, std::ostream& err) {
-  try {
-    checks::append_history(dir, record);
-  } catch (const checks::HistoryError& e) {
-    warnings->push_back(std::string("history not recorded: ") + e.what());
-  }
-  std::vector<std::string> read_warnings;
-  checks::Quarantine q = checks::is_quarantined(dir, record.node, {}, &read_warnings);
-  warnings->insert(warnings->end(), read_warnings.begin(), read_warnings.end());
-  for (const auto& w : *warnings) err << "pai-launch check: warning: " << w << "\n";
-  return q;
 }
 
 }  // namespace
@@ -136,9 +98,15 @@ int run_check_command(const CheckCommandOptions& options, std::ostream& out, std
   const std::string& node = placement->host.name;
   checks::Quarantine quarantine;
   std::vector<std::string> history_warnings;
-  if (!options.history_dir.empty())
-    quarantine =
-        record_history(options.history_dir, history_record(node, results), &history_warnings, err);
+  if (!options.history_dir.empty()) {
+    // The plan's window and threshold (the defaults without a sanityCheck.history).
+    const CheckHistory& h = plan.sanity_check.history;
+    quarantine = checks::record_history(options.history_dir,
+                                        checks::history_record(node, results),
+                                        checks::QuarantinePolicy{h.window, h.max_failures},
+                                        &history_warnings);
+    for (const auto& w : history_warnings) err << "pai-launch check: warning: " << w << "\n";
+  }
   std::string quarantined = "node " + node + " is quarantined: " + quarantine.reason;
   if (options.json) {
     nlohmann::json doc = {{"node", node},

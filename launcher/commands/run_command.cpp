@@ -15,6 +15,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "launcher/checks/history_check.h"
 #include "launcher/checks/sanity_checks.h"
 #include "launcher/commands/coordinator_address.h"
 #include "launcher/commands/served_coordinator.h"
@@ -102,7 +103,8 @@ std::vector<checks::CheckResult> run_checks(const Plan& plan, const Placement& p
                                             EventLog& events, bool serving_coordinator = false) {
   checks::CheckOptions options;
   options.coordinator_served_here = serving_coordinator;
-  const auto results = checks::run_sanity_checks(plan, placement, options);
+  auto results = checks::run_sanity_checks(plan, placement, options);
+  checks::keep_history(plan, placement.host.name, &results);
   for (const auto& result : results) {
     events.record("check", {{"name", result.name},
                             {"status", std::string(checks::to_string(result.status))},

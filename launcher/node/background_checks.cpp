@@ -4,13 +4,15 @@
 #include <unistd.h>
 
 #include <stdexcept>
+#include <utility>
 
+#include "launcher/checks/history_check.h"
 #include "launcher/checks/sanity_checks.h"
 
 namespace pai::launcher {
 
-BackgroundChecks::BackgroundChecks(const Plan& plan, Supervisor& supervisor)
-    : plan_(plan), supervisor_(supervisor) {}
+BackgroundChecks::BackgroundChecks(const Plan& plan, std::string node, Supervisor& supervisor)
+    : plan_(plan), node_(std::move(node)), supervisor_(supervisor) {}
 
 BackgroundChecks::~BackgroundChecks() {
   if (thread_.joinable()) thread_.join();
@@ -40,6 +42,7 @@ void BackgroundChecks::start(const Placement& placement, const checks::CheckOpti
   thread_ = std::thread([this, placement, options] {
     try {
       results_ = checks::run_sanity_checks(plan_, placement, options);
+      checks::keep_history(plan_, node_, &results_);
     } catch (const std::exception& e) {
       results_ = {checks::make_result("checks", checks::CheckResult::Failed, e.what())};
     }

@@ -1,6 +1,7 @@
 // Sanity checks re-run on the coordinator's request, in a thread so heartbeats keep flowing.
 #pragma once
 
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -16,8 +17,10 @@ namespace pai::launcher {
 /// only its own children, so the checks can wait for theirs.
 class BackgroundChecks final : public SanityCheckRunner {
  public:
-  /// Checks `plan` (which must outlive this) for `supervisor`'s node.
-  BackgroundChecks(const Plan& plan, Supervisor& supervisor);
+  /// Checks `plan` (which must outlive this) for `supervisor`'s node, named `node` in the
+  /// plan (its check history is kept under that name: before `assign` the placement checked
+  /// is the first instance's).
+  BackgroundChecks(const Plan& plan, std::string node, Supervisor& supervisor);
   /// Waits for checks still running.
   ~BackgroundChecks() override;
   BackgroundChecks(const BackgroundChecks&) = delete;
@@ -28,6 +31,7 @@ class BackgroundChecks final : public SanityCheckRunner {
 
  private:
   const Plan& plan_;
+  std::string node_;
   Supervisor& supervisor_;
   std::thread thread_;
   int pipe_[2] = {-1, -1};

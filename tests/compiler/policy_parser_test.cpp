@@ -201,4 +201,85 @@ TEST_CASE("parse_sanity_check names the fabric field out of range") {
   CHECK(sc.fabric.streams == 4);
 }
 
+TEST_CASE("parse_sanity_check reads the burn's thresholds, FP8 and baselines") {
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  SanityCheck sc;
+  parse_sanity_check(load_yaml("job.yaml",
+                               "burn:\n"
+                               "  fp8: false\n"
+                               "  warnBelow: 2\n"
+                               "  failBelow: 5.5\n"
+                               "  baselines:\n"
+                               "    - {model: NVIDIA H100 80GB HBM3, bf16: 700, fp8: 1300}\n"
+                               "    - {model: NVIDIA A100-SXM4-80GB, bf16: 280}\n")
+                         .root,
+                     "sanityCheck", {}, reader, &sc);
+  CHECK(diags.all().empty());
+  CHECK_FALSE(sc.burn_fp8);
+  CHECK(sc.burn_warn_percent == 2);
+  CHECK(sc.burn_fail_percent == 5.5);
+  CHECK(sc.burn_baselines == std::vector<BurnBaseline>{{"NVIDIA H100 80GB HBM3", "bf16", 700},
+                                                       {"NVIDIA H100 80GB HBM3", "fp8", 1300},
+                                                       {"NVIDIA A100-SXM4-80GB", "bf16", 280}});
+}
+
+TEST_CASE("parse_sanity_check names wrong burn thresholds and baselines") {
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  SanityCheck sc;
+  parse_sanity_check(load_yaml("job.yaml",
+                               "burn:\n"
+                               "  warnBelow: 8\n"
+                               "  failBelow: 120\n"
+                               "  baselines:\n"
+                               "    - {model: X}\n"
+                               "    - {model: Y, bf16: 0}\n")
+                         .root,
+                     "sanityCheck", {}, reader, &sc);
+  std::vector<std::string> paths;
+  for (const auto& d : diags.all()) paths.push_back(d.path + ": " + d.message);
+  INFO(paths.size());
+  REQUIRE(diags.all().size() == 4);
+  CHECK(diags.all()[0].path == "sanityCheck.burn.failBelow");
+  // 120 was refused, so 8 is compared with the default of 7.
+  CHECK(diags.all()[1].path == "sanityCheck.burn.warnBelow");
+  CHECK(diags.all()[1].message.find("must not exceed failBelow (7)") != std::string::npos);
+  CHECK(diags.all()[2].path == "sanityCheck.burn.baselines[0]");
+  CHECK(diags.all()[2].message.find("a baseline needs bf16 or fp8 TFLOPS") != std::string::npos);
+  CHECK(diags.all()[3].path == "sanityCheck.burn.baselines[1].bf16");
+  CHECK(diags.all()[3].loc.line == 6);
+}
+
+TEST_CASE("parse_sanity_check reads the check history, its folder required and absolute") {
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  SanityCheck sc;
+  parse_sanity_check(
+      load_yaml("job.yaml", "history: {dir: /shared/pai/history, window: 10, maxFailures: 3}\n")
+          .root,
+      "sanityCheck", {}, reader, &sc);
+  CHECK(diags.all().empty());
+  CHECK(sc.history == CheckHistory{"/shared/pai/history", 10, 3});
+
+  SanityCheck bad;
+  parse_sanity_check(load_yaml("job.yaml", "history: {dir: relative, window: 2, maxFailures: 3}\n")
+                         .root,
+                     "sanityCheck", {}, reader, &bad);
+  REQUIRE(diags.all().size() == 2);
+  CHECK(diags.all()[0].path == "sanityCheck.history.dir");
+  CHECK(diags.all()[1].path == "sanityCheck.history.maxFailures");
+  CHECK(diags.all()[1].message.find("between 1 and 2") != std::string::npos);
+  Diagnostics none;
+  FieldReader reader2(none, locations);
+  parse_sanity_check(load_yaml("job.yaml", "history: {window: 2}\n").root, "sanityCheck", {},
+                     reader2, &bad);
+  REQUIRE(none.all().size() == 1);
+  CHECK(none.all()[0].path == "sanityCheck.history");
+  CHECK(none.all()[0].message.find("dir") != std::string::npos);
+}
+
 }  // namespace policy_parser_test

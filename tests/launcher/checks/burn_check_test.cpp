@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <functional>
 
 #include "fake_env.h"
 #include "launcher/checks/burn_kernel_image.h"
@@ -37,9 +38,11 @@ CheckOptions fake_options() {
   return options;
 }
 
-CheckResult burn(const CheckOptions& options, int gpus = 4) {
+CheckResult burn(const CheckOptions& options, int gpus = 4,
+                 const std::function<void(pai::SanityCheck&)>& settings = {}) {
   pai::Plan plan = test::one_node_plan(gpus);
   plan.sanity_check.burn_seconds = 1;
+  if (settings) settings(plan.sanity_check);
   return run_burn_check(plan, options, 60);
 }
 
@@ -175,9 +178,9 @@ TEST_CASE("a GPU 4% slower than the node median is a warning") {
 TEST_CASE("the per-model baseline judges every GPU") {
   if (kBurnKernelImageSize == 0) return;
   FakeGpus gpus;
-  CheckOptions options = fake_options();
-  options.burn.baselines = {{"NVIDIA H100 80GB HBM3", "fp8", 1250}};
-  CheckResult r = burn(options);
+  CheckResult r = burn(fake_options(), 4, [](pai::SanityCheck& s) {
+    s.burn_baselines = {{"NVIDIA H100 80GB HBM3", "fp8", 1250}};
+  });
   CHECK(r.status == CheckResult::Failed);
   CHECK(r.summary ==
         "GPU 0 (0000:18:00.0, serial 165000000000): fp8 1099.5 TFLOPS is 12.0% below the NVIDIA "
@@ -187,9 +190,7 @@ TEST_CASE("the per-model baseline judges every GPU") {
 TEST_CASE("FP8 can be turned off") {
   if (kBurnKernelImageSize == 0) return;
   FakeGpus gpus("NVIDIA H100 80GB HBM3", "0");
-  CheckOptions options = fake_options();
-  options.burn.fp8 = false;
-  CheckResult r = burn(options, 1);
+  CheckResult r = burn(fake_options(), 1, [](pai::SanityCheck& s) { s.burn_fp8 = false; });
   CHECK(r.summary == "1 GPU (cuBLASLt), median TFLOPS per GPU bf16 1099.5, results bit-identical");
 }
 

@@ -15,7 +15,10 @@
 #   c. node-3 and node-4, partners in round 1, cannot reach each other (a blackhole route in
 #      each namespace), both otherwise healthy: the link node-3 <-> node-4 is named, its later
 #      end (node-4) is excluded and the spare runs its instance;
-#   d. as b without a spare: the job fails before any rank starts, with the fabric table.
+#   d. as b without a spare: the job fails before any rank starts, with the fabric table;
+#   e. the check history (sanityCheck.history): node-2 failed 2 of its last runs before this
+#      job, so its `history` check fails (quarantined) and the spare runs its instance; every
+#      node's run is appended to its history file.
 #   After each scenario no process is left in any node's namespace.
 # Exit status: 0 passed, 1 failed (with every launcher's output), 2 usage, 77 skipped (not root,
 # no `ip netns` or `tc`).
@@ -37,10 +40,10 @@ netns_init
 netns_network 5
 
 # Writes and compiles scenario $1's job: hosts node-1..4, spares $2 (a YAML flow list), the
-# fabric check with a floor of 0.2 Gbit/s; each rank writes its node's address to
-# $work/$1/ranks/rank-RANK.
+# fabric check with a floor of 0.2 Gbit/s, sanityCheck entries $3 (YAML lines, optional);
+# each rank writes its node's address to $work/$1/ranks/rank-RANK.
 compile() {
-  local scenario=$1 spares=$2
+  local scenario=$1 spares=$2 more=${3:-}
   mkdir -p "$work/$scenario/ranks"
   cat >"$work/$scenario.yaml" <<EOF
 apiVersion: pai/v1
@@ -64,6 +67,7 @@ faultTolerance:
 sanityCheck:
   checks: [fabric]
   fabric: {minTcpGbps: 0.2, duration: 1s, timeout: 10s, streams: 2}
+$more
 EOF
   "$compiler" "$work/$scenario.yaml" -o "$work/$scenario/plan" >"$work/$scenario.compile" 2>&1 ||
     fail "pai-compile $scenario.yaml failed: $(cat "$work/$scenario.compile")"
@@ -137,4 +141,32 @@ if grep -q "node-3 excluded" "$work/link/node-1.err"; then fail "link: node-3 wa
 expect_ranks link $SUBNET.1 $SUBNET.2 $SUBNET.3 $SUBNET.5
 expect_no_leftovers link
 say "c. link node-3 <-> node-4 cut: the link named, node-4 replaced by node-5"
+ip -n "$(ns 3)" route del blackhole $SUBNET.4/32
+ip -n "$(ns 4)" route del blackhole $SUBNET.3/32
+
+# --- e. A node quarantined by its check history is replaced by the spare.
+history=$work/check-history
+mkdir -p "$history"
+for t in 01 02; do
+  printf '{"failed":["burn"],"node":"node-2","passed":false,"summary":"burn: GPU 1: slow","time":"2026-01-%sT00:00:00Z"}\n' "$t"
+done >"$history/node-2.jsonl"
+compile history "[{name: node-5, address: $SUBNET.5}]" "  history: {dir: $history}"
+start_nodes history 1 2 3 4 5
+expect_success history/node-{1,2,3,4,5}
+expect_said history/node-2 "check history: failed: quarantined: failed 2 of its last 3 checks"
+expect_said history/node-1 "node-2 replaced by spare node-5 as worker-1"
+# Before the spare was ready the coordinator may have asked node-2 to run its checks again:
+# still quarantined, and recorded under its own name.
+expect_ranks history $SUBNET.1 $SUBNET.5 $SUBNET.3 $SUBNET.4
+for n in 1 2 3 4 5; do
+  [[ -f $history/node-$n.jsonl ]] || fail "history: node-$n's run was not recorded"
+done
+lines=$(wc -l <"$history/node-2.jsonl")
+((lines >= 3)) || fail "history: node-2's file holds $lines lines, expected its runs after 2"
+if grep -v '"node":"node-2"' "$history/node-2.jsonl"; then fail "history: another node's run in node-2's file"; fi
+for n in 1 3 4; do
+  if grep -v "\"node\":\"node-$n\"" "$history/node-$n.jsonl"; then fail "history: another node's run in node-$n's file"; fi
+done
+expect_no_leftovers history
+say "e. node-2 quarantined by its history: node-5 ran worker-1"
 say "passed"
