@@ -131,11 +131,12 @@ Option option_of(const Entry& e, bool positional) {
       end > 0 && (end == rest.size() || rest[end] == ' ' || rest[end] == ':' || rest[end] == '=') &&
       rest.compare(0, end, "REQUIRED") != 0;
   o.takes_value = positional || typed;
-  // Which values are file names CLI11 does not say; the names of pai's options do.
+  if (typed) o.type = rest.substr(0, end);
+  // Which values are file names CLI11 does not say; the names of pai's options do. (The type
+  // must be known first: before, no option was ever a path, and zsh completed no file.)
   for (const char* word : {"file", "dir", "out", "plan", "hosts", "jpath", "path", "SPEC"}) {
     if (names.find(word) != std::string::npos) o.path = o.takes_value && o.type == "TEXT";
   }
-  if (typed) o.type = rest.substr(0, end);
   // The choices: the first braces, "name->value" entries reduced to their names.
   const std::size_t open = rest.find('{');
   const std::size_t close = rest.find('}', open);
@@ -317,9 +318,12 @@ std::string zsh_specs(const Command& c, const std::string& indent) {
   for (std::size_t i = 0; i < c.positionals.size(); ++i) {
     const Option& p = c.positionals[i];
     const bool last = i + 1 == c.positionals.size();
+    // A positional's action must complete something: with " " (a message only) zsh lists the
+    // option names a word starting with "-" could be but never inserts the one that matches.
+    const std::string action = p.choices.empty() && !p.path ? "_default" : zsh_action(p);
     out += indent +
            single_quoted((last ? std::string("*") : std::to_string(i + 1)) + ":" + p.positional +
-                         ":" + zsh_action(p)) +
+                         ":" + action) +
            " \\\n";
   }
   return out;

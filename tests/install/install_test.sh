@@ -9,17 +9,22 @@
 #   2. bash: sourcing a completion registers it (complete -p), and completing
 #      `pai-launch st<TAB>` (COMP_WORDS/COMP_CWORD and the function) offers status, stop and
 #      start; `pai-launch run --s<TAB>` offers --slurm; `pai-compile --target s<TAB>` slurm;
+#      `pai-launch run --plan PATH<TAB>` the files there;
 #   3. every option that `PROGRAM [COMMAND] --help` lists is completed by bash for that
 #      command, is in the zsh completion and in the man page; zsh parses the zsh completions
-#      and compinit binds them to their programs (that zsh then completes is not driven here);
-#   4. groff and man render each man page without a warning.
+#      and compinit binds them to their programs;
+#   4. groff and man render each man page without a warning;
+#   5. an interactive zsh (in a tmux pane of its own server) completes what is typed with TAB:
+#      `pai-launch che` to `check`, `pai-compile --tar` to `--target`, `--target sl` to
+#      `slurm`, and `pai-launch run --plan job` to a file.
 # Exit status: 0 passed; 1 failed (what differs is printed); 2 usage.
 set -euo pipefail
 
 (($# == 1)) || { echo "usage: install_test.sh BUILD_DIR" >&2; exit 2; }
 build=$(realpath "$1")
 prefix=$(mktemp -d "${TMPDIR:-/tmp}/pai-install-test-XXXXXX")
-trap 'rm -rf -- "$prefix"' EXIT
+tmux_server=pai-install-test-$$
+trap 'tmux -L "$tmux_server" kill-server 2>/dev/null || true; rm -rf -- "$prefix"' EXIT
 
 failures=0
 say() { printf 'install_test: %s\n' "$*" >&2; }
@@ -69,6 +74,9 @@ got=$(complete_words pai-launch pai-launch run --s | tr '\n' ' ')
 [[ $got == "--slurm " ]] || fail "pai-launch run --s<TAB> offers: $got"
 got=$(complete_words pai-compile pai-compile job.yaml --target s | tr '\n' ' ')
 [[ $got == "slurm " ]] || fail "pai-compile --target s<TAB> offers: $got"
+touch "$prefix/job-plan.json"
+got=$(complete_words pai-launch pai-launch run --plan "$prefix/job-p" | tr '\n' ' ')
+[[ $got == "$prefix/job-plan.json " ]] || fail "pai-launch run --plan PATH<TAB> offers: $got"
 ((failures == 0)) && say "2. bash completes pai-launch st<TAB> to start status stop"
 
 # --- 3. Every option of --help is completed and documented.
@@ -121,5 +129,51 @@ for page in "$man_dir"/pai-compile.1 "$man_dir"/pai-launch.1; do
   MANWIDTH=80 man -l "$page" 2>/dev/null | grep -q '^OPTIONS' || fail "$page has no OPTIONS"
 done
 ((failures == 0)) && say "4. the man pages render without warnings"
+
+# --- 5. zsh, driven as a user drives it: keys typed into an interactive shell in a pane.
+# Prints the pane's last prompt line once it reads $1 (within 5 s; tmux drops trailing
+# blanks); else prints it and fails. Lists zsh shows under the prompt are not looked at.
+pane_shows() {
+  local deadline=$((SECONDS + 5)) line
+  while :; do
+    line=$(tmux -L "$tmux_server" capture-pane -p -t zsh | grep '^zsh>' | tail -n 1)
+    if [[ $line == "$1" ]]; then
+      printf '%s' "$line"
+      return 0
+    fi
+    ((SECONDS < deadline)) || break
+    sleep 0.1
+  done
+  printf '%s' "$line"
+  return 1
+}
+# Types $1 then TAB and expects the line to read $2; clears the line after.
+zsh_completes() {
+  local typed=$1 want=$2 got
+  tmux -L "$tmux_server" send-keys -t zsh -l "$typed"
+  tmux -L "$tmux_server" send-keys -t zsh Tab
+  got=$(pane_shows "$want") || fail "zsh completed \"$typed\" to \"$got\", expected \"$want\""
+  tmux -L "$tmux_server" send-keys -t zsh C-u
+}
+if command -v tmux >/dev/null; then
+  printf '%s\n' "fpath=(\"$zsh_dir\" \$fpath)" "path=(\"$prefix/bin\" \$path)" \
+    "autoload -U compinit && compinit -u -d \"$prefix/.zcompdump\"" "PS1='zsh> '" \
+    >"$prefix/.zshrc"
+  mkdir -p "$prefix/plans" && touch "$prefix/plans/job-plan.json"
+  tmux -L "$tmux_server" -f /dev/null new-session -d -s zsh -x 160 -y 20 \
+    "cd '$prefix/plans' && env -i HOME='$prefix' ZDOTDIR='$prefix' TERM=xterm zsh -i"
+  if pane_shows 'zsh>' >/dev/null; then
+    # Completed words end with a blank that tmux does not show: each case clears its line.
+    zsh_completes "pai-launch che" "zsh> pai-launch check"
+    zsh_completes "pai-compile --tar" "zsh> pai-compile --target"
+    zsh_completes "pai-compile --target sl" "zsh> pai-compile --target slurm"
+    zsh_completes "pai-launch run --plan job" "zsh> pai-launch run --plan job-plan.json"
+    ((failures == 0)) && say "5. an interactive zsh completes subcommands, options, choices and files"
+  else
+    fail "zsh did not start in tmux"
+  fi
+else
+  say "5. skipped: tmux is not installed"
+fi
 
 ((failures == 0)) || exit 1
