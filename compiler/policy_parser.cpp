@@ -30,7 +30,8 @@ const std::vector<std::string> kBaselineKeys = {"model", "bf16", "fp8"};
 const std::vector<std::string> kHistoryKeys = {"dir", "window", "maxFailures"};
 const std::vector<std::string> kNcclKeys = {"minBusBandwidthGBps", "size"};
 const std::vector<std::string> kDiskKeys = {"minFree"};
-const std::vector<std::string> kFabricKeys = {"minTcpGbps", "duration", "timeout", "streams"};
+const std::vector<std::string> kFabricKeys = {"minTcpGbps", "duration", "timeout", "streams",
+                                              "beforeRestarts"};
 // The job-wide check: run by the coordinator across nodes, not by each node.
 constexpr const char* kFabricCheck = "fabric";
 const std::vector<std::string> kCustomKeys = {"name", "command", "timeout"};
@@ -176,6 +177,9 @@ void parse_fabric(const Node& node, const std::string& path, FieldReader& reader
   }
   if (const Node* n = reader.optional(node, path, "streams")) {
     reader.integer(*n, join_path(path, "streams"), 1, 64, &out->streams);
+  }
+  if (const Node* n = reader.optional(node, path, "beforeRestarts")) {
+    reader.boolean(*n, join_path(path, "beforeRestarts"), &out->before_restarts);
   }
 }
 
@@ -353,7 +357,7 @@ void parse_sanity_check(const Node& node, const std::string& path,
   static const std::vector<std::string> kNested = {
       "burn.seconds",   "burn.minTflops",    "nccl.minBusBandwidthGBps", "nccl.size",
       "disk.minFree",   "fabric.minTcpGbps", "fabric.duration",          "fabric.timeout",
-      "fabric.streams", "burn.fp8",          "burn.warnBelow",           "burn.failBelow",
+      "fabric.streams", "fabric.beforeRestarts", "burn.fp8",          "burn.warnBelow",           "burn.failBelow",
       "burn.baselines", "history.dir",       "history.window",           "history.maxFailures"};
   if (!reader.mapping(node, path, kSanityKeys, kNested)) return;
   if (const Node* n = reader.optional(node, path, "enabled")) {

@@ -260,6 +260,7 @@ struct FabricCheck {
   std::int64_t duration_seconds = 2;  ///< how long each pair sends, 1..60
   std::int64_t timeout_seconds = 30;  ///< bound on one pair's measurement, 1..600
   int streams = 4;                    ///< TCP connections per pair, 1..64
+  bool before_restarts = false;       ///< run again before each job-wide restart
   bool operator==(const FabricCheck&) const = default;
 };
 

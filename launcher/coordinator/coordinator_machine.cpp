@@ -51,8 +51,10 @@ struct CoordinatorMachine::Impl {
   /// The fabric check is over: its exclusions take effect, then the job begins, waits for a
   /// spare or fails.
   void fabric_over(Clock::time_point now);
-  /// The fabric check, for a node's fabric report; ProtocolError when none ran.
-  FabricCheck& fabric_check(const net::NodeToCoordinator& message);
+  /// The fabric check running, for a node's fabric report: the one after the rendezvous or
+  /// the one before a restart; nullptr when the report is late (a check that is over);
+  /// ProtocolError when no check ever ran.
+  FabricCheck* running_fabric(const net::NodeToCoordinator& message);
   void begin_job(Clock::time_point now);
   void gone(int session, const std::string& why, Clock::time_point now);
   void tick(Clock::time_point now);
@@ -154,13 +156,17 @@ void CoordinatorMachine::Impl::launcher_message(int session, const net::NodeToCo
           [&](const net::Log& m) { control.relay(session, m); },
           [&](const net::LogEnd& m) { control.relay(session, m); },
           [&](const net::FabricListening& m) {
-            if (fabric_ran && !fabric) return;  // late: the check is over
-            fabric_check(message).listening(node, m, now);
+            if (FabricCheck* f = running_fabric(message)) f->listening(node, m, now);
           },
           [&](const net::FabricResult& m) {
-            if (fabric_ran && !fabric) return;
-            fabric_check(message).result(node, m, now);
-            if (fabric->done()) fabric_over(now);
+            FabricCheck* f = running_fabric(message);
+            if (f == nullptr) return;
+            f->result(node, m, now);
+            if (fabric) {
+              if (fabric->done()) fabric_over(now);
+            } else {
+              job->fabric_progress(now);
+            }
           },
           [&](const net::Cancel& m) {
             state.cancel_job(128 + m.signal,
@@ -171,9 +177,11 @@ void CoordinatorMachine::Impl::launcher_message(int session, const net::NodeToCo
       message);
 }
 
-FabricCheck& CoordinatorMachine::Impl::fabric_check(const net::NodeToCoordinator& message) {
-  if (!fabric) net::fail(message, "type", "no fabric check is running");
-  return *fabric;
+FabricCheck* CoordinatorMachine::Impl::running_fabric(const net::NodeToCoordinator& message) {
+  if (fabric) return &*fabric;
+  if (job && job->fabric() != nullptr) return job->fabric();
+  if (fabric_ran) return nullptr;  // late: a check that is over
+  net::fail(message, "type", "no fabric check is running");
 }
 
 JobRun& CoordinatorMachine::Impl::running(const net::NodeToCoordinator& message) {

@@ -218,7 +218,14 @@ void JobRun::start_ready() {
       return;
     }
   }
-  if (ready.empty()) return;
+  if (ready.empty() || fabric_) return;
+  if (wants_fabric() && !fabric_passed_) {
+    fabric_.emplace(state_);
+    if (fabric_->start(now_)) return;  // fabric_progress() goes on
+    fabric_.reset();
+  }
+  fabric_passed_ = false;  // this start is what it passed for
+  started_ = true;
   for (int i : ready) {
     Instance& inst = state_.instances[static_cast<std::size_t>(i)];
     Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
@@ -240,6 +247,44 @@ void JobRun::start_ready() {
                                  std::to_string(inst.attempt) + ")"
                            : std::string());
   }
+}
+
+bool JobRun::wants_fabric() const {
+  const SanityCheck& sc = state_.plan.sanity_check;
+  return started_ && sc.enabled && sc.fabric.enabled && sc.fabric.before_restarts &&
+         state_.plan.fault_tolerance.mode == FaultToleranceMode::Sync;
+}
+
+void JobRun::fabric_progress(Clock::time_point now) {
+  now_ = now;
+  if (!fabric_ || !fabric_->done()) return;
+  const std::vector<FabricExclusion> excluded = fabric_->exclusions();
+  fabric_.reset();
+  fabric_passed_ = true;
+  for (const FabricExclusion& e : excluded) {
+    Node& n = state_.nodes[static_cast<std::size_t>(e.node)];
+    n.excluded = e.why;
+    n.last_event = "excluded: " + e.why;
+    state_.record("node-excluded", Json{{"node", n.name}, {"reason", e.why}},
+                  n.name + " excluded: " + e.why);
+    if (n.instance < 0) {
+      state_.release(e.node, "spare " + n.name + " is not used: " + e.why);
+      continue;
+    }
+    const int instance = n.instance;
+    const int spare = state_.ready_spare();
+    if (spare < 0) return fail(e.why + "; no ready spare left to restart " +
+                               state_.instance_name(instance) + " on");
+    replace_node(state_, instance, spare, e.why);
+    if (!assign_all(state_, "re-assigned " + state_.instance_name(instance) + " to " +
+                                state_.nodes[static_cast<std::size_t>(spare)].name)) {
+      return;
+    }
+    // It was measured by the check just run (the ready spares take part): its own checks
+    // run again for the instance it now holds.
+    request_checks(state_, spare, true);
+  }
+  start_ready();
 }
 
 void JobRun::fail(const FailJob& failure) {
@@ -481,9 +526,12 @@ void JobRun::node_lost(int node, const std::string& why, Clock::time_point now) 
   Node& n = state_.nodes.at(static_cast<std::size_t>(node));
   n.lost_reason = why;
   n.last_event = "lost: " + why;
+  // Its pairs in a fabric check before a restart fail now; the verdict waits for the rest.
+  if (fabric_) fabric_->node_lost(node, now);
   if (n.instance < 0) {
     state_.record("spare-lost", Json{{"node", n.name}, {"reason", why}},
                   "spare " + n.name + " lost: " + why);
+    fabric_progress(now);
     return;
   }
   const int instance = n.instance;
@@ -512,6 +560,7 @@ void JobRun::node_lost(int node, const std::string& why, Clock::time_point now) 
     inst.failed_exit = true;
     feed(event);
   }
+  fabric_progress(now);
   start_ready();
 }
 
@@ -532,6 +581,10 @@ void JobRun::tick(Clock::time_point now) {
       set_backoff(instance, std::nullopt);
       feed(BackoffElapsed{instance});
     }
+  }
+  if (fabric_) {
+    fabric_->tick(now);
+    fabric_progress(now);
   }
   diagnose();
   detect_hang(true);
@@ -570,6 +623,7 @@ std::optional<Clock::time_point> JobRun::next_deadline() const {
     if (hang_stale_) consider(hang_walked_ + kHangWalkEvery);
   }
   consider(diagnosis_.next_due());
+  if (fabric_) consider(fabric_->next_deadline());
   return next;
 }
 

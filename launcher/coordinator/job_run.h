@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "launcher/coordinator/coordinator_state.h"
+#include "launcher/coordinator/fabric_check.h"
 #include "launcher/coordinator/job_diagnosis.h"
 #include "launcher/coordinator/job_forensics.h"
 #include "launcher/coordinator/job_gpu_idle.h"
@@ -65,6 +66,12 @@ class JobRun {
   std::optional<Clock::time_point> next_deadline() const;
 
   bool paused() const { return paused_; }
+  /// The fabric check run before a job-wide restart (sanityCheck.fabric.beforeRestarts) while
+  /// it runs, for the nodes' reports; nullptr otherwise.
+  FabricCheck* fabric() { return fabric_ ? &*fabric_ : nullptr; }
+  /// After a report to fabric(): once the check is over, its exclusions take effect (spares
+  /// take the instances of excluded nodes, or the job fails) and the restart goes on.
+  void fabric_progress(Clock::time_point now);
   int restart_count(int instance) const { return policy_.restart_count(instance); }
 
  private:
@@ -77,6 +84,9 @@ class JobRun {
   void schedule_restart(const ScheduleRestart& restart, const std::string& batch);
   void instance_stopped(int instance);
   void start_ready();
+  /// Whether the starts now ready must wait for a fabric check first (job-wide restarts in
+  /// sync mode with beforeRestarts; not the job's first start, checked after the rendezvous).
+  bool wants_fabric() const;
   void fail(const FailJob& failure);
   void fail(const std::string& reason);
   /// The job-wide hang check walks every instance: on messages at most once per
@@ -118,6 +128,10 @@ class JobRun {
   std::set<std::pair<Clock::time_point, int>> backoffs_;
   int stopping_ = 0;  // instances whose Run is Stopping
   int pending_ = 0;   // instances whose start is pending
+  bool started_ = false;  // start_ready started instances once
+  // The fabric check before a restart: running, or passed for the starts now pending.
+  std::optional<FabricCheck> fabric_;
+  bool fabric_passed_ = false;
   // The job-wide hang check as last walked (detect_hang), and whether heartbeats came since.
   std::optional<Clock::time_point> hang_check_;
   Clock::time_point hang_walked_;

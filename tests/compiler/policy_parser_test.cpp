@@ -154,7 +154,8 @@ TEST_CASE("parse_sanity_check turns on the fabric check from checks and reads it
   sc.checks = builtin_check_names();
   parse_sanity_check(load_yaml("job.yaml",
                                "checks: [gpu, fabric]\n"
-                               "fabric: {minTcpGbps: 20, duration: 5s, timeout: 1m, streams: 8}\n")
+                               "fabric: {minTcpGbps: 20, duration: 5s, timeout: 1m, streams: 8,\n"
+                               "         beforeRestarts: true}\n")
                          .root,
                      "sanityCheck", {}, reader, &sc);
   CHECK(diags.all().empty());
@@ -165,6 +166,7 @@ TEST_CASE("parse_sanity_check turns on the fabric check from checks and reads it
   CHECK(sc.fabric.duration_seconds == 5);
   CHECK(sc.fabric.timeout_seconds == 60);
   CHECK(sc.fabric.streams == 8);
+  CHECK(sc.fabric.before_restarts);
 }
 
 TEST_CASE("parse_sanity_check leaves the fabric check off unless listed") {

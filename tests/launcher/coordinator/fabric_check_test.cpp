@@ -1,6 +1,7 @@
 #include "launcher/coordinator/fabric_check.h"
 
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <functional>
 #include <set>
 
@@ -308,6 +309,70 @@ TEST_CASE("without the fabric check a fabric report is a protocol error") {
   REQUIRE(h.records("protocol-error").size() == 1);
   CHECK(h.records("protocol-error")[0].fields["error"] ==
         "fabric-listening: type: no fabric check is running");
+}
+
+namespace {
+
+// A job with the fabric check before restarts, past its first check and start (every node,
+// the spare too, at 9.4 Gbit/s), then failed: every instance stopped, the backoff elapsed and
+// the nodes' checks passed. Leaves the log cleared before the checks' answers.
+void restart_to_checks(MachineHarness& h) {
+  h.join("spare-0");
+  h.join_all();
+  play(h, healthy);
+  REQUIRE(h.sent("node-0", "start").size() == 1);
+  h.receive("node-1", exited(1, 0, 1, 0, true, "NCCL error"));
+  h.receive("node-0", exited(0, 0, 0, SIGTERM, false, "", true));
+  for (int i = 0; i < 3; ++i) h.stopped("node-" + std::to_string(i), i);
+  h.clear();
+  h.advance(10s);
+  REQUIRE(h.sent("node-0", "run-checks").size() == 1);
+  h.clear();
+}
+
+}  // namespace
+
+TEST_CASE("with beforeRestarts the fabric check runs again once the nodes passed their checks") {
+  pai::Plan plan = fabric_plan();
+  plan.sanity_check.fabric.before_restarts = true;
+  MachineHarness h(plan);
+  restart_to_checks(h);
+  for (int i = 0; i < 3; ++i) h.checks("node-" + std::to_string(i));
+  // Not started yet: round 1 of a new check first.
+  CHECK(h.sent("node-0", "start").empty());
+  REQUIRE(h.records("fabric-round").size() == 1);
+  play(h, healthy);
+  CHECK(h.records("fabric-verdict").at(0).fields["healthy"] == true);
+  CHECK(h.only("node-0", "start")["attempt"] == 1);
+  CHECK(h.only("node-2", "start")["attempt"] == 1);
+}
+
+TEST_CASE("a node the check before a restart finds slow is replaced before the restart") {
+  pai::Plan plan = fabric_plan();
+  plan.sanity_check.fabric.before_restarts = true;
+  MachineHarness h(plan);
+  restart_to_checks(h);
+  for (int i = 0; i < 3; ++i) h.checks("node-" + std::to_string(i));
+  play(h, slow("node-2"));
+  REQUIRE(h.records("node-excluded").size() == 1);
+  CHECK(h.records("node-excluded")[0].fields["node"] == "node-2");
+  CHECK(h.records("node-replaced").at(0).fields["spare"] == "spare-0");
+  // The spare runs its own checks for the instance it took; then the job starts, without a
+  // third fabric check.
+  CHECK(h.sent("node-0", "start").empty());
+  REQUIRE(h.sent("spare-0", "run-checks").size() == 1);
+  h.checks("spare-0");
+  CHECK(h.records("fabric-round").size() == 2);  // the restart's two rounds
+  CHECK(h.only("spare-0", "start")["instance"] == 2);
+  CHECK(h.only("node-0", "start")["attempt"] == 1);
+}
+
+TEST_CASE("without beforeRestarts a restart does not measure the fabric again") {
+  MachineHarness h(fabric_plan());
+  restart_to_checks(h);
+  for (int i = 0; i < 3; ++i) h.checks("node-" + std::to_string(i));
+  CHECK(h.records("fabric-round").empty());
+  CHECK(h.only("node-0", "start")["attempt"] == 1);
 }
 
 }  // namespace fabric_check_test
