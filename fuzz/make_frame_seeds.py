@@ -64,6 +64,13 @@ SEEDS = {
         {"type": "assign", "instance": 2,
          "hosts": [{"instance": 2, "name": "spare-0", "address": "10.0.1.1", "slots": 8}]},
         {"type": "stop", "instance": 2, "signal": 15, "dumpStacks": False, "reason": "paused"})),
+    "fabric": (19, sealed(
+        {"type": "fabric-listen", "round": 1, "pair": 0, "key": "0123456789abcdef" * 2},
+        {"type": "fabric-listening", "round": 1, "pair": 0, "address": "10.0.0.3", "port": 29999},
+        {"type": "fabric-connect", "round": 2, "pair": 1, "key": "k", "address": "fd00::3",
+         "port": 29998},
+        {"type": "fabric-result", "round": 2, "pair": 1, "error": "", "outKbps": 9400000,
+         "inKbps": 9100000, "latencyNs": 31000})),
     "status-logs": (63, sealed(
         {"type": "logs", "rank": -1, "follow": True, "tail": 16384},
         {"type": "status", "job": "demo", "phase": "running",
