@@ -135,6 +135,8 @@ const std::vector<std::string>& builtin_retryable_patterns() {
       "Watchdog caught collective operation timeout",
       "NCCL timeout",
       "Connection reset by peer",
+      // Gloo's words for a peer that died mid-collective (torch's CPU and gloo jobs).
+      "Connection closed by peer",
       "connect timeout",
       "Connection timed out",
       "Connection refused",

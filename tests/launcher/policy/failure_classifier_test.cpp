@@ -44,6 +44,17 @@ TEST_CASE("a built-in retryable pattern in the log makes a failure retryable") {
   CHECK(c.reason == "exit code 1: retryable (\"NCCL error\" in the log)");
 }
 
+TEST_CASE("gloo's peer-death error is retryable: the rank died of another's failure") {
+  // A rank whose peer died in a collective fails with this; classified as not retryable, it
+  // would fail the job before the peer's own (retryable) failure is even reported.
+  const std::string log =
+      "RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer "
+      "[127.0.0.1]:4530\n";
+  auto c = classify_failure(ExitStatus{1, 0}, log, RestartPolicy::ExitCodeAndErrorMsg, kNoExtra);
+  CHECK(c.retryable);
+  CHECK(c.matched_pattern == "Connection closed by peer");
+}
+
 TEST_CASE("patterns match case-insensitively and the most recent line wins") {
   std::string log = "Connection reset by peer\nsocket: ADDRESS ALREADY IN USE\r\n";
   auto c = classify_failure(ExitStatus{1, 0}, log, RestartPolicy::ExitCodeAndErrorMsg, kNoExtra);
