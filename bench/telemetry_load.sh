@@ -27,7 +27,8 @@
 # records of the coordinator's journal (the summaries are those of a healthy job: 0
 # expected). Per size, the difference between the coordinator's two figures over the
 # summaries a second is its CPU time per rank summary, and that times 65,536 the telemetry's
-# cost at the design's scale.
+# cost at the design's scale. PERF=FILE records the window with `perf record -g` into
+# FILE.<size> (`perf report -i FILE.<size>`), for where the coordinator's time goes.
 . "$(dirname -- "$0")/launch_lib.sh"
 . "$BENCH_DIR/cluster_lib.sh"
 SIZES=${SIZES:-1024x8 2048x8 1024x32}
@@ -148,7 +149,13 @@ measure() {
   sleep "$WARMUP"
   t0=$(now_ms) c0=$(ticks "$coordinator") k0=$(client_ticks $clients)
   probe_clients 1 "$logs" $clients
-  sleep "$WINDOW"
+  if [ -n "${PERF:-}" ]; then
+    # The window under `perf record` of the coordinator's process: where its CPU goes.
+    perf record -q -g -p "$coordinator" -o "$PERF.$name" -- sleep "$WINDOW" >/dev/null 2>&1 ||
+      sleep "$WINDOW"
+  else
+    sleep "$WINDOW"
+  fi
   # A job that failed meanwhile has no figures: its row says why.
   if ours_running "$coordinator"; then
     t1=$(now_ms) c1=$(ticks "$coordinator") k1=$(client_ticks $clients)
