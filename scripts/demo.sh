@@ -5,8 +5,10 @@
 # used before pai-launch is built, so the first output comes after half the build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-bash "$root/scripts/deps.sh"
-TARGETS=pai-compile bash "$root/scripts/build.sh"
+bash "$root/scripts/deps.sh" --demo
+# The programs only: no test suite, no bench programs (scripts/test.sh turns both back on).
+demo_build=(-DPAI_TESTS=OFF -DPAI_BENCH=OFF)
+TARGETS=pai-compile bash "$root/scripts/build.sh" "${demo_build[@]}"
 build=${BUILD_DIR:-$root/build}
 out=${OUT_DIR:-$root/out}
 compile=$build/compiler/pai-compile
@@ -29,7 +31,7 @@ head -n 16 "$out/cluster-demo/env/worker-1.sh"
 
 echo
 echo "== building pai-launch"
-TARGETS=pai-launch bash "$root/scripts/build.sh"
+TARGETS=pai-launch bash "$root/scripts/build.sh" "${demo_build[@]}"
 
 echo
 echo "== pai-launch: a 3-node job and a spare on this machine (node-N on 127.0.0.N)"

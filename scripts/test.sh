@@ -3,7 +3,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/deps.sh"
-bash "$root/scripts/build.sh"
+# Tests and bench programs on, also in a build folder the demo configured without them.
+bash "$root/scripts/build.sh" -DPAI_TESTS=ON -DPAI_BENCH=ON
 build=${BUILD_DIR:-$root/build}
 # A test that fails runs once more: many tests run real multi-process jobs whose
 # timing a loaded 2-core machine can upset. The failed attempt ("***Failed") and its output
