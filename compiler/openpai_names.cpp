@@ -4,7 +4,10 @@ namespace pai {
 
 namespace {
 
-constexpr std::size_t kMaxLabel = 63;
+// A DNS label has at most 63 characters, and the job's pods are named after it with
+// "-worker-<index>" (up to 8 digits): 16 are left for that suffix, so that the converted name
+// passes the pod-name rule (spec_rules) on every target.
+constexpr std::size_t kMaxLabel = 63 - 16;
 
 bool is_label_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; }
 

@@ -10,8 +10,8 @@
 namespace pai {
 
 /// `name` as a DNS label: lowercased, every character other than a letter, a digit or '-'
-/// replaced by '-', leading and trailing '-' removed, cut to 63 characters. Empty when
-/// nothing is left.
+/// replaced by '-', leading and trailing '-' removed, cut to 47 characters (a DNS label's 63
+/// less room for the pods' "-worker-<index>" suffix). Empty when nothing is left.
 std::string openpai_job_label(const std::string& name);
 
 /// `name` as a pai role name: '-', '.' and '~' replaced by '_'. The result is not checked:

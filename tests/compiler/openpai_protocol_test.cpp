@@ -277,11 +277,11 @@ TEST_CASE("a job name with no letter or digit is an error") {
             "error 2:7 name: the job name \"___\" has no letter or digit to make a DNS label of"});
 }
 
-TEST_CASE("a long job name is cut to a DNS label's 63 characters") {
+TEST_CASE("a long job name is cut to 47 characters: a DNS label with room for its pods' suffix") {
   auto t = translate("protocolVersion: 2\nname: " + std::string(70, 'a') +
                      "\ntaskRoles:\n  a:\n    commands: [x]\n");
   REQUIRE_FALSE(t->diags.has_errors());
-  CHECK(t->spec.job.name == std::string(63, 'a'));
+  CHECK(t->spec.job.name == std::string(47, 'a'));
 }
 
 TEST_CASE("a task role name with '-' becomes a pai role name with a warning") {
