@@ -4,15 +4,16 @@
 #   1. `pai-launch check --only burn --json` on a one-node plan (all GPUs, BURN_SECONDS, default
 #      30) gives the median BF16 and FP8 TFLOPS per GPU;
 #   2. a small cuBLASLt program compiled here with nvcc runs the burn's GEMM (8192^3, A^T x B,
-#      BF16 or FP8 E4M3 in, BF16 out, FP32 accumulation, cuBLASLt's first heuristic) back to back
-#      on each GPU in turn, timed with CUDA events;
+#      BF16 or FP8 E4M3 in, BF16 out, FP32 accumulation, cuBLASLt's first heuristic, the burn's
+#      own inputs) back to back on each GPU in turn, timed with CUDA events;
 #   3. prints both and the ratio burn/direct per precision.
 # Without a GPU it says "no GPU" and exits 0.
 #   PAI_BUILD     build directory with launcher/pai-launch and compiler/pai-compile
 #                 (default: build-gpu, else build)
 #   NVCC          nvcc (default: /usr/local/cuda/bin/nvcc, else nvcc on PATH)
 #   BURN_SECONDS  the burn's duration (default 30)
-#   GEMMS         timed GEMMs per GPU and precision of the direct run (default 300)
+#   GEMMS         timed GEMMs per GPU and precision of the direct run (default 2000: seconds,
+#                 like each phase of the burn, so that both reach the same clocks)
 set -eu
 
 if ! command -v nvidia-smi > /dev/null 2>&1 || ! nvidia-smi -L > /dev/null 2>&1; then
@@ -38,7 +39,7 @@ NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 [ -x "$NVCC" ] || NVCC=$(command -v nvcc || true)
 [ -n "$NVCC" ] || { echo "nvcc not found: set NVCC" >&2; exit 1; }
 BURN_SECONDS=${BURN_SECONDS:-30}
-GEMMS=${GEMMS:-300}
+GEMMS=${GEMMS:-2000}
 WORK=$(mktemp -d /tmp/pai-gpu-burn-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -53,17 +54,24 @@ cat > "$WORK/direct.cu" <<'CU'
 #include <cstdio>
 #include <cstdlib>
 #define CHECK(x) do { auto s = (x); if (s != 0) { std::fprintf(stderr, "%s failed: %d\n", #x, (int)s); std::exit(1); } } while (0)
-__global__ void fill(unsigned char* p, size_t bytes) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < bytes; i += (size_t)gridDim.x * blockDim.x)
-    p[i] = (unsigned char)((i * 2654435761u) >> 13) & 0x3b;  // small finite values in BF16 and E4M3
-}
+// The burn's own fill kernels and seeds (gpu_burner.cpp): under a power cap the clocks depend on
+// the data, so both sides multiply the same numbers.
+#include "burn_kernel.cu"
+const unsigned kSeedA = 0x5eed0001, kSeedB = 0x5eed0002;
 static double run(int gpu, bool fp8, int gemms) {
   const int n = 8192;
   CHECK(cudaSetDevice(gpu));
   size_t in = (size_t)n * n * (fp8 ? 1 : 2), out = (size_t)n * n * 2, ws = 32u << 20;
   void *a, *b, *d, *w;
   CHECK(cudaMalloc(&a, in)); CHECK(cudaMalloc(&b, in)); CHECK(cudaMalloc(&d, out)); CHECK(cudaMalloc(&w, ws));
-  fill<<<1024, 256>>>((unsigned char*)a, in); fill<<<1024, 256>>>((unsigned char*)b, in);
+  unsigned long long count = (unsigned long long)n * n;
+  if (fp8) {
+    pai_burn_fill_fp8<<<1024, 256>>>((__nv_fp8_e4m3*)a, count, kSeedA);
+    pai_burn_fill_fp8<<<1024, 256>>>((__nv_fp8_e4m3*)b, count, kSeedB);
+  } else {
+    pai_burn_fill_bf16<<<1024, 256>>>((__nv_bfloat16*)a, count, kSeedA);
+    pai_burn_fill_bf16<<<1024, 256>>>((__nv_bfloat16*)b, count, kSeedB);
+  }
   cublasLtHandle_t h; CHECK(cublasLtCreate(&h));
   cublasLtMatmulDesc_t op; CHECK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   cublasOperation_t t = CUBLAS_OP_T, nn = CUBLAS_OP_N;
@@ -94,7 +102,7 @@ static double run(int gpu, bool fp8, int gemms) {
   return 2.0 * n * n * (double)n * gemms / (ms / 1e3) / 1e12;
 }
 int main(int argc, char** argv) {
-  int gemms = argc > 1 ? std::atoi(argv[1]) : 300, count = 0;
+  int gemms = argc > 1 ? std::atoi(argv[1]) : 2000, count = 0;
   CHECK(cudaGetDeviceCount(&count));
   for (int gpu = 0; gpu < count; ++gpu) {
     cudaDeviceProp p; CHECK(cudaGetDeviceProperties(&p, gpu));
@@ -103,7 +111,7 @@ int main(int argc, char** argv) {
   }
 }
 CU
-"$NVCC" -O2 -o "$WORK/direct" "$WORK/direct.cu" -lcublasLt
+"$NVCC" -O2 -I "$ROOT/launcher/checks" -o "$WORK/direct" "$WORK/direct.cu" -lcublasLt
 
 # The burn, through pai-launch as a node doctor runs it.
 cat > "$WORK/burn.yaml" <<SPEC

@@ -72,7 +72,7 @@ std::vector<HealthFinding> judge_health(const GpuHealthRecord& r, const std::str
   if (r.throttle_known) {
     if (unsigned long long bad = r.throttle_seen & kBadThrottleReasons)
       fatal("throttled during the burn: " + describe_throttle_reasons(bad));
-    if (unsigned long long benign = r.throttle_seen & ~kBadThrottleReasons)
+    if (unsigned long long benign = r.throttle_seen & ~kBadThrottleReasons & ~kIdleThrottleReason)
       note("clocks limited during the burn by: " + describe_benign_throttle_reasons(benign));
   }
   for (unsigned long long xid : r.xids) fatal(describe_xid(xid) + " during the burn");

@@ -48,6 +48,9 @@ struct GpuUsage {
 /// Throttle reasons that point at a sick node: hardware slowdown, software and hardware thermal
 /// slowdown, hardware power brake.
 inline constexpr unsigned long long kBadThrottleReasons = 0x8 | 0x20 | 0x40 | 0x80;
+/// clocksEventReasonGpuIdle: the GPU had no work when sampled (between the burn's phases), so
+/// nothing limited it.
+inline constexpr unsigned long long kIdleThrottleReason = 0x1;
 
 /// "HW slowdown, HW thermal slowdown" for the bits of `reasons` in kBadThrottleReasons.
 std::string describe_throttle_reasons(unsigned long long reasons);
