@@ -8,43 +8,13 @@
 #      own inputs) back to back on each GPU in turn, timed with CUDA events;
 #   3. prints both and the ratio burn/direct per precision.
 # Without a GPU it says "no GPU" and exits 0.
-#   PAI_BUILD     build directory with launcher/pai-launch and compiler/pai-compile
-#                 (default: build-gpu, else build)
-#   NVCC          nvcc (default: /usr/local/cuda/bin/nvcc, else nvcc on PATH)
+#   PAI_BUILD, NVCC  see bench/gpu_lib.sh
 #   BURN_SECONDS  the burn's duration (default 30)
 #   GEMMS         timed GEMMs per GPU and precision of the direct run (default 2000: seconds,
 #                 like each phase of the burn, so that both reach the same clocks)
-set -eu
-
-if ! command -v nvidia-smi > /dev/null 2>&1 || ! nvidia-smi -L > /dev/null 2>&1; then
-  echo "no GPU (nvidia-smi finds none): nothing to measure"
-  exit 0
-fi
-GPUS=$(nvidia-smi -L | grep -c '^GPU ')
-if [ "$GPUS" -eq 0 ]; then
-  echo "no GPU (nvidia-smi lists none): nothing to measure"
-  exit 0
-fi
-
-BENCH_DIR=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd -P)
-ROOT=$(dirname "$BENCH_DIR")
-if [ -z "${PAI_BUILD:-}" ]; then
-  for d in "$ROOT/build-gpu" "$ROOT/build"; do
-    if [ -x "$d/launcher/pai-launch" ]; then PAI_BUILD=$d; break; fi
-  done
-fi
-PAI_LAUNCH=${PAI_BUILD:?set PAI_BUILD to a build directory with pai-launch}/launcher/pai-launch
-PAI_COMPILE=$PAI_BUILD/compiler/pai-compile
-NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
-[ -x "$NVCC" ] || NVCC=$(command -v nvcc || true)
-[ -n "$NVCC" ] || { echo "nvcc not found: set NVCC" >&2; exit 1; }
 BURN_SECONDS=${BURN_SECONDS:-30}
 GEMMS=${GEMMS:-2000}
-WORK=$(mktemp -d /tmp/pai-gpu-burn-XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
-
-echo "GPUs: $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | sed 's/^ *//' | paste -sd ';')"
-echo "driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)"
+. "$(dirname -- "$0")/gpu_lib.sh"
 
 # The direct cuBLASLt GEMM: the same shape, layout, types and algorithm choice as the burn.
 cat > "$WORK/direct.cu" <<'CU'
@@ -114,23 +84,9 @@ CU
 "$NVCC" -O2 -I "$ROOT/launcher/checks" -o "$WORK/direct" "$WORK/direct.cu" -lcublasLt
 
 # The burn, through pai-launch as a node doctor runs it.
-cat > "$WORK/burn.yaml" <<SPEC
-apiVersion: pai/v1
-kind: Job
-name: gpu-burn-bench
-hosts: [{name: localhost, address: 127.0.0.1, slots: $GPUS}]
-roles:
-  worker:
-    nprocPerNode: 1
-    resources: {gpu: $GPUS}
-    command: "true"
-sanityCheck:
-  checks: [burn]
-  burn: {seconds: $BURN_SECONDS}
-SPEC
-"$PAI_COMPILE" "$WORK/burn.yaml" -o "$WORK/plan" > /dev/null
+gpu_check_plan burn "  burn: {seconds: $BURN_SECONDS}" gpu-burn-bench
 status=0
-"$PAI_LAUNCH" check --plan "$WORK/plan/plan.json" --node localhost --only burn --json \
+"$PAI_LAUNCH" check --plan "$WORK/gpu-burn-bench/plan.json" --node localhost --only burn --json \
   > "$WORK/burn.json" || status=$?
 "$WORK/direct" "$GEMMS" > "$WORK/direct.txt"
 
