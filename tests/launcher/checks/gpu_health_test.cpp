@@ -51,7 +51,7 @@ TEST_CASE("hardware slowdown, thermal slowdown and power brake fail the GPU") {
                                  "slowdown, HW power brake slowdown"});
 }
 
-TEST_CASE("power cap and other throttle reasons are only reported; idle is not a limit") {
+TEST_CASE("power cap and other throttle reasons are only reported, and idle is no limit") {
   GpuHealthRecord r = healthy();
   r.throttle_seen = 0x1 | 0x4 | 0x400;
   auto findings = judge_health(r, kLabel);
