@@ -52,8 +52,27 @@ void JobDiagnosis::observe(int node, const net::HeartbeatInstance& beat, Clock::
     s.quiet_ms = t.quiet_ms;
     s.tcp_rtt_us = t.tcp_rtt_us;
     s.tcp_retrans = t.tcp_retrans;
+    for (const std::string& peer : t.tcp_slow_peers) {
+      const int peer_node = node_at(peer, now);
+      if (peer_node >= 0) s.slow_peer_nodes.push_back(peer_node);
+    }
     observed_ = diagnoser_.observe(s, now) || observed_;
   }
+}
+
+int JobDiagnosis::node_at(const std::string& address, Clock::time_point now) {
+  auto it = nodes_by_address_.find(address);
+  // Addresses change only when a launcher joins (addresses_from_peers): an unknown one (a
+  // storage server, say) rebuilds the index at most once a second.
+  if (it == nodes_by_address_.end() && (!indexed_ || now - *indexed_ >= kDecideEvery)) {
+    indexed_ = now;
+    nodes_by_address_.clear();
+    for (std::size_t i = 0; i < state_.nodes.size(); ++i) {
+      nodes_by_address_.emplace(state_.nodes[i].host.address, static_cast<int>(i));
+    }
+    it = nodes_by_address_.find(address);
+  }
+  return it == nodes_by_address_.end() ? -1 : it->second;
 }
 
 std::optional<Clock::time_point> JobDiagnosis::next_due() const {

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "launcher/coordinator/coordinator_state.h"
@@ -35,12 +37,17 @@ class JobDiagnosis {
   int instance_of(const Diagnosis& verdict) const;
 
  private:
+  /// The index of the node at `address` (a plan or peer address), -1 if none.
+  int node_at(const std::string& address, Clock::time_point now);
+
   const CoordinatorState& state_;
   bool enabled_;
   Diagnoser diagnoser_;
   std::optional<Clock::time_point> last_decided_;
   bool observed_ = false;
   std::optional<Diagnosis> hang_culprit_;
+  std::unordered_map<std::string, int> nodes_by_address_;
+  std::optional<Clock::time_point> indexed_;  ///< when nodes_by_address_ was built
 };
 
 }  // namespace pai::launcher::coordinator

@@ -66,7 +66,7 @@ Json rank_json(const RankUsage& u) {
 }
 
 Json rank_json(const RankTelemetry& t) {
-  return Json{{"rank", t.rank},
+  Json j{{"rank", t.rank},
               {"step", t.step},
               {"steps", t.steps},
               {"stepUs", t.step_us},
@@ -80,6 +80,8 @@ Json rank_json(const RankTelemetry& t) {
               {"lost", t.lost},
               {"tcpRttUs", t.tcp_rtt_us},
               {"tcpRetrans", t.tcp_retrans}};
+  if (!t.tcp_slow_peers.empty()) j["tcpSlowPeers"] = t.tcp_slow_peers;
+  return j;
 }
 
 Json rank_json(const GpuSample& g) {

@@ -135,8 +135,14 @@ struct RankTelemetry {
   std::int64_t lost = 0;          ///< records unaccounted for since the rank started, >= 0
   std::int64_t tcp_rtt_us = -1;   ///< median RTT of its processes' TCP connections; -1: none
   std::int64_t tcp_retrans = -1;  ///< their retransmitted segments, summed; -1: none
+  /// "tcpSlowPeers" on the wire, optional: numeric addresses its connections are much slower
+  /// to than to its other peers, at most kMaxTcpSlowPeers
+  std::vector<std::string> tcp_slow_peers = {};
   bool operator==(const RankTelemetry&) const = default;
 };
+
+/// Most entries of a RankTelemetry's tcpSlowPeers.
+inline constexpr std::size_t kMaxTcpSlowPeers = 4;
 
 /// One GPU of a node as NVML sampled it while the node's ranks ran (issue 18).
 struct GpuSample {

@@ -154,6 +154,12 @@ RankUsage read_usage(const MessageReader& entry) {
   return u;
 }
 
+bool numeric_address(const std::string& text) {
+  unsigned char buffer[sizeof(in6_addr)];
+  return ::inet_pton(AF_INET, text.c_str(), buffer) == 1 ||
+         ::inet_pton(AF_INET6, text.c_str(), buffer) == 1;
+}
+
 RankTelemetry read_telemetry(const MessageReader& entry) {
   RankTelemetry t{.rank = non_negative(entry, "rank"),
                   .step = minus_one_or_more(entry, "step"),
@@ -171,6 +177,18 @@ RankTelemetry read_telemetry(const MessageReader& entry) {
                   .tcp_retrans = minus_one_or_more(entry, "tcpRetrans")};
   if (t.comm_us > t.window_us) entry.fail("commUs", "expected at most windowUs");
   if (t.exited > t.entered) entry.fail("exited", "expected at most entered");
+  if (entry.has("tcpSlowPeers")) {
+    t.tcp_slow_peers = entry.strings("tcpSlowPeers");
+    if (t.tcp_slow_peers.size() > kMaxTcpSlowPeers) {
+      entry.fail("tcpSlowPeers", "expected at most " + std::to_string(kMaxTcpSlowPeers) +
+                                     " addresses");
+    }
+    for (const std::string& peer : t.tcp_slow_peers) {
+      if (!numeric_address(peer)) {
+        entry.fail("tcpSlowPeers", "expected numeric IPv4 or IPv6 addresses");
+      }
+    }
+  }
   return t;
 }
 
@@ -328,11 +346,7 @@ std::string fabric_key(const MessageReader& m) {
 std::string fabric_address(const MessageReader& m, bool empty_ok) {
   std::string address = m.string("address");
   if (address.empty() && empty_ok) return address;
-  unsigned char buffer[sizeof(in6_addr)];
-  if (::inet_pton(AF_INET, address.c_str(), buffer) != 1 &&
-      ::inet_pton(AF_INET6, address.c_str(), buffer) != 1) {
-    m.fail("address", "expected a numeric IPv4 or IPv6 address");
-  }
+  if (!numeric_address(address)) m.fail("address", "expected a numeric IPv4 or IPv6 address");
   return address;
 }
 

@@ -13,11 +13,15 @@
 #include "launcher/net/protocol.h"
 #include "launcher/policy/failure_classifier.h"
 #include "launcher/policy/gpu_idle.h"
+#include "launcher/policy/tcp_slow_peers.h"
 #include "libpai/hostfile.h"
 #include "libpai/placement.h"
 #include "libpai/write_all.h"
 
 extern char** environ;
+
+static_assert(pai::launcher::kMaxSlowPeers == pai::net::kMaxTcpSlowPeers,
+              "a rank's slow peers must fit its heartbeat entry");
 
 namespace pai::launcher {
 
@@ -236,7 +240,8 @@ net::NodeHeartbeat NodeAgent::heartbeat() {
                                                      .quiet_ms = t.quiet_ms,
                                                      .lost = t.lost,
                                                      .tcp_rtt_us = t.tcp_rtt_us,
-                                                     .tcp_retrans = t.tcp_retrans});
+                                                     .tcp_retrans = t.tcp_retrans,
+                                                     .tcp_slow_peers = t.tcp_slow_peers});
       }
       beat.instances.push_back(std::move(entry));
       sample_gpus(beat);

@@ -1,5 +1,6 @@
 #include "launcher/os/tcp_stats.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
@@ -16,6 +17,7 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <string_view>
 #include <unordered_map>
 
@@ -68,7 +70,33 @@ struct Socket {
   }
 };
 
-// Calls `each(inode, info)` for every established TCP socket of `family` in this network
+// The median of `values`, which must not be empty; sorts them.
+std::int64_t median(std::vector<std::uint32_t>& values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid]
+                                : (std::int64_t{values[mid - 1]} + std::int64_t{values[mid]}) / 2;
+}
+
+// The remote address of a diag message, an IPv4-mapped IPv6 one as IPv4 ("10.0.0.3", as the
+// plan names hosts); "" when both ends have the same address.
+std::string remote_address(const inet_diag_msg& msg) {
+  const std::size_t bytes = msg.idiag_family == AF_INET ? 4 : 16;
+  if (std::memcmp(msg.id.idiag_src, msg.id.idiag_dst, bytes) == 0) return "";
+  int family = msg.idiag_family;
+  const void* address = msg.id.idiag_dst;
+  in6_addr v6{};
+  std::memcpy(&v6, msg.id.idiag_dst, sizeof v6);
+  if (family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&v6)) {
+    family = AF_INET;
+    address = &msg.id.idiag_dst[3];
+  }
+  char text[INET6_ADDRSTRLEN] = {};
+  if (::inet_ntop(family, address, text, sizeof text) == nullptr) return "";
+  return text;
+}
+
+// Calls `each(msg, info)` for every established TCP socket of `family` in this network
 // namespace; false when the kernel could not be asked or the dump broke off.
 template <class Each>
 bool dump_established(int family, Each each) {
@@ -116,7 +144,7 @@ bool dump_established(int family, Each each) {
         // An older kernel sends a shorter tcp_info; the fields read here are in every one.
         tcp_info info{};
         std::memcpy(&info, RTA_DATA(a), std::min<std::size_t>(RTA_PAYLOAD(a), sizeof info));
-        each(msg->idiag_inode, info);
+        each(*msg, info);
       }
     }
   }
@@ -144,24 +172,25 @@ std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process
   }
   if (owner.empty()) return figures;
   std::vector<std::vector<std::uint32_t>> rtts(process_sets.size());
+  std::vector<std::map<std::string, std::vector<std::uint32_t>>> peers(process_sets.size());
   std::vector<std::int64_t> retrans(process_sets.size(), 0);
-  const auto take = [&](std::uint64_t inode, const tcp_info& info) {
-    const auto it = owner.find(inode);
+  const auto take = [&](const inet_diag_msg& msg, const tcp_info& info) {
+    const auto it = owner.find(msg.idiag_inode);
     if (it == owner.end()) return;
     rtts[it->second].push_back(info.tcpi_rtt);
     retrans[it->second] += info.tcpi_total_retrans;
+    if (std::string peer = remote_address(msg); !peer.empty()) {
+      peers[it->second][std::move(peer)].push_back(info.tcpi_rtt);
+    }
   };
   // A family the kernel cannot dump (IPv6 disabled) holds none of the sets' connections.
   dump_established(AF_INET, take);
   dump_established(AF_INET6, take);
   for (std::size_t s = 0; s < process_sets.size(); ++s) {
-    std::vector<std::uint32_t>& rtt = rtts[s];
-    if (rtt.empty()) continue;
-    std::sort(rtt.begin(), rtt.end());
-    const std::size_t mid = rtt.size() / 2;
-    figures[s].rtt_us =
-        rtt.size() % 2 == 1 ? rtt[mid] : (std::int64_t{rtt[mid - 1]} + std::int64_t{rtt[mid]}) / 2;
+    if (rtts[s].empty()) continue;
+    figures[s].rtt_us = median(rtts[s]);
     figures[s].retrans = retrans[s];
+    for (auto& [peer, rtt] : peers[s]) figures[s].peer_rtt_us.emplace(peer, median(rtt));
   }
   return figures;
 }

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,10 @@ namespace pai::launcher {
 struct TcpFigures {
   std::int64_t rtt_us = -1;   ///< median of its connections' smoothed RTT (tcpi_rtt), µs
   std::int64_t retrans = -1;  ///< its connections' retransmitted segments (tcpi_total_retrans)
+  /// Per remote address ("10.0.0.3", "fd00::3"): the median smoothed RTT of the connections to
+  /// it, µs. Connections whose two ends have the same address (between processes of one node)
+  /// are left out: they say nothing about the node's links.
+  std::map<std::string, std::int64_t> peer_rtt_us;
 };
 
 /// Processes one set may name, and sockets and descriptors looked at per set: a rank whose

@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <limits>
 
+#include "launcher/policy/outliers.h"
+#include "launcher/policy/tcp_slow_peers.h"
+
 namespace pai::launcher {
 namespace {
 
@@ -22,7 +25,10 @@ bool malformed(const RankSample& s, int world_size) {
   if (!in_range(s.step, -1) || !in_range(s.steps, 0) || !in_range(s.step_us, 0) ||
       !in_range(s.window_us, 1) || !in_range(s.comm_us, 0) || !in_range(s.entered, 0) ||
       !in_range(s.exited, 0) || !in_range(s.open_ms, -1) || !in_range(s.quiet_ms, -1) ||
-      !in_range(s.tcp_rtt_us, -1) || !in_range(s.tcp_retrans, -1)) {
+      !in_range(s.tcp_rtt_us, -1) || !in_range(s.tcp_retrans, -1) ||
+      s.slow_peer_nodes.size() > kMaxSlowPeers ||
+      std::any_of(s.slow_peer_nodes.begin(), s.slow_peer_nodes.end(),
+                  [](int node) { return node < 0; })) {
     return true;
   }
   if (s.comm_us > s.window_us || s.exited > s.entered) return true;
@@ -62,30 +68,33 @@ std::string number(const char* format, double value) {
 
 std::string percent(double share) { return number("%.0f%%", share * 100); }
 
-// The median of sorted `values` without the one at index `skip` (none when skip == size).
-// At least one value must remain.
-double median_without(const std::vector<double>& values, std::size_t skip) {
-  const std::size_t n = values.size() - (skip < values.size() ? 1 : 0);
-  auto at = [&](std::size_t k) { return values[k < skip ? k : k + 1]; };
-  return (at((n - 1) / 2) + at(n / 2)) / 2;
-}
-
 struct SlowLink {
   int node = 0;
   std::string name;
   double rtt_us = 0;
   double others_us = 0;  ///< the median of the other nodes'
+  /// Other slow nodes explained by this one: their connections are slow only towards it.
+  std::vector<std::string> neighbours;
+  /// Other slow nodes this one is slow to, and which are slow to it: one slow link.
+  std::vector<std::string> link_peers;
 };
 
-// The nodes whose RTT (the median of their ranks') stands out against the other nodes'.
+// The nodes whose RTT (the median of their ranks') stands out against the other nodes'. A
+// node whose slow connections (its ranks' slow_peer_nodes) all lead to other such nodes that
+// do not name it back is their neighbour, not a culprit: a node whose every link is slow
+// raises the RTT of each node that talks to it. It is left out while another remains.
 std::vector<SlowLink> slow_links(const std::vector<const RankSample*>& samples,
                                  const DiagnosisSettings& settings) {
   std::map<int, std::vector<double>> by_node;
   std::map<int, std::string> names;
+  std::map<int, std::set<int>> slow_to;
   for (const RankSample* s : samples) {
     if (s->tcp_rtt_us < 0) continue;
     by_node[s->node].push_back(static_cast<double>(s->tcp_rtt_us));
     names[s->node] = node_text(*s);
+    for (int peer : s->slow_peer_nodes) {
+      if (peer != s->node) slow_to[s->node].insert(peer);
+    }
   }
   if (by_node.size() < 2) return {};
   std::vector<std::pair<double, int>> nodes;  // (rtt, node), sorted
@@ -97,21 +106,67 @@ std::vector<SlowLink> slow_links(const std::vector<const RankSample*>& samples,
   std::vector<double> rtts;
   for (const auto& node : nodes) rtts.push_back(node.first);
   std::vector<SlowLink> out;
-  // From the highest down: removing a lower value only raises the others' median, so the
-  // first node that does not stand out ends the search.
-  for (std::size_t i = nodes.size(); i-- > 0;) {
-    const double others = median_without(rtts, i);
-    const double rtt = rtts[i];
-    if (rtt < settings.rtt_factor * others || rtt - others < settings.min_rtt_excess_us) break;
-    out.push_back({nodes[i].second, names[nodes[i].second], rtt, others});
+  for (const std::size_t i : high_outliers(rtts, settings.rtt_factor,
+                                           static_cast<double>(settings.min_rtt_excess_us),
+                                           nodes.size())) {
+    out.push_back({nodes[i].second, names[nodes[i].second], rtts[i], median_without(rtts, i),
+                   {}, {}});
   }
-  return out;
+  std::set<int> slow;
+  for (const SlowLink& link : out) slow.insert(link.node);
+  const auto names_back = [&](int from, int to) {
+    const auto it = slow_to.find(from);
+    return it != slow_to.end() && it->second.contains(to);
+  };
+  // Whom `node` is explained by: the slow nodes it is slow to; none if one of them is not slow
+  // or names it back.
+  const auto explained_by = [&](int node) {
+    const auto it = slow_to.find(node);
+    if (it == slow_to.end()) return std::set<int>{};
+    for (int peer : it->second) {
+      if (!slow.contains(peer) || names_back(peer, node)) return std::set<int>{};
+    }
+    return it->second;
+  };
+  std::vector<SlowLink> kept;
+  for (const SlowLink& link : out) {
+    if (explained_by(link.node).empty()) kept.push_back(link);
+  }
+  if (kept.empty()) return out;  // each explained by another: say what was seen
+  for (SlowLink& link : kept) {
+    for (const SlowLink& other : out) {
+      if (other.node == link.node) continue;
+      if (explained_by(other.node).contains(link.node)) link.neighbours.push_back(other.name);
+      if (names_back(link.node, other.node) && names_back(other.node, link.node)) {
+        link.link_peers.push_back(other.name);
+      }
+    }
+  }
+  return kept;
+}
+
+// "a, b and c".
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  }
+  return text;
 }
 
 std::string describe(const SlowLink& link) {
-  return link.name + "'s TCP round-trip time is " + number("%.1f ms", link.rtt_us / 1000) + ", " +
-         number("%.1fx", link.others_us > 0 ? link.rtt_us / link.others_us : 0) +
-         " the other nodes' median of " + number("%.1f ms", link.others_us / 1000);
+  std::string text =
+      link.name + "'s TCP round-trip time is " + number("%.1f ms", link.rtt_us / 1000) + ", " +
+      number("%.1fx", link.others_us > 0 ? link.rtt_us / link.others_us : 0) +
+      " the other nodes' median of " + number("%.1f ms", link.others_us / 1000);
+  if (!link.neighbours.empty()) {
+    text += " (" + joined(link.neighbours) + (link.neighbours.size() == 1 ? " is" : " are") +
+            " slow only on connections to it)";
+  }
+  if (!link.link_peers.empty()) {
+    text += " (its link to " + joined(link.link_peers) + " is slow from both ends)";
+  }
+  return text;
 }
 
 }  // namespace

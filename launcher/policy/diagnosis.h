@@ -37,6 +37,9 @@ struct RankSample {
   std::int64_t quiet_ms = -1;     ///< since the rank's last record; -1 it never wrote one
   std::int64_t tcp_rtt_us = -1;   ///< median smoothed RTT of its TCP connections; -1 unknown
   std::int64_t tcp_retrans = -1;  ///< retransmitted segments of those, cumulative; -1 unknown
+  /// Nodes (coordinator indexes) that its TCP connections are much slower to than to its
+  /// other peers (launcher/policy/tcp_slow_peers.h); at most kMaxSlowPeers
+  std::vector<int> slow_peer_nodes = {};
 };
 
 /// What is wrong. A hang stops the job; a slow rank or link only costs it time.
@@ -127,8 +130,11 @@ struct DiagnosisSettings {
 ///  * RankCommSlow: no rank is such a compute outlier, the median comm share is at least
 ///    comm_share, and one node's RTT (the median of its ranks' tcp_rtt_us) is at least
 ///    rtt_factor times the median of the other nodes' and min_rtt_excess_us more. It names the
-///    node with rank -1 and GPU -1: a link serves all the node's ranks. Without RTT figures
-///    from at least two nodes it names nothing.
+///    node with rank -1 and GPU -1: a link serves all the node's ranks. A node whose slow
+///    connections (slow_peer_nodes) all lead to other such nodes that do not name it back is
+///    their neighbour and is not named while one of them is; two such nodes that name each
+///    other share a slow link and are both named. Without RTT figures from at least two nodes
+///    it names nothing.
 /// After slow_windows consecutive counted rounds a rank (or node) is named once; it can be
 /// named again only after slow_windows consecutive counted rounds without the condition.
 class Diagnoser {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "launcher/supervisor/telemetry_ring.h"
 
@@ -34,6 +35,8 @@ struct RankTelemetrySummary {
   /// TcpFigures (os/tcp_stats.h) of the rank's processes, filled in by the supervisor
   std::int64_t tcp_rtt_us = -1;
   std::int64_t tcp_retrans = -1;
+  /// The peers whose connections stand out as slow (policy/tcp_slow_peers.h)
+  std::vector<std::string> tcp_slow_peers = {};
   bool operator==(const RankTelemetrySummary&) const = default;
 };
 

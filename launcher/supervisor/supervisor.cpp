@@ -15,6 +15,8 @@
 
 #include "launcher/os/proc_stat.h"
 #include "launcher/os/tcp_stats.h"
+#include "launcher/policy/diagnosis.h"
+#include "launcher/policy/tcp_slow_peers.h"
 #include "launcher/supervisor/supervisor_impl.h"
 #include "launcher/supervisor/telemetry_ring.h"
 #include "libpai/terminal_text.h"
@@ -150,9 +152,12 @@ std::vector<RankTelemetrySummary> Supervisor::Impl::telemetry_of(Instance& inst,
   std::vector<std::vector<int>> processes;
   std::vector<RankTelemetrySummary> summaries = read_telemetry(inst, now, &processes);
   const std::vector<TcpFigures> tcp = tcp_figures(processes);
+  const double factor = plan.fault_tolerance.diagnosis.rtt_factor;
+  const std::int64_t excess = DiagnosisSettings{}.min_rtt_excess_us;
   for (std::size_t k = 0; k < summaries.size(); ++k) {
     summaries[k].tcp_rtt_us = tcp[k].rtt_us;
     summaries[k].tcp_retrans = tcp[k].retrans;
+    summaries[k].tcp_slow_peers = slow_peers(tcp[k].peer_rtt_us, factor, excess);
   }
   return summaries;
 }

@@ -14,11 +14,15 @@ namespace {
 
 // The test plan: worker-0 on node-0 (ranks 0, 1), worker-1 on node-1 (ranks 2, 3), ps-0 on
 // node-2 (rank 4); hang detection after 30 min of silence, diagnosis after 60 s in a collective.
-pai::Plan diagnosed_plan(pai::DiagnosisAction action = pai::DiagnosisAction::Warn) {
-  pai::Plan plan = pai::testing::make_test_plan();
+pai::Plan diagnosed_plan_of(pai::Plan plan,
+                            pai::DiagnosisAction action = pai::DiagnosisAction::Warn) {
   plan.fault_tolerance.max_tolerated_failure_rate = -1;
   plan.fault_tolerance.diagnosis.action = action;
   return plan;
+}
+
+pai::Plan diagnosed_plan(pai::DiagnosisAction action = pai::DiagnosisAction::Warn) {
+  return diagnosed_plan_of(pai::testing::make_test_plan(), action);
 }
 
 // Rank 3 never entered all-reduce #10, which every other rank has waited in for 61 s.
@@ -142,6 +146,43 @@ TEST_CASE("diagnosis off records nothing") {
   beat_all(h);
   h.advance(1s);
   CHECK(h.records("diagnosis").empty());
+}
+
+TEST_CASE("a node whose links are all slow is named, not its neighbour slow only towards it") {
+  // worker-0..2 on node-0..2 (10.0.0.1-3, ranks 0-5), ps-0 on node-3 (10.0.0.4, rank 6): each
+  // window, every rank spent 70% of it in collectives and made progress. node-1's ranks see
+  // 5 ms to every peer; node-2's see it only on their connections to node-1 (10.0.0.2), which
+  // lifts their median RTT too; a peer that is no node (a storage server) is ignored.
+  MachineHarness h(diagnosed_plan_of(pai::testing::make_test_plan(3)));
+  h.join_all();
+  h.clear();
+  const auto window = [&](int w, int instance, std::vector<int> ranks, std::int64_t rtt_us,
+                          std::vector<std::string> slow_peers) {
+    pai::net::HeartbeatInstance entry{.instance = instance, .idle_ms = 0, .hang_interval = 1800,
+                                      .step = 5 * w + 4, .ranks = {}, .telemetry = {}};
+    for (int r : ranks) {
+      entry.telemetry.push_back({.rank = r, .step = 5 * w + 4, .steps = 5, .step_us = 1000000,
+                                 .window_us = 1000000, .comm_us = 700000, .entered = 5 * (w + 1),
+                                 .exited = 5 * (w + 1), .quiet_ms = 3, .tcp_rtt_us = rtt_us,
+                                 .tcp_retrans = 0, .tcp_slow_peers = slow_peers});
+    }
+    const std::string node = "node-" + std::to_string(instance);
+    h.receive(node,
+              pai::net::to_json(pai::net::NodeToCoordinator{pai::net::NodeHeartbeat{{entry}}}));
+  };
+  for (int w = 0; w < 8; ++w) {
+    window(w, 0, {0, 1}, 200, {"192.168.9.9"});
+    window(w, 1, {2, 3}, 5000, {});
+    window(w, 2, {4, 5}, 2600, {"10.0.0.2"});
+    window(w, 3, {6}, 200, {});
+    h.advance(1s);
+  }
+  const auto verdicts = h.records("diagnosis");
+  REQUIRE(verdicts.size() == 1);
+  CHECK(verdicts[0].fields.at("class") == "RankCommSlow");
+  CHECK(verdicts[0].fields.at("node") == "node-1");
+  CHECK(verdicts[0].fields.at("evidence").get<std::string>().find(
+            "(node-2 is slow only on connections to it)") != std::string::npos);
 }
 
 TEST_CASE("telemetry of a rank the sender does not run is a protocol error") {

@@ -24,20 +24,25 @@ using pai::testing::TempDir;
 
 namespace {
 
-// An established loopback TCP connection, both ends held by this process.
+// An established loopback TCP connection from `from` to `to` (IPv4 addresses in 127/8), both
+// ends held by this process.
 class LoopbackConnection {
  public:
-  LoopbackConnection() {
+  explicit LoopbackConnection(const char* from = "127.0.0.1", const char* to = "127.0.0.1") {
     listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     REQUIRE(listener_ >= 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::inet_pton(AF_INET, to, &address.sin_addr) == 1);
     REQUIRE(::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
     REQUIRE(::listen(listener_, 1) == 0);
     socklen_t length = sizeof address;
     REQUIRE(::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) == 0);
     client_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in source{};
+    source.sin_family = AF_INET;
+    REQUIRE(::inet_pton(AF_INET, from, &source.sin_addr) == 1);
+    REQUIRE(::bind(client_, reinterpret_cast<sockaddr*>(&source), sizeof source) == 0);
     REQUIRE(::connect(client_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
     server_ = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
     REQUIRE(server_ >= 0);
@@ -106,6 +111,19 @@ TEST_CASE("a process's loopback connection gives its RTT and retransmits") {
   REQUIRE(figures.size() == 1);
   CHECK(figures[0].rtt_us >= 0);
   CHECK(figures[0].retrans >= 0);
+}
+
+TEST_CASE("connections are also summarized per remote address, not between equal addresses") {
+  const LoopbackConnection local;                           // 127.0.0.1 to itself: left out
+  const LoopbackConnection remote("127.0.0.7", "127.0.0.8");  // one end each way
+  const std::vector<TcpFigures> figures = tcp_figures({{::getpid()}});
+  REQUIRE(figures.size() == 1);
+  std::vector<std::string> peers;
+  for (const auto& [peer, rtt] : figures[0].peer_rtt_us) {
+    peers.push_back(peer);
+    CHECK(rtt >= 0);
+  }
+  CHECK(peers == std::vector<std::string>{"127.0.0.7", "127.0.0.8"});
 }
 
 TEST_CASE("processes without a TCP connection give -1") {

@@ -392,6 +392,72 @@ TEST_CASE("a node with a slow link is named once, as a node") {
         "ranks spend 70% of each window in collectives, 5 windows in a row");
 }
 
+// Training windows of 4 nodes of 2 ranks (node = rank / 2), busy in collectives, where each
+// node's ranks report `rtt_us[node]` and `slow_peers[node]`.
+std::vector<Diagnosis> four_nodes(Diagnoser& d, int windows,
+                                  const std::vector<std::int64_t>& rtt_us,
+                                  const std::vector<std::vector<int>>& slow_peers) {
+  std::vector<Diagnosis> out;
+  for (int w = 0; w < windows; ++w) {
+    std::vector<RankSample> window = training(w, busy(0.3));
+    for (RankSample& s : window) {
+      s.node = s.rank / 2;
+      s.node_name = "node-" + std::to_string(s.node);
+      s.gpu = s.rank % 2;
+      s.tcp_rtt_us = rtt_us[static_cast<std::size_t>(s.node)];
+      s.slow_peer_nodes = slow_peers[static_cast<std::size_t>(s.node)];
+    }
+    append(out, tick(d, 1000 * (w + 1), window));
+  }
+  return out;
+}
+
+std::vector<int> named_nodes(const std::vector<Diagnosis>& verdicts) {
+  std::vector<int> nodes;
+  for (const Diagnosis& v : verdicts) {
+    CHECK(v.cls == DiagnosisClass::RankCommSlow);
+    nodes.push_back(v.node);
+  }
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+TEST_CASE("a slow node's neighbour, slow only towards it, is not named with it") {
+  // Node 1's links are all slow (a rate limit on its port): its ranks' RTT is high to every
+  // peer, so they name no peer in particular. Node 2, its ring neighbour, waits on it: half its
+  // connections are slow, which lifts its median too, but they all lead to node 1.
+  const std::vector<std::int64_t> rtt = {200, 5000, 2600, 200};
+  Diagnoser without_peers(kRanks);
+  CHECK(named_nodes(four_nodes(without_peers, 10, rtt, {{}, {}, {}, {}})) ==
+        std::vector<int>{1, 2});
+  Diagnoser d(kRanks);
+  const std::vector<Diagnosis> v = four_nodes(d, 10, rtt, {{}, {}, {1}, {}});
+  REQUIRE(named_nodes(v) == std::vector<int>{1});
+  CHECK(v[0].evidence ==
+        "node-1's TCP round-trip time is 5.0 ms, 25.0x the other nodes' median of 0.2 ms "
+        "(node-2 is slow only on connections to it) while ranks spend 70% of each window in "
+        "collectives, 5 windows in a row");
+}
+
+TEST_CASE("two nodes slow towards each other share a slow link: both are named") {
+  Diagnoser d(kRanks);
+  const std::vector<Diagnosis> v = four_nodes(d, 10, {200, 2600, 2600, 200}, {{}, {2}, {1}, {}});
+  REQUIRE(named_nodes(v) == std::vector<int>{1, 2});
+  for (const Diagnosis& each : v) {
+    const std::string other = each.node == 1 ? "node-2" : "node-1";
+    CHECK_THAT(each.evidence,
+               Catch::Contains("(its link to " + other + " is slow from both ends)"));
+  }
+}
+
+TEST_CASE("a node slow towards a node that is not slow is still named") {
+  // Node 2's connections to node 3 are slow, but node 3 stands out nowhere: node 2's own
+  // figures are what there is.
+  Diagnoser d(kRanks);
+  CHECK(named_nodes(four_nodes(d, 10, {200, 200, 5000, 200}, {{}, {}, {3}, {}})) ==
+        std::vector<int>{2});
+}
+
 TEST_CASE("near misses of a slow link name nobody") {
   Diagnoser below_factor(kRanks);
   CHECK(slow_link(below_factor, 0, 30, 0.3, 500).empty());  // 2.5 times
@@ -620,6 +686,8 @@ TEST_CASE("malformed samples are ignored") {
       [](RankSample& s) { s.tcp_rtt_us = -5; },
       [](RankSample& s) { s.tcp_retrans = kMax; },
       [](RankSample& s) { s.entered = s.exited = kMax; },
+      [](RankSample& s) { s.slow_peer_nodes = {0, -1}; },
+      [](RankSample& s) { s.slow_peer_nodes = {0, 1, 2, 3, 4}; },  // more than kMaxSlowPeers
   };
   Diagnoser d(kRanks);
   for (std::size_t i = 0; i < breakages.size(); ++i) {
