@@ -171,26 +171,42 @@ std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process
     for (const std::uint64_t inode : socket_inodes(process_sets[s])) owner.emplace(inode, s);
   }
   if (owner.empty()) return figures;
-  std::vector<std::vector<std::uint32_t>> rtts(process_sets.size());
-  std::vector<std::map<std::string, std::vector<std::uint32_t>>> peers(process_sets.size());
+  // The RTTs of each set's connections, those that sent data recently apart: a connection
+  // that has sent nothing for a while keeps the RTT it last measured, however the link has
+  // changed since (a receiving end of a ring all-reduce measures none).
+  struct Rtts {
+    std::vector<std::uint32_t> all, recent;
+    std::map<std::string, std::vector<std::uint32_t>> all_peers, recent_peers;
+  };
+  std::vector<Rtts> rtts(process_sets.size());
   std::vector<std::int64_t> retrans(process_sets.size(), 0);
   const auto take = [&](const inet_diag_msg& msg, const tcp_info& info) {
     const auto it = owner.find(msg.idiag_inode);
     if (it == owner.end()) return;
-    rtts[it->second].push_back(info.tcpi_rtt);
+    Rtts& set = rtts[it->second];
+    const bool recent = info.tcpi_last_data_sent <= kTcpRecentMs;
+    set.all.push_back(info.tcpi_rtt);
+    if (recent) set.recent.push_back(info.tcpi_rtt);
     retrans[it->second] += info.tcpi_total_retrans;
     if (std::string peer = remote_address(msg); !peer.empty()) {
-      peers[it->second][std::move(peer)].push_back(info.tcpi_rtt);
+      if (recent) set.recent_peers[peer].push_back(info.tcpi_rtt);
+      set.all_peers[std::move(peer)].push_back(info.tcpi_rtt);
     }
   };
   // A family the kernel cannot dump (IPv6 disabled) holds none of the sets' connections.
   dump_established(AF_INET, take);
   dump_established(AF_INET6, take);
   for (std::size_t s = 0; s < process_sets.size(); ++s) {
-    if (rtts[s].empty()) continue;
-    figures[s].rtt_us = median(rtts[s]);
+    Rtts& set = rtts[s];
+    if (set.all.empty()) continue;
+    // Without recent traffic (a hang, an evaluation phase) the last measurements are all
+    // there is.
+    const bool recent = !set.recent.empty();
+    figures[s].rtt_us = median(recent ? set.recent : set.all);
     figures[s].retrans = retrans[s];
-    for (auto& [peer, rtt] : peers[s]) figures[s].peer_rtt_us.emplace(peer, median(rtt));
+    for (auto& [peer, rtt] : recent ? set.recent_peers : set.all_peers) {
+      figures[s].peer_rtt_us.emplace(peer, median(rtt));
+    }
   }
   return figures;
 }

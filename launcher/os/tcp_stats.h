@@ -16,11 +16,14 @@ namespace pai::launcher {
 /// The TCP figures of one set of processes; both -1 when it holds no established TCP
 /// connection or the kernel could not be asked.
 struct TcpFigures {
-  std::int64_t rtt_us = -1;   ///< median of its connections' smoothed RTT (tcpi_rtt), µs
+  /// Median of its connections' smoothed RTT (tcpi_rtt), µs: of those that sent data within
+  /// kTcpRecentMs when there are any
+  std::int64_t rtt_us = -1;
   std::int64_t retrans = -1;  ///< its connections' retransmitted segments (tcpi_total_retrans)
   /// Per remote address ("10.0.0.3", "fd00::3"): the median smoothed RTT of the connections to
-  /// it, µs. Connections whose two ends have the same address (between processes of one node)
-  /// are left out: they say nothing about the node's links.
+  /// it (the same connections as rtt_us's), µs. Connections whose two ends have the same
+  /// address (between processes of one node) are left out: they say nothing about the node's
+  /// links.
   std::map<std::string, std::int64_t> peer_rtt_us;
 };
 
@@ -29,6 +32,9 @@ struct TcpFigures {
 constexpr std::size_t kTcpMaxProcesses = 64;
 constexpr std::size_t kTcpMaxSockets = 256;
 constexpr std::size_t kTcpMaxDescriptors = 4096;
+/// A connection that sent data within this many milliseconds is recent: the figures use the
+/// recent connections' RTTs when a set has any, all its connections' otherwise.
+constexpr std::uint32_t kTcpRecentMs = 2000;
 
 /// A rank's processes: those listed in `cgroup_dir`/cgroup.procs (at most kTcpMaxProcesses),
 /// or `pid` alone when `cgroup_dir` is empty or lists none.

@@ -126,6 +126,23 @@ TEST_CASE("connections are also summarized per remote address, not between equal
   CHECK(peers == std::vector<std::string>{"127.0.0.7", "127.0.0.8"});
 }
 
+TEST_CASE("connections that sent data recently give the figures, when there are any") {
+  const LoopbackConnection idle("127.0.0.7", "127.0.0.8");
+  {
+    // Just made, it has sent data recently: it counts.
+    const std::vector<TcpFigures> figures = tcp_figures({{::getpid()}});
+    REQUIRE(figures.size() == 1);
+    CHECK(figures[0].peer_rtt_us.size() == 2);
+  }
+  ::usleep((kTcpRecentMs + 200) * 1000);
+  const LoopbackConnection busy("127.0.0.9", "127.0.0.10");
+  const std::vector<TcpFigures> figures = tcp_figures({{::getpid()}});
+  REQUIRE(figures.size() == 1);
+  std::vector<std::string> peers;
+  for (const auto& [peer, rtt] : figures[0].peer_rtt_us) peers.push_back(peer);
+  CHECK(peers == std::vector<std::string>{"127.0.0.10", "127.0.0.9"});
+}
+
 TEST_CASE("processes without a TCP connection give -1") {
   const LoopbackConnection connection;  // this process's, not the child's
   const QuietChild child;
