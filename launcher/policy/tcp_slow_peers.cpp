@@ -9,6 +9,10 @@ namespace pai::launcher {
 
 std::vector<std::string> slow_peers(const std::map<std::string, std::int64_t>& peer_rtt_us,
                                     double factor, std::int64_t min_excess_us) {
+  if (peer_rtt_us.size() == 1) {
+    const auto& [address, rtt] = *peer_rtt_us.begin();
+    return rtt >= min_excess_us ? std::vector<std::string>{address} : std::vector<std::string>{};
+  }
   std::vector<std::pair<double, const std::string*>> peers;  // (rtt, address), sorted
   for (const auto& [address, rtt] : peer_rtt_us) {
     peers.emplace_back(static_cast<double>(rtt), &address);

@@ -439,6 +439,16 @@ TEST_CASE("a slow node's neighbour, slow only towards it, is not named with it")
         "collectives, 5 windows in a row");
 }
 
+TEST_CASE("in a ring, the node before a slow one is named neither") {
+  // A ring all-reduce 0 -> 1 -> 2 -> 3 -> 0, one connection sending per rank, node 2's egress
+  // limited: node 1's sends wait for node 2's late ACKs, node 2's for its own queue. Each
+  // names the one peer it sends to.
+  Diagnoser d(kRanks);
+  const std::vector<Diagnosis> v = four_nodes(d, 10, {200, 5400, 5500, 200}, {{}, {2}, {3}, {}});
+  REQUIRE(named_nodes(v) == std::vector<int>{2});
+  CHECK_THAT(v[0].evidence, Catch::Contains("(node-1 is slow only on connections to it)"));
+}
+
 TEST_CASE("two nodes slow towards each other share a slow link: both are named") {
   Diagnoser d(kRanks);
   const std::vector<Diagnosis> v = four_nodes(d, 10, {200, 2600, 2600, 200}, {{}, {2}, {1}, {}});
