@@ -77,6 +77,8 @@ struct SlowLink {
   std::vector<std::string> neighbours;
   /// Other slow nodes this one is slow to, and which are slow to it: one slow link.
   std::vector<std::string> link_peers;
+  /// Nodes whose connections are slowest to this one; with `others` nodes reporting.
+  std::size_t blamed_by = 0, others = 0;
 };
 
 // The nodes whose RTT (the median of their ranks') stands out against the other nodes'. A
@@ -110,10 +112,28 @@ std::vector<SlowLink> slow_links(const std::vector<const RankSample*>& samples,
                                            static_cast<double>(settings.min_rtt_excess_us),
                                            nodes.size())) {
     out.push_back({nodes[i].second, names[nodes[i].second], rtts[i], median_without(rtts, i),
-                   {}, {}});
+                   {}, {}, 0, 0});
   }
   std::set<int> slow;
   for (const SlowLink& link : out) slow.insert(link.node);
+  // When most nodes talk to the slow one, its peers' RTTs rise with it and it may not stand
+  // out by the factor: a node that most other nodes name as their slow peer, whose own RTT is
+  // still above theirs by the margin, is slow too.
+  std::map<int, std::set<int>> blamed;  // node -> the nodes naming it
+  for (const auto& [node, peers] : slow_to) {
+    if (!by_node.contains(node)) continue;
+    for (int peer : peers) blamed[peer].insert(node);
+  }
+  const std::size_t others = nodes.size() - 1;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const int node = nodes[i].second;
+    const auto it = blamed.find(node);
+    if (slow.contains(node) || it == blamed.end() || 2 * it->second.size() <= others) continue;
+    const double rest = median_without(rtts, i);
+    if (rtts[i] - rest < static_cast<double>(settings.min_rtt_excess_us)) continue;
+    out.push_back({node, names[node], rtts[i], rest, {}, {}, it->second.size(), others});
+    slow.insert(node);
+  }
   const auto names_back = [&](int from, int to) {
     const auto it = slow_to.find(from);
     return it != slow_to.end() && it->second.contains(to);
@@ -165,6 +185,10 @@ std::string describe(const SlowLink& link) {
   }
   if (!link.link_peers.empty()) {
     text += " (its link to " + joined(link.link_peers) + " is slow from both ends)";
+  }
+  if (link.blamed_by > 0) {
+    text += ", and " + std::to_string(link.blamed_by) + " of the " + std::to_string(link.others) +
+            " other nodes are slowest on their connections to it";
   }
   return text;
 }

@@ -133,8 +133,10 @@ struct DiagnosisSettings {
 ///    node with rank -1 and GPU -1: a link serves all the node's ranks. A node whose slow
 ///    connections (slow_peer_nodes) all lead to other such nodes that do not name it back is
 ///    their neighbour and is not named while one of them is; two such nodes that name each
-///    other share a slow link and are both named. Without RTT figures from at least two nodes
-///    it names nothing.
+///    other share a slow link and are both named. When most nodes talk to the slow one their
+///    RTTs rise with it: a node that more than half of the other nodes name as a slow peer is
+///    slow too when its RTT is above the others' median by min_rtt_excess_us. Without RTT
+///    figures from at least two nodes it names nothing.
 /// After slow_windows consecutive counted rounds a rank (or node) is named once; it can be
 /// named again only after slow_windows consecutive counted rounds without the condition.
 class Diagnoser {

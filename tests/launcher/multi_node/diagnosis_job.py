@@ -8,6 +8,9 @@ the wall-clock time its fault began there, for the benchmark's detection latency
   slow     rank 3 computes 50% longer per step than the others (a sleep in its step).
   hang     in the first attempt rank 1 blocks at step 10 outside any collective (a sleep),
            so the others wait for it in the gradient all-reduce; the second attempt runs.
+  network  every rank alike, with gradients of WIDTH x WIDTH floats (a layer of that size;
+           WIDTH 128 by default: 64 KiB) so that the all-reduce dominates a step where a link
+           is slow (diagnosis_netns_test.sh).
 """
 import os
 import time
@@ -24,13 +27,16 @@ jm.Monitor(config=jm.PyTorchConfig())  # stacks on SIGUSR1 when the job hangs
 
 dist.init_process_group("gloo", init_method="env://")
 torch.manual_seed(0)
-model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(16, 1))
+width = int(os.environ.get("WIDTH", "128")) if scenario == "network" else 16
+model = torch.nn.parallel.DistributedDataParallel(
+    torch.nn.Linear(width, 1 if width == 16 else width))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 assert telemetry.instrument(model), "no telemetry ring: PAI_TELEMETRY_FILE is not set"
 ring = telemetry.ring()
 
-steps = int(os.environ.get("STEPS", {"healthy": 300, "slow": 100, "hang": 30}[scenario]))
-compute = 0.01 if scenario == "healthy" else 0.2
+steps = int(os.environ.get("STEPS", {"healthy": 300, "slow": 100, "hang": 30,
+                                     "network": 80}[scenario]))
+compute = {"healthy": 0.01, "network": 0.02}.get(scenario, 0.2)
 if scenario == "slow" and rank == 3:
     compute *= float(os.environ.get("SLOWDOWN", "1.5"))
 
@@ -50,7 +56,7 @@ for step in range(steps):
         fault_began()
         time.sleep(600)
     time.sleep(compute)  # the step's computation, outside collectives
-    loss = model(torch.randn(8, 16)).pow(2).mean()
+    loss = model(torch.randn(8, width)).pow(2).mean()
     optimizer.zero_grad()
     loss.backward()  # the gradient all-reduce
     optimizer.step()

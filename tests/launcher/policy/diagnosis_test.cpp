@@ -449,6 +449,25 @@ TEST_CASE("in a ring, the node before a slow one is named neither") {
   CHECK_THAT(v[0].evidence, Catch::Contains("(node-1 is slow only on connections to it)"));
 }
 
+TEST_CASE("a node that most others name as their slow peer is named below the RTT factor") {
+  // Seen with 4 gloo ranks, node 2's egress at 1 Mbit/s: every node sends to it, so every
+  // node's RTT rose; node 2's is only 2x the others' median, but nodes 0, 1 and 3 all name it.
+  Diagnoser d(kRanks);
+  const std::vector<Diagnosis> v =
+      four_nodes(d, 10, {5000, 25000, 50000, 28000}, {{2}, {2}, {}, {2}});
+  REQUIRE(named_nodes(v) == std::vector<int>{2});
+  CHECK(v[0].evidence ==
+        "node-2's TCP round-trip time is 50.0 ms, 2.0x the other nodes' median of 25.0 ms, and 3 "
+        "of the 3 other nodes are slowest on their connections to it while ranks spend 70% of "
+        "each window in collectives, 5 windows in a row");
+  // Named by one node of three: not enough.
+  Diagnoser one(kRanks);
+  CHECK(four_nodes(one, 10, {5000, 25000, 50000, 28000}, {{2}, {}, {}, {}}).empty());
+  // Named by all, but not slower than them by the margin.
+  Diagnoser close(kRanks);
+  CHECK(four_nodes(close, 10, {5000, 25000, 25500, 28000}, {{2}, {2}, {}, {2}}).empty());
+}
+
 TEST_CASE("two nodes slow towards each other share a slow link: both are named") {
   Diagnoser d(kRanks);
   const std::vector<Diagnosis> v = four_nodes(d, 10, {200, 2600, 2600, 200}, {{}, {2}, {1}, {}});
