@@ -30,6 +30,7 @@
 #include "launcher/supervisor/nccl_profiler_library.h"
 #include "launcher/supervisor/supervisor.h"
 #include "libpai/plan_json.h"
+#include "libpai/terminal_text.h"
 #include "libpai/write_all.h"
 
 extern char** environ;
@@ -264,10 +265,16 @@ int finish_run(const NodeRun& run, int code, Clock::time_point start) {
   return code;
 }
 
-// `<control_root>/<job>`, private to the user (os/private_dir.h).
-std::string make_control_dir(const Plan& plan, const RunOptions& options) {
+// `<control_root>/<job>/<node>`, both private to the user (os/private_dir.h): launchers of
+// one job that share a machine (tests and demos on loopback addresses, a spare taking over
+// the instance of a node whose launcher still runs) never share a socket or a telemetry ring.
+std::string make_control_dir(const NodeRun& run, const RunOptions& options) {
+  if (run.node.empty() || run.node == "." || run.node == ".." ||
+      run.node.find('/') != std::string::npos) {
+    throw SetupError("node name " + terminal_safe(run.node) + " cannot name a folder");
+  }
   try {
-    return make_private_dir(options.control_root, plan.name);
+    return make_private_dir(make_private_dir(options.control_root, run.plan.name), run.node);
   } catch (const PrivateDirError& e) {
     throw SetupError(e.what());
   }
@@ -500,12 +507,13 @@ int run_command(const RunOptions& options) {
     identify_this_node(run, hints);
     require_token(run, options);
     open_journal(run, options);
-    run.control_dir = make_control_dir(run.plan, options);
-    // Launchers of several nodes may share this machine and its control folder: it stays.
-    if (run.in_job) return run_in_job(run, options, start);
-    const int code = run_alone(run, options, start);
-    // Empty once the supervisor removed its socket; a peer launcher's socket keeps it.
+    run.control_dir = make_control_dir(run, options);
+    const int code =
+        run.in_job ? run_in_job(run, options, start) : run_alone(run, options, start);
+    // Empty once the supervisor removed its socket and rings; the job's folder stays while
+    // another launcher of the job on this machine has one in it.
     ::rmdir(run.control_dir.c_str());
+    ::rmdir(std::filesystem::path(run.control_dir).parent_path().c_str());
     return code;
   } catch (const SetupError& e) {
     return fail(e.what());

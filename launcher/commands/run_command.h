@@ -20,7 +20,7 @@ struct RunOptions {
   /// --log-dir; empty = `<output>/logs` when the plan has an output dir, else `logs` next
   /// to plan.json.
   std::string log_dir;
-  /// Where control sockets go (`<control_root>/<job>/<role>-<i>.sock`); the docker runtime
+  /// Where control sockets go (`<control_root>/<job>/<node>/<role>-<i>.sock`); the docker runtime
   /// bind-mounts it into containers.
   std::string control_root = kLauncherRunDir;
   /// --slurm: the hosts come from the Slurm allocation (SLURM_JOB_NODELIST, SLURM_NODEID).

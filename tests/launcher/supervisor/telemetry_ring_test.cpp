@@ -273,8 +273,10 @@ std::vector<std::string> run_args(const TempDir& dir, const std::string& plan) {
   return {"run", "--plan", plan, "--node", "localhost", "--log-dir", dir / "logs"};
 }
 
-// Control folder of job `name` under the default control root.
-std::string control_dir(const std::string& name) { return std::string("/tmp/pai/") + name; }
+// Control folder of job `name`'s node localhost under the default control root.
+std::string control_dir(const std::string& name) {
+  return std::string("/tmp/pai/") + name + "/localhost";
+}
 
 // The shell command of a rank running `script` with /usr/bin/python3 and the SDK of this tree.
 std::string python(const std::string& script, const std::string& args = "") {
@@ -389,6 +391,7 @@ TEST_CASE("a ring that cannot be created is warned about once - the ranks start 
   const std::string job = "sup-telemetry-fail";
   const std::string folder = control_dir(job);
   if (::mkdir("/tmp/pai", 01777) == 0) ::chmod("/tmp/pai", 01777);  // as pai-launch makes it
+  ::mkdir(("/tmp/pai/" + job).c_str(), 0700);
   ::mkdir(folder.c_str(), 0700);
   // Directories where the rings go: they cannot be removed to make room.
   for (const char* name : {"/worker-0.rank-0.telemetry", "/worker-0.rank-1.telemetry"}) {
@@ -399,7 +402,7 @@ TEST_CASE("a ring that cannot be created is warned about once - the ranks start 
                          "if [ \"$PAI_RESTART_COUNT\" = 0 ]; then echo 'NCCL error: x'; exit 1; fi",
                          2);
   auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
-  std::filesystem::remove_all(folder);
+  std::filesystem::remove_all("/tmp/pai/" + job);
   CHECK(r.code == 0);
   // The second attempt ran both ranks to the end (in the first, a rank may be stopped before
   // it prints: the other one's failure restarts the instance).
