@@ -56,6 +56,10 @@ void JobDiagnosis::observe(int node, const net::HeartbeatInstance& beat, Clock::
       const int peer_node = node_at(peer, now);
       if (peer_node >= 0) s.slow_peer_nodes.push_back(peer_node);
     }
+    for (const std::string& peer : t.tcp_stalled_peers) {
+      const int peer_node = node_at(peer, now);
+      if (peer_node >= 0) s.stalled_peer_nodes.push_back(peer_node);
+    }
     observed_ = diagnoser_.observe(s, now) || observed_;
   }
 }

@@ -81,6 +81,7 @@ Json rank_json(const RankTelemetry& t) {
               {"tcpRttUs", t.tcp_rtt_us},
               {"tcpRetrans", t.tcp_retrans}};
   if (!t.tcp_slow_peers.empty()) j["tcpSlowPeers"] = t.tcp_slow_peers;
+  if (!t.tcp_stalled_peers.empty()) j["tcpStalledPeers"] = t.tcp_stalled_peers;
   return j;
 }
 

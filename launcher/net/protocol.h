@@ -138,6 +138,9 @@ struct RankTelemetry {
   /// "tcpSlowPeers" on the wire, optional: numeric addresses its connections are much slower
   /// to than to its other peers, at most kMaxTcpSlowPeers
   std::vector<std::string> tcp_slow_peers = {};
+  /// "tcpStalledPeers" on the wire, optional: numeric addresses of its connections waiting out
+  /// a retransmission timeout, at most kMaxTcpSlowPeers
+  std::vector<std::string> tcp_stalled_peers = {};
   bool operator==(const RankTelemetry&) const = default;
 };
 

@@ -160,6 +160,19 @@ bool numeric_address(const std::string& text) {
          ::inet_pton(AF_INET6, text.c_str(), buffer) == 1;
 }
 
+// The optional list of at most kMaxTcpSlowPeers numeric addresses at `key`.
+std::vector<std::string> peer_addresses(const MessageReader& entry, const char* key) {
+  if (!entry.has(key)) return {};
+  std::vector<std::string> peers = entry.strings(key);
+  if (peers.size() > kMaxTcpSlowPeers) {
+    entry.fail(key, "expected at most " + std::to_string(kMaxTcpSlowPeers) + " addresses");
+  }
+  for (const std::string& peer : peers) {
+    if (!numeric_address(peer)) entry.fail(key, "expected numeric IPv4 or IPv6 addresses");
+  }
+  return peers;
+}
+
 RankTelemetry read_telemetry(const MessageReader& entry) {
   RankTelemetry t{.rank = non_negative(entry, "rank"),
                   .step = minus_one_or_more(entry, "step"),
@@ -177,18 +190,8 @@ RankTelemetry read_telemetry(const MessageReader& entry) {
                   .tcp_retrans = minus_one_or_more(entry, "tcpRetrans")};
   if (t.comm_us > t.window_us) entry.fail("commUs", "expected at most windowUs");
   if (t.exited > t.entered) entry.fail("exited", "expected at most entered");
-  if (entry.has("tcpSlowPeers")) {
-    t.tcp_slow_peers = entry.strings("tcpSlowPeers");
-    if (t.tcp_slow_peers.size() > kMaxTcpSlowPeers) {
-      entry.fail("tcpSlowPeers", "expected at most " + std::to_string(kMaxTcpSlowPeers) +
-                                     " addresses");
-    }
-    for (const std::string& peer : t.tcp_slow_peers) {
-      if (!numeric_address(peer)) {
-        entry.fail("tcpSlowPeers", "expected numeric IPv4 or IPv6 addresses");
-      }
-    }
-  }
+  t.tcp_slow_peers = peer_addresses(entry, "tcpSlowPeers");
+  t.tcp_stalled_peers = peer_addresses(entry, "tcpStalledPeers");
   return t;
 }
 

@@ -241,7 +241,8 @@ net::NodeHeartbeat NodeAgent::heartbeat() {
                                                      .lost = t.lost,
                                                      .tcp_rtt_us = t.tcp_rtt_us,
                                                      .tcp_retrans = t.tcp_retrans,
-                                                     .tcp_slow_peers = t.tcp_slow_peers});
+                                                     .tcp_slow_peers = t.tcp_slow_peers,
+                                                     .tcp_stalled_peers = t.tcp_stalled_peers});
       }
       beat.instances.push_back(std::move(entry));
       sample_gpus(beat);

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -177,6 +178,7 @@ std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process
   struct Rtts {
     std::vector<std::uint32_t> all, recent;
     std::map<std::string, std::vector<std::uint32_t>> all_peers, recent_peers;
+    std::set<std::string> stalled;
   };
   std::vector<Rtts> rtts(process_sets.size());
   std::vector<std::int64_t> retrans(process_sets.size(), 0);
@@ -189,6 +191,7 @@ std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process
     if (recent) set.recent.push_back(info.tcpi_rtt);
     retrans[it->second] += info.tcpi_total_retrans;
     if (std::string peer = remote_address(msg); !peer.empty()) {
+      if (info.tcpi_backoff > 0) set.stalled.insert(peer);
       if (recent) set.recent_peers[peer].push_back(info.tcpi_rtt);
       set.all_peers[std::move(peer)].push_back(info.tcpi_rtt);
     }
@@ -207,6 +210,7 @@ std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process
     for (auto& [peer, rtt] : recent ? set.recent_peers : set.all_peers) {
       figures[s].peer_rtt_us.emplace(peer, median(rtt));
     }
+    figures[s].stalled_peers.assign(set.stalled.begin(), set.stalled.end());
   }
   return figures;
 }

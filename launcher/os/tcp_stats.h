@@ -25,6 +25,10 @@ struct TcpFigures {
   /// address (between processes of one node) are left out: they say nothing about the node's
   /// links.
   std::map<std::string, std::int64_t> peer_rtt_us;
+  /// The remote addresses (as in peer_rtt_us, sorted) of connections waiting out a
+  /// retransmission timeout (tcpi_backoff > 0): nothing they sent has been acknowledged for a
+  /// while, recent or not.
+  std::vector<std::string> stalled_peers;
 };
 
 /// Processes one set may name, and sockets and descriptors looked at per set: a rank whose

@@ -26,8 +26,10 @@ bool malformed(const RankSample& s, int world_size) {
       !in_range(s.window_us, 1) || !in_range(s.comm_us, 0) || !in_range(s.entered, 0) ||
       !in_range(s.exited, 0) || !in_range(s.open_ms, -1) || !in_range(s.quiet_ms, -1) ||
       !in_range(s.tcp_rtt_us, -1) || !in_range(s.tcp_retrans, -1) ||
-      s.slow_peer_nodes.size() > kMaxSlowPeers ||
+      s.slow_peer_nodes.size() > kMaxSlowPeers || s.stalled_peer_nodes.size() > kMaxSlowPeers ||
       std::any_of(s.slow_peer_nodes.begin(), s.slow_peer_nodes.end(),
+                  [](int node) { return node < 0; }) ||
+      std::any_of(s.stalled_peer_nodes.begin(), s.stalled_peer_nodes.end(),
                   [](int node) { return node < 0; })) {
     return true;
   }
@@ -81,6 +83,22 @@ struct SlowLink {
   std::size_t blamed_by = 0, others = 0;
 };
 
+// Node -> the other nodes whose ranks name it among their peers (`peers_of` a sample).
+template <class Peers>
+std::map<int, std::set<int>> blamers_of(const std::vector<const RankSample*>& samples,
+                                        Peers peers_of) {
+  std::map<int, std::set<int>> blamed;
+  for (const RankSample* s : samples) {
+    for (int peer : peers_of(*s)) {
+      if (peer != s->node) blamed[peer].insert(s->node);
+    }
+  }
+  return blamed;
+}
+
+const std::vector<int>& slow_peers_of(const RankSample& s) { return s.slow_peer_nodes; }
+const std::vector<int>& stalled_peers_of(const RankSample& s) { return s.stalled_peer_nodes; }
+
 // The nodes whose RTT (the median of their ranks') stands out against the other nodes'. A
 // node whose slow connections (its ranks' slow_peer_nodes) all lead to other such nodes that
 // do not name it back is their neighbour, not a culprit: a node whose every link is slow
@@ -119,11 +137,7 @@ std::vector<SlowLink> slow_links(const std::vector<const RankSample*>& samples,
   // When most nodes talk to the slow one, its peers' RTTs rise with it and it may not stand
   // out by the factor: a node that most other nodes name as their slow peer, whose own RTT is
   // still above theirs by the margin, is slow too.
-  std::map<int, std::set<int>> blamed;  // node -> the nodes naming it
-  for (const auto& [node, peers] : slow_to) {
-    if (!by_node.contains(node)) continue;
-    for (int peer : peers) blamed[peer].insert(node);
-  }
+  const std::map<int, std::set<int>> blamed = blamers_of(samples, slow_peers_of);
   const std::size_t others = nodes.size() - 1;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const int node = nodes[i].second;
@@ -407,7 +421,10 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
 
   // A rank that sends nothing could be the one behind: every rank must be seen waiting.
   if (waiting != world_size_ || shortest < threshold_ms) return;
-  if (!reported_hangs_.insert({DiagnosisClass::RankCommHang, -1, seq}).second) return;
+  // Reported once naming nobody and once naming a node: evidence that comes later (a
+  // retransmission timeout that takes seconds to back off) can still name the culprit.
+  constexpr int kNobody = -1, kSomeone = -2;
+  if (reported_hangs_.contains({DiagnosisClass::RankCommHang, kSomeone, seq})) return;
   Diagnosis d{DiagnosisClass::RankCommHang, -1, -1, "", -1, "", Severity::Critical};
   d.evidence = "all " + std::to_string(waiting) + " ranks have been inside " + collective +
                " for at least " + seconds(shortest) + "; ";
@@ -433,8 +450,57 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
       runner_up = std::max(runner_up, grown);
     }
   }
+  // Packets lost at one node stall the connections it has with the nodes it talks to, in
+  // either direction (its sends go unacknowledged, and so do theirs): one node at an end of
+  // every stalled connection, of two or more, is the culprit.
+  std::set<std::pair<int, int>> edges;  // (lower node, higher node)
+  for (const RankSample* sample : samples) {
+    for (int peer : sample->stalled_peer_nodes) {
+      if (peer != sample->node && names.contains(peer)) {
+        edges.insert(std::minmax(sample->node, peer));
+      }
+    }
+  }
+  std::set<int> cover;  // the nodes at an end of every edge
+  if (edges.size() >= 2) {
+    cover = {edges.begin()->first, edges.begin()->second};
+    for (const auto& [a, b] : edges) {
+      std::erase_if(cover, [&](int node) { return node != a && node != b; });
+    }
+  }
+  // Packets lost at one node leave every peer waiting on it: their connections to it stall.
+  std::set<int> reporting;
+  for (const RankSample* sample : samples) reporting.insert(sample->node);
+  std::pair<std::size_t, int> blamed{0, -1};  // (nodes naming it, node)
+  bool tied = false;
+  for (const auto& [node, by] : blamers_of(samples, stalled_peers_of)) {
+    if (!names.contains(node)) continue;
+    tied = by.size() == blamed.first || (tied && by.size() < blamed.first);
+    if (by.size() > blamed.first) blamed = {by.size(), node};
+  }
+  const std::size_t others = reporting.size() - 1;
   const std::vector<SlowLink> links = slow_links(samples, settings_);
-  if (top.first > 0 && top.first >= 2 * runner_up) {
+  if (cover.size() == 1) {
+    d.node = *cover.begin();
+    d.node_name = names[d.node];
+    std::string list;
+    std::size_t shown = 0;
+    for (const auto& [a, b] : edges) {
+      if (shown++ == 4) {
+        list += ", ...";
+        break;
+      }
+      const int other = a == d.node ? b : a;
+      list += (list.empty() ? "" : ", ") + names[other];
+    }
+    d.evidence += d.node_name + " is an end of every stalled connection (to " + list + ")";
+  } else if (blamed.second >= 0 && !tied && 2 * blamed.first > others) {
+    d.node = blamed.second;
+    d.node_name = names[blamed.second];
+    d.evidence += "the connections of " + std::to_string(blamed.first) + " of the " +
+                  std::to_string(others) + " other nodes to " + d.node_name +
+                  " are stalled";
+  } else if (top.first > 0 && top.first >= 2 * runner_up) {
     d.node = top.second;
     d.node_name = names[top.second];
     d.evidence += d.node_name + "'s TCP retransmits grew by " + std::to_string(top.first) +
@@ -445,6 +511,10 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
     d.evidence += describe(links[0]);
   } else {
     d.evidence += "no rank is behind and no node's network stands out";
+  }
+  if (!reported_hangs_.insert({DiagnosisClass::RankCommHang, d.node >= 0 ? kSomeone : kNobody, seq})
+           .second) {
+    return;
   }
   for (const Latest& latest : ranks_) {
     if (!stale(latest, now)) continue;

@@ -40,6 +40,9 @@ struct RankSample {
   /// Nodes (coordinator indexes) that its TCP connections are much slower to than to its
   /// other peers (launcher/policy/tcp_slow_peers.h); at most kMaxSlowPeers
   std::vector<int> slow_peer_nodes = {};
+  /// Nodes that its connections wait on for a retransmission timeout (nothing acknowledged
+  /// for a while); at most kMaxSlowPeers
+  std::vector<int> stalled_peer_nodes = {};
 };
 
 /// What is wrong. A hang stops the job; a slow rank or link only costs it time.
@@ -103,9 +106,12 @@ struct DiagnosisSettings {
 ///    of those, the ones furthest behind (lowest entered) are named, each once. Stale data may
 ///    name them (a wedged node stops sending): the evidence then says so.
 ///  * RankCommHang: every rank of the world has N open for at least hang_seconds. It names the
-///    node whose TCP retransmits grew most since its ranks were first seen in their collective,
-///    if by at least twice any other node's growth; else the one node whose RTT is an outlier (as
-///    for RankCommSlow); else nobody (rank and node -1), saying no rank is behind.
+///    one node at an end of every stalled connection (stalled_peer_nodes, two connections or
+///    more); else the node that more than half of the other nodes' stalled connections lead
+///    to; else the node whose TCP retransmits grew most since its ranks were first seen in
+///    their collective, if by at least twice any other node's growth; else the one node whose
+///    RTT is an outlier (as for RankCommSlow); else nobody (rank and node -1), saying no rank
+///    is behind. A hang that named nobody is reported again when later evidence names a node.
 /// No hang rule fires while every rank is outside collectives (an evaluation phase or a
 /// job-wide stall are the job-wide hang detector's business). Each hang is reported once per
 /// (class, rank, collective N); the episode ends when some rank exits N, or at reset().

@@ -37,6 +37,8 @@ struct RankTelemetrySummary {
   std::int64_t tcp_retrans = -1;
   /// The peers whose connections stand out as slow (policy/tcp_slow_peers.h)
   std::vector<std::string> tcp_slow_peers = {};
+  /// TcpFigures::stalled_peers, at most kMaxSlowPeers of them
+  std::vector<std::string> tcp_stalled_peers = {};
   bool operator==(const RankTelemetrySummary&) const = default;
 };
 

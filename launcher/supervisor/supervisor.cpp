@@ -158,6 +158,10 @@ std::vector<RankTelemetrySummary> Supervisor::Impl::telemetry_of(Instance& inst,
     summaries[k].tcp_rtt_us = tcp[k].rtt_us;
     summaries[k].tcp_retrans = tcp[k].retrans;
     summaries[k].tcp_slow_peers = slow_peers(tcp[k].peer_rtt_us, factor, excess);
+    const auto& stalled = tcp[k].stalled_peers;
+    summaries[k].tcp_stalled_peers.assign(
+        stalled.begin(), stalled.begin() + static_cast<std::ptrdiff_t>(
+                                               std::min(stalled.size(), kMaxSlowPeers)));
   }
   return summaries;
 }

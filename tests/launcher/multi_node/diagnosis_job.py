@@ -11,6 +11,9 @@ the wall-clock time its fault began there, for the benchmark's detection latency
   network  every rank alike, with gradients of WIDTH x WIDTH floats (a layer of that size;
            WIDTH 128 by default: 64 KiB) so that the all-reduce dominates a step where a link
            is slow (diagnosis_netns_test.sh).
+  resume   as network, and rank 0 checkpoints every 10 steps into $CHECKPOINTS (pai.checkpoint);
+           every rank starts from the newest complete checkpoint and says "rank R resumed
+           from step N" (diagnosis_netns_test.sh drops a node's packets mid-run).
 """
 import os
 import time
@@ -18,7 +21,7 @@ import time
 import torch
 import torch.distributed as dist
 from aimaster import job_monitor as jm
-from pai import telemetry
+from pai import checkpoint, telemetry
 
 scenario = os.environ["SCENARIO"]
 rank = int(os.environ["RANK"])
@@ -27,7 +30,7 @@ jm.Monitor(config=jm.PyTorchConfig())  # stacks on SIGUSR1 when the job hangs
 
 dist.init_process_group("gloo", init_method="env://")
 torch.manual_seed(0)
-width = int(os.environ.get("WIDTH", "128")) if scenario == "network" else 16
+width = int(os.environ.get("WIDTH", "128")) if scenario in ("network", "resume") else 16
 model = torch.nn.parallel.DistributedDataParallel(
     torch.nn.Linear(width, 1 if width == 16 else width))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
@@ -35,8 +38,15 @@ assert telemetry.instrument(model), "no telemetry ring: PAI_TELEMETRY_FILE is no
 ring = telemetry.ring()
 
 steps = int(os.environ.get("STEPS", {"healthy": 300, "slow": 100, "hang": 30,
-                                     "network": 80}[scenario]))
-compute = {"healthy": 0.01, "network": 0.02}.get(scenario, 0.2)
+                                     "network": 80, "resume": 150}[scenario]))
+compute = {"healthy": 0.01, "network": 0.02, "resume": 0.02}.get(scenario, 0.2)
+first = 0
+if scenario == "resume":
+    latest = checkpoint.load_latest(dir=os.environ["CHECKPOINTS"])
+    if latest is not None:
+        first = latest[0] + 1
+        model.load_state_dict(latest[1]["model"])
+        print("rank %d resumed from step %d" % (rank, latest[0]), flush=True)
 if scenario == "slow" and rank == 3:
     compute *= float(os.environ.get("SLOWDOWN", "1.5"))
 
@@ -50,7 +60,7 @@ def fault_began():
 if scenario == "slow" and rank == 3:
     fault_began()
 
-for step in range(steps):
+for step in range(first, steps):
     ring.step_begin(step)
     if scenario == "hang" and attempt == 0 and rank == 1 and step == 10:
         fault_began()
@@ -62,6 +72,10 @@ for step in range(steps):
     optimizer.step()
     ring.step_end(step)
     print("rank %d step %d" % (rank, step), flush=True)  # output: the job-wide hang's signal
+    if scenario == "resume" and rank == 0 and step % 10 == 9:
+        saved = checkpoint.save_async({"model": model.state_dict()}, step,
+                                      dir=os.environ["CHECKPOINTS"])
+        assert saved.wait(), saved.error
 
 dist.barrier()
 print("rank %d finished attempt %d" % (rank, attempt), flush=True)

@@ -215,7 +215,8 @@ TEST_CASE("heartbeats carry the ranks' telemetry when there is some") {
                            .lost = 0,
                            .tcp_rtt_us = 85,
                            .tcp_retrans = 2,
-                           .tcp_slow_peers = {"10.0.0.7", "fd00::3"}};
+                           .tcp_slow_peers = {"10.0.0.7", "fd00::3"},
+                           .tcp_stalled_peers = {"10.0.0.9"}};
   const RankTelemetry silent{.rank = 3, .window_us = 1'000'000, .lost = 7};
   node_golden(NodeHeartbeat{{{.instance = 1,
                               .idle_ms = 0,
@@ -226,7 +227,8 @@ TEST_CASE("heartbeats carry the ranks' telemetry when there is some") {
               R"({"instances":[{"hangInterval":0,"idleMs":0,"instance":1,"step":41,"telemetry":[)"
               R"({"commUs":310000,"entered":1205,"exited":1204,"lost":0,"op":1,"openMs":12,)"
               R"("quietMs":12,"rank":2,"step":41,"stepUs":2940000,"steps":3,"tcpRetrans":2,)"
-              R"("tcpRttUs":85,"tcpSlowPeers":["10.0.0.7","fd00::3"],"windowUs":1000000},)"
+              R"("tcpRttUs":85,"tcpSlowPeers":["10.0.0.7","fd00::3"],"tcpStalledPeers":["10.0.0.9"],)"
+              R"("windowUs":1000000},)"
               R"({"commUs":0,"entered":0,"exited":0,"lost":7,"op":0,"openMs":-1,"quietMs":-1,)"
               R"("rank":3,"step":-1,"stepUs":0,"steps":0,"tcpRetrans":-1,"tcpRttUs":-1,)"
               R"("windowUs":1000000}]}],"type":"heartbeat"})");
@@ -271,6 +273,7 @@ TEST_CASE("a telemetry figure missing, mistyped or out of its range is refused")
        "expected numeric IPv4 or IPv6 addresses"},
       {"tcpSlowPeers", Json::array({"10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4", "10.0.0.5"}),
        "expected at most 4 addresses"},
+      {"tcpStalledPeers", Json::array({"::1", "node-3"}), "expected numeric IPv4 or IPv6 addresses"},
   };
   for (const auto& [key, value, error] : cases) {
     Json entry = valid;

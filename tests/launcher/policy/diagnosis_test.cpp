@@ -650,6 +650,76 @@ TEST_CASE("a hung collective names the node whose retransmits grew, or whose RTT
         "time is 5.0 ms, 25.0x the other nodes' median of 0.2 ms");
 }
 
+// 90 s of all 8 ranks inside all_reduce #10, as 4 nodes of 2 ranks (node = rank / 2), each
+// sample changed by `adjust(sample, t)`; the verdicts.
+std::vector<Diagnosis> hung_four_nodes(
+    const std::function<void(RankSample&, std::int64_t)>& adjust) {
+  Diagnoser d(kRanks);
+  std::vector<Diagnosis> v;
+  for (std::int64_t t = 1000; t <= 90'000; t += 1000) {
+    append(v, tick(d, t, all([&](int r) {
+                     RankSample s = waiting(r, 10, t);
+                     s.node = r / 2;
+                     s.node_name = "node-" + std::to_string(s.node);
+                     adjust(s, t);
+                     return s;
+                   })));
+  }
+  return v;
+}
+
+TEST_CASE("a hung collective names the node at an end of every stalled connection") {
+  // 4 nodes of 2 ranks; node 2 loses every packet it sends. named[node] is what that node's
+  // ranks name as stalled or slow peers; node 3's retransmits grow most (misleading).
+  const auto hang = [](std::vector<std::vector<int>> named) {
+    return hung_four_nodes([&](RankSample& s, std::int64_t t) {
+      s.tcp_retrans = s.node == 3 ? 50 + t / 1000 : 5;
+      if (s.node == 1) s.slow_peer_nodes = {0};
+      s.stalled_peer_nodes = named[static_cast<std::size_t>(s.node)];
+    });
+  };
+  // Every node talks to node 2: their connections to it stall, and its own to them. Slow
+  // peers (by RTT) are no evidence of a hang: node 1 naming node 0 changes nothing.
+  std::vector<Diagnosis> v = hang({{2}, {2}, {0, 1, 3}, {2}});
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].cls == DiagnosisClass::RankCommHang);
+  CHECK(v[0].node == 2);
+  CHECK(v[0].evidence ==
+        "all 8 ranks have been inside all_reduce #10 for at least 60 s; node-2 is an end of every "
+        "stalled connection (to node-0, node-1, node-3)");
+  // A ring 0 -> 1 -> 2 -> 3: node 1's sends to node 2 go unacknowledged, and node 2's to node 3.
+  v = hang({{}, {2}, {3}, {}});
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].node == 2);
+  // One more edge (0 - 1) leaves no single end of all: most nodes naming node 2 still do.
+  v = hang({{2, 1}, {2}, {}, {2}});
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].node == 2);
+  CHECK(v[0].evidence ==
+        "all 8 ranks have been inside all_reduce #10 for at least 60 s; the connections of 3 of "
+        "the 3 other nodes to node-2 are stalled");
+  // One connection, or two unrelated ones: the retransmits decide.
+  v = hang({{2}, {}, {}, {}});
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].node == 3);
+  v = hang({{2}, {3}, {}, {}});
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].node == 3);
+}
+
+TEST_CASE("a hang that named nobody is named again once the evidence names its node") {
+  // Without retransmits to go by, the hang at 60 s names nobody; the stalled connections seen
+  // from 70 s name node 2, once.
+  const std::vector<Diagnosis> v = hung_four_nodes([](RankSample& s, std::int64_t t) {
+    if (t >= 70'000 && (s.node == 1 || s.node == 2)) s.stalled_peer_nodes = {s.node + 1};
+  });
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].node == -1);
+  CHECK(v[1].node == 2);
+  CHECK(v[1].evidence.find("node-2 is an end of every stalled connection") !=
+        std::string::npos);
+}
+
 // ---- Ranks without telemetry, malformed samples, restarts ----
 
 TEST_CASE("ranks without telemetry are never named, nor taken for waiters") {
@@ -717,6 +787,8 @@ TEST_CASE("malformed samples are ignored") {
       [](RankSample& s) { s.entered = s.exited = kMax; },
       [](RankSample& s) { s.slow_peer_nodes = {0, -1}; },
       [](RankSample& s) { s.slow_peer_nodes = {0, 1, 2, 3, 4}; },  // more than kMaxSlowPeers
+      [](RankSample& s) { s.stalled_peer_nodes = {-1}; },
+      [](RankSample& s) { s.stalled_peer_nodes = {0, 1, 2, 3, 4}; },
   };
   Diagnoser d(kRanks);
   for (std::size_t i = 0; i < breakages.size(); ++i) {
