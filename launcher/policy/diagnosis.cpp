@@ -464,8 +464,8 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
   std::set<int> cover;  // the nodes at an end of every edge
   if (edges.size() >= 2) {
     cover = {edges.begin()->first, edges.begin()->second};
-    for (const auto& [a, b] : edges) {
-      std::erase_if(cover, [&](int node) { return node != a && node != b; });
+    for (const std::pair<int, int>& edge : edges) {
+      std::erase_if(cover, [&](int node) { return node != edge.first && node != edge.second; });
     }
   }
   // Packets lost at one node leave every peer waiting on it: their connections to it stall.
