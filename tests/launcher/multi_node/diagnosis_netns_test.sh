@@ -49,11 +49,7 @@ compile() {
 apiVersion: pai/v1
 kind: Job
 name: pai-diagnosis-$scenario-$$
-hosts:
-  - {name: node-1, address: $SUBNET.1}
-  - {name: node-2, address: $SUBNET.2}
-  - {name: node-3, address: $SUBNET.3}
-  - {name: node-4, address: $SUBNET.4}
+$(hosts_yaml 4)
 spares: $spares
 roles:
   worker:
@@ -67,8 +63,7 @@ $tolerance
 sanityCheck:
 $checks
 SPEC
-  "$compiler" "$work/$scenario.yaml" -o "$work/$scenario/plan" >"$work/$scenario.compile" 2>&1 ||
-    fail "pai-compile $scenario.yaml failed: $(cat "$work/$scenario.compile")"
+  compile_spec "$scenario"
 }
 
 # The distinct "diagnosis (severity): Class: culprit" verdicts launcher $1 printed.

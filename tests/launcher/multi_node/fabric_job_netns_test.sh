@@ -49,11 +49,7 @@ compile() {
 apiVersion: pai/v1
 kind: Job
 name: pai-fabric-$scenario-$$
-hosts:
-  - {name: node-1, address: $SUBNET.1}
-  - {name: node-2, address: $SUBNET.2}
-  - {name: node-3, address: $SUBNET.3}
-  - {name: node-4, address: $SUBNET.4}
+$(hosts_yaml 4)
 spares: $spares
 fabric: {type: ethernet, interface: eth0}
 roles:
@@ -69,8 +65,7 @@ sanityCheck:
   fabric: {minTcpGbps: 0.2, duration: 1s, timeout: 10s, streams: 2}
 $more
 EOF
-  "$compiler" "$work/$scenario.yaml" -o "$work/$scenario/plan" >"$work/$scenario.compile" 2>&1 ||
-    fail "pai-compile $scenario.yaml failed: $(cat "$work/$scenario.compile")"
+  compile_spec "$scenario"
 }
 
 # Starts scenario $1's launchers on nodes $2... (node N in namespace N).

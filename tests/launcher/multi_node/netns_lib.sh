@@ -167,3 +167,16 @@ expect_no_leftovers() {
     [[ -z $left ]] || fail "$1: processes left in $ns: $(ps -o pid=,args= -p "${left//$'\n'/,}" || true)"
   done
 }
+
+# The spec's `hosts:` block: node-1..node-$1 at $SUBNET.1..$1.
+hosts_yaml() {
+  local n
+  echo "hosts:"
+  for ((n = 1; n <= $1; n++)); do echo "  - {name: node-$n, address: $SUBNET.$n}"; done
+}
+
+# Compiles $work/$1.yaml into $work/$1/plan with $compiler, failing with its output.
+compile_spec() {
+  "$compiler" "$work/$1.yaml" -o "$work/$1/plan" >"$work/$1.compile" 2>&1 ||
+    fail "pai-compile $1.yaml failed: $(cat "$work/$1.compile")"
+}
