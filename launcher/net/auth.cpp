@@ -160,14 +160,14 @@ std::string random_nonce() {
 }
 
 SecureChannel::SecureChannel(std::string send_key, std::string receive_key)
-    : send_key_(std::move(send_key)), receive_key_(std::move(receive_key)) {}
+    : send_mac_(send_key), receive_mac_(receive_key) {}
 
 std::string SecureChannel::seal(const nlohmann::json& message) {
   // Text taken from logs (failure summaries) may hold invalid UTF-8; it is replaced by U+FFFD
   // rather than failing the send.
   std::string body = message.dump(-1, ' ', false, json::error_handler_t::replace);
   std::string frame = header_and_body(FrameKind::Sealed, sent_ + 1, body);
-  frame += hmac_sha256(send_key_, frame);
+  frame += send_mac_(frame);
   ++sent_;
   return frame;
 }
@@ -182,7 +182,7 @@ nlohmann::json SecureChannel::open(const Frame& frame) {
                         ", expected " + std::to_string(received_ + 1) +
                         " (replayed, reordered or lost frame)");
   }
-  if (!equal_secret(hmac_sha256(receive_key_, frame.signed_bytes), frame.mac)) {
+  if (!equal_secret(receive_mac_(frame.signed_bytes), frame.mac)) {
     throw ProtocolError("sealed frame " + std::to_string(frame.seq) +
                         ": MAC does not verify (altered or from another connection)");
   }

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "launcher/net/frame.h"
+#include "libpai/hmac.h"
 
 namespace pai::net {
 
@@ -39,8 +40,8 @@ class SecureChannel {
   nlohmann::json open(const Frame& frame);
 
  private:
-  std::string send_key_;
-  std::string receive_key_;
+  HmacSha256 send_mac_;
+  HmacSha256 receive_mac_;
   std::uint64_t sent_ = 0;
   std::uint64_t received_ = 0;
 };
