@@ -5,6 +5,7 @@
 // only file besides coordinator_server.cpp that sees Boost.Asio types.
 #pragma once
 
+#include <array>
 #include <boost/asio/ip/tcp.hpp>
 #include <chrono>
 #include <cstddef>
@@ -40,8 +41,8 @@ class SessionListener {
   virtual void closed(Session& session) = 0;
 };
 
-/// Reads with a buffer lent by the server for the duration of one read (idle connections
-/// hold none), writes one batch at a time.
+/// Reads a small message into a buffer of its own and anything larger with a buffer lent by
+/// the server for the duration of one read, writes one batch at a time.
 class Session : public std::enable_shared_from_this<Session> {
  public:
   using Clock = std::chrono::steady_clock;
@@ -90,8 +91,17 @@ class Session : public std::enable_shared_from_this<Session> {
   std::size_t pending_output() const { return queued_bytes_; }
 
  private:
-  void wait_readable();
-  void on_readable();
+  // Reads into small_read_; a read that fills it drains the socket with the shared buffer.
+  void read_next();
+  // Reads what is waiting with the shared buffer, up to kReadsPerWakeup reads.
+  void drain();
+  bool open_for_reading() const;
+  // How much the next read may take into a buffer of `capacity` (capped while handshaking).
+  std::size_t read_size(std::size_t capacity) const;
+  // Handles a read's error (eof, reset, abort): true when reading is over.
+  bool read_failed(const boost::system::error_code& ec);
+  // Bytes just read: noted and consumed.
+  void take(const char* data, std::size_t size);
   // Feeds received bytes to the decoder and handles every complete frame.
   void consume(const char* data, std::size_t size);
   void handle_frame(const net::Frame& frame);
@@ -121,7 +131,10 @@ class Session : public std::enable_shared_from_this<Session> {
   std::deque<std::string> queued_;
   std::vector<std::string> writing_;  // the batch of the async_write in flight
   std::size_t queued_bytes_ = 0;      // in queued_ and writing_
-  bool reading_ = false;              // a readiness wait is pending
+  bool reading_ = false;              // a read is pending
+  // Where a pending read lands. A heartbeat fits: most reads need nothing more, and the
+  // read stays pending on the socket without taking the shared buffer.
+  std::array<char, 512> small_read_{};
 };
 
 }  // namespace pai::launcher::coordinator
