@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "launcher/coordinator/handshake_slots.h"
+#include "launcher/coordinator/loop_pacer.h"
 #include "launcher/coordinator/metrics_http.h"
 #include "launcher/coordinator/metrics_text.h"
 #include "launcher/coordinator/refusal_summary.h"
@@ -114,6 +115,8 @@ struct CoordinatorServer::Impl final : SessionListener {
   // Serves GET /metrics on the loop when the plan asks for it.
   void serve_metrics();
   void run();
+  // Runs the loop until it stops, pausing between polls when the pacer says so.
+  void serve();
   void accept();
   void on_accept(const error_code& ec, tcp::socket socket);
   // Starts the handshake of a connection just accepted.
@@ -194,12 +197,22 @@ void CoordinatorServer::Impl::run() {
   // serialized) costs that one action, not the job's coordinator.
   for (;;) {
     try {
-      io.run();
+      serve();
       return;
     } catch (const std::exception& e) {
       emit(Record{"coordinator-error", Json{{"what", e.what()}},
                   std::string("internal error: ") + e.what()});
     }
+  }
+}
+
+void CoordinatorServer::Impl::serve() {
+  LoopPacer pacer;
+  while (!io.stopped()) {
+    std::size_t handlers = io.run_one();
+    handlers += io.poll();
+    const auto pause = pacer.after_wake(handlers, Clock::now());
+    if (pause > Clock::duration::zero() && !io.stopped()) std::this_thread::sleep_for(pause);
   }
 }
 
