@@ -23,7 +23,7 @@ struct CoordinatorMachine::Impl {
       : state(std::move(plan), settings, now),
         rendezvous(state),
         control(state),
-        next_heartbeat(now + settings.heartbeat_interval) {}
+        next_heartbeat(now + kCoordinatorBeatIntervals * settings.heartbeat_interval) {}
 
   CoordinatorState state;
   Rendezvous rendezvous;
@@ -383,7 +383,7 @@ void CoordinatorMachine::Impl::tick(Clock::time_point now) {
     for (const auto& [id, session] : state.sessions) {
       if (session.launcher()) state.send(id, net::CoordinatorToNode{net::Heartbeat{}});
     }
-    next_heartbeat = now + state.settings.heartbeat_interval;
+    next_heartbeat = now + kCoordinatorBeatIntervals * state.settings.heartbeat_interval;
   }
   if (fabric) {
     fabric->tick(now);

@@ -58,7 +58,7 @@ TEST_CASE("sync - a failure stops every instance - then all restart after the ba
   CHECK(restarts[0].fields.at("attempt") == 1);
   CHECK(restarts[0].line.rfind("restarting worker-0 on node-0 in 10s (restart 1 of 5): ", 0) == 0);
   REQUIRE(h.machine.next_deadline().has_value());
-  CHECK(*h.machine.next_deadline() == h.now + 1s);  // the next heartbeat comes first
+  CHECK(*h.machine.next_deadline() == h.now + 2s);  // the next heartbeat comes first
 
   h.clear();
   h.advance(9999ms);
