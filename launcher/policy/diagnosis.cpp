@@ -505,6 +505,23 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
     d.node_name = names[top.second];
     d.evidence += d.node_name + "'s TCP retransmits grew by " + std::to_string(top.first) +
                   " during the hang, other nodes' by at most " + std::to_string(runner_up);
+  } else if (!edges.empty()) {
+    // Packets are lost, but not clearly at one node. Round-trip times then say nothing: the
+    // estimate of a connection that loses packets grows at the victim's end as much as at
+    // the culprit's (seen: a victim 9.7x the median, isolated in the culprit's place).
+    std::string list;
+    std::size_t shown = 0;
+    for (const auto& [a, b] : edges) {
+      if (shown++ == 4) {
+        list += ", ...";
+        break;
+      }
+      list += (list.empty() ? "" : ", ") + names[a] + " - " + names[b];
+    }
+    d.evidence += edges.size() == 1
+                      ? "the connection " + list + " is stalled; either end may be at fault"
+                      : std::to_string(edges.size()) + " stalled connections (" + list +
+                            ") have no node in common";
   } else if (links.size() == 1) {
     d.node = links[0].node;
     d.node_name = links[0].name;

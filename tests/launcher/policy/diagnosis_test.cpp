@@ -707,6 +707,35 @@ TEST_CASE("a hung collective names the node at an end of every stalled connectio
   CHECK(v[0].node == 3);
 }
 
+TEST_CASE("a hung collective with stalls but no culprit among them is not blamed on RTT") {
+  // One stalled connection, node 1 - node 2, and node 1's RTT far above the others': either
+  // end may be dropping packets, and a victim's RTT grows too. Nobody is named.
+  std::vector<Diagnosis> v = hung_four_nodes([](RankSample& s, std::int64_t) {
+    s.tcp_rtt_us = s.node == 1 ? 1300 : 130;
+    if (s.node == 1) s.stalled_peer_nodes = {2};
+  });
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].node == -1);
+  CHECK(v[0].evidence ==
+        "all 8 ranks have been inside all_reduce #10 for at least 60 s; the connection node-1 - "
+        "node-2 is stalled; either end may be at fault");
+  // Two stalled connections without a common node, and no majority: named as such.
+  v = hung_four_nodes([](RankSample& s, std::int64_t) {
+    s.tcp_rtt_us = s.node == 1 ? 1300 : 130;
+    if (s.node == 0) s.stalled_peer_nodes = {1};
+    if (s.node == 2) s.stalled_peer_nodes = {3};
+  });
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].node == -1);
+  CHECK(v[0].evidence ==
+        "all 8 ranks have been inside all_reduce #10 for at least 60 s; 2 stalled connections "
+        "(node-0 - node-1, node-2 - node-3) have no node in common");
+  // Without any stall, the RTT outlier is named (the RTT rule above).
+  v = hung_four_nodes([](RankSample& s, std::int64_t) { s.tcp_rtt_us = s.node == 1 ? 1300 : 130; });
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].node == 1);
+}
+
 TEST_CASE("a hang that named nobody is named again once the evidence names its node") {
   // Without retransmits to go by, the hang at 60 s names nobody; the stalled connections seen
   // from 70 s name node 2, once.
