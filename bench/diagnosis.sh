@@ -6,6 +6,13 @@
 #   slow     rank 3 computes SLOWDOWN times longer per step from step 0 (default 1.3: 30%)
 #   hang     rank 1 blocks at step 10 outside any collective; diagnosis.hangAfter HANG_AFTER
 #   healthy  RUNS runs of HEALTHY_STEPS steps: every verdict is a false one
+# and, as root, on real links (issue 14, 7c and 7d): NETNS_RUNS runs (default 3) of
+# tests/launcher/multi_node/diagnosis_netns_test.sh with 1 s heartbeats, 4 nodes and a spare
+# in network namespaces, one gloo rank each:
+#   link     node-3's egress limited to 5 Mbit/s (tc) at step 10: RankCommSlow naming it
+#   drop     the switch drops what node-3 sends at step 25: node-3 excluded (by the
+#            diagnosis, or by the fabric check before the job-wide hang's restart), and its
+#            instance started on the spare
 # The faulty rank writes the wall-clock time its fault began (FAULT_STAMP); the latency is the
 # time from there to the coordinator's `diagnosis` record. The diagnosis settings are the
 # spec's defaults unless SLOW_FACTOR / SLOW_WINDOWS are set.
@@ -78,3 +85,29 @@ while [ "$run" -le "$RUNS" ]; do
   run=$((run + 1))
 done
 echo "healthy  $RUNS runs of $HEALTHY_STEPS steps: $false_verdicts false verdict(s); load $(load_average)"
+
+# The network cases: the test says (on stderr) "a. ... in N ms" and "b. ... in N ms; ... M ms after".
+NETNS_RUNS=${NETNS_RUNS:-3}
+netns_test=$ROOT/tests/launcher/multi_node/diagnosis_netns_test.sh
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
+  echo "link, drop: skipped (need root, ip and tc for network namespaces)"
+  exit 0
+fi
+run=1
+while [ "$run" -le "$NETNS_RUNS" ]; do
+  log=$WORK/netns-$run.err
+  if PAI_NETNS_HEARTBEAT_MS=1000 bash "$netns_test" "$PAI_BUILD" >/dev/null 2>"$log"; then
+    out=$(grep "^diagnosis_netns_test: [ab]\. " "$log")
+    link=$(echo "$out" | sed -n 's/.*a\. .* in \([0-9]*\) ms;.*/\1/p')
+    how=$(echo "$out" | sed -n 's/.*b\. node-3 dropping packets: \(.*\) in [0-9]* ms;.*/\1/p')
+    drop=$(echo "$out" | sed -n 's/.*b\. .* in \([0-9]*\) ms;.*/\1/p')
+    spare=$(echo "$out" | sed -n 's/.* started on node-5 \([0-9]*\) ms after.*/\1/p')
+    printf 'link     RankCommSlow node-3          %8d ms\n' "$link"
+    printf 'drop     node-3 excluded              %8d ms (%s); spare started at %d ms\n' \
+      "$drop" "$how" "$spare"
+  else
+    echo "link, drop: run $run failed: $(grep FAILED "$log" | head -n 1)"
+  fi
+  run=$((run + 1))
+done
+echo "network  $NETNS_RUNS run(s) on real links; load $(load_average)"

@@ -3,8 +3,8 @@
 # (netns_lib.sh), each running one gloo DDP rank of diagnosis_job.py under a real pai-launch.
 #
 #   a. RankCommSlow: 4 nodes (SCENARIO=network: 64 KiB of gradients all-reduced every step),
-#      node-3's egress rate-limited with tc (tbf, 5 Mbit/s; the test machines' kernel has no
-#      netem for delay). The diagnosis must name node-3 as RankCommSlow, and neither its ring
+#      node-3's egress rate-limited with tc from step 10 on (tbf, 5 Mbit/s; the test machines'
+#      kernel has no netem for delay). The diagnosis must name node-3 as RankCommSlow, and neither its ring
 #      neighbours, whose connections to it are slow too, nor any rank; the job still succeeds.
 #   b. RankCommHang, isolation and resume: 4 nodes and a spare (SCENARIO=resume: rank 0
 #      checkpoints every 10 steps). Once training is under way, the switch drops every packet
@@ -15,6 +15,8 @@
 #      restarts the job and the fabric check before it (beforeRestarts) must find node-3 bad.
 #      Either way node-3 alone is excluded, its instance starts on the spare node-5, and the
 #      ranks resume from the last checkpoint and finish.
+#   Each case says how long after the fault the coordinator named or excluded node-3 (its
+#   journal's time less the time the tc rule went in): bench/diagnosis.sh collects them.
 #
 #   diagnosis_netns_test.sh BUILD_DIR   (BUILD_DIR holds compiler/pai-compile and
 #                                       launcher/pai-launch)
@@ -69,18 +71,21 @@ SPEC
 # The distinct "diagnosis (severity): Class: culprit" verdicts launcher $1 printed.
 verdicts() { grep -o "diagnosis ([a-z]*): [A-Za-z]*: [^ ]*" "$work/$1.err" | sort -u || true; }
 
-# --- a. A slow link names its node alone.
-tc -n "$(node_ns 3)" qdisc add dev eth0 root tbf rate 5mbit burst 32kbit latency 50ms
+# --- a. A link that slows down mid-run names its node alone.
 compile slow "[]" "SCENARIO: network" "  restart: {enabled: false}
   diagnosis: {action: warn}"
 for n in 1 2 3 4; do start_launcher "slow/node-$n" "$n" --node "node-$n"; done
+wait_output slow/node-3 "rank 2 step 10$"
+tc -n "$(node_ns 3)" qdisc add dev eth0 root tbf rate 5mbit burst 32kbit latency 50ms
+fault=$(now_ms)
 expect_success slow/node-{1,2,3,4}
 expect_said slow/node-1 "RankCommSlow: node-3's TCP round-trip time is"
 [[ $(verdicts slow/node-1) == "diagnosis (warning): RankCommSlow: node-3's" ]] ||
   fail "slow: expected only node-3 named RankCommSlow, the coordinator said: $(verdicts slow/node-1)"
 expect_no_leftovers slow
-say "a. node-3 rate-limited: named RankCommSlow, alone; $(grep -o "RankCommSlow: node-3's.*" \
-  "$work/slow/node-1.err" | head -1)"
+named=$(coordinator_event_ms slow/node-1 diagnosis class=RankCommSlow)
+say "a. node-3 rate-limited at step 10: named RankCommSlow, alone, in $((named - fault)) ms;" \
+  "$(grep -o "RankCommSlow: node-3's.*" "$work/slow/node-1.err" | head -1)"
 tc -n "$(node_ns 3)" qdisc del dev eth0 root
 
 # --- b. A node that drops its packets hangs the job: named, isolated, its instance resumed on
@@ -91,11 +96,7 @@ compile drop "[{name: node-5, address: $SUBNET.5}]" \
   diagnosis: {action: isolate, hangAfter: 3s}" "  checks: [disk, fabric]
   fabric: {minTcpGbps: 0.2, duration: 1s, timeout: 10s, streams: 2, beforeRestarts: true}"
 for n in 1 2 3 4 5; do start_launcher "drop/node-$n" "$n" --node "node-$n"; done
-deadline=$((SECONDS + TIMEOUT))
-until grep -q "rank 2 step 25$" "$work/drop/node-3.out" 2>/dev/null; do
-  ((SECONDS < deadline)) || fail "drop: rank 2 never reached step 25"
-  sleep 0.1
-done
+wait_output drop/node-3 "rank 2 step 25$"
 port=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["coordinator"]["port"])' \
   "$work/drop/plan/plan.json")
 # The switch drops what node-3 sends, except to the coordinator's port: on the bridge's port
@@ -113,6 +114,7 @@ for n in 1 2 4 5; do
   tcs filter add dev "port$n" parent 1: protocol ip prio 2 u32 match ip src "$SUBNET.3/32" \
     flowid 1:20
 done
+fault=$(now_ms)
 expect_success drop/node-{1,2,3,4,5}
 expect_said drop/node-1 "diagnosis (critical): RankCommHang: all 4 ranks have been inside"
 expect_said drop/node-1 "node-3 replaced by spare node-5 as worker-2: "
@@ -133,4 +135,7 @@ resumed=$(grep -o "rank 2 resumed from step [0-9]*" "$work/drop/node-5.out" | gr
   fail "drop: rank 2 on node-5 did not resume from a checkpoint of step 19 or later: '$resumed'"
 grep -q "rank 2 finished attempt 1" "$work/drop/node-5.out" || fail "drop: rank 2 did not finish on node-5"
 expect_no_leftovers drop
-say "b. node-3 dropping packets: $how; worker-2 resumed on node-5 from step $resumed"
+excluded=$(coordinator_event_ms drop/node-1 node-excluded node=node-3)
+resumed_at=$(coordinator_event_ms drop/node-1 start node=node-5)
+say "b. node-3 dropping packets: $how in $((excluded - fault)) ms; worker-2 started on node-5" \
+  "$((resumed_at - fault)) ms after the fault and resumed from step $resumed"

@@ -5,7 +5,8 @@
 # The sourcing script sets TEST (its name, for messages), SUBNET (three octets), TIMEOUT
 # (seconds any wait may take) and `launcher` (pai-launch), then calls netns_init and
 # netns_network COUNT. Launcher outputs go to $work/SCENARIO/NAME.err and .out; KEEP_WORK=1
-# keeps $work for a look afterwards.
+# keeps $work for a look afterwards. Launchers heartbeat every PAI_NETNS_HEARTBEAT_MS ms
+# (200 unless set: the tests run faster than with the default 1 s; benchmarks set 1000).
 
 # Messages go to fd 3, the test's stderr, so a block can silence the shell's own job reports.
 exec 3>&2
@@ -112,11 +113,35 @@ start_launcher() {
   outputs+=("$work/$key.err" "$work/$key.out")
   ip netns exec "$ns" "$launcher" run --plan "$work/$scenario/plan/plan.json" \
     --token-file "$work/$scenario/plan/job.token" --log-dir "$work/$key.logs" \
-    --heartbeat-interval-ms 200 --rendezvous-timeout "${TIMEOUT}s" "$@" \
+    --heartbeat-interval-ms "${PAI_NETNS_HEARTBEAT_MS:-200}" --rendezvous-timeout "${TIMEOUT}s" "$@" \
     >"$work/$key.out" 2>"$work/$key.err" &
   # ip netns exec execs the command itself: $! is the launcher.
   pids[$key]=$!
 }
+
+# Waits until launcher "scenario/node" $1 printed a line matching $2 (grep -E) on its stdout,
+# for at most TIMEOUT seconds.
+wait_output() {
+  local deadline=$((SECONDS + TIMEOUT))
+  until grep -qE "$2" "$work/$1.out" 2>/dev/null; do
+    ((SECONDS < deadline)) || fail "$1 never printed '$2'"
+    sleep 0.1
+  done
+}
+
+# Prints the time, in ms since the epoch, of the first event $2 of launcher $1's coordinator
+# journal whose fields match every KEY=VALUE after it (bench/event_times.py); fails the test
+# when there is none.
+coordinator_event_ms() {
+  local key=$1 event=$2 field args=()
+  shift 2
+  for field in "$@"; do args+=(--field "$field"); done
+  /usr/bin/python3 "$source_dir/bench/event_times.py" first "$event" "${args[@]}" \
+    "$work/$key.logs/coordinator/events.jsonl" || fail "no $event $* in $key's journal"
+}
+
+# Milliseconds since the epoch, now.
+now_ms() { date +%s%3N; }
 
 # Waits for the launcher "scenario/node" $1 until second $2 of the test at most (then kills it
 # and fails); sets `exited` to its exit code. Not in a subshell: only this shell can wait for it.
