@@ -25,14 +25,15 @@ std::vector<GovernedInstance> governed(const Plan& plan) {
   return out;
 }
 
-// "worker-1 (node-1)", "worker-0, worker-1 and ps-0" for a batch of instances.
+// "worker-1 on node-1", "worker-1 (node-1, excluded)" once its node is out of the job (a spare
+// takes the instance when it starts again), "worker-0, worker-1 and ps-0" for a batch.
 std::string batch_names(const CoordinatorState& state, const std::vector<int>& instances) {
   std::vector<std::string> names;
   for (int i : instances) names.push_back(state.instance_name(i));
   if (instances.size() == 1) {
     const Node& n = state.nodes[static_cast<std::size_t>(
         state.instances[static_cast<std::size_t>(instances[0])].node)];
-    return names[0] + " on " + n.name;
+    return names[0] + (n.excluded.empty() ? " on " + n.name : " (" + n.name + ", excluded)");
   }
   return name_list(names);
 }

@@ -1,5 +1,6 @@
 #include "launcher/coordinator/job_diagnosis.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <csignal>
 
@@ -109,6 +110,13 @@ TEST_CASE("isolate excludes the node named and a spare takes its instance at the
   h.stopped("node-0", 0);
   h.stopped("node-1", 1);
   h.stopped("node-2", 2);
+  // The restart of the excluded node's instance does not say it restarts there.
+  const auto restarts = h.records("restart");
+  REQUIRE(restarts.size() == 3);
+  const auto excluded = std::count_if(restarts.begin(), restarts.end(), [](const auto& r) {
+    return r.line.rfind("restarting worker-1 (node-1, excluded) in ", 0) == 0;
+  });
+  CHECK(excluded == 1);
   h.clear();
   h.advance(10s);
   CHECK(h.records("node-replaced").at(0).line ==
