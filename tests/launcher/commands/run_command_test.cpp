@@ -195,6 +195,21 @@ TEST_CASE("a node that is not in the plan is refused before anything starts") {
   CHECK_FALSE(std::filesystem::exists(dir / "started"));
 }
 
+TEST_CASE("a plan whose node name cannot name its control folder is refused") {
+  // pai-compile never writes such a name; a hand-made plan could.
+  for (const std::string name : {"..", ".", "a/b"}) {
+    TempDir dir;
+    auto plan = local_plan("run-bad-node-name", "touch " + dir.path() + "/started");
+    plan.hosts[0].name = name;
+    place(plan, plan.hosts);
+    const std::string path = write_plan(dir, plan);
+    auto r = run_launcher(dir, {"run", "--plan", path, "--node-rank", "0"});
+    CHECK(r.code == 2);
+    CHECK(count_lines_with(r.err, "cannot name a folder") == 1);
+    CHECK_FALSE(std::filesystem::exists(dir / "started"));
+  }
+}
+
 TEST_CASE("an unwritable log directory is reported before any process starts") {
   TempDir dir;
   spit(dir / "file", "");
