@@ -7,8 +7,8 @@
 
 namespace pai::launcher {
 
-FabricRounds::FabricRounds(int nodes, FabricThresholds thresholds)
-    : nodes_(nodes), thresholds_(thresholds) {}
+FabricRounds::FabricRounds(int nodes, FabricThresholds thresholds, bool all_nodes)
+    : nodes_(nodes), thresholds_(thresholds), all_nodes_(all_nodes) {}
 
 std::vector<FabricRequest> FabricRounds::start() {
   if (round_ != 0) throw FabricRoundsError("the fabric check already started");
@@ -68,13 +68,30 @@ std::vector<FabricRequest> FabricRounds::expire(const std::string& why) {
 }
 
 std::vector<FabricRequest> FabricRounds::round_over() {
+  if (round_ == all_nodes_round_) {
+    congestion_ = judge_congestion(round_results_, results_, verdict_);
+    return begin({});
+  }
   results_.insert(results_.end(), round_results_.begin(), round_results_.end());
   verdict_ = judge_fabric(results_, thresholds_);
-  if (round_ == 1) return begin(fabric_second_round(nodes_, results_, verdict_));
-  if (round_ == 2 && !verdict_.resolved()) {
-    return begin(fabric_third_round(nodes_, results_, verdict_));
+  std::vector<FabricPair> next;
+  if (round_ == 1) {
+    next = fabric_second_round(nodes_, results_, verdict_);
+  } else if (round_ == 2 && !verdict_.resolved()) {
+    next = fabric_third_round(nodes_, results_, verdict_);
   }
-  return begin({});
+  if (!next.empty()) return begin(std::move(next));
+  pairs_done_ = true;
+  if (all_nodes_) {
+    const std::vector<int> out = excluded();
+    std::vector<int> kept;
+    for (int node = 0; node < nodes_; ++node) {
+      if (!std::binary_search(out.begin(), out.end(), node)) kept.push_back(node);
+    }
+    next = fabric_all_nodes_round(kept);
+    if (!next.empty()) all_nodes_round_ = round_ + 1;
+  }
+  return begin(std::move(next));
 }
 
 std::vector<FabricRequest> FabricRounds::outstanding() const {
@@ -88,7 +105,7 @@ std::vector<FabricRequest> FabricRounds::outstanding() const {
 std::vector<int> FabricRounds::excluded() const {
   std::set<int> out;
   for (const FabricBadNode& b : verdict_.bad_nodes) out.insert(b.node);
-  if (done_) out.insert(verdict_.suspects.begin(), verdict_.suspects.end());
+  if (pairs_done_) out.insert(verdict_.suspects.begin(), verdict_.suspects.end());
   return {out.begin(), out.end()};
 }
 

@@ -2,7 +2,8 @@
 // (fabric_pairing.h), takes their results, moves to the next round when the last one is in or
 // the round's deadline passed, and ends with the verdict (fabric_verdict.h) after at most
 // three rounds: round 2 always (when a new pairing exists), round 3 only when round 2 left
-// suspects.
+// suspects. With `all_nodes`, one more round follows: every node not excluded at once
+// (fabric_congestion.h), judged on its own and never excluding anyone.
 //
 // A pure decider: whoever runs it (the coordinator) sends each request to the pair's two
 // launchers, feeds back what they report, and calls expire() at the round's deadline. It
@@ -13,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "launcher/policy/fabric_congestion.h"
 #include "launcher/policy/fabric_pairing.h"
 #include "launcher/policy/fabric_verdict.h"
 
@@ -36,10 +40,10 @@ struct FabricRequest {
 /// The rounds of one fabric check over nodes 0..nodes-1.
 class FabricRounds {
  public:
-  /// Most rounds a check runs.
+  /// Most pair rounds a check runs; the all-nodes round comes on top.
   static constexpr int kMaxRounds = 3;
 
-  FabricRounds(int nodes, FabricThresholds thresholds);
+  FabricRounds(int nodes, FabricThresholds thresholds, bool all_nodes = false);
 
   /// Round 1's requests; empty (and done()) with fewer than 2 nodes.
   std::vector<FabricRequest> start();
@@ -54,11 +58,16 @@ class FabricRounds {
   std::vector<FabricRequest> expire(const std::string& why);
 
   bool done() const { return done_; }
-  /// The running round (1..3), or the last one once done.
+  /// The running round (1..4), or the last one once done.
   int round() const { return round_; }
+  /// The number of the all-nodes round once it began, else 0.
+  int all_nodes_round() const { return all_nodes_round_; }
+  /// The all-nodes round's finding, once it is over.
+  const std::optional<FabricCongestion>& congestion() const { return congestion_; }
   /// The pairs of the running round not reported yet.
   std::vector<FabricRequest> outstanding() const;
-  /// Every result so far, in the order of their rounds and pairs.
+  /// Every result of the pair rounds so far, in the order of their rounds and pairs (the
+  /// all-nodes round's are in congestion()).
   const std::vector<FabricPairResult>& results() const { return results_; }
   /// The verdict over results().
   const FabricVerdict& verdict() const { return verdict_; }
@@ -72,8 +81,12 @@ class FabricRounds {
 
   int nodes_;
   FabricThresholds thresholds_;
+  bool all_nodes_ = false;
   int round_ = 0;
   bool done_ = false;
+  bool pairs_done_ = false;  // the pair rounds gave their final verdict
+  int all_nodes_round_ = 0;
+  std::optional<FabricCongestion> congestion_;
   std::vector<FabricRequest> requests_;          // the running round's
   std::vector<bool> reported_;                   // by request
   std::vector<FabricPairResult> round_results_;  // by request

@@ -51,6 +51,37 @@ TEST_CASE("fabric rounds: a healthy fabric is done after 2 rounds - nothing excl
   CHECK(rounds.excluded().empty());
 }
 
+TEST_CASE("fabric rounds: the all-nodes round follows the pair rounds, without the excluded") {
+  FabricRounds rounds(5, floor_5(), true);
+  auto next = rounds.start();
+  std::vector<FabricRequest> last;
+  while (!next.empty()) {
+    last = next;
+    next = answer_round(rounds, next, 2);
+  }
+  CHECK(rounds.done());
+  REQUIRE(rounds.all_nodes_round() == rounds.round());
+  CHECK(rounds.all_nodes_round() >= 3);
+  // Node 2 was excluded by the pair rounds: the rest pair across their halves, 0-3 and 1-4.
+  CHECK(rounds.excluded() == std::vector<int>{2});
+  REQUIRE(last.size() == 2);
+  CHECK(last[0].nodes == FabricPair{0, 3});
+  CHECK(last[1].nodes == FabricPair{1, 4});
+  // Its results judge congestion only: the pair rounds' verdict and results are unchanged.
+  REQUIRE(rounds.congestion().has_value());
+  CHECK(rounds.congestion()->results.size() == 2);
+  CHECK_FALSE(rounds.congestion()->congested());
+  for (const FabricPairResult& r : rounds.results()) CHECK(r.round < rounds.all_nodes_round());
+}
+
+TEST_CASE("fabric rounds: without all_nodes there is no all-nodes round") {
+  FabricRounds rounds(4, floor_5());
+  auto next = rounds.start();
+  while (!next.empty()) next = answer_round(rounds, next, -1);
+  CHECK(rounds.all_nodes_round() == 0);
+  CHECK_FALSE(rounds.congestion().has_value());
+}
+
 TEST_CASE("fabric rounds: a slow node is excluded") {
   FabricRounds rounds(4, floor_5());
   auto next = rounds.start();
