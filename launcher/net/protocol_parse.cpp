@@ -323,10 +323,10 @@ Cancel read(const MessageReader& m, const Limits&, Tag<Cancel>) {
   return Cancel{.signal = m.integer("signal", 1, 64)};
 }
 
-// ---- The fabric check's messages: round 1..3, a pair index, figures as non-negative
+// ---- The fabric check's messages: round 1..4, a pair index, figures as non-negative
 // integers, keys of at most kMaxFabricKey bytes ----
 
-constexpr int kMaxFabricRound = 3;
+constexpr int kMaxFabricRound = 4;  // three pair rounds and the all-nodes round
 constexpr int kMaxFabricPair = 1 << 20;
 // Longest error text a fabric-result carries into the journal and the table.
 constexpr std::size_t kMaxFabricError = 512;

@@ -158,10 +158,11 @@ TEST_CASE("a fabric message out of its range or with a bad address or key is ref
     return m.dump();
   };
   REQUIRE_NOTHROW(from_node(Json::parse(result("pair", 5))));
-  CHECK(error_of(result("round", 4), from_node) ==
-        "fabric-result: round: expected an integer in [1, 3], got 4");
+  REQUIRE_NOTHROW(from_node(Json::parse(result("round", 4))));  // the all-nodes round
+  CHECK(error_of(result("round", 5), from_node) ==
+        "fabric-result: round: expected an integer in [1, 4], got 5");
   CHECK(error_of(result("round", 0), from_node) ==
-        "fabric-result: round: expected an integer in [1, 3], got 0");
+        "fabric-result: round: expected an integer in [1, 4], got 0");
   CHECK(error_of(result("outKbps", -1), from_node) ==
         "fabric-result: outKbps: expected a non-negative integer");
   CHECK(error_of(result("inKbps", 10'000'000'001), from_node) ==
