@@ -31,7 +31,7 @@ const std::vector<std::string> kHistoryKeys = {"dir", "window", "maxFailures"};
 const std::vector<std::string> kNcclKeys = {"minBusBandwidthGBps", "size"};
 const std::vector<std::string> kDiskKeys = {"minFree"};
 const std::vector<std::string> kFabricKeys = {"minTcpGbps", "duration", "timeout", "streams",
-                                              "beforeRestarts"};
+                                              "beforeRestarts", "allNodes"};
 // The job-wide check: run by the coordinator across nodes, not by each node.
 constexpr const char* kFabricCheck = "fabric";
 const std::vector<std::string> kCustomKeys = {"name", "command", "timeout"};
@@ -180,6 +180,9 @@ void parse_fabric(const Node& node, const std::string& path, FieldReader& reader
   }
   if (const Node* n = reader.optional(node, path, "beforeRestarts")) {
     reader.boolean(*n, join_path(path, "beforeRestarts"), &out->before_restarts);
+  }
+  if (const Node* n = reader.optional(node, path, "allNodes")) {
+    reader.boolean(*n, join_path(path, "allNodes"), &out->all_nodes);
   }
 }
 

@@ -261,6 +261,9 @@ struct FabricCheck {
   std::int64_t timeout_seconds = 30;  ///< bound on one pair's measurement, 1..600
   int streams = 4;                    ///< TCP connections per pair, 1..64
   bool before_restarts = false;       ///< run again before each job-wide restart
+  /// After the pair rounds, one round of every node at once, across the halves of the plan:
+  /// congestion that pairs alone do not show (launcher/policy/fabric_congestion.h).
+  bool all_nodes = false;
   bool operator==(const FabricCheck&) const = default;
 };
 

@@ -182,6 +182,7 @@ void write(JsonWriter& w, const SanityCheck& s) {
   w.member("enabled", s.enabled);
   w.key("fabric");
   w.begin_object();
+  w.member("allNodes", s.fabric.all_nodes);
   w.member("beforeRestarts", s.fabric.before_restarts);
   w.member("durationSeconds", s.fabric.duration_seconds);
   w.member("enabled", s.fabric.enabled);
@@ -604,6 +605,7 @@ SanityCheck read_sanity_check(const JsonFields& f) {
   s.disk_min_free_bytes = disk.int64("minFreeBytes");
   disk.reject_unknown();
   JsonFields fabric = f.object("fabric");
+  s.fabric.all_nodes = fabric.boolean("allNodes");
   s.fabric.before_restarts = fabric.boolean("beforeRestarts");
   s.fabric.duration_seconds = fabric.seconds("durationSeconds");
   s.fabric.enabled = fabric.boolean("enabled");

@@ -155,7 +155,7 @@ TEST_CASE("parse_sanity_check turns on the fabric check from checks and reads it
   parse_sanity_check(load_yaml("job.yaml",
                                "checks: [gpu, fabric]\n"
                                "fabric: {minTcpGbps: 20, duration: 5s, timeout: 1m, streams: 8,\n"
-                               "         beforeRestarts: true}\n")
+                               "         beforeRestarts: true, allNodes: true}\n")
                          .root,
                      "sanityCheck", {}, reader, &sc);
   CHECK(diags.all().empty());
@@ -167,6 +167,7 @@ TEST_CASE("parse_sanity_check turns on the fabric check from checks and reads it
   CHECK(sc.fabric.timeout_seconds == 60);
   CHECK(sc.fabric.streams == 8);
   CHECK(sc.fabric.before_restarts);
+  CHECK(sc.fabric.all_nodes);
 }
 
 TEST_CASE("parse_sanity_check leaves the fabric check off unless listed") {
@@ -182,6 +183,7 @@ TEST_CASE("parse_sanity_check leaves the fabric check off unless listed") {
   CHECK(sc.fabric.streams == 2);
   CHECK(sc.fabric.duration_seconds == 2);
   CHECK(sc.fabric.timeout_seconds == 30);
+  CHECK_FALSE(sc.fabric.all_nodes);
 }
 
 TEST_CASE("parse_sanity_check names the fabric field out of range") {
@@ -190,15 +192,19 @@ TEST_CASE("parse_sanity_check names the fabric field out of range") {
   FieldReader reader(diags, locations);
   SanityCheck sc;
   parse_sanity_check(
-      load_yaml("job.yaml", "fabric:\n  duration: 2m\n  streams: 65\n  minTcpGbps: -1\n").root,
+      load_yaml("job.yaml",
+                "fabric:\n  duration: 2m\n  streams: 65\n  minTcpGbps: -1\n  allNodes: often\n")
+          .root,
       "sanityCheck", {}, reader, &sc);
-  REQUIRE(diags.all().size() == 3);
+  REQUIRE(diags.all().size() == 4);
   CHECK(diags.all()[0].path == "sanityCheck.fabric.minTcpGbps");
   CHECK(diags.all()[0].loc.line == 4);
   CHECK(diags.all()[1].path == "sanityCheck.fabric.duration");
   CHECK(diags.all()[1].loc.line == 2);
   CHECK(diags.all()[1].message.find("at most 60s") != std::string::npos);
   CHECK(diags.all()[2].path == "sanityCheck.fabric.streams");
+  CHECK(diags.all()[3].path == "sanityCheck.fabric.allNodes");
+  CHECK(diags.all()[3].loc.line == 5);
   CHECK(sc.fabric.duration_seconds == 2);
   CHECK(sc.fabric.streams == 4);
 }
