@@ -53,7 +53,8 @@ Json pair_json(const FabricPairResult& r, const std::vector<std::string>& names)
 FabricCheck::FabricCheck(CoordinatorState& state)
     : state_(state),
       members_(members_of(state)),
-      rounds_(static_cast<int>(members_.size()), thresholds_of(state.plan)),
+      rounds_(static_cast<int>(members_.size()), thresholds_of(state.plan),
+              state.plan.sanity_check.fabric.all_nodes),
       round_limit_(std::chrono::seconds(state.plan.sanity_check.fabric.timeout_seconds) +
                    kRoundSlack),
       key_state_(std::random_device{}()) {}
@@ -88,9 +89,11 @@ void FabricCheck::begin(const std::vector<FabricRequest>& requests, Clock::time_
   }
   key_state_ = random();
   const int round = requests.front().round;
-  state_.record("fabric-round", Json{{"round", round}, {"pairs", pairs}},
-                "fabric check round " + std::to_string(round) + ": " +
-                    std::to_string(requests.size()) + " pairs of " +
+  const bool all_nodes = round == rounds_.all_nodes_round();
+  state_.record("fabric-round", Json{{"round", round}, {"pairs", pairs}, {"allNodes", all_nodes}},
+                "fabric check round " + std::to_string(round) +
+                    (all_nodes ? " (all nodes at once, across the halves of the plan)" : "") +
+                    ": " + std::to_string(requests.size()) + " pairs of " +
                     std::to_string(members_.size()) + " nodes");
 }
 
@@ -230,12 +233,14 @@ void FabricCheck::finish() {
   }
   Json suspects = Json::array();
   for (int s : v.suspects) suspects.push_back(all.at(s));
-  std::string line = "fabric check failed after " + std::to_string(rounds_.round()) + " rounds";
+  const int pair_rounds = rounds_.all_nodes_round() > 0 ? rounds_.all_nodes_round() - 1
+                                                          : rounds_.round();
+  std::string line = "fabric check failed after " + std::to_string(pair_rounds) + " rounds";
   if (v.healthy()) {
     char text[128];
     std::snprintf(text, sizeof text,
                   "fabric check passed: %zu nodes in %d rounds, median %.2f Gbit/s", all.size(),
-                  rounds_.round(), v.median_gbps);
+                  pair_rounds, v.median_gbps);
     line = text;
   }
   for (const std::string& row : report()) line += "\n" + row;
@@ -249,6 +254,31 @@ void FabricCheck::finish() {
                      {"suspects", suspects},
                      {"pairs", pairs}},
                 line);
+  if (const auto& c = rounds_.congestion()) record_congestion(*c, all);
+}
+
+void FabricCheck::record_congestion(const FabricCongestion& c,
+                                    const std::vector<std::string>& all) {
+  Json pairs = Json::array();
+  for (std::size_t k = 0; k < c.results.size(); ++k) {
+    Json j = pair_json(c.results[k], all);
+    j["expectedGbps"] = c.expected_gbps[k];
+    pairs.push_back(std::move(j));
+  }
+  Json slow = Json::array();
+  for (int k : c.slow) {
+    const FabricPairResult& r = c.results[static_cast<std::size_t>(k)];
+    slow.push_back(Json::array({all.at(r.first), all.at(r.second)}));
+  }
+  // A warning: congestion is the fabric's, no node is to blame or excluded.
+  const std::string line = congestion_line(c, all);
+  state_.record("fabric-congestion",
+                Json{{"congested", c.congested()},
+                     {"medianGbps", c.median_gbps},
+                     {"medianRatio", c.median_ratio},
+                     {"slowPairs", slow},
+                     {"pairs", pairs}},
+                c.congested() || !c.slow.empty() ? "warning: " + line : line);
 }
 
 std::vector<FabricExclusion> FabricCheck::exclusions() const {

@@ -1,6 +1,7 @@
 // The job-wide fabric check as the coordinator runs it (design §12, issue 15): after the
 // rendezvous and before the first start, pairs of nodes measure the link between them in up
-// to three rounds (launcher/policy/fabric_rounds.h decides the pairs and the verdict); this
+// to three rounds, then optionally all at once (launcher/policy/fabric_rounds.h decides the
+// pairs, the verdict and the congestion); this
 // sends each pair's `fabric-listen` and `fabric-connect`, takes their reports, bounds every
 // round by a deadline, journals the figures and names what to exclude. Internal to
 // launcher/coordinator/.
@@ -60,6 +61,8 @@ class FabricCheck {
   std::string name(int member) const;
   std::vector<std::string> names() const;
   void finish();
+  /// Journals and shows the all-nodes round's finding.
+  void record_congestion(const FabricCongestion& c, const std::vector<std::string>& all);
 
   CoordinatorState& state_;
   std::vector<int> members_;  // fabric index -> node index

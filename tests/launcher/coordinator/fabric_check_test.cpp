@@ -125,6 +125,47 @@ TEST_CASE("the fabric check runs between the rendezvous and the first assignment
   CHECK(h.records("node-excluded").empty());
 }
 
+TEST_CASE("the all-nodes round measures every node at once and reports congestion") {
+  pai::Plan plan = fabric_plan();
+  plan.sanity_check.fabric.all_nodes = true;
+  MachineHarness h(plan);
+  h.join("spare-0");
+  h.join_all();
+  // Alone every pair reaches 9.4 Gbit/s; at once across the halves (node-0 with node-2,
+  // node-1 with spare-0) only 2.
+  int round = 0;
+  const auto measured = play(h, [&](const std::string& a, const std::string& b) {
+    const bool across = (a == "node-0" && b == "node-2") || (a == "node-1" && b == "spare-0");
+    round = static_cast<int>(h.records("fabric-round").size());
+    return across && round == 3 ? 2.0 : 9.4;
+  });
+  CHECK(measured.size() == 6);
+  const auto rounds = h.records("fabric-round");
+  REQUIRE(rounds.size() == 3);
+  CHECK(rounds[2].fields["allNodes"] == true);
+  CHECK(rounds[2].fields["pairs"] == Json::parse(R"([["node-0","node-2"],["node-1","spare-0"]])"));
+  CHECK(rounds[2].line ==
+        "fabric check round 3 (all nodes at once, across the halves of the plan): 2 pairs of 4 "
+        "nodes");
+  // The pair rounds' verdict stands; the congestion is a warning and excludes nobody.
+  const auto verdict = h.records("fabric-verdict");
+  REQUIRE(verdict.size() == 1);
+  CHECK(verdict[0].line.find("fabric check passed: 4 nodes in 2 rounds, median 9.40 Gbit/s") == 0);
+  const auto congestion = h.records("fabric-congestion");
+  REQUIRE(congestion.size() == 1);
+  CHECK(congestion[0].fields["congested"] == true);
+  CHECK(congestion[0].fields["slowPairs"] ==
+        Json::parse(R"([["node-0","node-2"],["node-1","spare-0"]])"));
+  CHECK(congestion[0].line.rfind(
+            "warning: all nodes at once: 2 pairs, median 2.00 Gbit/s, 21% of what their nodes "
+            "reached in pairs: the fabric is congested; slow under load: node-0 <-> node-2 (2.00 "
+            "of 9.40)",
+            0) == 0);
+  CHECK(h.records("node-excluded").empty());
+  CHECK(h.sent("node-0", "assign").size() == 1);
+  CHECK(h.sent("spare-0", "standby").size() == 1);
+}
+
 TEST_CASE("the connector is sent the listener's address, its own when it named none") {
   MachineHarness h(fabric_plan());
   h.join("spare-0");

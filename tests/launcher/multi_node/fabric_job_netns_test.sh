@@ -18,7 +18,12 @@
 #   d. as b without a spare: the job fails before any rank starts, with the fabric table;
 #   e. the check history (sanityCheck.history): node-2 failed 2 of its last runs before this
 #      job, so its `history` check fails (quarantined) and the spare runs its instance; every
-#      node's run is appended to its history file.
+#      node's run is appended to its history file;
+#   f. congestion (allNodes): 4 hosts, traffic between the halves node-1,2 and node-3,4 limited
+#      to 300 Mbit/s a node (htb and u32 in each namespace: an oversubscribed uplink), over the
+#      floor: the pair rounds pass, the all-nodes round (node-1 <-> node-3, node-2 <-> node-4 at
+#      once) reports the fabric congested and names both pairs, nobody is excluded and the job
+#      runs on the 4 hosts.
 #   After each scenario no process is left in any node's namespace.
 # Exit status: 0 passed, 1 failed (with every launcher's output), 2 usage, 77 skipped (not root,
 # no `ip netns` or `tc`).
@@ -43,7 +48,7 @@ netns_network 5
 # fabric check with a floor of 0.2 Gbit/s, sanityCheck entries $3 (YAML lines, optional);
 # each rank writes its node's address to $work/$1/ranks/rank-RANK.
 compile() {
-  local scenario=$1 spares=$2 more=${3:-}
+  local scenario=$1 spares=$2 more=${3:-} fabric_more=${4:-}
   mkdir -p "$work/$scenario/ranks"
   cat >"$work/$scenario.yaml" <<EOF
 apiVersion: pai/v1
@@ -62,7 +67,7 @@ faultTolerance:
   gracePeriod: 1s
 sanityCheck:
   checks: [fabric]
-  fabric: {minTcpGbps: 0.2, duration: 1s, timeout: 10s, streams: 2}
+  fabric: {minTcpGbps: 0.2, duration: 1s, timeout: 10s, streams: 2$fabric_more}
 $more
 EOF
   compile_spec "$scenario"
@@ -164,4 +169,29 @@ for n in 1 3 4; do
 done
 expect_no_leftovers history
 say "e. node-2 quarantined by its history: node-5 ran worker-1"
+
+# --- f. Congestion between the halves: reported by the all-nodes round, nobody excluded.
+for n in 1 2 3 4; do
+  tcn() { tc -n "$(ns "$n")" "$@"; }
+  tcn qdisc add dev eth0 root handle 1: htb default 10
+  tcn class add dev eth0 parent 1: classid 1:10 htb rate 10gbit 2>/dev/null
+  tcn class add dev eth0 parent 1: classid 1:20 htb rate 300mbit 2>/dev/null
+  if ((n <= 2)); then others="3 4"; else others="1 2"; fi
+  for o in $others; do
+    tcn filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst "$SUBNET.$o/32" flowid 1:20
+  done
+done
+compile congested "[]" "" ", allNodes: true"
+start_nodes congested 1 2 3 4
+expect_success congested/node-{1,2,3,4}
+expect_said congested/node-1 "fabric check round 3 (all nodes at once, across the halves of the plan): 2 pairs of 4 nodes"
+expect_said congested/node-1 "the fabric is congested; slow under load: node-1 <-> node-3 ("
+expect_said congested/node-1 ", node-2 <-> node-4 ("
+if grep -q "excluded" "$work/congested/node-1.err"; then
+  fail "congested: a node was excluded: $(grep excluded "$work/congested/node-1.err")"
+fi
+expect_ranks congested $SUBNET.1 $SUBNET.2 $SUBNET.3 $SUBNET.4
+expect_no_leftovers congested
+for n in 1 2 3 4; do tc -n "$(ns "$n")" qdisc del dev eth0 root; done
+say "f. halves limited to 300 Mbit/s: $(grep -o "all nodes at once: [^;]*" "$work/congested/node-1.err" | head -1)"
 say "passed"
