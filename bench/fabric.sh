@@ -13,8 +13,11 @@
 #   lo     64 nodes on loopback addresses 127.193.0.1-64 (NODES_LO to change; past 250 nodes the
 #          addresses continue in 127.194.0.x and 127.195.0.x)
 #
-# Prints, per setup, each run's rounds ("round 1: 32 pairs in 0.61 s, 52.4 pairs/s") and the
-# median wall time of round 1 and round 2 over RUNS.
+# Every run ends with the all-nodes round (sanityCheck.fabric.allNodes; ALL_NODES=0 leaves it
+# out): every node at once, paired across the halves. Prints, per setup, each run's rounds
+# ("round 1: 32 pairs in 0.61 s, 52.4 pairs/s"), the median wall time of round 1, round 2 and
+# the all-nodes round over RUNS, and how many runs' all-nodes round said "congested" (on these
+# healthy links every one is a false finding).
 set -euo pipefail
 
 BENCH_DIR=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd -P)
@@ -25,6 +28,9 @@ RUNS=${RUNS:-3}
 DURATION_MS=${DURATION_MS:-500}
 NODES_NETNS=${NODES_NETNS:-8}
 NODES_LO=${NODES_LO:-64}
+ALL_NODES=${ALL_NODES:-1}
+all_nodes=()
+[[ $ALL_NODES == 0 ]] || all_nodes=(--all-nodes)
 [[ -x $DRIVER ]] || { echo "error: $DRIVER not built (ninja -C $PAI_BUILD fabric_driver)" >&2; exit 2; }
 
 TEST=fabric-bench
@@ -39,21 +45,31 @@ else
   trap 'rm -rf -- "$work"' EXIT
 fi
 
-# summary NAME: each run's round lines and the medians of round 1 and 2.
+# median_of LABEL: the median of the numbers on stdin, "median LABEL: X s over N runs".
+median_of() {
+  sort -n | awk -v label="$1" '{ v[NR] = $1 } END { if (NR) printf "median %s: %.3f s over %d runs\n", label, v[int((NR + 1) / 2)], NR }'
+}
+
+# summary NAME: each run's round lines, the medians of round 1, round 2 and the all-nodes
+# round (each run's last round when it ran), and the congestion findings.
 summary() {
   local out=$work/$1.out
-  grep '^round' "$out"
+  grep '^round\|congested' "$out"
   for r in 1 2; do
-    grep "^round $r:" "$out" | awk '{ print $6 }' | sort -n |
-      awk -v r="$r" '{ v[NR] = $1 } END { if (NR) printf "median round %d: %.3f s over %d runs\n", r, v[int((NR + 1) / 2)], NR }'
+    grep "^round $r:" "$out" | awk '{ print $6 }' | median_of "round $r"
   done
+  if ((${#all_nodes[@]})); then
+    awk '/^run /{ if (last) print last; last = "" } /^round /{ last = $6 } END { if (last) print last }' "$out" |
+      median_of "all-nodes round"
+    echo "all-nodes round said congested: $(grep -c '^congested' "$out" || true) of $(grep -c '^run ' "$out") runs"
+  fi
 }
 
 echo "== netns: $NODES_NETNS nodes, $DURATION_MS ms per pair, $RUNS runs"
 if $have_netns; then
   netns_network "$NODES_NETNS" 10.243.0 bench
   "$DRIVER" --addresses "$addresses" --netns "$node_namespaces" --runs "$RUNS" \
-    --duration-ms "$DURATION_MS" >"$work/netns.out"
+    --duration-ms "$DURATION_MS" "${all_nodes[@]}" >"$work/netns.out"
   summary netns
 else
   echo "skipped: needs root and iproute2"
@@ -65,6 +81,6 @@ for ((n = 0; n < NODES_LO; n++)); do
   addresses+="${addresses:+,}127.$((193 + n / 250)).0.$((n % 250 + 1))"
 done
 "$DRIVER" --addresses "$addresses" --runs "$RUNS" --duration-ms "$DURATION_MS" \
-  --timeout-ms 30000 >"$work/lo.out"
+  --timeout-ms 30000 "${all_nodes[@]}" >"$work/lo.out"
 summary lo
 grep -c '^healthy' "$work/lo.out" | sed 's/^/healthy runs: /'

@@ -114,11 +114,12 @@ FabricPairResult measure_pair(const Cluster& c, const FabricRequest& q, FabricTc
   return r;
 }
 
-int run(const Cluster& c, const FabricTcpSettings& s, const FabricThresholds& t, int runs) {
+int run(const Cluster& c, const FabricTcpSettings& s, const FabricThresholds& t, bool all_nodes,
+        int runs) {
   const int nodes = static_cast<int>(c.addresses.size());
   for (int run = 1; run <= runs; ++run) {
     std::printf("run %d\n", run);
-    FabricRounds rounds(nodes, t);
+    FabricRounds rounds(nodes, t, all_nodes);
     std::vector<FabricRequest> requests = rounds.start();
     while (!requests.empty()) {
       const Clock::time_point began = Clock::now();
@@ -148,6 +149,10 @@ int run(const Cluster& c, const FabricTcpSettings& s, const FabricThresholds& t,
     }
     for (int n : v.suspects) std::printf("suspect %s\n", c.names[n].c_str());
     if (v.healthy()) std::printf("healthy\n");
+    if (const auto& congestion = rounds.congestion()) {
+      std::printf("%s%s\n", congestion->congested() ? "congested: " : "not congested: ",
+                  pai::launcher::congestion_line(*congestion, c.names).c_str());
+    }
     std::fflush(stdout);
   }
   return 0;
@@ -164,6 +169,7 @@ int main(int argc, char** argv) {
   int timeout_ms = 5000;
   double floor_gbps = 0;
   bool no_relative = false;
+  bool all_nodes = false;
   int runs = 1;
   app.add_option("--addresses", addresses, "node addresses, comma-separated")->required();
   app.add_option("--netns", namespaces, "each node's network namespace, comma-separated");
@@ -173,6 +179,7 @@ int main(int argc, char** argv) {
   app.add_option("--timeout-ms", timeout_ms, "bound of one pair")->check(CLI::Range(1, 600000));
   app.add_option("--floor-gbps", floor_gbps, "absolute floor, Gbit/s (0: none)");
   app.add_flag("--no-relative", no_relative, "judge by the absolute floor only");
+  app.add_flag("--all-nodes", all_nodes, "end with the all-nodes round (congestion)");
   app.add_option("--runs", runs, "checks to run one after the other")->check(CLI::Range(1, 1000));
   CLI11_PARSE(app, argc, argv);
 
@@ -195,7 +202,7 @@ int main(int argc, char** argv) {
   t.floor_gbps = floor_gbps;
   if (no_relative) t.min_pairs_for_relative = std::numeric_limits<int>::max();
   try {
-    return run(c, s, t, runs);
+    return run(c, s, t, all_nodes, runs);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fabric_driver: %s\n", e.what());
     return 2;
