@@ -188,6 +188,21 @@ std::string joined(const std::vector<std::string>& names) {
   return text;
 }
 
+// The first 4 of `edges` as `text(a, b)` gives them, comma-separated, then ", ..." if more.
+template <class Text>
+std::string first_edges(const std::set<std::pair<int, int>>& edges, Text text) {
+  std::string list;
+  std::size_t shown = 0;
+  for (const auto& [a, b] : edges) {
+    if (shown++ == 4) {
+      list += ", ...";
+      break;
+    }
+    list += (list.empty() ? "" : ", ") + text(a, b);
+  }
+  return list;
+}
+
 std::string describe(const SlowLink& link) {
   std::string text =
       link.name + "'s TCP round-trip time is " + number("%.1f ms", link.rtt_us / 1000) + ", " +
@@ -483,16 +498,9 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
   if (cover.size() == 1) {
     d.node = *cover.begin();
     d.node_name = names[d.node];
-    std::string list;
-    std::size_t shown = 0;
-    for (const auto& [a, b] : edges) {
-      if (shown++ == 4) {
-        list += ", ...";
-        break;
-      }
-      const int other = a == d.node ? b : a;
-      list += (list.empty() ? "" : ", ") + names[other];
-    }
+    const std::string list = first_edges(edges, [&](int a, int b) {
+      return names[a == d.node ? b : a];
+    });
     d.evidence += d.node_name + " is an end of every stalled connection (to " + list + ")";
   } else if (blamed.second >= 0 && !tied && 2 * blamed.first > others) {
     d.node = blamed.second;
@@ -509,15 +517,8 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
     // Packets are lost, but not clearly at one node. Round-trip times then say nothing: the
     // estimate of a connection that loses packets grows at the victim's end as much as at
     // the culprit's (seen: a victim 9.7x the median, isolated in the culprit's place).
-    std::string list;
-    std::size_t shown = 0;
-    for (const auto& [a, b] : edges) {
-      if (shown++ == 4) {
-        list += ", ...";
-        break;
-      }
-      list += (list.empty() ? "" : ", ") + names[a] + " - " + names[b];
-    }
+    const std::string list =
+        first_edges(edges, [&](int a, int b) { return names[a] + " - " + names[b]; });
     d.evidence += edges.size() == 1
                       ? "the connection " + list + " is stalled; either end may be at fault"
                       : std::to_string(edges.size()) + " stalled connections (" + list +
