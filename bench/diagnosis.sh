@@ -9,7 +9,8 @@
 # and, as root, on real links (issue 14, 7c and 7d): NETNS_RUNS runs (default 3) of
 # tests/launcher/multi_node/diagnosis_netns_test.sh with 1 s heartbeats, 4 nodes and a spare
 # in network namespaces, one gloo rank each:
-#   link     node-3's egress limited to 5 Mbit/s (tc) at step 10: RankCommSlow naming it
+#   link     node-3's egress limited to 5 Mbit/s (tc) from the start: RankCommSlow naming it,
+#            timed from the first step
 #   drop     the switch drops what node-3 sends at step 25: node-3 excluded (by the
 #            diagnosis, or by the fabric check before the job-wide hang's restart), and its
 #            instance started on the spare
@@ -98,7 +99,7 @@ while [ "$run" -le "$NETNS_RUNS" ]; do
   log=$WORK/netns-$run.err
   if PAI_NETNS_HEARTBEAT_MS=1000 bash "$netns_test" "$PAI_BUILD" >/dev/null 2>"$log"; then
     out=$(grep "^diagnosis_netns_test: [ab]\. " "$log")
-    link=$(echo "$out" | sed -n 's/.*a\. .* in \([0-9]*\) ms;.*/\1/p')
+    link=$(echo "$out" | sed -n 's/.*a\. .* in \([0-9]*\) ms from the first step;.*/\1/p')
     how=$(echo "$out" | sed -n 's/.*b\. node-3 dropping packets: \(.*\) in [0-9]* ms;.*/\1/p')
     drop=$(echo "$out" | sed -n 's/.*b\. .* in \([0-9]*\) ms;.*/\1/p')
     spare=$(echo "$out" | sed -n 's/.* started on node-5 \([0-9]*\) ms after.*/\1/p')
