@@ -13,6 +13,7 @@
 #include "launcher/coordinator/rendezvous.h"
 #include "launcher/coordinator/replacement.h"
 #include "launcher/net/frame.h"
+#include "launcher/net/heartbeat_rhythm.h"
 #include "launcher/net/protocol.h"
 #include "launcher/policy/failure_classifier.h"
 
@@ -23,7 +24,9 @@ struct CoordinatorMachine::Impl {
       : state(std::move(plan), settings, now),
         rendezvous(state),
         control(state),
-        next_heartbeat(now + kCoordinatorBeatIntervals * settings.heartbeat_interval) {}
+        beat_period(net::coordinator_beat_intervals(state.plan) *
+                    settings.heartbeat_interval),
+        next_heartbeat(now + beat_period) {}
 
   CoordinatorState state;
   Rendezvous rendezvous;
@@ -32,6 +35,8 @@ struct CoordinatorMachine::Impl {
   std::optional<FabricCheck> fabric;
   bool fabric_ran = false;
   JobControl control;
+  /// How often each launcher gets a heartbeat of ours.
+  std::chrono::milliseconds beat_period;
   Clock::time_point next_heartbeat;
 
   /// Runs `body` with the state's outbox set; nothing escapes.
@@ -383,7 +388,7 @@ void CoordinatorMachine::Impl::tick(Clock::time_point now) {
     for (const auto& [id, session] : state.sessions) {
       if (session.launcher()) state.send(id, net::CoordinatorToNode{net::Heartbeat{}});
     }
-    next_heartbeat = now + kCoordinatorBeatIntervals * state.settings.heartbeat_interval;
+    next_heartbeat = now + beat_period;
   }
   if (fabric) {
     fabric->tick(now);

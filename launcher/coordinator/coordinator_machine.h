@@ -30,7 +30,8 @@ struct CoordinatorSettings {
   /// How long the rendezvous waits for every instance before replacing missing nodes with
   /// spares and then failing, naming the missing peers.
   std::chrono::milliseconds rendezvous_timeout{std::chrono::minutes(5)};
-  /// Heartbeat interval; a launcher silent for kHeartbeatMisses intervals is lost.
+  /// Heartbeat interval; a launcher silent for kHeartbeatMisses intervals is lost, and the
+  /// coordinator beats each launcher every net::coordinator_beat_intervals of them.
   std::chrono::milliseconds heartbeat_interval{1000};
   /// Rendezvous progress lines at most this often.
   std::chrono::milliseconds progress_interval{1000};
@@ -38,13 +39,6 @@ struct CoordinatorSettings {
   /// launch): a launcher joining as host i gets the address it connected from.
   bool addresses_from_peers = false;
 };
-
-inline constexpr int kHeartbeatMisses = 5;
-/// The coordinator heartbeats each launcher every this many intervals. A launcher waits 5
-/// intervals for its coordinator (NodeAgent::kCoordinatorMisses), so a beat may be 3 intervals
-/// late before one gives up. Beating every other interval halves the frames the coordinator
-/// sends: at 8,192 launchers they were a third of its heartbeat work (bench/README.md).
-inline constexpr int kCoordinatorBeatIntervals = 2;
 
 /// Who is on the other end of an authenticated connection.
 struct Peer {

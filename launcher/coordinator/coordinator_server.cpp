@@ -22,6 +22,7 @@
 #include "launcher/coordinator/metrics_text.h"
 #include "launcher/coordinator/refusal_summary.h"
 #include "launcher/coordinator/session.h"
+#include "launcher/net/heartbeat_rhythm.h"
 #include "launcher/net/protocol.h"
 
 namespace pai::launcher::coordinator {
@@ -132,7 +133,7 @@ struct CoordinatorServer::Impl final : SessionListener {
   void arm_watch(Clock::time_point when);
   void watch();
   std::chrono::milliseconds silence_limit() const {
-    return options.settings.heartbeat_interval * kHeartbeatMisses;
+    return options.settings.heartbeat_interval * net::kHeartbeatMisses;
   }
   // Tells the machine a connection it knows is gone (once).
   void lose(Connection& connection, const std::string& why);

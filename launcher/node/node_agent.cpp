@@ -9,6 +9,7 @@
 
 #include "launcher/checks/check_result_json.h"
 #include "launcher/net/client.h"
+#include "launcher/net/heartbeat_rhythm.h"
 #include "launcher/net/host_changes.h"
 #include "launcher/net/protocol.h"
 #include "launcher/policy/failure_classifier.h"
@@ -59,7 +60,7 @@ NodeAgent::NodeAgent(Plan& plan, const NodeAgentOptions& options, EventLog& even
 int NodeAgent::run() {
   if (!join()) return stopped_by_ != 0 ? 128 + stopped_by_ : 1;
   parts_.link.attach(
-      options_.heartbeat_interval, kCoordinatorMisses,
+      options_.heartbeat_interval, net::coordinator_misses(plan_),
       [this](const Json& message) { on_message(message); },
       [this](const std::string& why) { on_lost(why); });
   const int code = parts_.instances.run();

@@ -66,9 +66,6 @@ struct NodeAgentParts {
 /// This node's part of a multi-node job (docs/protocol.md, "Node launcher").
 class NodeAgent final : public SupervisorHooks {
  public:
-  /// Heartbeat intervals without a word from the coordinator before it counts as lost.
-  static constexpr int kCoordinatorMisses = 5;
-
   /// An agent for `options.node` of `plan` (re-placed by `assign`; it must outlive the
   /// agent), journaling to `events`. Writes its terminal lines to
   /// options.supervisor.terminal_stderr. Does nothing yet.

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "launcher/net/heartbeat_rhythm.h"
 #include "libpai/placement.h"
 #include "machine_harness.h"
 
@@ -259,8 +260,34 @@ TEST_CASE("heartbeats go to every launcher every other interval") {
   CHECK(h.sent("node-0", "heartbeat").size() == 1);
   h.advance(1s);
   CHECK(h.sent("node-0", "heartbeat").size() == 2);
-  // Within the 5 intervals a launcher waits for its coordinator, with room for a late beat.
-  static_assert(kCoordinatorBeatIntervals * 2 < kHeartbeatMisses);
+  // Within the 5 intervals a launcher of this plan waits for its coordinator.
+  CHECK(pai::net::coordinator_misses(h.plan) == 5);
+}
+
+TEST_CASE("the coordinator of 8,192 nodes beats each launcher every 8 intervals") {
+  pai::Plan plan = pai::testing::make_test_plan();
+  while (plan.hosts.size() + plan.spares.size() < 8192) {
+    const auto i = plan.spares.size();
+    plan.spares.push_back(pai::Host{"spare-" + std::to_string(i),
+                                    "10.1." + std::to_string(i / 250) + "." +
+                                        std::to_string(i % 250 + 1),
+                                    8});
+  }
+  MachineHarness h(plan);
+  h.join("node-0");
+  h.join("spare-8000");
+  h.clear();
+  h.advance(7999ms);
+  CHECK(h.sent("node-0", "heartbeat").empty());
+  h.advance(1ms);
+  CHECK(h.sent("node-0", "heartbeat").size() == 1);
+  CHECK(h.sent("spare-8000", "heartbeat").size() == 1);
+  h.advance(7999ms);
+  CHECK(h.sent("node-0", "heartbeat").size() == 1);
+  h.advance(1ms);
+  CHECK(h.sent("node-0", "heartbeat").size() == 2);
+  // The launchers of this plan wait the 8 intervals and 3 more.
+  CHECK(pai::net::coordinator_misses(plan) == 11);
 }
 
 TEST_CASE("a finished machine answers nothing and closes new connections") {

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "coordinator_server_harness.h"
+#include "launcher/net/heartbeat_rhythm.h"
 
 namespace coordinator_server_test {
 
 using namespace pai::testing;
 using pai::launcher::coordinator::CoordinatorServer;
-using pai::launcher::coordinator::kHeartbeatMisses;
 using pai::net::FrameKind;
 
 namespace {
@@ -442,7 +442,7 @@ TEST_CASE("a launcher that stops sending heartbeats is disconnected - control cl
     quiet_closed = closed_by_server(*quiet, 50ms);
   }
   REQUIRE(quiet_closed);
-  CHECK(std::chrono::steady_clock::now() - joined >= kHeartbeatMisses * 100ms - 50ms);
+  CHECK(std::chrono::steady_clock::now() - joined >= pai::net::kHeartbeatMisses * 100ms - 50ms);
 
   // The one that beats and the silent control client stay.
   for (int i = 0; i < 10; ++i) {
