@@ -71,7 +71,7 @@ CLI::App* add_run(CLI::App& app, Flags& f) {
                   "multi-node: how long to wait for every instance (90s, 5m, ...)")
       ->capture_default_str();
   cmd->add_option("--heartbeat-interval-ms", f.heartbeat_ms,
-                  "multi-node: heartbeat interval; a peer silent for 5 intervals is lost")
+                  "multi-node: heartbeat interval; a launcher silent for 5 intervals is lost")
       ->check(CLI::Range(10, 60000))
       ->capture_default_str();
   add_job_flags(cmd, f.control.locator);

@@ -1,10 +1,13 @@
 #include "launcher/net/client.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 
 #include <boost/asio.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <optional>
@@ -39,6 +42,7 @@ struct Client::Impl {
   tcp::socket socket{io};
   std::string label;  // "address:port", for every error message
   std::chrono::milliseconds send_timeout;
+  std::chrono::milliseconds unacknowledged_timeout{0};
   FrameDecoder decoder;
   std::deque<Frame> frames;  // decoded, not yet handed out
   std::optional<SecureChannel> channel;
@@ -46,6 +50,19 @@ struct Client::Impl {
 
   [[noreturn]] void fail(const std::string& reason) const {
     throw ConnectionError(label + ": " + reason);
+  }
+  // `doing` ("send failed") failed with `ec`; a connection the kernel closed for want of
+  // acknowledgements says so in words.
+  [[noreturn]] void broken(const char* doing, const boost::system::error_code& ec) const {
+    if (ec == asio::error::timed_out && unacknowledged_timeout.count() > 0) {
+      char text[160];
+      std::snprintf(text, sizeof text,
+                    "the coordinator acknowledged nothing for %.1fs: its host is down or "
+                    "unreachable",
+                    static_cast<double>(unacknowledged_timeout.count()) / 1000.0);
+      fail(text);
+    }
+    fail(std::string(doing) + ": " + ec.message());
   }
 
   void connect(const ClientOptions& options, Clock::time_point deadline);
@@ -142,6 +159,14 @@ void Client::Impl::connect(const ClientOptions& options, Clock::time_point deadl
     }
     if (!result) {
       socket.set_option(tcp::no_delay(true), ec);
+      if (options.unacknowledged_timeout.count() > 0) {
+        const auto ms = static_cast<unsigned>(options.unacknowledged_timeout.count());
+        if (::setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_USER_TIMEOUT, &ms,
+                         sizeof ms) != 0) {
+          fail(std::string("cannot set TCP_USER_TIMEOUT: ") + std::strerror(errno));
+        }
+        unacknowledged_timeout = options.unacknowledged_timeout;
+      }
       socket.non_blocking(true, ec);
       if (ec) fail("cannot make the socket non-blocking: " + ec.message());
       return;
@@ -175,7 +200,7 @@ void Client::Impl::write_all(const std::string& bytes, Clock::time_point deadlin
     } else if (ec == asio::error::interrupted) {
       continue;
     } else if (ec) {
-      fail("send failed: " + ec.message());
+      broken("send failed", ec);
     }
   }
 }
@@ -191,7 +216,7 @@ bool Client::Impl::read_more(Clock::time_point deadline) {
       continue;
     }
     if (ec == asio::error::interrupted) continue;
-    if (ec) fail("receive failed: " + ec.message());
+    if (ec) broken("receive failed", ec);
     try {
       decoder.feed(buffer, size);
       Frame frame;

@@ -48,6 +48,11 @@ struct ClientOptions {
   std::chrono::milliseconds connect_timeout{5000};
   /// Limit for one send(); past it (the coordinator stopped reading) send() throws.
   std::chrono::milliseconds send_timeout{10000};
+  /// Once connected: past this long with data sent and not acknowledged (the coordinator's
+  /// host is down or the link cut), the kernel closes the connection (TCP_USER_TIMEOUT) and
+  /// send() or receive() throws ("... acknowledged nothing for 5.0s ..."). Zero: the
+  /// kernel's default, minutes of retransmissions.
+  std::chrono::milliseconds unacknowledged_timeout{0};
   /// Asked every 100 ms while connecting and authenticating; a nonzero answer (a signal
   /// number) abandons the attempt with Interrupted. Empty = never.
   std::function<int()> stop_requested;

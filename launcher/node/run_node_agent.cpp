@@ -6,6 +6,7 @@
 
 #include "launcher/logs/log_stream.h"
 #include "launcher/net/client.h"
+#include "launcher/net/heartbeat_rhythm.h"
 #include "launcher/node/background_checks.h"
 #include "launcher/node/background_fabric.h"
 #include "launcher/node/node_link.h"
@@ -87,6 +88,7 @@ net::ClientOptions client_options(const Plan& plan, const NodeAgentOptions& opti
   client.claim = net::PeerClaim{"launcher", options.node};
   client.bind_address = options.bind_address;
   client.stop_requested = pending_stop_signal;
+  client.unacknowledged_timeout = options.heartbeat_interval * net::kHeartbeatMisses;
   return client;
 }
 

@@ -15,6 +15,10 @@
 #   2. the same cluster plus a spare node-4: node-2's launcher is killed with SIGKILL while its
 #      ranks run; the others notice, node-4 takes over worker-1 and the job succeeds, with
 #      node rank 1 now running at 10.231.0.4.
+#   3. a plan of 8,192 nodes (4 workers, the rest spares that never come), whose coordinator
+#      beats every 8 intervals: (a) node-1's link cut: node-2 and node-3 give up after 5
+#      intervals without acknowledgements ("the coordinator acknowledged nothing for 5.0s"),
+#      not 11 without a beat; (b) node-1 stopped with SIGSTOP: they wait the 11 intervals.
 #   After each scenario no process is left in any node's namespace.
 # Exit status: 0 passed, 1 failed (with every launcher's output), 2 usage, 77 skipped (not root,
 # or network namespaces unavailable).
@@ -156,3 +160,69 @@ expect_said spare/node-1 "node-2 replaced by spare node-4 as worker-1"
 expect_said spare/node-4 "assigned worker-1"
 expect_no_leftovers spare
 say "2. node-2's launcher killed: spare node-4 ($SUBNET.4) ran worker-1 and the job succeeded"
+
+# --- 3. The coordinator of a large job unreachable, or stalled.
+# A plan of 8,192 nodes: 4 workers (node-4 never comes, so the rendezvous waits) and 8,188
+# spares that never join. Its coordinator beats every 8 intervals and its launchers wait 11
+# for a beat (launcher/net/heartbeat_rhythm.h); a coordinator whose host stops answering is
+# still noticed within 5, as the kernel gives up on heartbeats it does not acknowledge.
+# $1: the scenario; the heartbeat interval is PAI_NETNS_HEARTBEAT_MS (start_launcher).
+compile_large() {
+  mkdir -p "$work/$1"
+  {
+    echo "apiVersion: pai/v1"
+    echo "kind: Job"
+    echo "name: pai-netns-$1-$$"
+    hosts_yaml 4
+    echo "spares:"
+    local i
+    for ((i = 0; i < 8188; i++)); do
+      echo "  - {name: spare-$i, address: 10.232.$((i / 250)).$((i % 250 + 1))}"
+    done
+    cat <<SPEC
+fabric: {type: ethernet, interface: eth0}
+roles:
+  worker:
+    instances: 4
+    command: sleep 60
+SPEC
+  } >"$work/$1.yaml"
+  compile_spec "$1"
+}
+
+# 3a. node-1's link goes down once node-2 and node-3 joined, before the coordinator's first
+# beat (8 intervals after it started): they give up after 5 intervals without
+# acknowledgements, not 11 without a beat. 1 s intervals: the beat would be 11 s away.
+compile_large unreachable
+PAI_NETNS_HEARTBEAT_MS=1000 start_launcher unreachable/node-1 1 --node node-1
+for n in 2 3; do PAI_NETNS_HEARTBEAT_MS=1000 start_launcher "unreachable/node-$n" "$n" --node "node-$n"; done
+for n in 2 3; do expect_said "unreachable/node-$n" "joined the coordinator at $SUBNET.1"; done
+ip netns exec "$(node_ns 1)" ip link set eth0 down
+cut_at=$SECONDS
+expect_exit 1 unreachable/node-{2,3}
+((SECONDS - cut_at <= 8)) || fail "node-2 and node-3 gave up $((SECONDS - cut_at))s after the cut, expected 5-6"
+for n in 2 3; do
+  expect_said "unreachable/node-$n" "the coordinator acknowledged nothing for 5.0s: its host is down or unreachable"
+done
+kill -KILL "${pids[unreachable/node-1]}" 2>/dev/null
+wait_launcher unreachable/node-1 $((SECONDS + 5)) 2>/dev/null
+ip netns exec "$(node_ns 1)" ip link set eth0 up
+expect_no_leftovers unreachable
+say "3a. the coordinator's host cut off: its launchers gave up within $((SECONDS - cut_at))s (5 unacknowledged intervals, not 11)"
+
+# 3b. node-1 stopped (SIGSTOP): its kernel still acknowledges, so the launchers wait the 11
+# intervals for a beat (500 ms intervals: 5.5 s; a small job's would give up after 2.5 s).
+compile_large stalled
+PAI_NETNS_HEARTBEAT_MS=500 start_launcher stalled/node-1 1 --node node-1
+for n in 2 3; do PAI_NETNS_HEARTBEAT_MS=500 start_launcher "stalled/node-$n" "$n" --node "node-$n"; done
+for n in 2 3; do expect_said "stalled/node-$n" "joined the coordinator at $SUBNET.1"; done
+kill -STOP "${pids[stalled/node-1]}"
+expect_exit 1 stalled/node-{2,3}
+for n in 2 3; do
+  grep -qE "no heartbeat from the coordinator for (5\.[5-9]|6\.[0-9])s" "$work/stalled/node-$n.err" ||
+    fail "node-$n did not wait 11 intervals (5.5s) for its stalled coordinator: $(tail -3 "$work/stalled/node-$n.err")"
+done
+kill -KILL "${pids[stalled/node-1]}" 2>/dev/null
+wait_launcher stalled/node-1 $((SECONDS + 5)) 2>/dev/null
+expect_no_leftovers stalled
+say "3b. the coordinator stopped: its launchers waited 11 intervals for a beat"

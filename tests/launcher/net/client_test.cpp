@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -174,6 +175,32 @@ TEST_CASE("the client connects and authenticates and exchanges messages") {
     CHECK_FALSE(client.has_buffered());
   }
   CHECK(server.finish() == "127.0.0.1");
+}
+
+// The socket's TCP_USER_TIMEOUT, in ms.
+unsigned user_timeout(const Client& client) {
+  unsigned ms = 0;
+  socklen_t size = sizeof ms;
+  REQUIRE(::getsockopt(client.native_handle(), IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, &size) == 0);
+  return ms;
+}
+
+TEST_CASE("unacknowledged_timeout bounds how long sent data may go unacknowledged") {
+  TestServer server([](Connection& c) {
+    accept_handshake(c);
+    wait_for_close(c);
+  });
+  ClientOptions options = options_for(server.port());
+  SECTION("set") {
+    options.unacknowledged_timeout = 3500ms;
+    Client client(options);
+    CHECK(user_timeout(client) == 3500);
+  }
+  SECTION("left to the kernel") {
+    Client client(options);
+    CHECK(user_timeout(client) == 0);
+  }
+  server.finish();
 }
 
 TEST_CASE("receive returns nothing when the timeout passes first") {
