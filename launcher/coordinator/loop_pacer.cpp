@@ -9,13 +9,14 @@ constexpr std::chrono::seconds kWindow{1};
 LoopPacer::Clock::duration LoopPacer::after_wake(std::size_t handlers, Clock::time_point now) {
   if (now - window_start_ >= kWindow) {
     // A window with no wakes in between leaves nothing to go by.
-    wakes_last_window_ = now - window_start_ < 2 * kWindow ? wakes_in_window_ : 0;
-    wakes_in_window_ = 0;
+    handlers_last_window_ = now - window_start_ < 2 * kWindow ? handlers_in_window_ : 0;
+    handlers_in_window_ = 0;
     window_start_ = now;
   }
-  ++wakes_in_window_;
+  handlers_in_window_ += handlers;
   // The rate of the last whole window, or of this one once it is already over the mark.
-  const bool busy = wakes_last_window_ > kBusyWakes || wakes_in_window_ > kBusyWakes;
+  const bool busy =
+      handlers_last_window_ > kBusyHandlers || handlers_in_window_ > kBusyHandlers;
   if (!busy || handlers >= kSmallBatch) return Clock::duration::zero();
   return kPause;
 }
