@@ -30,8 +30,8 @@ const std::vector<std::string> kBaselineKeys = {"model", "bf16", "fp8"};
 const std::vector<std::string> kHistoryKeys = {"dir", "window", "maxFailures"};
 const std::vector<std::string> kNcclKeys = {"minBusBandwidthGBps", "size"};
 const std::vector<std::string> kDiskKeys = {"minFree"};
-const std::vector<std::string> kFabricKeys = {"minTcpGbps", "duration", "timeout", "streams",
-                                              "beforeRestarts", "allNodes"};
+const std::vector<std::string> kFabricKeys = {"minTcpGbps",     "duration", "timeout",    "streams",
+                                              "beforeRestarts", "allNodes", "minBusGbps", "nccl"};
 // The job-wide check: run by the coordinator across nodes, not by each node.
 constexpr const char* kFabricCheck = "fabric";
 const std::vector<std::string> kCustomKeys = {"name", "command", "timeout"};
@@ -183,6 +183,13 @@ void parse_fabric(const Node& node, const std::string& path, FieldReader& reader
   }
   if (const Node* n = reader.optional(node, path, "allNodes")) {
     reader.boolean(*n, join_path(path, "allNodes"), &out->all_nodes);
+  }
+  if (const Node* n = reader.optional(node, path, "minBusGbps")) {
+    reader.number(*n, join_path(path, "minBusGbps"), "a number of at least 0", non_negative,
+                  &out->min_bus_gbs);
+  }
+  if (const Node* n = reader.optional(node, path, "nccl")) {
+    reader.boolean(*n, join_path(path, "nccl"), &out->nccl);
   }
 }
 
@@ -358,10 +365,11 @@ void parse_sanity_check(const Node& node, const std::string& path,
                         const std::map<std::string, std::string>& parameters, FieldReader& reader,
                         SanityCheck* out) {
   static const std::vector<std::string> kNested = {
-      "burn.seconds",   "burn.minTflops",    "nccl.minBusBandwidthGBps", "nccl.size",
-      "disk.minFree",   "fabric.minTcpGbps", "fabric.duration",          "fabric.timeout",
-      "fabric.streams", "fabric.beforeRestarts", "burn.fp8",          "burn.warnBelow",           "burn.failBelow",
-      "burn.baselines", "history.dir",       "history.window",           "history.maxFailures"};
+      "burn.seconds",   "burn.minTflops",        "nccl.minBusBandwidthGBps", "nccl.size",
+      "disk.minFree",   "fabric.minTcpGbps",     "fabric.duration",          "fabric.timeout",
+      "fabric.streams", "fabric.beforeRestarts", "fabric.minBusGbps",        "burn.fp8",
+      "burn.warnBelow", "burn.failBelow",        "burn.baselines",           "history.dir",
+      "history.window", "history.maxFailures"};
   if (!reader.mapping(node, path, kSanityKeys, kNested)) return;
   if (const Node* n = reader.optional(node, path, "enabled")) {
     reader.boolean(*n, join_path(path, "enabled"), &out->enabled);

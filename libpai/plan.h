@@ -253,10 +253,13 @@ struct CustomCheck {
 
 /// The job-wide fabric check (spec `sanityCheck.checks: [fabric]` and `sanityCheck.fabric`,
 /// design §12): after the rendezvous, pairs of nodes measure the TCP bandwidth and latency
-/// between them in up to three rounds; bad nodes and links are named and excluded.
+/// between them (and, between GPU nodes, the NCCL bus bandwidth) in up to three rounds; bad
+/// nodes and links are named and excluded.
 struct FabricCheck {
   bool enabled = false;
   double min_tcp_gbps = 0;            ///< absolute floor per pair in Gbit/s; 0 = none
+  double min_bus_gbs = 0;             ///< floor on each pair's NCCL bus bandwidth in GB/s
+                                      ///< (10^9 bytes/s, nccl-tests' busbw); 0 = none
   std::int64_t duration_seconds = 2;  ///< how long each pair sends, 1..60
   std::int64_t timeout_seconds = 30;  ///< bound on one pair's measurement, 1..600
   int streams = 4;                    ///< TCP connections per pair, 1..64
@@ -264,6 +267,10 @@ struct FabricCheck {
   /// After the pair rounds, one round of every node at once, across the halves of the plan:
   /// congestion that pairs alone do not show (launcher/policy/fabric_congestion.h).
   bool all_nodes = false;
+  /// Each pair also runs a 2-node NCCL all-reduce over every GPU of both nodes, when both
+  /// nodes' instances have GPUs (SanityCheck::nccl_bytes per GPU; the bus bandwidth as
+  /// nccl-tests computes it). false: the TCP engine alone.
+  bool nccl = true;
   bool operator==(const FabricCheck&) const = default;
 };
 

@@ -186,7 +186,9 @@ void write(JsonWriter& w, const SanityCheck& s) {
   w.member("beforeRestarts", s.fabric.before_restarts);
   w.member("durationSeconds", s.fabric.duration_seconds);
   w.member("enabled", s.fabric.enabled);
+  w.member("minBusGbps", s.fabric.min_bus_gbs);
   w.member("minTcpGbps", s.fabric.min_tcp_gbps);
+  w.member("nccl", s.fabric.nccl);
   w.member("streams", s.fabric.streams);
   w.member("timeoutSeconds", s.fabric.timeout_seconds);
   w.end_object();
@@ -609,7 +611,9 @@ SanityCheck read_sanity_check(const JsonFields& f) {
   s.fabric.before_restarts = fabric.boolean("beforeRestarts");
   s.fabric.duration_seconds = fabric.seconds("durationSeconds");
   s.fabric.enabled = fabric.boolean("enabled");
+  s.fabric.min_bus_gbs = fabric.number("minBusGbps");
   s.fabric.min_tcp_gbps = fabric.number("minTcpGbps");
+  s.fabric.nccl = fabric.boolean("nccl");
   s.fabric.streams = fabric.integer("streams", 1);
   s.fabric.timeout_seconds = fabric.seconds("timeoutSeconds");
   fabric.reject_unknown();

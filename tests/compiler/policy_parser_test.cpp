@@ -155,7 +155,8 @@ TEST_CASE("parse_sanity_check turns on the fabric check from checks and reads it
   parse_sanity_check(load_yaml("job.yaml",
                                "checks: [gpu, fabric]\n"
                                "fabric: {minTcpGbps: 20, duration: 5s, timeout: 1m, streams: 8,\n"
-                               "         beforeRestarts: true, allNodes: true}\n")
+                               "         beforeRestarts: true, allNodes: true, minBusGbps: 150.5,\n"
+                               "         nccl: false}\n")
                          .root,
                      "sanityCheck", {}, reader, &sc);
   CHECK(diags.all().empty());
@@ -168,6 +169,8 @@ TEST_CASE("parse_sanity_check turns on the fabric check from checks and reads it
   CHECK(sc.fabric.streams == 8);
   CHECK(sc.fabric.before_restarts);
   CHECK(sc.fabric.all_nodes);
+  CHECK(sc.fabric.min_bus_gbs == 150.5);
+  CHECK_FALSE(sc.fabric.nccl);
 }
 
 TEST_CASE("parse_sanity_check leaves the fabric check off unless listed") {
@@ -184,6 +187,8 @@ TEST_CASE("parse_sanity_check leaves the fabric check off unless listed") {
   CHECK(sc.fabric.duration_seconds == 2);
   CHECK(sc.fabric.timeout_seconds == 30);
   CHECK_FALSE(sc.fabric.all_nodes);
+  CHECK(sc.fabric.min_bus_gbs == 0);
+  CHECK(sc.fabric.nccl);
 }
 
 TEST_CASE("parse_sanity_check names the fabric field out of range") {
@@ -207,6 +212,54 @@ TEST_CASE("parse_sanity_check names the fabric field out of range") {
   CHECK(diags.all()[3].loc.line == 5);
   CHECK(sc.fabric.duration_seconds == 2);
   CHECK(sc.fabric.streams == 4);
+}
+
+TEST_CASE("parse_sanity_check names the fabric's NCCL floor and switch of the wrong value") {
+  const std::map<std::string, std::string> sources = {
+      {"job.yaml", "fabric:\n  minBusGbps: -1\n  nccl: often\n"}};
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  SanityCheck sc;
+  parse_sanity_check(load_yaml("job.yaml", sources.at("job.yaml")).root, "sanityCheck", {},
+                     reader, &sc);
+  REQUIRE(diags.all().size() == 2);
+  CHECK(diags.all()[0].path == "sanityCheck.fabric.minBusGbps");
+  CHECK(diags.all()[1].path == "sanityCheck.fabric.nccl");
+  CHECK(diags.render_text(sources) ==
+        "job.yaml:2:15: error: sanityCheck.fabric.minBusGbps: expected a number of at least 0, "
+        "got -1\n"
+        "    2 |   minBusGbps: -1\n"
+        "      |               ^\n"
+        "job.yaml:3:9: error: sanityCheck.fabric.nccl: expected true or false, got \"often\"\n"
+        "    3 |   nccl: often\n"
+        "      |         ^\n"
+        "2 errors\n");
+  CHECK(sc.fabric.min_bus_gbs == 0);
+  CHECK(sc.fabric.nccl);
+}
+
+TEST_CASE("parse_sanity_check refuses a fabric NCCL floor not a number and a quoted switch") {
+  const std::map<std::string, std::string> sources = {
+      {"job.yaml", "fabric: {minBusGbps: fast, nccl: \"false\"}\n"}};
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  SanityCheck sc;
+  parse_sanity_check(load_yaml("job.yaml", sources.at("job.yaml")).root, "sanityCheck", {},
+                     reader, &sc);
+  REQUIRE(diags.all().size() == 2);
+  CHECK(diags.render_text(sources) ==
+        "job.yaml:1:22: error: sanityCheck.fabric.minBusGbps: expected a number of at least 0, "
+        "got \"fast\"\n"
+        "    1 | fabric: {minBusGbps: fast, nccl: \"false\"}\n"
+        "      |                      ^\n"
+        "job.yaml:1:34: error: sanityCheck.fabric.nccl: expected true or false, got \"false\" "
+        "(write it without quotes)\n"
+        "    1 | fabric: {minBusGbps: fast, nccl: \"false\"}\n"
+        "      |                                  ^\n"
+        "2 errors\n");
+  CHECK(sc.fabric.nccl);
 }
 
 TEST_CASE("parse_sanity_check reads the burn's thresholds, FP8 and baselines") {

@@ -165,6 +165,43 @@ TEST_CASE("plan_to_json spells fields as the spec does") {
   CHECK(document["nodes"] == 2);
 }
 
+TEST_CASE("plan.json carries the fabric check's settings - the NCCL engine on by default") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  json document = json::parse(pai::plan_to_json(plan, kToken.secret));
+  CHECK(document["sanityCheck"]["fabric"]["minBusGbps"] == 0.0);
+  CHECK(document["sanityCheck"]["fabric"]["nccl"] == true);
+
+  plan.sanity_check.fabric = {.enabled = true,
+                              .min_tcp_gbps = 20,
+                              .min_bus_gbs = 150.5,
+                              .duration_seconds = 5,
+                              .timeout_seconds = 60,
+                              .streams = 8,
+                              .before_restarts = true,
+                              .all_nodes = true,
+                              .nccl = false};
+  const std::string text = pai::plan_to_json(plan, kToken.secret);
+  CHECK(json::parse(text)["sanityCheck"]["fabric"] == json{{"allNodes", true},
+                                                           {"beforeRestarts", true},
+                                                           {"durationSeconds", 5},
+                                                           {"enabled", true},
+                                                           {"minBusGbps", 150.5},
+                                                           {"minTcpGbps", 20.0},
+                                                           {"nccl", false},
+                                                           {"streams", 8},
+                                                           {"timeoutSeconds", 60}});
+  const pai::Plan back = pai::plan_from_json(text, "plan.json", kToken);
+  CHECK(back.sanity_check.fabric == plan.sanity_check.fabric);
+  CHECK(pai::plan_to_json(back, kToken.secret) == text);
+
+  json broken = json::parse(text);
+  broken["sanityCheck"]["fabric"]["nccl"] = "false";
+  CHECK(error_of(rehash(broken)) == "plan.json: sanityCheck.fabric.nccl: expected a boolean");
+  broken = json::parse(text);
+  broken["sanityCheck"]["fabric"]["minBusGbps"] = "150";
+  CHECK(error_of(rehash(broken)) == "plan.json: sanityCheck.fabric.minBusGbps: expected a number");
+}
+
 TEST_CASE("plan.json validates against schemas/plan.schema.json") {
   namespace fs = std::filesystem;
   fs::path file =
