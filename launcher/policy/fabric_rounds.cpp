@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <set>
 #include <utility>
 
@@ -124,8 +125,12 @@ std::vector<std::string> fabric_table(const std::vector<FabricPairResult>& resul
     if (text.size() < to) text.append(to - text.size(), ' ');
     return text;
   };
+  // The NCCL engine's column only where some pair ran it.
+  const bool nccl = std::any_of(results.begin(), results.end(),
+                                [](const FabricPairResult& r) { return r.bus_gbs.has_value(); });
   std::vector<std::string> lines;
-  lines.push_back("round  " + pad("pair", width) + "  Gbit/s  latency  verdict");
+  lines.push_back("round  " + pad("pair", width) + "  Gbit/s  latency  " +
+                  (nccl ? "NCCL GB/s  " : "") + "verdict");
   for (std::size_t k = 0; k < results.size(); ++k) {
     const FabricPairResult& r = results[k];
     char figures[64];
@@ -133,6 +138,15 @@ std::vector<std::string> fabric_table(const std::vector<FabricPairResult>& resul
       std::snprintf(figures, sizeof figures, "%6.2f  %5.0fus", r.gbps, r.latency_us);
     } else {
       std::snprintf(figures, sizeof figures, "%6s  %7s", "-", "-");
+    }
+    if (nccl) {
+      char bus[32];
+      if (r.error.empty() && r.bus_gbs) {
+        std::snprintf(bus, sizeof bus, "  %9.1f", *r.bus_gbs);
+      } else {
+        std::snprintf(bus, sizeof bus, "  %9s", "-");
+      }
+      std::strncat(figures, bus, sizeof figures - std::strlen(figures) - 1);
     }
     const FabricPairJudgement& j = verdict.pairs.at(k);
     lines.push_back(pad(std::to_string(r.round), 5) + "  " +

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
+#include <utility>
 
 namespace pai::launcher {
 
@@ -28,6 +30,31 @@ std::string node_text(const std::vector<std::string>& names, int node) {
   return "node " + std::to_string(node);
 }
 
+// The median of `measured` and the relative floor under it (0 with too few figures).
+std::pair<double, double> relative_floor(const std::vector<double>& measured,
+                                         const FabricThresholds& thresholds) {
+  const double median = median_of(measured);
+  if (static_cast<int>(measured.size()) < thresholds.min_pairs_for_relative) return {median, 0};
+  std::vector<double> deviations;
+  for (double g : measured) deviations.push_back(std::fabs(g - median));
+  const double spread = std::max(3 * median_of(deviations), thresholds.min_spread * median);
+  return {median, std::max(0.0, median - spread)};
+}
+
+// Why `figure` fails the absolute floor or the relative one ("3 Gbit/s below the floor of
+// 5", `what` naming its unit), "" when it passes.
+std::string figure_problem(double figure, const char* what, double floor, double median,
+                           double relative) {
+  if (floor > 0 && figure < floor) {
+    return gbps_text(figure) + " " + what + " below the floor of " + gbps_text(floor);
+  }
+  if (figure < relative) {
+    return gbps_text(figure) + " " + what + " below the median of " + gbps_text(median) +
+           " minus 3 MAD (" + gbps_text(relative) + ")";
+  }
+  return "";
+}
+
 }  // namespace
 
 bool FabricVerdict::healthy() const {
@@ -48,30 +75,29 @@ FabricVerdict judge_fabric(const std::vector<FabricPairResult>& results,
                            const FabricThresholds& thresholds) {
   FabricVerdict verdict;
   std::vector<double> measured;
+  std::vector<double> measured_bus;
   for (const FabricPairResult& r : results) {
-    if (r.error.empty()) measured.push_back(r.gbps);
+    if (!r.error.empty()) continue;
+    measured.push_back(r.gbps);
+    if (r.bus_gbs) measured_bus.push_back(*r.bus_gbs);
   }
-  verdict.median_gbps = median_of(measured);
-  if (static_cast<int>(measured.size()) >= thresholds.min_pairs_for_relative) {
-    std::vector<double> deviations;
-    for (double g : measured) deviations.push_back(std::fabs(g - verdict.median_gbps));
-    const double mad = median_of(deviations);
-    const double spread = std::max(3 * mad, thresholds.min_spread * verdict.median_gbps);
-    verdict.relative_floor_gbps = std::max(0.0, verdict.median_gbps - spread);
-  }
+  std::tie(verdict.median_gbps, verdict.relative_floor_gbps) =
+      relative_floor(measured, thresholds);
+  std::tie(verdict.median_bus_gbs, verdict.relative_floor_bus_gbs) =
+      relative_floor(measured_bus, thresholds);
 
   for (const FabricPairResult& r : results) {
     FabricPairJudgement j;
-    if (!r.error.empty()) {
-      j = {true, r.error};
-    } else if (thresholds.floor_gbps > 0 && r.gbps < thresholds.floor_gbps) {
-      j = {true,
-           gbps_text(r.gbps) + " Gbit/s below the floor of " + gbps_text(thresholds.floor_gbps)};
-    } else if (r.gbps < verdict.relative_floor_gbps) {
-      j = {true, gbps_text(r.gbps) + " Gbit/s below the median of " +
-                     gbps_text(verdict.median_gbps) + " minus 3 MAD (" +
-                     gbps_text(verdict.relative_floor_gbps) + ")"};
+    std::string problem = r.error;
+    if (problem.empty()) {
+      problem = figure_problem(r.gbps, "Gbit/s", thresholds.floor_gbps, verdict.median_gbps,
+                               verdict.relative_floor_gbps);
     }
+    if (problem.empty() && r.bus_gbs) {
+      problem = figure_problem(*r.bus_gbs, "GB/s NCCL bus bandwidth", thresholds.floor_bus_gbs,
+                               verdict.median_bus_gbs, verdict.relative_floor_bus_gbs);
+    }
+    if (!problem.empty()) j = {true, std::move(problem)};
     verdict.pairs.push_back(std::move(j));
   }
 

@@ -155,4 +155,20 @@ TEST_CASE("fabric rounds: the table names pairs, figures and verdicts") {
         });
 }
 
+TEST_CASE("fabric rounds: the table shows the NCCL bus bandwidth where a pair ran it") {
+  std::vector<FabricPairResult> results(3);
+  results[0] = {0, 1, 1, "", 9.5, 42, 45.25};
+  results[1] = {2, 3, 1, "gpu-4: NCCL engine: no NCCL (libnccl.so.2: not found)", 0, 0};
+  results[2] = {4, 5, 1, "", 9.0, 40};
+  const FabricVerdict v = judge_fabric(results, {});
+  CHECK(fabric_table(results, v, {"gpu-1", "gpu-2", "gpu-3", "gpu-4", "gpu-5", "gpu-6"}) ==
+        std::vector<std::string>{
+            "round  pair             Gbit/s  latency  NCCL GB/s  verdict",
+            "1      gpu-1 <-> gpu-2    9.50     42us       45.2  ok",
+            "1      gpu-3 <-> gpu-4       -        -          -  FAIL: gpu-4: NCCL engine: no NCCL "
+            "(libnccl.so.2: not found)",
+            "1      gpu-5 <-> gpu-6    9.00     40us          -  ok",
+        });
+}
+
 }  // namespace fabric_rounds_test

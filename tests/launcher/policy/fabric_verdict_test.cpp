@@ -66,6 +66,46 @@ TEST_CASE("fabric verdict: an error, the absolute floor and the relative floor e
   CHECK(relative.pairs[4].reason == "3 Gbit/s below the median of 10 minus 3 MAD (5)");
 }
 
+// A pair that also ran the NCCL engine: TCP `gbps`, bus bandwidth `bus` GB/s.
+FabricPairResult nccl_pair(int a, int b, double gbps, double bus, int round = 1) {
+  FabricPairResult r = measured_pair(a, b, gbps, round);
+  r.bus_gbs = bus;
+  return r;
+}
+
+TEST_CASE("fabric verdict: the NCCL bus bandwidth has floors of its own") {
+  // Every TCP figure agrees; pair 4-5's NCCL figure is a third of the others'.
+  const std::vector<FabricPairResult> results{
+      nccl_pair(0, 1, 10, 45),      nccl_pair(2, 3, 10, 44),     nccl_pair(4, 5, 10, 15),
+      nccl_pair(1, 2, 10, 46, 2),   nccl_pair(3, 4, 10, 45, 2),  nccl_pair(5, 0, 10, 44.5, 2)};
+  const FabricVerdict relative = judge_fabric(results, {});
+  CHECK(relative.median_gbps == Approx(10));
+  CHECK(relative.median_bus_gbs == Approx(44.75));
+  CHECK(relative.relative_floor_bus_gbs == Approx(44.75 / 2));
+  CHECK(relative.pairs[2].failed);
+  CHECK(relative.pairs[2].reason ==
+        "15 GB/s NCCL bus bandwidth below the median of 44.8 minus 3 MAD (22.4)");
+  for (std::size_t k : {0, 1, 3, 4, 5}) CHECK_FALSE(relative.pairs[k].failed);
+
+  FabricThresholds t;
+  t.floor_bus_gbs = 44.8;
+  const FabricVerdict floor = judge_fabric(results, t);
+  CHECK(floor.pairs[1].reason == "44 GB/s NCCL bus bandwidth below the floor of 44.8");
+  CHECK(floor.pairs[5].failed);
+  CHECK_FALSE(floor.pairs[0].failed);
+}
+
+TEST_CASE("fabric verdict: a pair failing TCP names TCP - pairs without NCCL are not judged on it") {
+  FabricThresholds t;
+  t.floor_gbps = 5;
+  t.floor_bus_gbs = 40;
+  const std::vector<FabricPairResult> results{nccl_pair(0, 1, 3, 10), measured_pair(2, 3, 10)};
+  const FabricVerdict v = judge_fabric(results, t);
+  CHECK(v.pairs[0].reason == "3 Gbit/s below the floor of 5");
+  CHECK_FALSE(v.pairs[1].failed);
+  CHECK(v.median_bus_gbs == Approx(10));
+}
+
 TEST_CASE("fabric verdict: too few pairs for a median - only the absolute floor applies") {
   const std::vector<FabricPairResult> results{measured_pair(0, 1, 10), measured_pair(2, 3, 1)};
   CHECK(judge_fabric(results, {}).healthy());
