@@ -180,11 +180,20 @@ void write(Json& j, const Finish& m) {
 
 void write(Json& j, const Cancel& m) { j["signal"] = m.signal; }
 
+// The NCCL engine's fields of fabric-listen and fabric-connect, flat beside the others.
+void write_nccl(Json& j, const std::optional<FabricNccl>& nccl) {
+  if (!nccl) return;
+  j["ncclRanks"] = nccl->ranks;
+  j["ncclFirstRank"] = nccl->first_rank;
+  if (!nccl->unique_id.empty()) j["ncclId"] = base64_encode(nccl->unique_id);
+}
+
 void write(Json& j, const FabricListening& m) {
   j["round"] = m.round;
   j["pair"] = m.pair;
   j["address"] = m.address;
   j["port"] = m.port;
+  if (!m.nccl_id.empty()) j["ncclId"] = base64_encode(m.nccl_id);
 }
 
 void write(Json& j, const FabricResult& m) {
@@ -194,12 +203,14 @@ void write(Json& j, const FabricResult& m) {
   j["outKbps"] = m.out_kbps;
   j["inKbps"] = m.in_kbps;
   j["latencyNs"] = m.latency_ns;
+  if (m.bus_mbps) j["busMBps"] = *m.bus_mbps;
 }
 
 void write(Json& j, const FabricListen& m) {
   j["round"] = m.round;
   j["pair"] = m.pair;
   j["key"] = m.key;
+  write_nccl(j, m.nccl);
 }
 
 void write(Json& j, const FabricConnect& m) {
@@ -208,6 +219,7 @@ void write(Json& j, const FabricConnect& m) {
   j["key"] = m.key;
   j["address"] = m.address;
   j["port"] = m.port;
+  write_nccl(j, m.nccl);
 }
 
 void write(Json& j, const Exec& m) {

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -243,15 +244,30 @@ struct Cancel {
   bool operator==(const Cancel&) const = default;
 };
 
+/// Bytes of an ncclUniqueId.
+inline constexpr std::size_t kNcclUniqueIdBytes = 128;
+
+/// The NCCL engine's part of a fabric pair: an all-reduce over `ranks` GPUs, both nodes'
+/// together, this node's first GPU being rank `first_rank` (the listener's are 0...).
+/// `unique_id` is the listener's ncclUniqueId (kNcclUniqueIdBytes), which only the connector
+/// gets; the listener makes it.
+struct FabricNccl {
+  int ranks = 0;
+  int first_rank = 0;
+  std::string unique_id;
+  bool operator==(const FabricNccl&) const = default;
+};
+
 /// `fabric-listening`: this node listens for its partner in pair `pair` of fabric round
 /// `round` at `address`:`port`; an empty address means the one it reaches the coordinator
-/// from.
+/// from. `nccl_id`: the ncclUniqueId its NCCL engine waits on, when the pair runs NCCL.
 struct FabricListening {
   static constexpr char kType[] = "fabric-listening";
   int round = 1;
   int pair = 0;
   std::string address;
   int port = 0;
+  std::string nccl_id;
   bool operator==(const FabricListening&) const = default;
 };
 
@@ -266,6 +282,8 @@ struct FabricResult {
   std::int64_t out_kbps = 0;  ///< connector to listener
   std::int64_t in_kbps = 0;   ///< listener to connector
   std::int64_t latency_ns = 0;
+  /// The NCCL engine's bus bandwidth in MB/s (10^6 bytes/s), when the pair ran it.
+  std::optional<std::int64_t> bus_mbps;
   bool operator==(const FabricResult&) const = default;
 };
 
@@ -400,6 +418,8 @@ struct FabricListen {
   int round = 1;
   int pair = 0;
   std::string key;
+  /// Set when the pair also runs the NCCL engine (without unique_id: this end makes it).
+  std::optional<FabricNccl> nccl;
   bool operator==(const FabricListen&) const = default;
 };
 
@@ -412,6 +432,8 @@ struct FabricConnect {
   std::string key;
   std::string address;
   int port = 0;
+  /// Set when the pair also runs the NCCL engine, with the listener's unique_id.
+  std::optional<FabricNccl> nccl;
   bool operator==(const FabricConnect&) const = default;
 };
 

@@ -359,11 +359,45 @@ std::int64_t bounded(const MessageReader& m, const char* key, std::int64_t max) 
   return value;
 }
 
+// 10 TB/s: beyond any bus; a larger figure is garbage.
+constexpr std::int64_t kMaxFabricBusMBps = 10'000'000;
+// GPUs in one pair's all-reduce: two nodes' worth, with room.
+constexpr int kMaxFabricNcclRanks = 1024;
+
+// `ncclId`: an ncclUniqueId, exactly its size.
+std::string nccl_id(const MessageReader& m) {
+  std::string id = m.bytes("ncclId");
+  if (id.size() != kNcclUniqueIdBytes) {
+    m.fail("ncclId", "expected " + std::to_string(kNcclUniqueIdBytes) + " bytes, got " +
+                         std::to_string(id.size()));
+  }
+  return id;
+}
+
+// The NCCL engine's fields of fabric-listen (`with_id` false) or fabric-connect: absent
+// together, or ranks 2.., a first rank among them, and for the connector the id.
+std::optional<FabricNccl> fabric_nccl(const MessageReader& m, bool with_id) {
+  if (!m.has("ncclRanks")) {
+    if (m.has("ncclFirstRank") || m.has("ncclId")) m.fail("ncclRanks", "missing");
+    return std::nullopt;
+  }
+  FabricNccl nccl;
+  nccl.ranks = m.integer("ncclRanks", 2, kMaxFabricNcclRanks);
+  nccl.first_rank = m.integer("ncclFirstRank", 0, nccl.ranks - 1);
+  if (with_id) {
+    nccl.unique_id = nccl_id(m);
+  } else if (m.has("ncclId")) {
+    m.fail("ncclId", "the listening end makes the id");
+  }
+  return nccl;
+}
+
 FabricListening read(const MessageReader& m, const Limits&, Tag<FabricListening>) {
   return FabricListening{.round = fabric_round(m),
                          .pair = fabric_pair(m),
                          .address = fabric_address(m, true),
-                         .port = m.integer("port", 1, 65535)};
+                         .port = m.integer("port", 1, 65535),
+                         .nccl_id = m.has("ncclId") ? nccl_id(m) : std::string()};
 }
 
 FabricResult read(const MessageReader& m, const Limits&, Tag<FabricResult>) {
@@ -373,6 +407,7 @@ FabricResult read(const MessageReader& m, const Limits&, Tag<FabricResult>) {
                  .out_kbps = bounded(m, "outKbps", kMaxFabricKbps),
                  .in_kbps = bounded(m, "inKbps", kMaxFabricKbps),
                  .latency_ns = bounded(m, "latencyNs", kMaxFabricLatencyNs)};
+  if (m.has("busMBps")) r.bus_mbps = bounded(m, "busMBps", kMaxFabricBusMBps);
   if (r.error.size() > kMaxFabricError) {
     m.fail("error", "longer than " + std::to_string(kMaxFabricError) + " bytes");
   }
@@ -380,7 +415,10 @@ FabricResult read(const MessageReader& m, const Limits&, Tag<FabricResult>) {
 }
 
 FabricListen read(const MessageReader& m, const Limits&, Tag<FabricListen>) {
-  return FabricListen{.round = fabric_round(m), .pair = fabric_pair(m), .key = fabric_key(m)};
+  return FabricListen{.round = fabric_round(m),
+                      .pair = fabric_pair(m),
+                      .key = fabric_key(m),
+                      .nccl = fabric_nccl(m, false)};
 }
 
 FabricConnect read(const MessageReader& m, const Limits&, Tag<FabricConnect>) {
@@ -388,7 +426,8 @@ FabricConnect read(const MessageReader& m, const Limits&, Tag<FabricConnect>) {
                        .pair = fabric_pair(m),
                        .key = fabric_key(m),
                        .address = fabric_address(m, false),
-                       .port = m.integer("port", 1, 65535)};
+                       .port = m.integer("port", 1, 65535),
+                       .nccl = fabric_nccl(m, true)};
 }
 
 Exec read(const MessageReader& m, const Limits&, Tag<Exec>) {

@@ -199,6 +199,59 @@ TEST_CASE("a fabric message out of its range or with a bad address or key is ref
         "fabric-connect: address: expected a numeric IPv4 or IPv6 address");
 }
 
+TEST_CASE("the fabric messages of the NCCL engine carry ranks, the id and the bus bandwidth") {
+  const std::string id(kNcclUniqueIdBytes, '\x07');
+  const std::string id64 = base64_encode(id);
+  coordinator_golden(FabricListen{1, 2, "k", FabricNccl{16, 0, ""}},
+                     R"({"key":"k","ncclFirstRank":0,"ncclRanks":16,"pair":2,"round":1,)"
+                     R"("type":"fabric-listen"})");
+  coordinator_golden(FabricConnect{1, 2, "k", "10.0.0.3", 29999, FabricNccl{16, 8, id}},
+                     R"({"address":"10.0.0.3","key":"k","ncclFirstRank":8,"ncclId":")" + id64 +
+                         R"(","ncclRanks":16,"pair":2,"port":29999,"round":1,)"
+                         R"("type":"fabric-connect"})");
+  node_golden(FabricListening{1, 2, "", 20001, id},
+              R"({"address":"","ncclId":")" + id64 +
+                  R"(","pair":2,"port":20001,"round":1,"type":"fabric-listening"})");
+  FabricResult measured{1, 2, "", 9'400'000, 9'100'000, 31'000};
+  measured.bus_mbps = 45'200;
+  node_golden(measured,
+              R"({"busMBps":45200,"error":"","inKbps":9100000,"latencyNs":31000,)"
+              R"("outKbps":9400000,"pair":2,"round":1,"type":"fabric-result"})");
+}
+
+TEST_CASE("fabric NCCL fields that are incomplete, out of range or of the wrong size are refused") {
+  const std::string id64 = base64_encode(std::string(kNcclUniqueIdBytes, 'x'));
+  const auto connect = [](const Json& ranks, const Json& first, const Json& id) {
+    Json m{{"type", "fabric-connect"}, {"round", 1},  {"pair", 0},
+           {"key", "k"},               {"address", "10.0.0.1"}, {"port", 20001}};
+    if (!ranks.is_null()) m["ncclRanks"] = ranks;
+    if (!first.is_null()) m["ncclFirstRank"] = first;
+    if (!id.is_null()) m["ncclId"] = id;
+    return m.dump();
+  };
+  REQUIRE_NOTHROW(to_node(Json::parse(connect(16, 8, id64))));
+  CHECK(error_of(connect(nullptr, 8, id64), to_node) == "fabric-connect: ncclRanks: missing");
+  CHECK(error_of(connect(1, 0, id64), to_node) ==
+        "fabric-connect: ncclRanks: expected an integer in [2, 1024], got 1");
+  CHECK(error_of(connect(16, 16, id64), to_node) ==
+        "fabric-connect: ncclFirstRank: expected an integer in [0, 15], got 16");
+  CHECK(error_of(connect(16, 8, nullptr), to_node) == "fabric-connect: ncclId: missing");
+  CHECK(error_of(connect(16, 8, base64_encode("short")), to_node) ==
+        "fabric-connect: ncclId: expected 128 bytes, got 5");
+  const Json listen{{"type", "fabric-listen"}, {"round", 1},         {"pair", 0},
+                    {"key", "k"},              {"ncclRanks", 16},    {"ncclFirstRank", 0},
+                    {"ncclId", id64}};
+  CHECK(error_of(listen.dump(), to_node) ==
+        "fabric-listen: ncclId: the listening end makes the id");
+  Json result = Json::parse(R"({"type":"fabric-result","round":1,"pair":0,"error":"",)"
+                            R"("outKbps":1,"inKbps":1,"latencyNs":1})");
+  result["busMBps"] = 10'000'001;
+  CHECK(error_of(result.dump(), from_node) == "fabric-result: busMBps: expected at most 10000000");
+  result["busMBps"] = -1;
+  CHECK(error_of(result.dump(), from_node) ==
+        "fabric-result: busMBps: expected a non-negative integer");
+}
+
 TEST_CASE("heartbeats carry the ranks' telemetry when there is some") {
   // Added with the telemetry summaries: optional, absent when empty (so the heartbeats above
   // keep their bytes).
