@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -23,6 +25,8 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kAbortMargin = std::chrono::seconds(2);
 // How the child hands a new ncclUniqueId to the launcher (isolated_check.h messages).
 constexpr std::string_view kUniqueIdMessage = "nccl-unique-id ";
+// How it hands over the bus bandwidth, as a number, for the fabric check's engine.
+constexpr std::string_view kBusbwMessage = "nccl-busbw ";
 
 struct Rank {
   cuda::Device device = 0;
@@ -225,8 +229,9 @@ std::string from_hex(const std::string& hex) {
   return bytes;
 }
 
-CheckResult all_reduce(const Plan& plan, const CheckOptions& options, Clock::time_point deadline,
-                       const SendToParent& send) {
+// The all-reduce, judged against `min_busbw` (0 = no floor).
+CheckResult all_reduce(const Plan& plan, const CheckOptions& options, double min_busbw,
+                       Clock::time_point deadline, const SendToParent& send) {
   CheckResult::Status status;
   std::string reason;
   auto driver = CudaDriver::open(options.cuda_library, &status, &reason);
@@ -289,6 +294,8 @@ CheckResult all_reduce(const Plan& plan, const CheckOptions& options, Clock::tim
   }
   AllReduceBandwidth bw = all_reduce_bandwidth(static_cast<std::int64_t>(bytes), seconds, total);
   char text[200];
+  std::snprintf(text, sizeof text, "%s%.9g", kBusbwMessage.data(), bw.busbw);
+  send(text);
   std::snprintf(text, sizeof text, "%.1f GB/s busbw", bw.busbw);
   result.figure = text;
   std::snprintf(
@@ -296,8 +303,7 @@ CheckResult all_reduce(const Plan& plan, const CheckOptions& options, Clock::tim
       "all-reduce of %zu bytes over %d GPUs%s: algbw %.1f GB/s, busbw %.1f GB/s, verified", bytes,
       total, job_wide ? "" : " of this node", bw.algbw, bw.busbw);
   result.summary = text;
-  std::string problem =
-      bus_bandwidth_problem(bw.busbw, plan.sanity_check.nccl_min_bus_bandwidth_gbps);
+  std::string problem = bus_bandwidth_problem(bw.busbw, min_busbw);
   result.status = problem.empty() ? CheckResult::Passed : CheckResult::Failed;
   if (!problem.empty()) {
     result.detail = result.summary + "\n";
@@ -306,12 +312,16 @@ CheckResult all_reduce(const Plan& plan, const CheckOptions& options, Clock::tim
   return result;
 }
 
-}  // namespace
-
-CheckResult run_nccl_check(const Plan& plan, const CheckOptions& options,
-                           std::int64_t timeout_seconds) {
+// Runs the all-reduce in a child killed at `timeout_seconds`; the id it makes goes to
+// options.nccl's publish_unique_id, the bus bandwidth it measured to `*busbw` when given.
+CheckResult run_all_reduce(const Plan& plan, const CheckOptions& options, double min_busbw,
+                           std::int64_t timeout_seconds, double* busbw) {
   auto timeout = std::chrono::seconds(timeout_seconds);
-  auto on_message = [&options](const std::string& message) {
+  auto on_message = [&options, busbw](const std::string& message) {
+    if (message.rfind(kBusbwMessage, 0) == 0) {
+      if (busbw) *busbw = std::strtod(message.c_str() + kBusbwMessage.size(), nullptr);
+      return;
+    }
     if (message.rfind(kUniqueIdMessage, 0) != 0 || !options.nccl ||
         !options.nccl->publish_unique_id)
       return;
@@ -322,9 +332,26 @@ CheckResult run_nccl_check(const Plan& plan, const CheckOptions& options,
       [&](const SendToParent& send) {
         auto deadline =
             Clock::now() + timeout - std::min<Clock::duration>(kAbortMargin, timeout / 2);
-        return all_reduce(plan, options, deadline, send);
+        return all_reduce(plan, options, min_busbw, deadline, send);
       },
       timeout, on_message);
+}
+
+}  // namespace
+
+CheckResult run_nccl_check(const Plan& plan, const CheckOptions& options,
+                           std::int64_t timeout_seconds) {
+  return run_all_reduce(plan, options, plan.sanity_check.nccl_min_bus_bandwidth_gbps,
+                        timeout_seconds, nullptr);
+}
+
+double run_nccl_pair(const Plan& plan, const CheckOptions& options, std::int64_t timeout_seconds) {
+  double busbw = 0;
+  const CheckResult r = run_all_reduce(plan, options, 0, timeout_seconds, &busbw);
+  if (r.status == CheckResult::Passed) return busbw;
+  // Skipped means no driver, no NCCL or a single GPU: on a node that should run the engine,
+  // as much a failure as an error.
+  throw std::runtime_error("NCCL engine: " + r.summary);
 }
 
 }  // namespace pai::checks

@@ -23,4 +23,12 @@ inline constexpr int kNcclIterations = 5;
 CheckResult run_nccl_check(const Plan& plan, const CheckOptions& options,
                            std::int64_t timeout_seconds);
 
+/// The fabric check's NCCL engine for one pair of nodes (design §12, issue 15): the same
+/// all-reduce over both nodes' GPUs, joined as options.nccl says (the listening node makes
+/// the id and hands it to publish_unique_id, its partner joins with it), in a child process
+/// killed at `timeout_seconds`. No floor here: the coordinator judges the pair. Returns the
+/// bus bandwidth in GB/s; throws std::runtime_error with one line when the all-reduce fails
+/// or cannot run on this node ("NCCL engine: no NCCL (...)").
+double run_nccl_pair(const Plan& plan, const CheckOptions& options, std::int64_t timeout_seconds);
+
 }  // namespace pai::checks

@@ -1,7 +1,12 @@
 #include "launcher/checks/nccl_check.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "fake_env.h"
 #include "test_plan.h"
@@ -103,6 +108,75 @@ TEST_CASE("a single GPU has nothing to all-reduce with") {
   CheckResult r = run_nccl_check(test::one_node_plan(1), fake_nccl_options(), 20);
   CHECK(r.status == CheckResult::Skipped);
   CHECK(r.summary == "fewer than two GPUs in the all-reduce (1): nothing to measure");
+}
+
+TEST_CASE("the fabric engine's pair - the listener makes the id, the connector joins with it") {
+  FakeCudaEnv env("NVIDIA H100 80GB HBM3;NVIDIA H100 80GB HBM3");
+  test::FakeEnv kernels("PAI_FAKE_CUDA_KERNELS", "1");
+  test::FakeEnv sum("PAI_FAKE_NCCL_SUM", "1");
+  test::FakeEnv id_text("PAI_FAKE_NCCL_ID", "pair-7-id:");
+  test::FakeEnv slow("PAI_FAKE_NCCL_MS", "10");
+  const std::string log = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
+                          "/pai-nccl-pair-" + std::to_string(::getpid()) + ".log";
+  std::remove(log.c_str());
+  test::FakeEnv log_env("PAI_FAKE_NCCL_LOG", log.c_str());
+  pai::Plan plan = test::one_node_plan(2);
+  plan.sanity_check.nccl_bytes = 1 << 20;
+  // The single-node check's floor is not the pair's: it would fail every pair here.
+  plan.sanity_check.nccl_min_bus_bandwidth_gbps = 1000;
+
+  CheckOptions listener = fake_nccl_options();
+  std::string published;
+  listener.nccl = NcclRendezvous{"", 4, 0, [&](const std::string& id) { published = id; }};
+  const double listener_busbw = run_nccl_pair(plan, listener, 20);
+  REQUIRE(published.size() == 128);
+  CHECK(published.substr(0, 20) == "pair-7-id:pair-7-id:");
+
+  CheckOptions connector = fake_nccl_options();
+  connector.nccl = NcclRendezvous{published, 4, 2, {}};
+  const double connector_busbw = run_nccl_pair(plan, connector, 20);
+  // 1 MiB per GPU in at least 2 x 10 ms (two local ranks), times 2(n-1)/n = 1.5.
+  for (double busbw : {listener_busbw, connector_busbw}) {
+    CHECK(busbw > 0.01);
+    CHECK(busbw <= (1 << 20) / 0.020 * 1.5 / 1e9);
+  }
+  std::ifstream in(log);
+  std::stringstream lines;
+  lines << in.rdbuf();
+  // Each GPU joined once, with the listener's id: ranks 0-1 there, 2-3 on its partner.
+  CHECK(lines.str() ==
+        "rank 0 of 4 id pair-7-id:pair-7\nrank 1 of 4 id pair-7-id:pair-7\n"
+        "rank 2 of 4 id pair-7-id:pair-7\nrank 3 of 4 id pair-7-id:pair-7\n");
+  std::remove(log.c_str());
+}
+
+TEST_CASE("the fabric engine fails with one line where NCCL cannot run or goes wrong") {
+  FakeCudaEnv env("NVIDIA H100 80GB HBM3;NVIDIA H100 80GB HBM3");
+  pai::Plan plan = test::one_node_plan(2);
+  plan.sanity_check.nccl_bytes = 4096;
+  CheckOptions options = fake_nccl_options();
+  options.nccl = NcclRendezvous{"", 4, 0, {}};
+  SECTION("no NCCL on the node") {
+    options.nccl_library = test::kMissingLibrary;
+    CHECK_THROWS_WITH(run_nccl_pair(plan, options, 20),
+                      "NCCL engine: no NCCL (" + test::kMissingLibrary +
+                          ": cannot open shared object file: No such file or directory)");
+  }
+  SECTION("a malformed id from the coordinator") {
+    options.nccl = NcclRendezvous{"short", 4, 2, {}};
+    CHECK_THROWS_WITH(run_nccl_pair(plan, options, 20),
+                      "NCCL engine: the rendezvous passed a malformed ncclUniqueId");
+  }
+  SECTION("a partner that never joins") {
+    test::FakeEnv hang("PAI_FAKE_NCCL_HANG", "1");
+    CHECK_THROWS_WITH(run_nccl_pair(plan, options, 3),
+                      "NCCL engine: communicator setup (a peer did not join) timed out; "
+                      "communicators aborted");
+  }
+  SECTION("a wrong sum") {
+    CHECK_THROWS_WITH(run_nccl_pair(plan, options, 20),
+                      "NCCL engine: wrong all-reduce result on GPU 0: element 0 is 0, expected 10");
+  }
 }
 
 }  // namespace nccl_check_test
