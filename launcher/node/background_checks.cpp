@@ -23,9 +23,9 @@ BackgroundChecks::~BackgroundChecks() {
 
 void BackgroundChecks::start(const Placement& placement, const checks::CheckOptions& options,
                              Done done) {
+  if (thread_.joinable()) return;
   // The supervisor then waits only for its own pids; the checks wait for theirs.
   supervisor_.set_reap_known_only(true);
-  if (thread_.joinable()) return;
   if (pipe_[0] < 0 && ::pipe2(pipe_, O_CLOEXEC) != 0) {
     throw std::runtime_error("cannot create a pipe for the sanity checks");
   }

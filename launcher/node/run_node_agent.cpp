@@ -107,7 +107,8 @@ struct RealNode {
             [this](std::int64_t id, int code) { agent.on_command_exit(id, code); }),
         logs([this](int rank, std::string_view data) { agent.on_log_output(rank, data); }),
         checks(plan, options.node, supervisor),
-        fabric(plan, supervisor.loop()),
+        fabric(plan, supervisor.loop(), {},
+               [this](bool on) { supervisor.set_reap_known_only(on); }),
         agent(plan, options, events,
               NodeAgentParts{link, runner, commands, logs, checks, clock, gpus, fabric}) {
     hooks.agent = &agent;

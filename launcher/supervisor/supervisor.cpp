@@ -365,8 +365,8 @@ InstanceActivity Supervisor::activity(int instance) const {
 int Supervisor::instances() const { return static_cast<int>(impl_->instances.size()); }
 
 void Supervisor::set_reap_known_only(bool on) {
-  impl_->reap_known_only = on;
-  if (!on) impl_->reap();
+  impl_->reap_known_only = std::max(0, impl_->reap_known_only + (on ? 1 : -1));
+  if (impl_->reap_known_only == 0) impl_->reap();
 }
 
 EventLoop& Supervisor::loop() { return impl_->loop; }

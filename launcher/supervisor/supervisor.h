@@ -136,8 +136,9 @@ class Supervisor {
   /// ranks: call it once per heartbeat.
   InstanceActivity activity(int instance) const;
   int instances() const;
-  /// Pid-specific reaping while something else waits for its own children (sanity checks in
-  /// a thread): `on` stops waitpid(-1).
+  /// Pid-specific reaping while something else waits for its own children (sanity checks or
+  /// the fabric check's NCCL engine in a thread): `on` stops waitpid(-1). Nested: each `on`
+  /// is ended by one `off`, and waitpid(-1) resumes after the last.
   void set_reap_known_only(bool on);
   EventLoop& loop();
 

@@ -29,7 +29,7 @@ void Supervisor::Impl::on_signals() {
 }
 
 int Supervisor::Impl::next_exited(int* status) {
-  if (!reap_known_only) return ::waitpid(-1, status, WNOHANG);
+  if (reap_known_only == 0) return ::waitpid(-1, status, WNOHANG);
   for (const auto& [pid, where] : by_pid) {
     if (::waitpid(pid, status, WNOHANG) == pid) return pid;
   }

@@ -101,7 +101,7 @@ struct Supervisor::Impl {
   int exit_code = 1;
   bool finishing = false;  // finish() was called: run() ends once nothing runs
   bool job_wide_hangs = false;
-  bool reap_known_only = false;
+  int reap_known_only = 0;  // holders of set_reap_known_only(true)
   Terminal terminal;
   std::unique_ptr<Containment> containment;  // set once the control sockets are open
   DescriptorReserve descriptor_reserve{8};    // released when starting ranks hits EMFILE
