@@ -32,6 +32,7 @@ std::vector<int> members_of(const CoordinatorState& state) {
 FabricThresholds thresholds_of(const Plan& plan) {
   FabricThresholds t;
   t.floor_gbps = plan.sanity_check.fabric.min_tcp_gbps;
+  t.floor_bus_gbs = plan.sanity_check.fabric.min_bus_gbs;
   return t;
 }
 
@@ -42,6 +43,7 @@ Json pair_json(const FabricPairResult& r, const std::vector<std::string>& names)
   if (r.error.empty()) {
     j["gbps"] = r.gbps;
     j["latencyUs"] = r.latency_us;
+    if (r.bus_gbs) j["busGBps"] = *r.bus_gbs;
   } else {
     j["error"] = r.error;
   }
@@ -73,9 +75,12 @@ bool FabricCheck::start(Clock::time_point now) {
 void FabricCheck::begin(const std::vector<FabricRequest>& requests, Clock::time_point now) {
   requests_ = requests;
   keys_.clear();
+  nccl_.clear();
   connecting_.assign(requests.size(), false);
   deadline_ = now + round_limit_;
   std::mt19937_64 random(key_state_);
+  const int round = requests.front().round;
+  const bool all_nodes = round == rounds_.all_nodes_round();
   Json pairs = Json::array();
   for (const FabricRequest& r : requests) {
     // Names the partner, not a secret: the data connections are plain TCP.
@@ -84,12 +89,20 @@ void FabricCheck::begin(const std::vector<FabricRequest>& requests, Clock::time_
                   static_cast<unsigned long long>(random()));
     keys_.emplace_back(key);
     pairs.push_back(Json::array({name(r.nodes.first), name(r.nodes.second)}));
+    // NCCL where both ends have GPUs, after TCP; not in the all-nodes round, which looks for
+    // congestion of the fabric alone.
+    const int first_gpus = all_nodes ? 0 : nccl_gpus(r.nodes.first);
+    const int second_gpus = all_nodes ? 0 : nccl_gpus(r.nodes.second);
+    std::optional<net::FabricNccl> listener;
+    nccl_.emplace_back();
+    if (first_gpus > 0 && second_gpus > 0) {
+      listener = net::FabricNccl{first_gpus + second_gpus, 0, ""};
+      nccl_.back() = net::FabricNccl{first_gpus + second_gpus, first_gpus, ""};
+    }
     state_.send_to_node(members_[static_cast<std::size_t>(r.nodes.first)],
-                        net::FabricListen{r.round, r.pair, keys_.back()});
+                        net::FabricListen{r.round, r.pair, keys_.back(), listener});
   }
   key_state_ = random();
-  const int round = requests.front().round;
-  const bool all_nodes = round == rounds_.all_nodes_round();
   state_.record("fabric-round", Json{{"round", round}, {"pairs", pairs}, {"allNodes", all_nodes}},
                 "fabric check round " + std::to_string(round) +
                     (all_nodes ? " (all nodes at once, across the halves of the plan)" : "") +
@@ -139,8 +152,25 @@ void FabricCheck::listening(int node, const net::FabricListening& m, Clock::time
     const Node& n = state_.nodes[static_cast<std::size_t>(node)];
     address = state_.sessions.at(n.session).peer.address;
   }
+  std::optional<net::FabricNccl> nccl = nccl_[k];
+  if (nccl && m.nccl_id.empty()) net::fail(m, "ncclId", "missing: the pair runs NCCL");
+  if (!nccl && !m.nccl_id.empty()) net::fail(m, "ncclId", "the pair runs no NCCL");
+  if (nccl) nccl->unique_id = m.nccl_id;
   state_.send_to_node(members_[static_cast<std::size_t>(r->nodes.second)],
-                      net::FabricConnect{m.round, m.pair, keys_[k], address, m.port});
+                      net::FabricConnect{m.round, m.pair, keys_[k], address, m.port, nccl});
+}
+
+int FabricCheck::nccl_gpus(int member) const {
+  const Plan& plan = state_.plan;
+  if (!plan.sanity_check.fabric.nccl) return 0;
+  const Node& n = state_.nodes[static_cast<std::size_t>(members_.at(static_cast<std::size_t>(member)))];
+  const std::string& role = n.instance >= 0
+                                ? plan.placements.at(static_cast<std::size_t>(n.instance)).role
+                                : plan.master_role;
+  for (const Role& r : plan.roles) {
+    if (r.name == role) return r.resources.gpu;
+  }
+  return 0;
 }
 
 void FabricCheck::result(int node, const net::FabricResult& m, Clock::time_point now) {
@@ -156,10 +186,15 @@ void FabricCheck::result(int node, const net::FabricResult& m, Clock::time_point
   // Only the connector measures; the listener reports only that it could not listen.
   const bool connector = r->nodes.second == member;
   if (m.error.empty() && !connector) net::fail(m, "pair", "the listening end sends no figures");
+  const bool nccl = nccl_.at(static_cast<std::size_t>(m.pair)).has_value();
+  if (m.error.empty() && nccl != m.bus_mbps.has_value()) {
+    net::fail(m, "busMBps", nccl ? "missing: the pair runs NCCL" : "the pair runs no NCCL");
+  }
   FabricPairResult figures;
   figures.error = m.error.empty() ? "" : name(member) + ": " + m.error;
   figures.gbps = static_cast<double>(std::min(m.out_kbps, m.in_kbps)) / 1e6;
   figures.latency_us = static_cast<double>(m.latency_ns) / 1e3;
+  if (m.bus_mbps) figures.bus_gbs = static_cast<double>(*m.bus_mbps) / 1e3;
   take(*r, std::move(figures), now);
 }
 

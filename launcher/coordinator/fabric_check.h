@@ -63,6 +63,9 @@ class FabricCheck {
   void finish();
   /// Journals and shows the all-nodes round's finding.
   void record_congestion(const FabricCongestion& c, const std::vector<std::string>& all);
+  /// The GPUs the NCCL engine uses on member `member`: its instance's role's, a spare's the
+  /// master role's; 0 when the plan turns the engine off.
+  int nccl_gpus(int member) const;
 
   CoordinatorState& state_;
   std::vector<int> members_;  // fabric index -> node index
@@ -70,6 +73,7 @@ class FabricCheck {
   std::vector<FabricRequest> requests_;  // the running round's
   std::vector<std::string> keys_;        // by request
   std::vector<bool> connecting_;         // by request: fabric-connect was sent
+  std::vector<std::optional<net::FabricNccl>> nccl_;  // by request: the connector's part
   Clock::time_point deadline_{};
   std::chrono::milliseconds round_limit_;
   std::uint64_t key_state_;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "launcher/net/message.h"
 #include "machine_harness.h"
 
 namespace fabric_check_test {
@@ -16,21 +17,35 @@ using pai::launcher::coordinator::Json;
 namespace {
 
 // The test plan (node-0..2 hold instances, spare-0 is the spare) with the fabric check on and
-// a floor of 5 Gbit/s.
-pai::Plan fabric_plan() {
+// a floor of 5 Gbit/s; the TCP engine alone unless `nccl` (the workers, node-0, node-1 and the
+// spare, have 8 GPUs; ps on node-2 none).
+pai::Plan fabric_plan(bool nccl = false) {
   pai::Plan plan = pai::testing::make_test_plan();
   plan.sanity_check.fabric.enabled = true;
   plan.sanity_check.fabric.min_tcp_gbps = 5;
+  plan.sanity_check.fabric.nccl = nccl;
   return plan;
 }
 
 // Gbit/s between two nodes; < 0: the connector reports that error instead.
 using Link = std::function<double(const std::string& listener, const std::string& connector)>;
+// GB/s of NCCL bus bandwidth between two nodes, for the pairs that run NCCL.
+using Bus = Link;
+
+double healthy_bus(const std::string&, const std::string&) { return 45; }
+
+// The ncclUniqueId a listener "makes": its name, padded.
+std::string nccl_id_of(const std::string& node) {
+  std::string id = node;
+  id.resize(pai::net::kNcclUniqueIdBytes, '.');
+  return id;
+}
 
 // Plays the launchers' part: every fabric-listen sent since the last clear() is answered
-// with fabric-listening, every fabric-connect with a fabric-result from `link`, until the
-// coordinator asks nothing more. Returns the pairs measured, "listener-connector".
-std::vector<std::string> play(MachineHarness& h, const Link& link) {
+// with fabric-listening (with an ncclId when asked for NCCL), every fabric-connect with a
+// fabric-result from `link` (and `bus` when asked for NCCL), until the coordinator asks
+// nothing more. Returns the pairs measured, "listener-connector".
+std::vector<std::string> play(MachineHarness& h, const Link& link, const Bus& bus = healthy_bus) {
   std::vector<std::string> measured;
   std::set<std::string> answered;
   for (bool more = true; more;) {
@@ -50,11 +65,13 @@ std::vector<std::string> play(MachineHarness& h, const Link& link) {
       }
       const Json& m = s->message;
       if (type == "fabric-listen") {
-        h.receive(node, Json{{"type", "fabric-listening"},
-                             {"round", m["round"]},
-                             {"pair", m["pair"]},
-                             {"address", ""},
-                             {"port", 29999}});
+        Json listening{{"type", "fabric-listening"},
+                       {"round", m["round"]},
+                       {"pair", m["pair"]},
+                       {"address", ""},
+                       {"port", 29999}};
+        if (m.contains("ncclRanks")) listening["ncclId"] = pai::net::base64_encode(nccl_id_of(node));
+        h.receive(node, listening);
         continue;
       }
       std::string listener;
@@ -78,6 +95,9 @@ std::vector<std::string> play(MachineHarness& h, const Link& link) {
       } else {
         result["outKbps"] = static_cast<std::int64_t>(gbps * 1e6);
         result["inKbps"] = static_cast<std::int64_t>(gbps * 1e6) + 1000;
+        if (m.contains("ncclRanks")) {
+          result["busMBps"] = static_cast<std::int64_t>(bus(listener, node) * 1e3);
+        }
       }
       h.receive(node, result);
     }
@@ -251,6 +271,90 @@ TEST_CASE("a spare that had not joined yet takes the instance of an excluded nod
   CHECK(h.records("fabric-round").empty());
   CHECK(h.only("spare-0", "assign")["instance"] == 0);
   CHECK(h.sent("node-1", "assign").size() == 1);
+}
+
+TEST_CASE("pairs of GPU nodes also run NCCL - the listener's id goes to its partner") {
+  MachineHarness h(fabric_plan(true));
+  h.join("spare-0");
+  h.join_all();
+  // Round 1: node-0 (8 GPUs) with node-1 (8 GPUs), node-2 (ps, no GPU) with spare-0.
+  const Json listen = h.only("node-0", "fabric-listen");
+  CHECK(listen["ncclRanks"] == 16);
+  CHECK(listen["ncclFirstRank"] == 0);
+  CHECK_FALSE(listen.contains("ncclId"));
+  CHECK_FALSE(h.only("node-2", "fabric-listen").contains("ncclRanks"));
+
+  play(h, healthy);
+  // node-1 connected to node-0 with node-0's id (play() answers with the listener's name).
+  const Json connect = h.sent("node-1", "fabric-connect").at(0);
+  CHECK(connect["ncclRanks"] == 16);
+  CHECK(connect["ncclFirstRank"] == 8);
+  CHECK(pai::net::base64_decode(connect["ncclId"].get<std::string>()) == nccl_id_of("node-0"));
+  const auto pairs = h.records("fabric-pair");
+  REQUIRE_FALSE(pairs.empty());
+  CHECK(pairs[0].fields["busGBps"] == 45.0);
+  const auto verdict = h.records("fabric-verdict");
+  REQUIRE(verdict.size() == 1);
+  CHECK(verdict[0].fields["healthy"] == true);
+  CHECK(verdict[0].line.find("NCCL GB/s") != std::string::npos);
+  CHECK(h.sent("node-0", "assign").size() == 1);
+}
+
+TEST_CASE("a node under the NCCL floor is excluded though its TCP figures pass") {
+  pai::Plan plan = fabric_plan(true);
+  plan.sanity_check.fabric.min_bus_gbs = 40;
+  // node-2 holds a GPU role too, so that every pair runs NCCL.
+  plan.roles[1].resources.gpu = 8;
+  MachineHarness h(plan);
+  h.join("spare-0");
+  h.join_all();
+  play(h, healthy, [](const std::string& a, const std::string& b) {
+    return a == "node-1" || b == "node-1" ? 12.0 : 45.0;
+  });
+  const auto excluded = h.records("node-excluded");
+  REQUIRE(excluded.size() == 1);
+  CHECK(excluded[0].fields["node"] == "node-1");
+  const auto verdict = h.records("fabric-verdict");
+  REQUIRE(verdict.size() == 1);
+  CHECK(verdict[0].line.find("FAIL: 12 GB/s NCCL bus bandwidth below the floor of 40") !=
+        std::string::npos);
+  CHECK(h.only("spare-0", "assign")["instance"] == 1);
+}
+
+TEST_CASE("an NCCL pair's reports must carry the id and the bus bandwidth") {
+  MachineHarness h(fabric_plan(true));
+  h.join("spare-0");
+  h.join_all();
+  const Json listening{{"type", "fabric-listening"}, {"round", 1}, {"pair", 0},
+                       {"address", ""},              {"port", 29999}};
+  SECTION("a listener without the id") {
+    h.receive("node-0", listening);
+    CHECK(h.records("protocol-error")[0].fields["error"] ==
+          "fabric-listening: ncclId: missing: the pair runs NCCL");
+    CHECK(h.closed("node-0"));
+  }
+  SECTION("a connector without the bus bandwidth") {
+    Json with_id = listening;
+    with_id["ncclId"] = pai::net::base64_encode(nccl_id_of("node-0"));
+    h.receive("node-0", with_id);
+    h.receive("node-1", Json{{"type", "fabric-result"},
+                             {"round", 1},
+                             {"pair", 0},
+                             {"error", ""},
+                             {"outKbps", 9'000'000},
+                             {"inKbps", 9'000'000},
+                             {"latencyNs", 1}});
+    CHECK(h.records("protocol-error")[0].fields["error"] ==
+          "fabric-result: busMBps: missing: the pair runs NCCL");
+  }
+  SECTION("an id for a pair without NCCL") {
+    Json with_id = listening;
+    with_id["pair"] = 1;
+    with_id["ncclId"] = pai::net::base64_encode(nccl_id_of("node-2"));
+    h.receive("node-2", with_id);
+    CHECK(h.records("protocol-error")[0].fields["error"] ==
+          "fabric-listening: ncclId: the pair runs no NCCL");
+  }
 }
 
 TEST_CASE("a round whose reports do not come in time fails its pairs as timed out") {
