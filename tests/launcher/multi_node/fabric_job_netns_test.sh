@@ -24,6 +24,12 @@
 #      floor: the pair rounds pass, the all-nodes round (node-1 <-> node-3, node-2 <-> node-4 at
 #      once) reports the fabric congested and names both pairs, nobody is excluded and the job
 #      runs on the 4 hosts.
+#   g. GPU nodes (2 GPUs each, the fake libcuda and libnccl of tests/launcher/checks/fixtures
+#      on LD_LIBRARY_PATH): every pair runs the NCCL engine after TCP; each listener's
+#      ncclUniqueId reaches its partner through the coordinator (the fake NCCL logs the id every
+#      rank joined with); node-3's all-reduces take 200 ms (its fake's id says so, slowing its
+#      partners alike) and fall under minBusGbps: node-3 is named bad though its TCP figures
+#      pass, and the spare node-5 runs its instance.
 #   After each scenario no process is left in any node's namespace.
 # Exit status: 0 passed, 1 failed (with every launcher's output), 2 usage, 77 skipped (not root,
 # no `ip netns` or `tc`).
@@ -194,4 +200,35 @@ expect_ranks congested $SUBNET.1 $SUBNET.2 $SUBNET.3 $SUBNET.4
 expect_no_leftovers congested
 for n in 1 2 3 4; do tc -n "$(ns "$n")" qdisc del dev eth0 root; done
 say "f. halves limited to 300 Mbit/s: $(grep -o "all nodes at once: [^;]*" "$work/congested/node-1.err" | head -1)"
+# --- g. GPU nodes: the NCCL engine after TCP, the id relayed, a slow all-reduce named.
+gpu_libs=$work/gpu-libs
+mkdir -p "$gpu_libs"
+ln -s "$build/launcher/checks/libpai_fake_cuda.so" "$gpu_libs/libcuda.so.1"
+ln -s "$build/launcher/checks/libpai_fake_nccl.so" "$gpu_libs/libnccl.so.2"
+compile gpus "[{name: node-5, address: $SUBNET.5}]" "  nccl: {size: 1Mi}" ", minBusGbps: 0.05"
+sed -i 's/^    instances: 4$/    instances: 4\n    resources: {gpu: 2}/' "$work/gpus.yaml"
+compile_spec gpus
+for n in 1 2 3 4 5; do
+  # node-3 is slow as a listener (its id says so to its partner) and as a connector.
+  id="node-$n:" ms=5
+  if ((n == 3)); then id="ms=200;node-3:" ms=200; fi
+  LD_LIBRARY_PATH=$gpu_libs PAI_FAKE_CUDA_GPUS="NVIDIA H100 80GB HBM3;NVIDIA H100 80GB HBM3" \
+    PAI_FAKE_CUDA_KERNELS=1 PAI_FAKE_NCCL_SUM=1 PAI_FAKE_NCCL_MS=$ms PAI_FAKE_NCCL_ID=$id \
+    PAI_FAKE_NCCL_LOG=$work/gpus/nccl-node-$n.log start_launcher "gpus/node-$n" "$n" --node "node-$n"
+done
+expect_success gpus/node-{1,2,3,4,5}
+expect_said gpus/node-1 "NCCL GB/s"
+expect_said gpus/node-1 "GB/s NCCL bus bandwidth below the floor of 0.05"
+expect_said gpus/node-1 "node-3 excluded: fabric check: node-3 is bad"
+expect_said gpus/node-1 "node-3 replaced by spare node-5 as worker-2"
+expect_ranks gpus $SUBNET.1 $SUBNET.2 $SUBNET.5 $SUBNET.4
+# Round 1: node-1 listens, node-2 connects: node-2's GPUs are ranks 2 and 3 of node-1's id.
+grep -q "^rank 2 of 4 id node-1:node-1:no$" "$work/gpus/nccl-node-2.log" ||
+  fail "gpus: node-2 did not join with node-1's id: $(cat "$work/gpus/nccl-node-2.log")"
+grep -q "^rank 0 of 4 id node-1:node-1:no$" "$work/gpus/nccl-node-1.log" ||
+  fail "gpus: node-1 did not make the id it listened with: $(cat "$work/gpus/nccl-node-1.log")"
+# Every TCP figure passed: node-3 fell on NCCL alone.
+if grep -q "Gbit/s below" "$work/gpus/node-1.err"; then fail "gpus: a TCP figure failed"; fi
+expect_no_leftovers gpus
+say "g. GPU nodes: NCCL after TCP, ids relayed; node-3's slow all-reduce named, node-5 ran worker-2"
 say "passed"
