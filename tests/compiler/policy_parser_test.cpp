@@ -214,15 +214,21 @@ TEST_CASE("parse_sanity_check names the fabric field out of range") {
   CHECK(sc.fabric.streams == 4);
 }
 
+// Parses sources' job.yaml as a sanityCheck section into `sc`, its errors into `diags`.
+void parse_sanity_source(const std::map<std::string, std::string>& sources, Diagnostics& diags,
+                         SanityCheck* sc) {
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  parse_sanity_check(load_yaml("job.yaml", sources.at("job.yaml")).root, "sanityCheck", {},
+                     reader, sc);
+}
+
 TEST_CASE("parse_sanity_check names the fabric's NCCL floor and switch of the wrong value") {
   const std::map<std::string, std::string> sources = {
       {"job.yaml", "fabric:\n  minBusGbps: -1\n  nccl: often\n"}};
   Diagnostics diags;
-  std::map<std::string, Location> locations;
-  FieldReader reader(diags, locations);
   SanityCheck sc;
-  parse_sanity_check(load_yaml("job.yaml", sources.at("job.yaml")).root, "sanityCheck", {},
-                     reader, &sc);
+  parse_sanity_source(sources, diags, &sc);
   REQUIRE(diags.all().size() == 2);
   CHECK(diags.all()[0].path == "sanityCheck.fabric.minBusGbps");
   CHECK(diags.all()[1].path == "sanityCheck.fabric.nccl");
@@ -243,11 +249,8 @@ TEST_CASE("parse_sanity_check refuses a fabric NCCL floor not a number and a quo
   const std::map<std::string, std::string> sources = {
       {"job.yaml", "fabric: {minBusGbps: fast, nccl: \"false\"}\n"}};
   Diagnostics diags;
-  std::map<std::string, Location> locations;
-  FieldReader reader(diags, locations);
   SanityCheck sc;
-  parse_sanity_check(load_yaml("job.yaml", sources.at("job.yaml")).root, "sanityCheck", {},
-                     reader, &sc);
+  parse_sanity_source(sources, diags, &sc);
   REQUIRE(diags.all().size() == 2);
   CHECK(diags.render_text(sources) ==
         "job.yaml:1:22: error: sanityCheck.fabric.minBusGbps: expected a number of at least 0, "
