@@ -163,7 +163,8 @@ void FabricCheck::listening(int node, const net::FabricListening& m, Clock::time
 int FabricCheck::nccl_gpus(int member) const {
   const Plan& plan = state_.plan;
   if (!plan.sanity_check.fabric.nccl) return 0;
-  const Node& n = state_.nodes[static_cast<std::size_t>(members_.at(static_cast<std::size_t>(member)))];
+  const int node = members_.at(static_cast<std::size_t>(member));
+  const Node& n = state_.nodes[static_cast<std::size_t>(node)];
   const std::string& role = n.instance >= 0
                                 ? plan.placements.at(static_cast<std::size_t>(n.instance)).role
                                 : plan.master_role;

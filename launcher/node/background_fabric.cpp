@@ -56,7 +56,10 @@ std::int64_t kbps(double gbps) {
 
 BackgroundFabric::BackgroundFabric(const Plan& plan, EventLoop& loop, checks::CheckOptions gpu,
                                    ReapKnownOnly reap_known_only)
-    : plan_(plan), loop_(loop), gpu_(std::move(gpu)), reap_known_only_(std::move(reap_known_only)) {}
+    : plan_(plan),
+      loop_(loop),
+      gpu_(std::move(gpu)),
+      reap_known_only_(std::move(reap_known_only)) {}
 
 BackgroundFabric::~BackgroundFabric() {
   std::vector<std::unique_ptr<Measurement>> running;

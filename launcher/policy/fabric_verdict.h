@@ -4,9 +4,10 @@
 // A pure decider: pair results come in, the verdict goes out. A pair fails on an error or a
 // timeout, under the absolute floor, or under the relative floor (the median of all measured
 // pairs minus 3 median absolute deviations); each engine's figure (TCP bandwidth, and the NCCL
-// bus bandwidth where the pair ran NCCL) is judged against floors of its own. A node that fails with two different partners
-// that are themselves cleared (they passed with someone) is bad; a failed pair whose two ends
-// are both cleared and neither bad is a bad link, both ends named. A failed pair explained by
+// bus bandwidth where the pair ran NCCL) is judged against floors of its own. A node that
+// fails with two different partners that are themselves cleared (they passed with someone) is
+// bad; a failed pair whose two ends are both cleared and neither bad is a bad link, both ends
+// named. A failed pair explained by
 // neither is unresolved: its ends that were never cleared are suspects, which another round
 // (fabric_pairing.h, third_round) is meant to settle.
 #pragma once

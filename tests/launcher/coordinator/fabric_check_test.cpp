@@ -70,7 +70,9 @@ std::vector<std::string> play(MachineHarness& h, const Link& link, const Bus& bu
                        {"pair", m["pair"]},
                        {"address", ""},
                        {"port", 29999}};
-        if (m.contains("ncclRanks")) listening["ncclId"] = pai::net::base64_encode(nccl_id_of(node));
+        if (m.contains("ncclRanks")) {
+          listening["ncclId"] = pai::net::base64_encode(nccl_id_of(node));
+        }
         h.receive(node, listening);
         continue;
       }
