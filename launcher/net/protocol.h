@@ -254,7 +254,7 @@ inline constexpr std::size_t kNcclUniqueIdBytes = 128;
 struct FabricNccl {
   int ranks = 0;
   int first_rank = 0;
-  std::string unique_id;
+  std::string unique_id{};
   bool operator==(const FabricNccl&) const = default;
 };
 
@@ -267,7 +267,7 @@ struct FabricListening {
   int pair = 0;
   std::string address;
   int port = 0;
-  std::string nccl_id;
+  std::string nccl_id{};
   bool operator==(const FabricListening&) const = default;
 };
 
@@ -283,7 +283,7 @@ struct FabricResult {
   std::int64_t in_kbps = 0;   ///< listener to connector
   std::int64_t latency_ns = 0;
   /// The NCCL engine's bus bandwidth in MB/s (10^6 bytes/s), when the pair ran it.
-  std::optional<std::int64_t> bus_mbps;
+  std::optional<std::int64_t> bus_mbps = std::nullopt;
   bool operator==(const FabricResult&) const = default;
 };
 
@@ -419,7 +419,7 @@ struct FabricListen {
   int pair = 0;
   std::string key;
   /// Set when the pair also runs the NCCL engine (without unique_id: this end makes it).
-  std::optional<FabricNccl> nccl;
+  std::optional<FabricNccl> nccl = std::nullopt;
   bool operator==(const FabricListen&) const = default;
 };
 
@@ -433,7 +433,7 @@ struct FabricConnect {
   std::string address;
   int port = 0;
   /// Set when the pair also runs the NCCL engine, with the listener's unique_id.
-  std::optional<FabricNccl> nccl;
+  std::optional<FabricNccl> nccl = std::nullopt;
   bool operator==(const FabricConnect&) const = default;
 };
 

@@ -30,7 +30,7 @@ struct FabricPairResult {
   double latency_us = 0;  ///< median round trip; 0 when not measured
   /// The NCCL engine's bus bandwidth in GB/s (10^9 bytes/s, nccl-tests' busbw), when the
   /// pair ran it.
-  std::optional<double> bus_gbs;
+  std::optional<double> bus_gbs = std::nullopt;
 };
 
 /// What the verdict compares figures with.
