@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,6 +51,7 @@ ChildOutcome run_in_child(const std::function<int(int fd)>& body, std::chrono::m
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw_errno("pipe2");
   auto start = Clock::now();
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     int saved = errno;
@@ -60,6 +62,11 @@ ChildOutcome run_in_child(const std::function<int(int fd)>& body, std::chrono::m
   }
   if (pid == 0) {
     setpgid(0, 0);
+    // Its own group keeps the launcher's signals off it; a launcher killed with SIGKILL must
+    // not leave it running (GPU work holds the GPUs until its own deadline otherwise). The
+    // forking thread waits for the child, so only the process's death can fire this.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);  // the launcher died before prctl
     reset_signals();
     close(fds[0]);
     int code = 1;

@@ -1,6 +1,7 @@
 #include "launcher/checks/child_process.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -53,6 +54,46 @@ TEST_CASE("a hung child is killed at its timeout with its whole process group") 
   std::string pid, comm, state = "gone";
   if (stat) stat >> pid >> comm >> state;
   CHECK((state == "gone" || state == "Z"));
+  std::remove(marker.c_str());
+}
+
+TEST_CASE("a child dies with a launcher killed by SIGKILL while it waits for it") {
+  std::string marker = "/tmp/pai-child-orphan-" + std::to_string(getpid());
+  std::remove(marker.c_str());
+  // The "launcher": runs a child that records its pid and sleeps, and is killed meanwhile.
+  const pid_t launcher = fork();
+  REQUIRE(launcher >= 0);
+  if (launcher == 0) {
+    run_in_child(
+        [&marker](int) {
+          std::ofstream(marker) << getpid() << "\n";
+          sleep(30);
+          return 0;
+        },
+        60s, 1024);
+    _exit(0);
+  }
+  int child = 0;
+  for (int i = 0; i < 500 && child == 0; ++i) {
+    usleep(10000);
+    std::ifstream in(marker);
+    in >> child;
+  }
+  REQUIRE(child > 0);
+  kill(launcher, SIGKILL);
+  int status = 0;
+  waitpid(launcher, &status, 0);
+  // The child is SIGKILLed as its parent dies: gone, or a zombie of init, within a moment.
+  std::string state = "R";
+  for (int i = 0; i < 200 && state != "gone" && state != "Z"; ++i) {
+    usleep(10000);
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string pid, comm;
+    state = "gone";
+    if (stat) stat >> pid >> comm >> state;
+  }
+  CHECK((state == "gone" || state == "Z"));
+  if (state != "gone" && state != "Z") kill(child, SIGKILL);
   std::remove(marker.c_str());
 }
 
