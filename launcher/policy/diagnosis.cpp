@@ -399,18 +399,43 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
   std::int64_t shortest = std::numeric_limits<std::int64_t>::max();
   int op = 0;
   std::int64_t behind = std::numeric_limits<std::int64_t>::max();
+  // Ranks inside a later collective than N: they completed N, which a message lost on its way
+  // to the ranks still in N did not. Their newest collective, its operation and their count.
+  std::int64_t newest = seq;
+  int newest_op = 0;
+  int ahead = 0;
   for (const Latest& latest : ranks_) {
     if (inside(latest) && latest.open_seq == seq) {
       ++waiting;
       longest = std::max(longest, open_for(latest));
       shortest = std::min(shortest, open_for(latest));
       op = latest.sample.open_op;
+    } else if (inside(latest) && latest.open_seq > seq) {
+      ++ahead;
+      shortest = std::min(shortest, open_for(latest));
+      if (latest.open_seq >= newest) newest_op = latest.sample.open_op;
+      newest = std::max(newest, latest.open_seq);
     } else if (latest.known && has_telemetry(latest.sample) && latest.sample.open_ms < 0 &&
                latest.sample.entered < seq) {
       behind = std::min(behind, latest.sample.entered);
     }
   }
   const std::string collective = collective_op_name(op) + " #" + std::to_string(seq);
+  // Who is inside collective `n`: their names; "rank 1 (node-2)", "rank 1 (node-2) and rank 5
+  // (node-3)", "4 ranks"; their number.
+  auto inside_of = [&](std::int64_t n) {
+    std::vector<std::string> names;
+    for (const Latest& latest : ranks_) {
+      if (inside(latest) && latest.open_seq == n) names.push_back(who(latest.sample));
+    }
+    return names;
+  };
+  auto count_in = [&](std::int64_t n) { return static_cast<int>(inside_of(n).size()); };
+  auto laggards = [&](std::int64_t n) {
+    const std::vector<std::string> names = inside_of(n);
+    if (names.size() > 2) return std::to_string(names.size()) + " ranks";
+    return names.size() == 2 ? names[0] + " and " + names[1] : names.at(0);
+  };
   auto stale_note = [&](const Latest& latest) {
     return stale(latest, now)
                ? "; " + node_text(latest.sample) + " has sent nothing for " +
@@ -435,13 +460,20 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
   }
 
   // A rank that sends nothing could be the one behind: every rank must be seen waiting.
-  if (waiting != world_size_ || shortest < threshold_ms) return;
+  if (waiting + ahead != world_size_ || shortest < threshold_ms) return;
   // Reported once naming nobody and once naming a node: evidence that comes later (a
-  // retransmission timeout that takes seconds to back off) can still name the culprit.
+  // retransmission timeout that takes seconds to back off) can still name the culprit. Keyed
+  // by the newest collective: N completed on the ranks ahead, which ends N's episodes.
   constexpr int kNobody = -1, kSomeone = -2;
-  if (reported_hangs_.contains({DiagnosisClass::RankCommHang, kSomeone, seq})) return;
+  if (reported_hangs_.contains({DiagnosisClass::RankCommHang, kSomeone, newest})) return;
   Diagnosis d{DiagnosisClass::RankCommHang, -1, -1, "", -1, "", Severity::Critical};
-  d.evidence = "all " + std::to_string(waiting) + " ranks have been inside " + collective +
+  d.evidence = "all " + std::to_string(world_size_) + " ranks have been inside " +
+               (ahead == 0 ? collective
+                           : "collectives: " + std::to_string(ahead) + " in " +
+                                 collective_op_name(newest_op) + " #" + std::to_string(newest) +
+                                 (ahead > count_in(newest) ? " or an earlier one" : "") + ", " +
+                                 laggards(seq) + " still in " + collective +
+                                 ", which the others completed,") +
                " for at least " + seconds(shortest) + "; ";
   std::map<int, std::int64_t> growth;
   std::map<int, std::string> names;
@@ -530,7 +562,8 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
   } else {
     d.evidence += "no rank is behind and no node's network stands out";
   }
-  if (!reported_hangs_.insert({DiagnosisClass::RankCommHang, d.node >= 0 ? kSomeone : kNobody, seq})
+  if (!reported_hangs_
+           .insert({DiagnosisClass::RankCommHang, d.node >= 0 ? kSomeone : kNobody, newest})
            .second) {
     return;
   }

@@ -105,7 +105,9 @@ struct DiagnosisSettings {
 ///  * RankNonCommHang: ranks outside any collective that have not entered N (entered < N);
 ///    of those, the ones furthest behind (lowest entered) are named, each once. Stale data may
 ///    name them (a wedged node stops sending): the evidence then says so.
-///  * RankCommHang: every rank of the world has N open for at least hang_seconds. It names the
+///  * RankCommHang: every rank of the world has N, or a later collective, open for at least
+///    hang_seconds (a message lost on its way to the ranks still in N leaves the others, who
+///    completed N, waiting in N + 1; the hang is then keyed by the newest). It names the
 ///    one node at an end of every stalled connection (stalled_peer_nodes, two connections or
 ///    more); else the node that more than half of the other nodes' stalled connections lead
 ///    to; else the node whose TCP retransmits grew most since its ranks were first seen in

@@ -736,6 +736,56 @@ TEST_CASE("a hung collective with stalls but no culprit among them is not blamed
   CHECK(v[0].node == 1);
 }
 
+// `s` moved on to collective `seq`, open for `open_ms`.
+void enter(RankSample& s, std::int64_t seq, std::int64_t open_ms) {
+  const RankSample moved = waiting(s.rank, seq, open_ms);
+  s.step = moved.step;
+  s.entered = moved.entered;
+  s.exited = moved.exited;
+  s.open_ms = moved.open_ms;
+  s.quiet_ms = moved.quiet_ms;
+}
+
+TEST_CASE("ranks left in a collective the others completed are a hung collective too") {
+  // Node 1 lost the last message of all_reduce #10 to rank 2: the others completed #10 and
+  // wait for rank 2 in #11; the stalled connections lead to node 1 (node = rank / 2).
+  const std::vector<Diagnosis> v = hung_four_nodes([](RankSample& s, std::int64_t t) {
+    if (s.rank != 2) enter(s, 11, t - 50);
+    if (s.node != 1) s.stalled_peer_nodes = {1};
+  });
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].cls == DiagnosisClass::RankCommHang);
+  CHECK(v[0].node == 1);
+  CHECK(v[0].evidence ==
+        "all 8 ranks have been inside collectives: 7 in all_reduce #11, rank 2 (node-1, GPU 2) "
+        "still in all_reduce #10, which the others completed, for at least 60 s; node-1 is an "
+        "end of every stalled connection (to node-0, node-2, node-3)");
+
+  // Without network evidence it names nobody, once: #11 is still open everywhere it was
+  // entered, so the episode goes on.
+  const std::vector<Diagnosis> nobody = hung_four_nodes([](RankSample& s, std::int64_t t) {
+    if (s.rank >= 6) enter(s, 11, t);
+  });
+  REQUIRE(nobody.size() == 1);
+  CHECK(nobody[0].node == -1);
+  CHECK_THAT(nobody[0].evidence,
+             Catch::StartsWith("all 8 ranks have been inside collectives: 2 in all_reduce #11, "
+                               "6 ranks still in all_reduce #10, which the others completed,"));
+
+  // A rank outside collectives that never entered #10 is still the one behind.
+  Diagnoser d(kRanks);
+  std::vector<Diagnosis> behind;
+  for (std::int64_t t = 1000; t <= 60'000; t += 1000) {
+    append(behind, tick(d, t, all([&](int r) {
+                          if (r == 5) return computing(r, 9, t);
+                          return r == 6 ? waiting(r, 11, t) : waiting(r, 10, t);
+                        })));
+  }
+  REQUIRE(behind.size() == 1);
+  CHECK(behind[0].cls == DiagnosisClass::RankNonCommHang);
+  CHECK(behind[0].rank == 5);
+}
+
 TEST_CASE("a hang that named nobody is named again once the evidence names its node") {
   // Without retransmits to go by, the hang at 60 s names nobody; the stalled connections seen
   // from 70 s name node 2, once.
