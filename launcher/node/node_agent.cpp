@@ -421,7 +421,11 @@ void NodeAgent::run_checks(int attempt) {
     parts_.link.send(net::Checks{});
     return;
   }
-  say("running the sanity checks again (attempt " + std::to_string(attempt) + ")");
+  // N counts the runs of this round of checks (a restart begins one at 1), not the job's
+  // attempts: "(attempt 1)" before a job's second attempt read as the wrong one.
+  say(attempt <= 1 ? std::string("running the sanity checks again")
+                   : "running the sanity checks again (try " + std::to_string(attempt) + " of " +
+                         std::to_string(plan_.sanity_check.max_attempts) + ")");
   const Placement& p = plan_.placements.at(std::max(global_instance_, 0));
   checks::CheckOptions check_options;
   check_options.coordinator_served_here = options_.serves_coordinator;

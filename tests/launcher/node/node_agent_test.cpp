@@ -782,7 +782,7 @@ TEST_CASE("run-checks runs the checks in the background and answers with their r
   AgentHarness node;
   node.join_and_assign(1);
   node.receive(Json{{"type", "run-checks"}, {"attempt", 2}});
-  CHECK(node.said() == "pai-launch: running the sanity checks again (attempt 2)\n");
+  CHECK(node.said() == "pai-launch: running the sanity checks again (try 2 of 3)\n");
   CHECK(node.checks.calls == Strings{"start worker-1 on node-1"});
   CHECK(node.link.take().empty());
 
@@ -836,6 +836,8 @@ TEST_CASE("run-checks on the coordinator's node tells the checks its port is in 
   node.join_and_assign(0);
   node.receive(Json{{"type", "run-checks"}, {"attempt", 1}});
   CHECK(node.checks.calls == Strings{"start worker-0 on node-0 coordinator served here"});
+  // The first run of a round (before a restart) names no try: its number is not the job's.
+  CHECK(node.said() == "pai-launch: running the sanity checks again\n");
 }
 
 TEST_CASE("run-checks with sanity checks disabled answers at once with no results") {
