@@ -312,6 +312,12 @@ void JobHistoryBuilder::Impl::add(const JournalRecord& r) {
         instance,
         Mark{r.unix_ms, MarkKind::Signal,
              by.empty() ? "SIGKILL: " + r.text("reason").value_or("") : "killed by " + by, 1});
+  } else if (e == "diagnosis-restart") {
+    std::string suspects;
+    for (const std::string& node : r.strings("suspects")) {
+      suspects += (suspects.empty() ? "" : ", ") + node;
+    }
+    key_event(r.unix_ms, "", e, "restarted to test the links of " + suspects);
   } else if (e == "paused" || e == "resumed") {
     const std::string text = "job " + e + " by " + r.text("by").value_or("?");
     key_event(r.unix_ms, "", e, text);

@@ -120,6 +120,16 @@ std::vector<RecordFields> RecordFields::objects(std::string_view name) const {
   return out;
 }
 
+std::vector<std::string> RecordFields::strings(std::string_view name) const {
+  std::vector<std::string> out;
+  const Json j = parse_embedded(text(name));
+  if (!j.is_array()) return out;
+  for (const Json& member : j) {
+    if (member.is_string()) out.push_back(member.get<std::string>());
+  }
+  return out;
+}
+
 std::string exit_status_text(const RecordFields& status, bool* failed) {
   const std::int64_t signal = status.integer("signal").value_or(0);
   const std::int64_t code = status.integer("code").value_or(0);

@@ -33,6 +33,8 @@ struct RecordFields {
   RecordFields object(std::string_view name) const;
   /// The field `name` read as a JSON array: its members that are objects (empty when none).
   std::vector<RecordFields> objects(std::string_view name) const;
+  /// The field `name` read as a JSON array: its members that are strings (empty when none).
+  std::vector<std::string> strings(std::string_view name) const;
 };
 
 /// One record of a journal: its time, its event name and its other fields.

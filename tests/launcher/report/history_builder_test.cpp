@@ -286,6 +286,22 @@ TEST_CASE("a journal without an end is a job still running: its attempt runs to 
   CHECK(h.lanes[0].attempts[1].end_ms == kT0 + 2000);
 }
 
+TEST_CASE("a restart to test the links of a hang's suspects is a key event") {
+  JobHistoryBuilder b;
+  b.begin_journal(true, "coordinator");
+  JournalRecord r;
+  REQUIRE(parse_journal_line(
+      "{\"time\":\"2026-01-02T03:04:05.000Z\",\"event\":\"diagnosis-restart\","
+      "\"class\":\"RankCommHang\",\"suspects\":[\"node-2\",\"node-3\"]}",
+      r));
+  b.add(r);
+  b.end_journal(JournalInfo{"coordinator/events.jsonl", {}});
+  const JobHistory h = b.finish("/logs");
+  REQUIRE(h.key_events.size() == 1);
+  CHECK(h.key_events[0].what == "diagnosis-restart");
+  CHECK(h.key_events[0].text == "restarted to test the links of node-2, node-3");
+}
+
 TEST_CASE("a cancelled job says who cancelled it") {
   JobHistoryBuilder b;
   feed(b, true, "coordinator",

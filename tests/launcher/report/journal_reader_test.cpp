@@ -55,6 +55,17 @@ TEST_CASE("a record's fields keep their types and nested objects come as their J
   CHECK_FALSE(r.text("missing"));
 }
 
+TEST_CASE("an array field reads as its strings, other members left out") {
+  JournalRecord r;
+  REQUIRE(parse_journal_line(
+      "{\"time\":\"2026-01-02T03:04:05.000Z\",\"event\":\"diagnosis-restart\","
+      "\"suspects\":[\"node-0\",7,\"node-1\",{\"a\":1}],\"class\":\"RankCommHang\"}",
+      r));
+  CHECK(r.strings("suspects") == std::vector<std::string>{"node-0", "node-1"});
+  CHECK(r.strings("class").empty());
+  CHECK(r.strings("missing").empty());
+}
+
 TEST_CASE("lines that are no record are counted, not thrown on") {
   JournalRecord r;
   CHECK_FALSE(parse_journal_line("", r));
