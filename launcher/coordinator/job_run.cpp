@@ -15,6 +15,17 @@ namespace {
 // How stale the job-wide hang check may be: it is judged in seconds.
 constexpr auto kHangWalkEvery = std::chrono::milliseconds(100);
 
+// The failure a diagnosis verdict acted on stands for.
+Classification verdict_failure(const Diagnosis& verdict, RestartPolicy policy) {
+  const std::string cls = to_string(verdict.cls);
+  Classification c;
+  c.retryable = policy != RestartPolicy::Never;
+  c.signature = "diagnosis:" + cls;
+  c.reason = cls + ": " + verdict.evidence +
+             (c.retryable ? ": retryable" : ": not retryable (policy never)");
+  return c;
+}
+
 std::vector<GovernedInstance> governed(const Plan& plan) {
   std::vector<GovernedInstance> out;
   for (const Placement& p : plan.placements) {
@@ -684,7 +695,7 @@ void JobRun::diagnose() {
 
 void JobRun::isolate(const Diagnosis& verdict) {
   const int instance = diagnosis_.instance_of(verdict);
-  if (instance < 0) return;  // nobody named: nothing to exclude
+  if (instance < 0) return restart_to_test_links(verdict);  // nobody named: nothing to exclude
   Instance& inst = state_.instances[static_cast<std::size_t>(instance)];
   Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
   if (inst.run != Run::Running || !n.excluded.empty()) return;
@@ -695,12 +706,28 @@ void JobRun::isolate(const Diagnosis& verdict) {
                 Json{{"node", n.name}, {"instance", state_.instance_name(instance)}, {"class", cls}},
                 "isolating node " + n.name + " (" + state_.instance_name(instance) +
                     "): a spare takes its place at the restart");
-  Classification c;
-  c.retryable = state_.plan.fault_tolerance.policy != RestartPolicy::Never;
-  c.signature = "diagnosis:" + cls;
-  c.reason = cls + ": " + verdict.evidence +
-             (c.retryable ? ": retryable" : ": not retryable (policy never)");
-  feed(HangDetected{instance, c});
+  feed(HangDetected{instance, verdict_failure(verdict, state_.plan.fault_tolerance.policy)});
+}
+
+void JobRun::restart_to_test_links(const Diagnosis& verdict) {
+  // Without the check the restart would find the same links: the job-wide hang decides.
+  if (verdict.cls != DiagnosisClass::RankCommHang || !wants_fabric()) return;
+  std::vector<std::string> suspects;
+  int instance = -1;  // the first suspect's, which the restart is charged to
+  for (int node : verdict.suspect_nodes) {
+    if (node < 0 || node >= static_cast<int>(state_.nodes.size())) continue;
+    const Node& n = state_.nodes[static_cast<std::size_t>(node)];
+    suspects.push_back(n.name);
+    const bool running =
+        n.instance >= 0 && state_.instances[static_cast<std::size_t>(n.instance)].run == Run::Running;
+    if (instance < 0 && running) instance = n.instance;
+  }
+  if (instance < 0) return;  // nothing of it runs (a restart is under way)
+  const std::string cls = to_string(verdict.cls);
+  state_.record("diagnosis-restart", Json{{"class", cls}, {"suspects", suspects}},
+                "restarting the job to test the links of " + name_list(suspects) +
+                    ": the fabric check before the restart excludes the node that loses packets");
+  feed(HangDetected{instance, verdict_failure(verdict, state_.plan.fault_tolerance.policy)});
 }
 
 }  // namespace pai::launcher::coordinator

@@ -104,8 +104,12 @@ class JobRun {
   /// `monitoring.gpuIdle.action: restart` fails the instance as retryable ("gpu-idle").
   void watch_gpus(int node, const std::vector<net::GpuSample>& gpus);
   /// `diagnosis.action: isolate`: excludes the node the verdict names and restarts its
-  /// instance (a spare takes it at the start).
+  /// instance (a spare takes it at the start). A hang whose stalled connections name no
+  /// single node restarts the job at once when the fabric check runs before restarts: it
+  /// tests the nodes and excludes the one that loses packets.
   void isolate(const Diagnosis& verdict);
+  /// That restart for `verdict`, whose suspects are the ends of its stalled connections.
+  void restart_to_test_links(const Diagnosis& verdict);
   /// ProtocolError (on `field` of the message of `type`) unless `node` holds `instance`.
   void check_own(int node, int instance, const char* type, const char* field) const;
   /// ProtocolError (on `field` of the message of `type`) unless every entry names a rank of

@@ -551,6 +551,9 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
     // the culprit's (seen: a victim 9.7x the median, isolated in the culprit's place).
     const std::string list =
         first_edges(edges, [&](int a, int b) { return names[a] + " - " + names[b]; });
+    std::set<int> ends;
+    for (const auto& [a, b] : edges) ends.insert({a, b});
+    d.suspect_nodes.assign(ends.begin(), ends.end());
     d.evidence += edges.size() == 1
                       ? "the connection " + list + " is stalled; either end may be at fault"
                       : std::to_string(edges.size()) + " stalled connections (" + list +

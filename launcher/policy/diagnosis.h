@@ -62,6 +62,9 @@ struct Diagnosis {
   /// have waited in for 31 s; its last step was 50, its last record 33 s ago".
   std::string evidence;
   Severity severity = Severity::Critical;
+  /// A RankCommHang that names nobody although connections stalled: the nodes at their ends,
+  /// one of which loses packets (ascending). Empty otherwise.
+  std::vector<int> suspect_nodes = {};
 };
 
 /// The rules' settings; the four named in the spec's `diagnosis` section keep its names and

@@ -514,6 +514,84 @@ TEST_CASE("a node the check before a restart finds slow is replaced before the r
   CHECK(h.only("node-0", "start")["attempt"] == 1);
 }
 
+namespace {
+
+// Every rank of the test plan (ranks 0-4) inside all_reduce #10 for 61 s; the ranks of node-0
+// and node-1 have a stalled connection to each other: one link, either end may lose packets.
+void hang_on_one_link(MachineHarness& h) {
+  const std::vector<std::pair<std::string, std::vector<int>>> nodes = {
+      {"node-0", {0, 1}}, {"node-1", {2, 3}}, {"node-2", {4}}};
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& [node, ranks] = nodes[i];
+    pai::net::HeartbeatInstance entry{.instance = static_cast<int>(i), .idle_ms = 61000,
+                                      .hang_interval = 1800, .step = 9, .ranks = {},
+                                      .telemetry = {}};
+    for (int r : ranks) {
+      pai::net::RankTelemetry t{.rank = r, .step = 9, .window_us = 1000000, .comm_us = 1000000,
+                                .entered = 10, .exited = 9, .open_ms = 61000, .op = 1,
+                                .quiet_ms = 61000};
+      if (node == "node-0") t.tcp_stalled_peers = {h.address_of("node-1")};
+      if (node == "node-1") t.tcp_stalled_peers = {h.address_of("node-0")};
+      entry.telemetry.push_back(t);
+    }
+    h.receive(node, pai::net::to_json(pai::net::NodeToCoordinator{pai::net::NodeHeartbeat{{entry}}}));
+  }
+  h.advance(1s);
+}
+
+}  // namespace
+
+TEST_CASE("isolate: a hang on a link that names no node restarts the job to test the links") {
+  pai::Plan plan = fabric_plan();
+  plan.sanity_check.fabric.before_restarts = true;
+  plan.fault_tolerance.diagnosis.action = pai::DiagnosisAction::Isolate;
+  MachineHarness h(plan);
+  h.join("spare-0");
+  h.join_all();
+  play(h, healthy);
+  REQUIRE(h.sent("node-0", "start").size() == 1);
+  h.clear();
+  hang_on_one_link(h);
+  REQUIRE(h.records("diagnosis").size() == 1);
+  CHECK(h.records("diagnosis")[0].fields["node"] == "");
+  // Nobody is excluded yet: the job stops at once, not after its 30-minute hang interval.
+  CHECK(h.records("node-excluded").empty());
+  REQUIRE(h.records("diagnosis-restart").size() == 1);
+  CHECK(h.records("diagnosis-restart")[0].fields["suspects"] ==
+        Json::parse(R"(["node-0","node-1"])"));
+  CHECK(h.records("diagnosis-restart")[0].line ==
+        "restarting the job to test the links of node-0 and node-1: the fabric check before the "
+        "restart excludes the node that loses packets");
+  for (const char* node : {"node-0", "node-1", "node-2"}) {
+    CHECK(h.only(node, "stop")["reason"] ==
+          "worker-0: RankCommHang: all 5 ranks have been inside all_reduce #10 for at least 62 s; "
+          "the connection node-0 - node-1 is stalled; either end may be at fault: retryable");
+  }
+  // The check finds node-1 bad and the spare takes its instance.
+  for (int i = 0; i < 3; ++i) h.stopped("node-" + std::to_string(i), i);
+  h.advance(10s);
+  for (int i = 0; i < 3; ++i) h.checks("node-" + std::to_string(i));
+  play(h, slow("node-1"));
+  REQUIRE(h.records("node-excluded").size() == 1);
+  CHECK(h.records("node-excluded")[0].fields["node"] == "node-1");
+  CHECK(h.records("node-replaced").at(0).fields["spare"] == "spare-0");
+}
+
+TEST_CASE("isolate: without the check before restarts a hang that names no node waits") {
+  pai::Plan plan = fabric_plan();
+  plan.fault_tolerance.diagnosis.action = pai::DiagnosisAction::Isolate;
+  MachineHarness h(plan);
+  h.join("spare-0");
+  h.join_all();
+  play(h, healthy);
+  REQUIRE(h.sent("node-0", "start").size() == 1);
+  h.clear();
+  hang_on_one_link(h);
+  REQUIRE(h.records("diagnosis").size() == 1);
+  CHECK(h.records("diagnosis-restart").empty());
+  CHECK(h.sent("node-0", "stop").empty());
+}
+
 TEST_CASE("without beforeRestarts a restart does not measure the fabric again") {
   MachineHarness h(fabric_plan());
   restart_to_checks(h);

@@ -612,6 +612,7 @@ TEST_CASE("a collective open on every rank, without network evidence, names nobo
   CHECK(v[0].node == -1);
   CHECK(v[0].node_name.empty());
   CHECK(v[0].gpu == -1);
+  CHECK(v[0].suspect_nodes.empty());  // no stalled connection: no suspects either
   CHECK(v[0].severity == Severity::Critical);
   CHECK(v[0].evidence ==
         "all 8 ranks have been inside all_reduce #10 for at least 60 s; no rank is behind and no "
@@ -719,6 +720,7 @@ TEST_CASE("a hung collective with stalls but no culprit among them is not blamed
   CHECK(v[0].evidence ==
         "all 8 ranks have been inside all_reduce #10 for at least 60 s; the connection node-1 - "
         "node-2 is stalled; either end may be at fault");
+  CHECK(v[0].suspect_nodes == std::vector<int>{1, 2});
   // Two stalled connections without a common node, and no majority: named as such.
   v = hung_four_nodes([](RankSample& s, std::int64_t) {
     s.tcp_rtt_us = s.node == 1 ? 1300 : 130;
@@ -730,10 +732,12 @@ TEST_CASE("a hung collective with stalls but no culprit among them is not blamed
   CHECK(v[0].evidence ==
         "all 8 ranks have been inside all_reduce #10 for at least 60 s; 2 stalled connections "
         "(node-0 - node-1, node-2 - node-3) have no node in common");
+  CHECK(v[0].suspect_nodes == std::vector<int>{0, 1, 2, 3});
   // Without any stall, the RTT outlier is named (the RTT rule above).
   v = hung_four_nodes([](RankSample& s, std::int64_t) { s.tcp_rtt_us = s.node == 1 ? 1300 : 130; });
   REQUIRE(v.size() == 1);
   CHECK(v[0].node == 1);
+  CHECK(v[0].suspect_nodes.empty());
 }
 
 // `s` moved on to collective `seq`, open for `open_ms`.
