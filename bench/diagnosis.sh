@@ -12,8 +12,8 @@
 #   link     node-3's egress limited to 5 Mbit/s (tc) from the start: RankCommSlow naming it,
 #            timed from the first step
 #   drop     the switch drops what node-3 sends at step 25: node-3 excluded (by the
-#            diagnosis, or by the fabric check before the job-wide hang's restart), and its
-#            instance started on the spare
+#            diagnosis, or, when it suspects a link of either end, by the fabric check before
+#            the restart it orders), and its instance started on the spare
 # The faulty rank writes the wall-clock time its fault began (FAULT_STAMP); the latency is the
 # time from there to the coordinator's `diagnosis` record. The diagnosis settings are the
 # spec's defaults unless SLOW_FACTOR / SLOW_WINDOWS are set.

@@ -11,10 +11,10 @@
 #      node-3 sends except to the coordinator's port (tc htb and u32), so every rank hangs in the
 #      all-reduce. With `diagnosis: {action: isolate, hangAfter: 3s}` the coordinator must
 #      name node-3 (RankCommHang) and exclude it; or, when only one link of node-3 stalled (then
-#      either end could be at fault and the diagnosis names nobody), the job-wide hang (8 s)
-#      restarts the job and the fabric check before it (beforeRestarts) must find node-3 bad.
-#      Either way node-3 alone is excluded, its instance starts on the spare node-5, and the
-#      ranks resume from the last checkpoint and finish.
+#      either end could be at fault and the diagnosis names nobody), restart the job at once
+#      so that the fabric check before it (beforeRestarts) finds node-3 bad. Either way the
+#      job-wide hang (12 s) is not needed, node-3 alone is excluded, its instance starts on the
+#      spare node-5, and the ranks resume from the last checkpoint and finish.
 #   Each case says how long the coordinator took to name or exclude node-3 (its journal's time
 #   less the time of the first step, a, or of the tc rule, b): bench/diagnosis.sh collects them.
 #
@@ -94,7 +94,7 @@ tc -n "$(node_ns 3)" qdisc del dev eth0 root
 # the spare from the last checkpoint.
 compile drop "[{name: node-5, address: $SUBNET.5}]" \
   "SCENARIO: resume, CHECKPOINTS: $work/drop/checkpoints" "  restart: {maxRestarts: 2, backoff: 1s}
-  hang: {interval: 8s}
+  hang: {interval: 12s}
   diagnosis: {action: isolate, hangAfter: 3s}" "  checks: [disk, fabric]
   fabric: {minTcpGbps: 0.2, duration: 1s, timeout: 10s, streams: 2, beforeRestarts: true}"
 for n in 1 2 3 4 5; do start_launcher "drop/node-$n" "$n" --node "node-$n"; done
@@ -124,11 +124,14 @@ if grep -q "coordinator: isolating node node-3" "$work/drop/node-1.err"; then
   how="named by the diagnosis and isolated"
 else
   # Only the link between node-3 and one peer stalled: either end could be at fault, so the
-  # diagnosis named nobody; the job-wide hang restarted the job and the fabric check found
+  # diagnosis named nobody and restarted the job to test the links; the fabric check found
   # node-3 bad.
+  expect_said drop/node-1 "restarting the job to test the links of "
   expect_said drop/node-1 "node-3 excluded: fabric check: node-3 is bad"
-  how="its link ambiguous, found bad by the fabric check before the restart"
+  how="its link ambiguous, restarted at once and found bad by the fabric check"
 fi
+! grep -q "job-wide hang" "$work/drop/node-1.err" ||
+  fail "drop: the job-wide hang acted, not the diagnosis: $(grep "job-wide hang" "$work/drop/node-1.err")"
 if grep "excluded" "$work/drop/node-1.err" | grep -qv "node-3"; then
   fail "drop: a node other than node-3 was excluded: $(grep "excluded" "$work/drop/node-1.err")"
 fi
