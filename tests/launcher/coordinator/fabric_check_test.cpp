@@ -460,14 +460,20 @@ TEST_CASE("without the fabric check a fabric report is a protocol error") {
 
 namespace {
 
-// A job with the fabric check before restarts, past its first check and start (every node,
-// the spare too, at 9.4 Gbit/s), then failed: every instance stopped, the backoff elapsed and
-// the nodes' checks passed. Leaves the log cleared before the checks' answers.
-void restart_to_checks(MachineHarness& h) {
+// The test plan's nodes and spare-0 joined, past the first fabric check (every node at
+// 9.4 Gbit/s) and started.
+void start_past_fabric(MachineHarness& h) {
   h.join("spare-0");
   h.join_all();
   play(h, healthy);
   REQUIRE(h.sent("node-0", "start").size() == 1);
+}
+
+// A job with the fabric check before restarts, past its first check and start, then failed:
+// every instance stopped, the backoff elapsed and the nodes' checks passed. Leaves the log
+// cleared before the checks' answers.
+void restart_to_checks(MachineHarness& h) {
+  start_past_fabric(h);
   h.receive("node-1", exited(1, 0, 1, 0, true, "NCCL error"));
   h.receive("node-0", exited(0, 0, 0, SIGTERM, false, "", true));
   for (int i = 0; i < 3; ++i) h.stopped("node-" + std::to_string(i), i);
@@ -516,9 +522,13 @@ TEST_CASE("a node the check before a restart finds slow is replaced before the r
 
 namespace {
 
-// Every rank of the test plan (ranks 0-4) inside all_reduce #10 for 61 s; the ranks of node-0
-// and node-1 have a stalled connection to each other: one link, either end may lose packets.
+// The job started (start_past_fabric), then every rank of the test
+// plan (ranks 0-4) inside all_reduce #10 for 61 s; the ranks of node-0 and node-1 have a
+// stalled connection to each other: one link, either end may lose packets. The log is cleared
+// after the start.
 void hang_on_one_link(MachineHarness& h) {
+  start_past_fabric(h);
+  h.clear();
   const std::vector<std::pair<std::string, std::vector<int>>> nodes = {
       {"node-0", {0, 1}}, {"node-1", {2, 3}}, {"node-2", {4}}};
   for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -546,11 +556,6 @@ TEST_CASE("isolate: a hang on a link that names no node restarts the job to test
   plan.sanity_check.fabric.before_restarts = true;
   plan.fault_tolerance.diagnosis.action = pai::DiagnosisAction::Isolate;
   MachineHarness h(plan);
-  h.join("spare-0");
-  h.join_all();
-  play(h, healthy);
-  REQUIRE(h.sent("node-0", "start").size() == 1);
-  h.clear();
   hang_on_one_link(h);
   REQUIRE(h.records("diagnosis").size() == 1);
   CHECK(h.records("diagnosis")[0].fields["node"] == "");
@@ -581,11 +586,6 @@ TEST_CASE("isolate: without the check before restarts a hang that names no node 
   pai::Plan plan = fabric_plan();
   plan.fault_tolerance.diagnosis.action = pai::DiagnosisAction::Isolate;
   MachineHarness h(plan);
-  h.join("spare-0");
-  h.join_all();
-  play(h, healthy);
-  REQUIRE(h.sent("node-0", "start").size() == 1);
-  h.clear();
   hang_on_one_link(h);
   REQUIRE(h.records("diagnosis").size() == 1);
   CHECK(h.records("diagnosis-restart").empty());
