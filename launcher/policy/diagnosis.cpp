@@ -100,9 +100,10 @@ const std::vector<int>& slow_peers_of(const RankSample& s) { return s.slow_peer_
 const std::vector<int>& stalled_peers_of(const RankSample& s) { return s.stalled_peer_nodes; }
 
 // The nodes whose RTT (the median of their ranks') stands out against the other nodes'. A
-// node whose slow connections (its ranks' slow_peer_nodes) all lead to other such nodes that
-// do not name it back is their neighbour, not a culprit: a node whose every link is slow
-// raises the RTT of each node that talks to it. It is left out while another remains.
+// node whose slow connections (its ranks' slow_peer_nodes) all lead to other such nodes, or
+// to nodes waiting on them, that do not name it back is their neighbour, not a culprit: a
+// node whose every link is slow raises the RTT of each node that talks to it. It is left out
+// while another remains.
 std::vector<SlowLink> slow_links(const std::vector<const RankSample*>& samples,
                                  const DiagnosisSettings& settings) {
   std::map<int, std::vector<double>> by_node;
@@ -152,13 +153,41 @@ std::vector<SlowLink> slow_links(const std::vector<const RankSample*>& samples,
     const auto it = slow_to.find(from);
     return it != slow_to.end() && it->second.contains(to);
   };
-  // Whom `node` is explained by: the slow nodes it is slow to; none if one of them is not slow
-  // or names it back.
+  const auto named_back_by_none = [&](int node) {
+    return std::none_of(slow_to.at(node).begin(), slow_to.at(node).end(),
+                        [&](int peer) { return names_back(peer, node); });
+  };
+  // Nodes that wait on a slow node without standing out: each of their slow connections leads
+  // to a slow or waiting node that does not name them back. In a ring the wait travels back
+  // from neighbour to neighbour (seen: node-2 slow only to the rate-limited node-3, node-1
+  // slow only to node-2, whose ACKs came late); a worklist from the slow nodes, O(connections).
+  std::set<int> waiting;
+  std::map<int, std::vector<int>> named_by;  // peer -> the nodes slow to it
+  std::map<int, std::size_t> unexplained;    // node -> its slow peers neither slow nor waiting
+  for (const auto& [node, peers] : slow_to) {
+    unexplained[node] = peers.size();
+    for (int peer : peers) named_by[peer].push_back(node);
+  }
+  std::vector<int> work(slow.begin(), slow.end());
+  while (!work.empty()) {
+    const int peer = work.back();
+    work.pop_back();
+    for (int node : named_by[peer]) {
+      if (slow.contains(node) || waiting.contains(node) || --unexplained[node] > 0) continue;
+      if (!named_back_by_none(node)) continue;
+      waiting.insert(node);
+      work.push_back(node);
+    }
+  }
+  // Whom `node` is explained by: the slow or waiting nodes it is slow to; none if one of them
+  // is neither or names it back.
   const auto explained_by = [&](int node) {
     const auto it = slow_to.find(node);
     if (it == slow_to.end()) return std::set<int>{};
     for (int peer : it->second) {
-      if (!slow.contains(peer) || names_back(peer, node)) return std::set<int>{};
+      if ((!slow.contains(peer) && !waiting.contains(peer)) || names_back(peer, node)) {
+        return std::set<int>{};
+      }
     }
     return it->second;
   };

@@ -143,8 +143,10 @@ struct DiagnosisSettings {
 ///    rtt_factor times the median of the other nodes' and min_rtt_excess_us more. It names the
 ///    node with rank -1 and GPU -1: a link serves all the node's ranks. A node whose slow
 ///    connections (slow_peer_nodes) all lead to other such nodes that do not name it back is
-///    their neighbour and is not named while one of them is; two such nodes that name each
-///    other share a slow link and are both named. When most nodes talk to the slow one their
+///    their neighbour and is not named while one of them is; so is a node whose slow
+///    connections lead to nodes that wait on such a node (in a ring the wait travels back: a
+///    node that does not stand out but is slow only towards slow or waiting nodes waits too);
+///    two such nodes that name each other share a slow link and are both named. When most nodes talk to the slow one their
 ///    RTTs rise with it: a node that more than half of the other nodes name as a slow peer is
 ///    slow too when its RTT is above the others' median by min_rtt_excess_us. Without RTT
 ///    figures from at least two nodes it names nothing.

@@ -449,6 +449,29 @@ TEST_CASE("in a ring, the node before a slow one is named neither") {
   CHECK_THAT(v[0].evidence, Catch::Contains("(node-1 is slow only on connections to it)"));
 }
 
+TEST_CASE("in a ring, a node slow only towards a neighbour that waits on the slow node is not "
+          "named") {
+  // Seen with 4 gloo ranks, node 2's egress at 5 Mbit/s, a busy loop beside: node 1 is slow
+  // only to node 2 and stands out nowhere; node 0, slow only to node 1 (its ACKs come late),
+  // stands out by 3.9x.
+  const std::vector<std::int64_t> rtt = {3100, 800, 5900, 800};
+  Diagnoser d(kRanks);
+  std::vector<Diagnosis> v = four_nodes(d, 10, rtt, {{1}, {2}, {}, {}});
+  REQUIRE(named_nodes(v) == std::vector<int>{2});
+  // Two steps back, too.
+  Diagnoser longer(kRanks);
+  CHECK(named_nodes(four_nodes(longer, 10, {3100, 800, 800, 5900}, {{1}, {2}, {3}, {}})) ==
+        std::vector<int>{3});
+  // Node 1 naming node 0 back: their link is slow from both ends, node 0 is named.
+  Diagnoser both(kRanks);
+  CHECK(named_nodes(four_nodes(both, 10, rtt, {{1}, {0, 2}, {}, {}})) == std::vector<int>{0, 2});
+  // Node 1 slow towards node 3 as well, which waits on nobody: node 1 does not wait on node 2
+  // alone, so node 0 is named.
+  Diagnoser elsewhere(kRanks);
+  CHECK(named_nodes(four_nodes(elsewhere, 10, rtt, {{1}, {2, 3}, {}, {}})) ==
+        std::vector<int>{0, 2});
+}
+
 TEST_CASE("a node that most others name as their slow peer is named below the RTT factor") {
   // Seen with 4 gloo ranks, node 2's egress at 1 Mbit/s: every node sends to it, so every
   // node's RTT rose; node 2's is only 2x the others' median, but nodes 0, 1 and 3 all name it.
