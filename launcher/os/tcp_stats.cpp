@@ -164,7 +164,8 @@ std::vector<int> rank_processes(const std::string& cgroup_dir, int pid) {
   return processes;
 }
 
-std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process_sets) {
+std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process_sets,
+                                    int store_port) {
   std::vector<TcpFigures> figures(process_sets.size());
   // A socket two sets share (a descriptor inherited across ranks) counts for the first.
   std::unordered_map<std::uint64_t, std::size_t> owner;
@@ -179,6 +180,7 @@ std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process
     std::vector<std::uint32_t> all, recent;
     std::map<std::string, std::vector<std::uint32_t>> all_peers, recent_peers;
     std::set<std::string> stalled;
+    bool held = false;  // any connection, the store's too
   };
   std::vector<Rtts> rtts(process_sets.size());
   std::vector<std::int64_t> retrans(process_sets.size(), 0);
@@ -186,12 +188,17 @@ std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process
     const auto it = owner.find(msg.idiag_inode);
     if (it == owner.end()) return;
     Rtts& set = rtts[it->second];
+    set.held = true;
+    retrans[it->second] += info.tcpi_total_retrans;
+    std::string peer = remote_address(msg);
+    if (!peer.empty() && info.tcpi_backoff > 0) set.stalled.insert(peer);
+    const bool store = store_port > 0 && (ntohs(msg.id.idiag_sport) == store_port ||
+                                          ntohs(msg.id.idiag_dport) == store_port);
+    if (store) return;
     const bool recent = info.tcpi_last_data_sent <= kTcpRecentMs;
     set.all.push_back(info.tcpi_rtt);
     if (recent) set.recent.push_back(info.tcpi_rtt);
-    retrans[it->second] += info.tcpi_total_retrans;
-    if (std::string peer = remote_address(msg); !peer.empty()) {
-      if (info.tcpi_backoff > 0) set.stalled.insert(peer);
+    if (!peer.empty()) {
       if (recent) set.recent_peers[peer].push_back(info.tcpi_rtt);
       set.all_peers[std::move(peer)].push_back(info.tcpi_rtt);
     }
@@ -201,16 +208,17 @@ std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process
   dump_established(AF_INET6, take);
   for (std::size_t s = 0; s < process_sets.size(); ++s) {
     Rtts& set = rtts[s];
-    if (set.all.empty()) continue;
+    if (!set.held) continue;
+    figures[s].retrans = retrans[s];
+    figures[s].stalled_peers.assign(set.stalled.begin(), set.stalled.end());
+    if (set.all.empty()) continue;  // the store's connections alone
     // Without recent traffic (a hang, an evaluation phase) the last measurements are all
     // there is.
     const bool recent = !set.recent.empty();
     figures[s].rtt_us = median(recent ? set.recent : set.all);
-    figures[s].retrans = retrans[s];
     for (auto& [peer, rtt] : recent ? set.recent_peers : set.all_peers) {
       figures[s].peer_rtt_us.emplace(peer, median(rtt));
     }
-    figures[s].stalled_peers.assign(set.stalled.begin(), set.stalled.end());
   }
   return figures;
 }

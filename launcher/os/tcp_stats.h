@@ -14,7 +14,8 @@
 namespace pai::launcher {
 
 /// The TCP figures of one set of processes; both -1 when it holds no established TCP
-/// connection or the kernel could not be asked.
+/// connection or the kernel could not be asked (rtt_us also when it holds only the store's,
+/// see tcp_figures).
 struct TcpFigures {
   /// Median of its connections' smoothed RTT (tcpi_rtt), µs: of those that sent data within
   /// kTcpRecentMs when there are any
@@ -48,7 +49,12 @@ std::vector<int> rank_processes(const std::string& cgroup_dir, int pid);
 /// connections whose sockets the set's processes hold (at most kTcpMaxSockets sockets from at
 /// most kTcpMaxDescriptors descriptors per set). One dump per address family serves every
 /// set. Never throws: processes that are gone or unreadable hold nothing, and a failed query
-/// gives -1 figures.
-std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process_sets);
+/// gives -1 figures. Connections from or to port `store_port` (> 0: the job's rendezvous
+/// store, MASTER_PORT) give no RTT (rtt_us, peer_rtt_us): their traffic is a burst at the
+/// start, and the RTT it leaves, measured while every rank was starting, says nothing of the
+/// links collectives use; it named the master's node slow. They still count for retransmits
+/// and stalls.
+std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process_sets,
+                                    int store_port = 0);
 
 }  // namespace pai::launcher

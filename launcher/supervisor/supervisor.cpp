@@ -151,7 +151,8 @@ std::vector<RankTelemetrySummary> Supervisor::Impl::telemetry_of(Instance& inst,
                                                                  Clock::time_point now) {
   std::vector<std::vector<int>> processes;
   std::vector<RankTelemetrySummary> summaries = read_telemetry(inst, now, &processes);
-  const std::vector<TcpFigures> tcp = tcp_figures(processes);
+  // MASTER_PORT: the rendezvous store (env://, torchrun), whose RTTs say nothing of the links.
+  const std::vector<TcpFigures> tcp = tcp_figures(processes, plan.master.port);
   const double factor = plan.fault_tolerance.diagnosis.rtt_factor;
   const std::int64_t excess = DiagnosisSettings{}.min_rtt_excess_us;
   for (std::size_t k = 0; k < summaries.size(); ++k) {

@@ -61,6 +61,14 @@ class LoopbackConnection {
   LoopbackConnection(const LoopbackConnection&) = delete;
   LoopbackConnection& operator=(const LoopbackConnection&) = delete;
 
+  /// The listening end's port.
+  int port() const {
+    sockaddr_in address{};
+    socklen_t length = sizeof address;
+    REQUIRE(::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+    return ntohs(address.sin_port);
+  }
+
  private:
   int listener_ = -1;
   int client_ = -1;
@@ -141,6 +149,28 @@ TEST_CASE("connections that sent data recently give the figures, when there are 
   std::vector<std::string> peers;
   for (const auto& [peer, rtt] : figures[0].peer_rtt_us) peers.push_back(peer);
   CHECK(peers == std::vector<std::string>{"127.0.0.10", "127.0.0.9"});
+}
+
+TEST_CASE("the rendezvous store's connections give no RTT, but still retransmits") {
+  {
+    const LoopbackConnection store("127.0.0.7", "127.0.0.8");
+    const LoopbackConnection ring("127.0.0.9", "127.0.0.10");
+    const std::vector<TcpFigures> figures = tcp_figures({{::getpid()}}, store.port());
+    REQUIRE(figures.size() == 1);
+    std::vector<std::string> peers;
+    for (const auto& [peer, rtt] : figures[0].peer_rtt_us) peers.push_back(peer);
+    CHECK(peers == std::vector<std::string>{"127.0.0.10", "127.0.0.9"});  // both ends of one
+    CHECK(figures[0].rtt_us >= 0);
+  }
+  // The store's connection alone: held, so its retransmits count, but no RTT.
+  const LoopbackConnection store("127.0.0.7", "127.0.0.8");
+  const std::vector<TcpFigures> figures = tcp_figures({{::getpid()}}, store.port());
+  REQUIRE(figures.size() == 1);
+  CHECK(figures[0].retrans >= 0);
+  CHECK(figures[0].rtt_us == -1);
+  CHECK(figures[0].peer_rtt_us.empty());
+  // Without a store port it is a connection like any other.
+  CHECK(tcp_figures({{::getpid()}})[0].peer_rtt_us.size() == 2);
 }
 
 TEST_CASE("processes without a TCP connection give -1") {
