@@ -14,9 +14,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <string_view>
@@ -165,7 +167,7 @@ std::vector<int> rank_processes(const std::string& cgroup_dir, int pid) {
 }
 
 std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process_sets,
-                                    int store_port) {
+                                    int store_port, std::uint32_t active_spread_ms) {
   std::vector<TcpFigures> figures(process_sets.size());
   // A socket two sets share (a descriptor inherited across ranks) counts for the first.
   std::unordered_map<std::uint64_t, std::size_t> owner;
@@ -173,52 +175,54 @@ std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process
     for (const std::uint64_t inode : socket_inodes(process_sets[s])) owner.emplace(inode, s);
   }
   if (owner.empty()) return figures;
-  // The RTTs of each set's connections, those that sent data recently apart: a connection
-  // that has sent nothing for a while keeps the RTT it last measured, however the link has
-  // changed since (a receiving end of a ring all-reduce measures none).
-  struct Rtts {
-    std::vector<std::uint32_t> all, recent;
-    std::map<std::string, std::vector<std::uint32_t>> all_peers, recent_peers;
+  // The connections of each set: a connection that has sent nothing for a while keeps the RTT
+  // it last measured, however the link has changed since (a receiving end of a ring
+  // all-reduce measures none), so the figures take those that sent data at most
+  // `active_spread_ms` before the set's latest send.
+  struct Connection {
+    std::uint32_t rtt_us = 0;
+    std::uint32_t last_sent_ms = 0;
+    std::string peer;  // "" between equal addresses
+  };
+  struct Set {
+    std::vector<Connection> connections;
     std::set<std::string> stalled;
     bool held = false;  // any connection, the store's too
+    std::int64_t retrans = 0;
   };
-  std::vector<Rtts> rtts(process_sets.size());
-  std::vector<std::int64_t> retrans(process_sets.size(), 0);
+  std::vector<Set> sets(process_sets.size());
   const auto take = [&](const inet_diag_msg& msg, const tcp_info& info) {
     const auto it = owner.find(msg.idiag_inode);
     if (it == owner.end()) return;
-    Rtts& set = rtts[it->second];
+    Set& set = sets[it->second];
     set.held = true;
-    retrans[it->second] += info.tcpi_total_retrans;
+    set.retrans += info.tcpi_total_retrans;
     std::string peer = remote_address(msg);
     if (!peer.empty() && info.tcpi_backoff > 0) set.stalled.insert(peer);
     const bool store = store_port > 0 && (ntohs(msg.id.idiag_sport) == store_port ||
                                           ntohs(msg.id.idiag_dport) == store_port);
-    if (store) return;
-    const bool recent = info.tcpi_last_data_sent <= kTcpRecentMs;
-    set.all.push_back(info.tcpi_rtt);
-    if (recent) set.recent.push_back(info.tcpi_rtt);
-    if (!peer.empty()) {
-      if (recent) set.recent_peers[peer].push_back(info.tcpi_rtt);
-      set.all_peers[std::move(peer)].push_back(info.tcpi_rtt);
-    }
+    if (!store) set.connections.push_back({info.tcpi_rtt, info.tcpi_last_data_sent, std::move(peer)});
   };
   // A family the kernel cannot dump (IPv6 disabled) holds none of the sets' connections.
   dump_established(AF_INET, take);
   dump_established(AF_INET6, take);
   for (std::size_t s = 0; s < process_sets.size(); ++s) {
-    Rtts& set = rtts[s];
+    const Set& set = sets[s];
     if (!set.held) continue;
-    figures[s].retrans = retrans[s];
+    figures[s].retrans = set.retrans;
     figures[s].stalled_peers.assign(set.stalled.begin(), set.stalled.end());
-    if (set.all.empty()) continue;  // the store's connections alone
-    // Without recent traffic (a hang, an evaluation phase) the last measurements are all
-    // there is.
-    const bool recent = !set.recent.empty();
-    figures[s].rtt_us = median(recent ? set.recent : set.all);
-    for (auto& [peer, rtt] : recent ? set.recent_peers : set.all_peers) {
-      figures[s].peer_rtt_us.emplace(peer, median(rtt));
+    if (set.connections.empty()) continue;  // the store's connections alone
+    std::uint32_t latest = std::numeric_limits<std::uint32_t>::max();
+    for (const Connection& c : set.connections) latest = std::min(latest, c.last_sent_ms);
+    std::vector<std::uint32_t> active;
+    std::map<std::string, std::vector<std::uint32_t>> by_peer;
+    for (const Connection& c : set.connections) {
+      if (c.last_sent_ms - latest > active_spread_ms) continue;
+      active.push_back(c.rtt_us);
+      if (!c.peer.empty()) by_peer[c.peer].push_back(c.rtt_us);
     }
+    figures[s].rtt_us = median(active);
+    for (auto& [peer, rtt] : by_peer) figures[s].peer_rtt_us.emplace(peer, median(rtt));
   }
   return figures;
 }

@@ -17,8 +17,8 @@ namespace pai::launcher {
 /// connection or the kernel could not be asked (rtt_us also when it holds only the store's,
 /// see tcp_figures).
 struct TcpFigures {
-  /// Median of its connections' smoothed RTT (tcpi_rtt), µs: of those that sent data within
-  /// kTcpRecentMs when there are any
+  /// Median of its active connections' smoothed RTT (tcpi_rtt), µs: those that sent data at
+  /// most the spread (tcp_figures) before its latest send
   std::int64_t rtt_us = -1;
   std::int64_t retrans = -1;  ///< its connections' retransmitted segments (tcpi_total_retrans)
   /// Per remote address ("10.0.0.3", "fd00::3"): the median smoothed RTT of the connections to
@@ -37,9 +37,9 @@ struct TcpFigures {
 constexpr std::size_t kTcpMaxProcesses = 64;
 constexpr std::size_t kTcpMaxSockets = 256;
 constexpr std::size_t kTcpMaxDescriptors = 4096;
-/// A connection that sent data within this many milliseconds is recent: the figures use the
-/// recent connections' RTTs when a set has any, all its connections' otherwise.
-constexpr std::uint32_t kTcpRecentMs = 2000;
+/// The default spread of a set's active connections: those that sent data at most this many
+/// milliseconds before its latest send give its figures (tcp_figures).
+constexpr std::uint32_t kTcpActiveSpreadMs = 2000;
 
 /// A rank's processes: those listed in `cgroup_dir`/cgroup.procs (at most kTcpMaxProcesses),
 /// or `pid` alone when `cgroup_dir` is empty or lists none.
@@ -53,8 +53,11 @@ std::vector<int> rank_processes(const std::string& cgroup_dir, int pid);
 /// store, MASTER_PORT) give no RTT (rtt_us, peer_rtt_us): their traffic is a burst at the
 /// start, and the RTT it leaves, measured while every rank was starting, says nothing of the
 /// links collectives use; it named the master's node slow. They still count for retransmits
-/// and stalls.
+/// and stalls. The RTTs are of each set's active connections, those that sent data at most
+/// `active_spread_ms` before its latest send: a connection idle since (a broadcast at the
+/// start, to a peer the ring does not send to) keeps the RTT it measured then.
 std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process_sets,
-                                    int store_port = 0);
+                                    int store_port = 0,
+                                    std::uint32_t active_spread_ms = kTcpActiveSpreadMs);
 
 }  // namespace pai::launcher

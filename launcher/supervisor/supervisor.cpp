@@ -152,7 +152,14 @@ std::vector<RankTelemetrySummary> Supervisor::Impl::telemetry_of(Instance& inst,
   std::vector<std::vector<int>> processes;
   std::vector<RankTelemetrySummary> summaries = read_telemetry(inst, now, &processes);
   // MASTER_PORT: the rendezvous store (env://, torchrun), whose RTTs say nothing of the links.
-  const std::vector<TcpFigures> tcp = tcp_figures(processes, plan.master.port);
+  // Active connections: those that sent within two windows of the latest send (at least
+  // 200 ms, at most the 2 s default): a connection idle for longer measured another phase.
+  std::uint32_t spread = kTcpActiveSpreadMs;
+  if (!summaries.empty() && summaries.front().window_us > 0) {
+    spread = static_cast<std::uint32_t>(
+        std::clamp<std::int64_t>(summaries.front().window_us / 500, 200, kTcpActiveSpreadMs));
+  }
+  const std::vector<TcpFigures> tcp = tcp_figures(processes, plan.master.port, spread);
   const double factor = plan.fault_tolerance.diagnosis.rtt_factor;
   const std::int64_t excess = DiagnosisSettings{}.min_rtt_excess_us;
   for (std::size_t k = 0; k < summaries.size(); ++k) {

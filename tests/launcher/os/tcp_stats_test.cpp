@@ -134,21 +134,25 @@ TEST_CASE("connections are also summarized per remote address, not between equal
   CHECK(peers == std::vector<std::string>{"127.0.0.7", "127.0.0.8"});
 }
 
-TEST_CASE("connections that sent data recently give the figures, when there are any") {
+TEST_CASE("connections that sent data within the spread of the latest send give the figures") {
+  const auto peers_of = [](const TcpFigures& figures) {
+    std::vector<std::string> peers;
+    for (const auto& [peer, rtt] : figures.peer_rtt_us) peers.push_back(peer);
+    return peers;
+  };
   const LoopbackConnection idle("127.0.0.7", "127.0.0.8");
+  ::usleep(600 * 1000);
   {
-    // Just made, it has sent data recently: it counts.
-    const std::vector<TcpFigures> figures = tcp_figures({{::getpid()}});
+    // Idle alone: the latest send is its own, it counts.
+    const std::vector<TcpFigures> figures = tcp_figures({{::getpid()}}, 0, 200);
     REQUIRE(figures.size() == 1);
-    CHECK(figures[0].peer_rtt_us.size() == 2);
+    CHECK(peers_of(figures[0]) == std::vector<std::string>{"127.0.0.7", "127.0.0.8"});
   }
-  ::usleep((kTcpRecentMs + 200) * 1000);
   const LoopbackConnection busy("127.0.0.9", "127.0.0.10");
-  const std::vector<TcpFigures> figures = tcp_figures({{::getpid()}});
-  REQUIRE(figures.size() == 1);
-  std::vector<std::string> peers;
-  for (const auto& [peer, rtt] : figures[0].peer_rtt_us) peers.push_back(peer);
-  CHECK(peers == std::vector<std::string>{"127.0.0.10", "127.0.0.9"});
+  // 600 ms before the latest send: outside a 200 ms spread, inside the default 2 s one.
+  CHECK(peers_of(tcp_figures({{::getpid()}}, 0, 200)[0]) ==
+        std::vector<std::string>{"127.0.0.10", "127.0.0.9"});
+  CHECK(tcp_figures({{::getpid()}})[0].peer_rtt_us.size() == 4);
 }
 
 TEST_CASE("the rendezvous store's connections give no RTT, but still retransmits") {
