@@ -167,7 +167,8 @@ std::optional<Location> location_at(const std::string& s, size_t from, const std
 }
 
 /// Turns Jsonnet's error text into a diagnostic: "STATIC ERROR: f:l:c: msg" or
-/// "RUNTIME ERROR: msg" followed by a stack trace whose first frame is the location.
+/// "RUNTIME ERROR: msg" followed by a stack trace whose first frame outside std.jsonnet is the
+/// location (the first frame when all are inside it).
 Diagnostic jsonnet_diagnostic(const std::string& file, const std::string& error,
                               const std::optional<std::string>& refusal) {
   Diagnostic d;
@@ -187,11 +188,18 @@ Diagnostic jsonnet_diagnostic(const std::string& file, const std::string& error,
   }
   d.message = first.rfind(runtime_error, 0) == 0 ? first.substr(runtime_error.size()) : first;
   if (refusal) d.message = *refusal;
+  // The first frame of the spec's own files: a deep recursion through std.foldl, say, fails
+  // inside Jsonnet's standard library, which the author cannot open.
+  bool found = false;
   for (std::string frame; std::getline(lines, frame);) {
     if (frame.empty() || frame[0] != '\t') continue;
     if (auto loc = location_at(frame, 1, "\t", &end)) {
-      d.loc = *loc;
-      break;
+      if (!found) d.loc = *loc;
+      found = true;
+      if (loc->file != "std.jsonnet") {
+        d.loc = *loc;
+        break;
+      }
     }
   }
   return d;

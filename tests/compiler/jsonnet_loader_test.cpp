@@ -226,6 +226,15 @@ TEST_CASE("load_jsonnet stops an infinite recursion quickly") {
   check_error(d, file, 1, 14, "max stack frames exceeded.");
 }
 
+TEST_CASE("load_jsonnet names the spec's frame, not the standard library's, for a deep "
+          "recursion") {
+  TempDir dir;
+  // Fails inside std.jsonnet (the `+` of a long non-tail recursion goes through it).
+  const std::string file = dir.write(
+      "job.jsonnet", "local f(n) = if n == 0 then 0 else 1 + f(n - 1);\n{ name: f(100000) }\n");
+  check_error(load_error(file), file, 1, 17, "max stack frames exceeded.");
+}
+
 TEST_CASE("load_jsonnet caps memory at 2 GiB and time at 60 s unless told otherwise") {
   const JsonnetOptions defaults;
   CHECK(defaults.max_memory_bytes == std::int64_t{2} << 30);
