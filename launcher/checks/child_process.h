@@ -23,11 +23,11 @@ struct ChildOutcome {
 
 /// Forks; the child gets its own process group, an empty signal mask, default signal
 /// dispositions and SIGKILL when the launcher dies (PR_SET_PDEATHSIG: the child itself, not
-/// what it started in the background), runs `body(fd)` (fd: the write end of a pipe the parent reads) and _exits with
-/// its return value. The parent keeps the last `output_cap` bytes read, hands every chunk to
-/// `on_output` (when set) as it arrives, and when the child exits or `timeout` passes kills the
-/// child's whole process group with SIGKILL and reaps the child. Throws std::system_error if the
-/// pipe or the fork cannot be made.
+/// what it started in the background), runs `body(fd)` (fd: the write end of a pipe the
+/// parent reads) and _exits with its return value. The parent keeps the last `output_cap`
+/// bytes read, hands every chunk to `on_output` (when set) as it arrives, and when the child
+/// exits or `timeout` passes kills the child's whole process group with SIGKILL and reaps the
+/// child. Throws std::system_error if the pipe or the fork cannot be made.
 ChildOutcome run_in_child(const std::function<int(int fd)>& body, std::chrono::milliseconds timeout,
                           std::size_t output_cap,
                           const std::function<void(std::string_view chunk)>& on_output = {});

@@ -718,9 +718,10 @@ void JobRun::restart_to_test_links(const Diagnosis& verdict) {
     if (node < 0 || node >= static_cast<int>(state_.nodes.size())) continue;
     const Node& n = state_.nodes[static_cast<std::size_t>(node)];
     suspects.push_back(n.name);
-    const bool running =
-        n.instance >= 0 && state_.instances[static_cast<std::size_t>(n.instance)].run == Run::Running;
-    if (instance < 0 && running) instance = n.instance;
+    if (instance >= 0 || n.instance < 0) continue;
+    if (state_.instances[static_cast<std::size_t>(n.instance)].run == Run::Running) {
+      instance = n.instance;
+    }
   }
   if (instance < 0) return;  // nothing of it runs (a restart is under way)
   const std::string cls = to_string(verdict.cls);

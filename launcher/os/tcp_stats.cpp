@@ -14,8 +14,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -201,7 +201,8 @@ std::vector<TcpFigures> tcp_figures(const std::vector<std::vector<int>>& process
     if (!peer.empty() && info.tcpi_backoff > 0) set.stalled.insert(peer);
     const bool store = store_port > 0 && (ntohs(msg.id.idiag_sport) == store_port ||
                                           ntohs(msg.id.idiag_dport) == store_port);
-    if (!store) set.connections.push_back({info.tcpi_rtt, info.tcpi_last_data_sent, std::move(peer)});
+    if (store) return;
+    set.connections.push_back({info.tcpi_rtt, info.tcpi_last_data_sent, std::move(peer)});
   };
   // A family the kernel cannot dump (IPv6 disabled) holds none of the sets' connections.
   dump_established(AF_INET, take);

@@ -146,10 +146,10 @@ struct DiagnosisSettings {
 ///    their neighbour and is not named while one of them is; so is a node whose slow
 ///    connections lead to nodes that wait on such a node (in a ring the wait travels back: a
 ///    node that does not stand out but is slow only towards slow or waiting nodes waits too);
-///    two such nodes that name each other share a slow link and are both named. When most nodes talk to the slow one their
-///    RTTs rise with it: a node that more than half of the other nodes name as a slow peer is
-///    slow too when its RTT is above the others' median by min_rtt_excess_us. Without RTT
-///    figures from at least two nodes it names nothing.
+///    two such nodes that name each other share a slow link and are both named. When most
+///    nodes talk to the slow one their RTTs rise with it: a node that more than half of the
+///    other nodes name as a slow peer is slow too when its RTT is above the others' median by
+///    min_rtt_excess_us. Without RTT figures from at least two nodes it names nothing.
 /// After slow_windows consecutive counted rounds a rank (or node) is named once; it can be
 /// named again only after slow_windows consecutive counted rounds without the condition.
 class Diagnoser {

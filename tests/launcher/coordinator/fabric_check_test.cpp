@@ -544,7 +544,8 @@ void hang_on_one_link(MachineHarness& h) {
       if (node == "node-1") t.tcp_stalled_peers = {h.address_of("node-0")};
       entry.telemetry.push_back(t);
     }
-    h.receive(node, pai::net::to_json(pai::net::NodeToCoordinator{pai::net::NodeHeartbeat{{entry}}}));
+    h.receive(node,
+              pai::net::to_json(pai::net::NodeToCoordinator{pai::net::NodeHeartbeat{{entry}}}));
   }
   h.advance(1s);
 }
