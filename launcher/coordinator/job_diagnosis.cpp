@@ -23,6 +23,16 @@ DiagnosisSettings settings_of(const DiagnosisPolicy& policy) {
 
 }  // namespace
 
+Classification verdict_failure(const Diagnosis& verdict, RestartPolicy policy) {
+  const std::string cls = to_string(verdict.cls);
+  Classification c;
+  c.retryable = policy != RestartPolicy::Never;
+  c.signature = "diagnosis:" + cls;
+  c.reason = cls + ": " + verdict.evidence +
+             (c.retryable ? ": retryable" : ": not retryable (policy never)");
+  return c;
+}
+
 JobDiagnosis::JobDiagnosis(const CoordinatorState& state)
     : state_(state),
       enabled_(state.plan.fault_tolerance.diagnosis.enabled),
@@ -90,7 +100,8 @@ std::vector<Diagnosis> JobDiagnosis::decide(Clock::time_point now) {
   last_decided_ = now;
   std::vector<Diagnosis> verdicts = diagnoser_.decide(now);
   for (const Diagnosis& v : verdicts) {
-    const bool hang = v.cls == DiagnosisClass::RankNonCommHang || v.cls == DiagnosisClass::RankCommHang;
+    const bool hang =
+        v.cls == DiagnosisClass::RankNonCommHang || v.cls == DiagnosisClass::RankCommHang;
     if (hang && (v.rank >= 0 || v.node >= 0)) hang_culprit_ = v;
   }
   return verdicts;
@@ -114,6 +125,31 @@ int JobDiagnosis::instance_of(const Diagnosis& verdict) const {
   }
   if (verdict.node < 0 || verdict.node >= static_cast<int>(state_.nodes.size())) return -1;
   return state_.nodes[static_cast<std::size_t>(verdict.node)].instance;
+}
+
+std::optional<Isolation> JobDiagnosis::isolation(const Diagnosis& verdict,
+                                                 bool links_testable) const {
+  const int instance = instance_of(verdict);
+  if (instance >= 0) {
+    const Instance& inst = state_.instances[static_cast<std::size_t>(instance)];
+    const Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
+    if (inst.run != Run::Running || !n.excluded.empty()) return std::nullopt;
+    return Isolation{.instance = instance, .exclude_node = inst.node, .suspects = {}};
+  }
+  if (verdict.cls != DiagnosisClass::RankCommHang || !links_testable) return std::nullopt;
+  Isolation isolation;
+  for (int node : verdict.suspect_nodes) {
+    if (node < 0 || node >= static_cast<int>(state_.nodes.size())) continue;
+    const Node& n = state_.nodes[static_cast<std::size_t>(node)];
+    isolation.suspects.push_back(n.name);
+    // The restart is charged to the first suspect whose instance runs.
+    if (isolation.instance >= 0 || n.instance < 0) continue;
+    if (state_.instances[static_cast<std::size_t>(n.instance)].run == Run::Running) {
+      isolation.instance = n.instance;
+    }
+  }
+  if (isolation.instance < 0) return std::nullopt;  // nothing of it runs: a restart is under way
+  return isolation;
 }
 
 }  // namespace pai::launcher::coordinator

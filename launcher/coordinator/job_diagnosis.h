@@ -13,8 +13,22 @@
 #include "launcher/coordinator/coordinator_state.h"
 #include "launcher/net/protocol.h"
 #include "launcher/policy/diagnosis.h"
+#include "launcher/policy/failure_classifier.h"
 
 namespace pai::launcher::coordinator {
+
+/// What `diagnosis.action: isolate` does with a verdict: a restart charged to `instance`
+/// (whose failure the verdict stands for), with the node `exclude_node` out of the job (its
+/// instance goes to a spare), or, when the verdict names nobody, with the links of `suspects`
+/// tested by the fabric check before the restart (it excludes the node that loses packets).
+struct Isolation {
+  int instance = -1;
+  int exclude_node = -1;  ///< -1: the links of `suspects` are tested instead
+  std::vector<std::string> suspects;
+};
+
+/// The failure a verdict that is acted on stands for: retryable unless the policy is never.
+Classification verdict_failure(const Diagnosis& verdict, RestartPolicy policy);
 
 class JobDiagnosis {
  public:
@@ -35,6 +49,11 @@ class JobDiagnosis {
   const std::optional<Diagnosis>& hang_culprit() const { return hang_culprit_; }
   /// The instance holding the verdict's rank (or running on its node); -1 if none.
   int instance_of(const Diagnosis& verdict) const;
+  /// How to isolate what `verdict` names; nullopt when there is nothing to do: its instance
+  /// does not run or its node is already excluded, or it names nobody and either it is no
+  /// RankCommHang, `links_testable` is false (no fabric check before restarts: the restart
+  /// would find the same links, so the job-wide hang decides), or no suspect's instance runs.
+  std::optional<Isolation> isolation(const Diagnosis& verdict, bool links_testable) const;
 
  private:
   /// The index of the node at `address` (a plan or peer address), -1 if none.

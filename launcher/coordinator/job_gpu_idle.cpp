@@ -67,6 +67,15 @@ std::string JobGpuIdle::reason(const GpuIdleVerdict& v) const {
          duration_text(std::chrono::seconds(g.window_seconds));
 }
 
+std::optional<Classification> JobGpuIdle::restart(const GpuIdleVerdict& v) const {
+  if (state_.plan.monitoring.gpu_idle.action != GpuIdleAction::Restart) return std::nullopt;
+  Classification c;
+  c.retryable = state_.plan.fault_tolerance.policy != RestartPolicy::Never;
+  c.signature = "gpu-idle";
+  c.reason = reason(v) + (c.retryable ? ": retryable" : ": not retryable (policy never)");
+  return c;
+}
+
 std::string JobGpuIdle::line(const GpuIdleVerdict& v, int instance) const {
   const GpuIdle& g = state_.plan.monitoring.gpu_idle;
   std::string text = reason(v);

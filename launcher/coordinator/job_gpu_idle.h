@@ -1,15 +1,17 @@
 // GPU-idle detection during the run (issue 18): the GPU samples that come with the launchers'
 // heartbeats go into the policy's GpuIdleWatch, attempt by attempt; a verdict is journalled
 // ("gpu-idle"), shown, counted, and with `monitoring.gpuIdle.action: restart` restarts the job
-// (JobRun does that). Internal to launcher/coordinator/.
+// (JobRun applies restart()). Internal to launcher/coordinator/.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "launcher/coordinator/coordinator_state.h"
 #include "launcher/net/protocol.h"
+#include "launcher/policy/failure_classifier.h"
 #include "launcher/policy/gpu_idle.h"
 
 namespace pai::launcher::coordinator {
@@ -36,6 +38,9 @@ class JobGpuIdle {
   std::string line(const GpuIdleVerdict& verdict, int instance) const;
   /// Its failure reason for a restart: "gpu-idle: GPU 0 on node-1 below 30% for 15m".
   std::string reason(const GpuIdleVerdict& verdict) const;
+  /// With `monitoring.gpuIdle.action: restart`, the failure the verdict stands for (signature
+  /// "gpu-idle", retryable unless the policy is never); nullopt when it only warns.
+  std::optional<Classification> restart(const GpuIdleVerdict& verdict) const;
 
  private:
   const CoordinatorState& state_;

@@ -48,4 +48,23 @@ std::optional<Clock::time_point> next_job_hang_check(const CoordinatorState& sta
   return all_idle_at(state);
 }
 
+std::optional<JobHang> JobHangWatch::check(const CoordinatorState& state, Clock::time_point now,
+                                           bool due) {
+  if (!due && now < walked_ + kWalkEvery) {
+    stale_ = true;
+    return std::nullopt;
+  }
+  walked_ = now;
+  stale_ = false;
+  next_check_ = next_job_hang_check(state);
+  if (!next_check_ || now < *next_check_) return std::nullopt;
+  return find_job_hang(state, now);
+}
+
+std::optional<Clock::time_point> JobHangWatch::next_deadline() const {
+  if (!stale_) return next_check_;
+  const Clock::time_point walk = walked_ + kWalkEvery;
+  return next_check_ && *next_check_ < walk ? next_check_ : walk;
+}
+
 }  // namespace pai::launcher::coordinator

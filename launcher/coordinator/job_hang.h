@@ -24,4 +24,23 @@ std::optional<JobHang> find_job_hang(const CoordinatorState& state, Clock::time_
 /// nullopt when none can come (not steady, an instance without heartbeat or hang interval).
 std::optional<Clock::time_point> next_job_hang_check(const CoordinatorState& state);
 
+/// The job-wide hang check as the job's run makes it: on every tick, and on messages at most
+/// once per kWalkEvery (a heartbeat then costs O(1), not a walk of every instance).
+class JobHangWatch {
+ public:
+  /// How stale the check may be on messages: it is judged in seconds.
+  static constexpr auto kWalkEvery = std::chrono::milliseconds(100);
+
+  /// The hang at `now`, walking the instances when `due` (a tick) or when the last walk is
+  /// kWalkEvery old; nullopt when none (or when the walk was left for later).
+  std::optional<JobHang> check(const CoordinatorState& state, Clock::time_point now, bool due);
+  /// When check() must run next: the earliest a hang can come, or the walk left for later.
+  std::optional<Clock::time_point> next_deadline() const;
+
+ private:
+  std::optional<Clock::time_point> next_check_;  // as of the last walk
+  Clock::time_point walked_;
+  bool stale_ = false;  // a message came since the last walk
+};
+
 }  // namespace pai::launcher::coordinator

@@ -3,7 +3,6 @@
 #include <csignal>
 #include <utility>
 
-#include "launcher/coordinator/job_hang.h"
 #include "launcher/coordinator/node_checks.h"
 #include "launcher/coordinator/replacement.h"
 #include "libpai/duration.h"
@@ -11,20 +10,6 @@
 namespace pai::launcher::coordinator {
 
 namespace {
-
-// How stale the job-wide hang check may be: it is judged in seconds.
-constexpr auto kHangWalkEvery = std::chrono::milliseconds(100);
-
-// The failure a diagnosis verdict acted on stands for.
-Classification verdict_failure(const Diagnosis& verdict, RestartPolicy policy) {
-  const std::string cls = to_string(verdict.cls);
-  Classification c;
-  c.retryable = policy != RestartPolicy::Never;
-  c.signature = "diagnosis:" + cls;
-  c.reason = cls + ": " + verdict.evidence +
-             (c.retryable ? ": retryable" : ": not retryable (policy never)");
-  return c;
-}
 
 std::vector<GovernedInstance> governed(const Plan& plan) {
   std::vector<GovernedInstance> out;
@@ -54,9 +39,12 @@ std::string batch_names(const CoordinatorState& state, const std::vector<int>& i
 JobRun::JobRun(CoordinatorState& state)
     : state_(state),
       policy_(state.plan.fault_tolerance, governed(state.plan), state.plan.nodes),
+      runs_(state.instances),
+      fabric_(state),
       diagnosis_(state),
       forensics_(state),
-      gpu_idle_(state) {}
+      gpu_idle_(state),
+      pause_(state, runs_) {}
 
 void JobRun::start(Clock::time_point now) {
   now_ = now;
@@ -125,7 +113,7 @@ void JobRun::apply(const std::vector<PolicyAction>& actions) {
 
 void JobRun::schedule_restart(const ScheduleRestart& restart, const std::string& batch) {
   Instance& inst = state_.instances.at(static_cast<std::size_t>(restart.instance));
-  set_backoff(restart.instance, now_ + std::chrono::seconds(restart.delay_seconds));
+  runs_.set_backoff(restart.instance, now_ + std::chrono::seconds(restart.delay_seconds));
   state_.nodes[static_cast<std::size_t>(inst.node)].last_event =
       "restart " + std::to_string(restart.restart_count) + " in " +
       std::to_string(restart.delay_seconds) + "s";
@@ -149,8 +137,8 @@ void JobRun::start_instance(int instance, int attempt, bool recheck) {
   // Each resume is an attempt of its own (its logs and PAI_RESTART_COUNT are new), though not
   // a restart of the policy's: the restart budget is not used.
   inst.attempt = attempt + inst.resumed;
-  set_backoff(instance, std::nullopt);
-  set_pending(inst, true);
+  runs_.set_backoff(instance, std::nullopt);
+  runs_.set_pending(instance, true);
   int node = inst.node;
   const Node& current = state_.nodes[static_cast<std::size_t>(node)];
   if (current.session < 0 || !current.excluded.empty()) {
@@ -165,10 +153,7 @@ void JobRun::start_instance(int instance, int attempt, bool recheck) {
       return;
     }
     replace_node(state_, instance, spare, what);
-    if (!assign_all(state_, "re-assigned " + state_.instance_name(instance) + " to " +
-                                state_.nodes[static_cast<std::size_t>(spare)].name)) {
-      return;
-    }
+    if (!reassign(instance)) return;
     node = spare;
   }
   if (recheck) request_checks(state_, node, true);
@@ -183,11 +168,11 @@ void JobRun::stop_instance(const StopInstance& stop, const std::string& line) {
                      {"reason", stop.reason}},
                 line);
   inst.policy_stop = true;
-  set_pending(inst, false);
+  runs_.set_pending(stop.instance, false);
   const bool has_processes = inst.run == Run::Running || inst.run == Run::Stopping;
   if (has_processes && state_.send_to_node(inst.node, net::Stop{stop.instance, stop.signal,
                                                                 stop.dump_stacks, stop.reason})) {
-    set_run(stop.instance, Run::Stopping);
+    runs_.set_run(stop.instance, Run::Stopping);
     return;
   }
   // Nothing runs there (not started yet, or its node is gone): the stop is over.
@@ -197,28 +182,27 @@ void JobRun::stop_instance(const StopInstance& stop, const std::string& line) {
 void JobRun::instance_stopped(int instance) {
   Instance& inst = state_.instances.at(static_cast<std::size_t>(instance));
   if (inst.failed_exit) {
-    set_run(instance, Run::Failed);
+    runs_.set_run(instance, Run::Failed);
   } else if (inst.policy_stop || inst.paused || inst.run != Run::Running) {
-    set_run(instance, Run::Stopped);
+    runs_.set_run(instance, Run::Stopped);
   } else {
-    set_run(instance, Run::Succeeded);
+    runs_.set_run(instance, Run::Succeeded);
   }
   inst.heartbeat.reset();
-  const bool feed_policy = !paused_ || inst.policy_stop;
+  const bool feed_policy = !paused() || inst.policy_stop;
   inst.policy_stop = false;
   if (feed_policy) feed(InstanceStopped{instance});
   start_ready();
 }
 
-// Starts what is pending once every pending node passed its checks; in sync mode also once
-// no instance is still stopping or backing off, so the whole job starts together on one
-// assignment (a replacement re-places every instance).
+// In sync mode the whole job starts together on one assignment (a replacement re-places every
+// instance).
 void JobRun::start_ready() {
-  if (paused_ || state_.phase != Phase::Running) return;
+  if (paused() || state_.phase != Phase::Running) return;
   const bool sync = state_.plan.fault_tolerance.mode == FaultToleranceMode::Sync;
   // Without the walk below when nothing waits, or while any instance stops or backs off in
   // sync mode: a job-wide restart or end of N instances calls this N times.
-  if (pending_ == 0 || (sync && (stopping_ > 0 || !backoffs_.empty()))) return;
+  if (runs_.pending() == 0 || (sync && (runs_.stopping() > 0 || runs_.backing_off()))) return;
   std::vector<int> ready;
   for (std::size_t i = 0; i < state_.instances.size(); ++i) {
     const Instance& inst = state_.instances[i];
@@ -230,20 +214,14 @@ void JobRun::start_ready() {
       return;
     }
   }
-  if (ready.empty() || fabric_) return;
-  if (wants_fabric() && !fabric_passed_) {
-    fabric_.emplace(state_);
-    if (fabric_->start(now_)) return;  // fabric_progress() goes on
-    fabric_.reset();
-  }
-  fabric_passed_ = false;  // this start is what it passed for
+  if (ready.empty() || fabric_.holds_starts(now_, started_)) return;  // fabric_progress() goes on
   started_ = true;
   for (int i : ready) {
     Instance& inst = state_.instances[static_cast<std::size_t>(i)];
     Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
     state_.send_to_node(inst.node, net::Start{i, inst.attempt});
-    set_pending(inst, false);
-    set_run(i, Run::Running);
+    runs_.set_pending(i, false);
+    runs_.set_run(i, Run::Running);
     inst.started = now_;
     inst.failed_exit = false;
     inst.heartbeat.reset();
@@ -261,19 +239,11 @@ void JobRun::start_ready() {
   }
 }
 
-bool JobRun::wants_fabric() const {
-  const SanityCheck& sc = state_.plan.sanity_check;
-  return started_ && sc.enabled && sc.fabric.enabled && sc.fabric.before_restarts &&
-         state_.plan.fault_tolerance.mode == FaultToleranceMode::Sync;
-}
-
 void JobRun::fabric_progress(Clock::time_point now) {
   now_ = now;
-  if (!fabric_ || !fabric_->done()) return;
-  const std::vector<FabricExclusion> excluded = fabric_->exclusions();
-  fabric_.reset();
-  fabric_passed_ = true;
-  for (const FabricExclusion& e : excluded) {
+  const auto excluded = fabric_.take_result();
+  if (!excluded) return;
+  for (const FabricExclusion& e : *excluded) {
     Node& n = state_.nodes[static_cast<std::size_t>(e.node)];
     n.excluded = e.why;
     n.last_event = "excluded: " + e.why;
@@ -285,13 +255,11 @@ void JobRun::fabric_progress(Clock::time_point now) {
     }
     const int instance = n.instance;
     const int spare = state_.ready_spare();
-    if (spare < 0) return fail(e.why + "; no ready spare left to restart " +
-                               state_.instance_name(instance) + " on");
+    if (spare < 0)
+      return fail(e.why + "; no ready spare left to restart " + state_.instance_name(instance) +
+                  " on");
     replace_node(state_, instance, spare, e.why);
-    if (!assign_all(state_, "re-assigned " + state_.instance_name(instance) + " to " +
-                                state_.nodes[static_cast<std::size_t>(spare)].name)) {
-      return;
-    }
+    if (!reassign(instance)) return;
     // It was measured by the check just run (the ready spares take part): its own checks
     // run again for the instance it now holds.
     request_checks(state_, spare, true);
@@ -386,7 +354,7 @@ void JobRun::exited(int node, const net::Exited& message, Clock::time_point now)
                      {"reason", event.classification.reason},
                      {"stopping", message.stopping}},
                 line);
-  if (!paused_) feed(event);
+  if (!paused()) feed(event);
 }
 
 void JobRun::stopped(int node, const net::Stopped& message, Clock::time_point now) {
@@ -411,7 +379,7 @@ void JobRun::hang(int node, const net::Hang& message, Clock::time_point now) {
                      {"seconds", message.seconds}},
                 state_.instance_name(message.instance) + " on " +
                     state_.nodes[static_cast<std::size_t>(node)].name + ": " + c.reason);
-  if (!paused_) feed(HangDetected{message.instance, c});
+  if (!paused()) feed(HangDetected{message.instance, c});
 }
 
 void JobRun::heartbeat(int node, const net::NodeHeartbeat& message, Clock::time_point now) {
@@ -440,16 +408,10 @@ void JobRun::watch_gpus(int node, const std::vector<net::GpuSample>& gpus) {
   Instance& inst = state_.instances[static_cast<std::size_t>(instance)];
   if (inst.run != Run::Running) return;
   inst.gpus = gpus;
-  if (paused_ || state_.phase != Phase::Running) return;
+  if (paused() || state_.phase != Phase::Running) return;
   for (const GpuIdleVerdict& v : gpu_idle_.observe(node, inst.attempt, gpus, now_)) {
     state_.record("gpu-idle", gpu_idle_.record(v, instance), gpu_idle_.line(v, instance));
-    if (state_.plan.monitoring.gpu_idle.action != GpuIdleAction::Restart) continue;
-    Classification c;
-    c.retryable = state_.plan.fault_tolerance.policy != RestartPolicy::Never;
-    c.signature = "gpu-idle";
-    c.reason =
-        gpu_idle_.reason(v) + (c.retryable ? ": retryable" : ": not retryable (policy never)");
-    feed(HangDetected{instance, c});
+    if (const auto failure = gpu_idle_.restart(v)) feed(HangDetected{instance, *failure});
   }
 }
 
@@ -493,12 +455,8 @@ void JobRun::node_checked(int node, Clock::time_point now) {
     const int instance = n.instance;
     const CheckOutcome outcome = handle_failed_checks(state_, node);
     if (outcome != CheckOutcome::Replaced) return;
-    const int spare = state_.instances[static_cast<std::size_t>(instance)].node;
-    if (!assign_all(state_, "re-assigned " + state_.instance_name(instance) + " to " +
-                                state_.nodes[static_cast<std::size_t>(spare)].name)) {
-      return;
-    }
-    request_checks(state_, spare, true);
+    if (!reassign(instance)) return;
+    request_checks(state_, state_.instances[static_cast<std::size_t>(instance)].node, true);
     return;
   }
   start_ready();
@@ -539,7 +497,7 @@ void JobRun::node_lost(int node, const std::string& why, Clock::time_point now) 
   n.lost_reason = why;
   n.last_event = "lost: " + why;
   // Its pairs in a fabric check before a restart fail now; the verdict waits for the rest.
-  if (fabric_) fabric_->node_lost(node, now);
+  fabric_.node_lost(node, now);
   if (n.instance < 0) {
     state_.record("spare-lost", Json{{"node", n.name}, {"reason", why}},
                   "spare " + n.name + " lost: " + why);
@@ -555,11 +513,11 @@ void JobRun::node_lost(int node, const std::string& why, Clock::time_point now) 
   inst.heartbeat.reset();
   if (inst.run == Run::Stopping) {
     instance_stopped(instance);
-  } else if (paused_) {
+  } else if (paused()) {
     // resume() finds the node gone and gives the instance to a spare.
     if (inst.start_pending || inst.run == Run::Running) inst.paused = true;
-    if (inst.run == Run::Running) set_run(instance, Run::Stopped);
-    set_pending(inst, false);
+    if (inst.run == Run::Running) runs_.set_run(instance, Run::Stopped);
+    runs_.set_pending(instance, false);
   } else if (inst.start_pending || inst.run == Run::Running) {
     ProcessExited event;
     event.instance = instance;
@@ -568,7 +526,7 @@ void JobRun::node_lost(int node, const std::string& why, Clock::time_point now) 
     event.classification.retryable = state_.plan.fault_tolerance.policy != RestartPolicy::Never;
     event.classification.reason = "launcher on " + n.name + " lost: " + why;
     event.classification.signature = "node-lost";
-    set_pending(inst, false);
+    runs_.set_pending(instance, false);
     inst.failed_exit = true;
     feed(event);
   }
@@ -586,39 +544,17 @@ void JobRun::tick(Clock::time_point now) {
                                          " (timeLimit) reached");
     return;
   }
-  if (!paused_) {
-    while (!backoffs_.empty() && backoffs_.begin()->first <= now &&
-           state_.phase == Phase::Running) {
-      const int instance = backoffs_.begin()->second;
-      set_backoff(instance, std::nullopt);
-      feed(BackoffElapsed{instance});
+  if (!paused()) {
+    while (state_.phase == Phase::Running) {
+      const auto instance = runs_.take_elapsed_backoff(now);
+      if (!instance) break;
+      feed(BackoffElapsed{*instance});
     }
   }
-  if (fabric_) {
-    fabric_->tick(now);
-    fabric_progress(now);
-  }
+  fabric_.tick(now);
+  fabric_progress(now);
   diagnose();
   detect_hang(true);
-}
-
-void JobRun::set_pending(Instance& inst, bool pending) {
-  pending_ += static_cast<int>(pending) - static_cast<int>(inst.start_pending);
-  inst.start_pending = pending;
-}
-
-void JobRun::set_run(int instance, Run run) {
-  Instance& inst = state_.instances.at(static_cast<std::size_t>(instance));
-  if (inst.run == Run::Stopping) --stopping_;
-  inst.run = run;
-  if (run == Run::Stopping) ++stopping_;
-}
-
-void JobRun::set_backoff(int instance, std::optional<Clock::time_point> until) {
-  Instance& inst = state_.instances.at(static_cast<std::size_t>(instance));
-  if (inst.backoff_until) backoffs_.erase({*inst.backoff_until, instance});
-  inst.backoff_until = until;
-  if (until) backoffs_.emplace(*until, instance);
 }
 
 std::optional<Clock::time_point> JobRun::next_deadline() const {
@@ -628,30 +564,19 @@ std::optional<Clock::time_point> JobRun::next_deadline() const {
     if (t && (!next || *t < *next)) next = t;
   };
   consider(time_limit_at_);
-  if (paused_) return next;
-  if (!backoffs_.empty()) consider(backoffs_.begin()->first);
-  if (state_.plan.fault_tolerance.hang.enabled) {
-    consider(hang_check_);
-    if (hang_stale_) consider(hang_walked_ + kHangWalkEvery);
-  }
+  if (paused()) return next;
+  consider(runs_.next_backoff());
+  if (state_.plan.fault_tolerance.hang.enabled) consider(hang_watch_.next_deadline());
   consider(diagnosis_.next_due());
-  if (fabric_) consider(fabric_->next_deadline());
+  consider(fabric_.next_deadline());
   return next;
 }
 
 void JobRun::detect_hang(bool due) {
-  if (paused_ || state_.phase != Phase::Running || !state_.plan.fault_tolerance.hang.enabled) {
+  if (paused() || state_.phase != Phase::Running || !state_.plan.fault_tolerance.hang.enabled) {
     return;
   }
-  if (!due && now_ < hang_walked_ + kHangWalkEvery) {
-    hang_stale_ = true;
-    return;
-  }
-  hang_walked_ = now_;
-  hang_stale_ = false;
-  hang_check_ = next_job_hang_check(state_);
-  if (!hang_check_ || now_ < *hang_check_) return;
-  auto hang = find_job_hang(state_, now_);
+  auto hang = hang_watch_.check(state_, now_, due);
   if (!hang) return;
   Classification c = classify_hang(state_.plan.fault_tolerance.policy, hang->idle_seconds, false);
   Json fields{{"seconds", hang->idle_seconds}, {"jobWide", true}};
@@ -672,12 +597,13 @@ void JobRun::detect_hang(bool due) {
   fields["instance"] = state_.instance_name(hang->instance);
   state_.record("hang", std::move(fields),
                 "job-wide hang: no output or progress from any running instance for its hang "
-                "interval; " + blame);
+                "interval; " +
+                    blame);
   feed(HangDetected{hang->instance, c});
 }
 
 void JobRun::diagnose() {
-  if (paused_ || state_.phase != Phase::Running) return;
+  if (paused() || state_.phase != Phase::Running) return;
   for (const Diagnosis& v : diagnosis_.decide(now_)) {
     const std::string cls = to_string(v.cls);
     const std::string severity = to_string(v.severity);
@@ -689,46 +615,39 @@ void JobRun::diagnose() {
                        {"evidence", v.evidence},
                        {"severity", severity}},
                   "diagnosis (" + severity + "): " + cls + ": " + v.evidence);
-    if (state_.plan.fault_tolerance.diagnosis.action == DiagnosisAction::Isolate) isolate(v);
-  }
-}
-
-void JobRun::isolate(const Diagnosis& verdict) {
-  const int instance = diagnosis_.instance_of(verdict);
-  if (instance < 0) return restart_to_test_links(verdict);  // nobody named: nothing to exclude
-  Instance& inst = state_.instances[static_cast<std::size_t>(instance)];
-  Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
-  if (inst.run != Run::Running || !n.excluded.empty()) return;
-  const std::string cls = to_string(verdict.cls);
-  n.excluded = "diagnosis " + cls;
-  n.last_event = "excluded: " + cls;
-  state_.record("node-excluded",
-                Json{{"node", n.name}, {"instance", state_.instance_name(instance)}, {"class", cls}},
-                "isolating node " + n.name + " (" + state_.instance_name(instance) +
-                    "): a spare takes its place at the restart");
-  feed(HangDetected{instance, verdict_failure(verdict, state_.plan.fault_tolerance.policy)});
-}
-
-void JobRun::restart_to_test_links(const Diagnosis& verdict) {
-  // Without the check the restart would find the same links: the job-wide hang decides.
-  if (verdict.cls != DiagnosisClass::RankCommHang || !wants_fabric()) return;
-  std::vector<std::string> suspects;
-  int instance = -1;  // the first suspect's, which the restart is charged to
-  for (int node : verdict.suspect_nodes) {
-    if (node < 0 || node >= static_cast<int>(state_.nodes.size())) continue;
-    const Node& n = state_.nodes[static_cast<std::size_t>(node)];
-    suspects.push_back(n.name);
-    if (instance >= 0 || n.instance < 0) continue;
-    if (state_.instances[static_cast<std::size_t>(n.instance)].run == Run::Running) {
-      instance = n.instance;
+    if (state_.plan.fault_tolerance.diagnosis.action != DiagnosisAction::Isolate) continue;
+    if (const auto isolation = diagnosis_.isolation(v, fabric_.wanted(started_))) {
+      isolate(v, *isolation);
     }
   }
-  if (instance < 0) return;  // nothing of it runs (a restart is under way)
+}
+
+void JobRun::isolate(const Diagnosis& verdict, const Isolation& isolation) {
   const std::string cls = to_string(verdict.cls);
-  state_.record("diagnosis-restart", Json{{"class", cls}, {"suspects", suspects}},
-                "restarting the job to test the links of " + name_list(suspects) +
-                    ": the fabric check before the restart excludes the node that loses packets");
-  feed(HangDetected{instance, verdict_failure(verdict, state_.plan.fault_tolerance.policy)});
+  if (isolation.exclude_node >= 0) {
+    Node& n = state_.nodes[static_cast<std::size_t>(isolation.exclude_node)];
+    n.excluded = "diagnosis " + cls;
+    n.last_event = "excluded: " + cls;
+    state_.record("node-excluded",
+                  Json{{"node", n.name},
+                       {"instance", state_.instance_name(isolation.instance)},
+                       {"class", cls}},
+                  "isolating node " + n.name + " (" + state_.instance_name(isolation.instance) +
+                      "): a spare takes its place at the restart");
+  } else {
+    state_.record("diagnosis-restart", Json{{"class", cls}, {"suspects", isolation.suspects}},
+                  "restarting the job to test the links of " + name_list(isolation.suspects) +
+                      ": the fabric check before the restart excludes the node that loses "
+                      "packets");
+  }
+  feed(HangDetected{isolation.instance,
+                    verdict_failure(verdict, state_.plan.fault_tolerance.policy)});
+}
+
+bool JobRun::reassign(int instance) {
+  const int node = state_.instances[static_cast<std::size_t>(instance)].node;
+  return assign_all(state_, "re-assigned " + state_.instance_name(instance) + " to " +
+                                state_.nodes[static_cast<std::size_t>(node)].name);
 }
 
 }  // namespace pai::launcher::coordinator

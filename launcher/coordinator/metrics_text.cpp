@@ -158,7 +158,7 @@ double seconds_between(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
 
-const char* job_state(const CoordinatorState& state, const JobRun* job) {
+const char* job_state(const CoordinatorState& state, const RunView* job) {
   if (state.phase == Phase::Finished) return "finished";
   if (state.phase == Phase::Rendezvous) return "rendezvous";
   return job != nullptr && job->paused() ? "paused" : "running";
@@ -183,7 +183,7 @@ const net::RankUsage* usage_of(const Instance& inst, int rank) {
   return nullptr;
 }
 
-void job_series(Exposition& x, const CoordinatorState& state, const JobRun* job,
+void job_series(Exposition& x, const CoordinatorState& state, const RunView* job,
                 Clock::time_point now) {
   x.family("pai_job_info", "gauge", "The job this coordinator runs (always 1).");
   x.sample("pai_job_info").label("job", state.plan.name).value(1);
@@ -338,7 +338,7 @@ void gpu_series(Exposition& x, const CoordinatorState& state) {
   });
 }
 
-void instance_series(Exposition& x, const CoordinatorState& state, const JobRun* job) {
+void instance_series(Exposition& x, const CoordinatorState& state, const RunView* job) {
   const int instances = static_cast<int>(state.instances.size());
   x.family("pai_instance_attempt", "gauge", "The instance's current or pending attempt.");
   for (int i = 0; i < instances; ++i) {
@@ -448,7 +448,7 @@ std::string escape_label_value(std::string_view value) {
   return std::move(x).take();
 }
 
-std::string metrics_text(const CoordinatorState& state, const JobRun* job, Clock::time_point now) {
+std::string metrics_text(const CoordinatorState& state, const RunView* job, Clock::time_point now) {
   // About 1 KiB per rank with telemetry and 300 bytes per node: one allocation for most jobs.
   Exposition x(4096 + static_cast<std::size_t>(state.placed.world_size) * 1024 +
                state.nodes.size() * 300);

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "launcher/coordinator/coordinator_state.h"
-#include "launcher/coordinator/job_run.h"
+#include "launcher/coordinator/run_view.h"
 
 namespace pai::launcher::coordinator {
 
@@ -31,6 +31,6 @@ inline constexpr int kMaxChecksPerNode = 16;
 std::string escape_label_value(std::string_view value);
 
 /// Every series of the job as of `now`; `job` is null before the job runs.
-std::string metrics_text(const CoordinatorState& state, const JobRun* job, Clock::time_point now);
+std::string metrics_text(const CoordinatorState& state, const RunView* job, Clock::time_point now);
 
 }  // namespace pai::launcher::coordinator

@@ -30,7 +30,7 @@ std::string node_state(const CoordinatorState& state, int node) {
   return "ready";
 }
 
-net::StatusReply status_message(const CoordinatorState& state, const JobRun* job,
+net::StatusReply status_message(const CoordinatorState& state, const RunView* job,
                                 Clock::time_point now) {
   net::StatusReply reply;
   reply.job = state.plan.name;

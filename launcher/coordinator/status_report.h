@@ -6,7 +6,7 @@
 #include <string>
 
 #include "launcher/coordinator/coordinator_state.h"
-#include "launcher/coordinator/job_run.h"
+#include "launcher/coordinator/run_view.h"
 
 namespace pai::launcher::coordinator {
 
@@ -14,7 +14,7 @@ namespace pai::launcher::coordinator {
 std::string node_state(const CoordinatorState& state, int node);
 
 /// The `status` reply at `now`; `job` is null before the job runs.
-net::StatusReply status_message(const CoordinatorState& state, const JobRun* job,
+net::StatusReply status_message(const CoordinatorState& state, const RunView* job,
                                 Clock::time_point now);
 
 }  // namespace pai::launcher::coordinator

@@ -208,3 +208,77 @@ TEST_CASE("telemetry of a rank the sender does not run is a protocol error") {
 }
 
 }  // namespace job_diagnosis_test
+
+namespace job_diagnosis_test {
+
+using pai::launcher::Diagnosis;
+using pai::launcher::DiagnosisClass;
+
+namespace {
+
+const Clock::time_point kT0 = Clock::time_point{} + std::chrono::hours(1);
+
+CoordinatorState running_state() {
+  CoordinatorState state(diagnosed_plan(pai::DiagnosisAction::Isolate), CoordinatorSettings{}, kT0);
+  for (Instance& inst : state.instances) inst.run = Run::Running;
+  return state;
+}
+
+}  // namespace
+
+TEST_CASE("isolation excludes the node of the rank named - once - and only while it runs") {
+  CoordinatorState state = running_state();
+  const JobDiagnosis diagnosis(state);
+  Diagnosis verdict;
+  verdict.cls = DiagnosisClass::RankNonCommHang;
+  verdict.rank = 3;
+  auto isolation = diagnosis.isolation(verdict, false);
+  REQUIRE(isolation.has_value());
+  CHECK(isolation->instance == 1);
+  CHECK(isolation->exclude_node == 1);
+  CHECK(isolation->suspects.empty());
+
+  state.nodes[1].excluded = "diagnosis RankNonCommHang";
+  CHECK_FALSE(diagnosis.isolation(verdict, true).has_value());
+  state.nodes[1].excluded.clear();
+  state.instances[1].run = Run::Stopping;
+  CHECK_FALSE(diagnosis.isolation(verdict, true).has_value());
+}
+
+TEST_CASE("a hang that names nobody restarts to test its suspects' links - when they can be") {
+  CoordinatorState state = running_state();
+  const JobDiagnosis diagnosis(state);
+  Diagnosis verdict;
+  verdict.cls = DiagnosisClass::RankCommHang;
+  verdict.suspect_nodes = {2, 1, 7};
+  CHECK_FALSE(diagnosis.isolation(verdict, false).has_value());
+  auto isolation = diagnosis.isolation(verdict, true);
+  REQUIRE(isolation.has_value());
+  CHECK(isolation->exclude_node == -1);
+  CHECK(isolation->instance == 2);  // the first suspect whose instance runs
+  CHECK(isolation->suspects == std::vector<std::string>{"node-2", "node-1"});
+
+  state.instances[2].run = Run::Stopping;
+  CHECK(diagnosis.isolation(verdict, true)->instance == 1);
+  state.instances[1].run = Run::Stopping;
+  CHECK_FALSE(diagnosis.isolation(verdict, true).has_value());
+
+  verdict.cls = DiagnosisClass::RankCommSlow;
+  state.instances[1].run = Run::Running;
+  CHECK_FALSE(diagnosis.isolation(verdict, true).has_value());
+}
+
+TEST_CASE("the failure a verdict stands for is retryable unless the policy is never") {
+  Diagnosis verdict;
+  verdict.cls = DiagnosisClass::RankCommSlow;
+  verdict.evidence = "node-1 is slow";
+  const auto c = verdict_failure(verdict, pai::RestartPolicy::ExitCodeAndErrorMsg);
+  CHECK(c.retryable);
+  CHECK(c.signature == "diagnosis:RankCommSlow");
+  CHECK(c.reason == "RankCommSlow: node-1 is slow: retryable");
+  const auto never = verdict_failure(verdict, pai::RestartPolicy::Never);
+  CHECK_FALSE(never.retryable);
+  CHECK(never.reason == "RankCommSlow: node-1 is slow: not retryable (policy never)");
+}
+
+}  // namespace job_diagnosis_test

@@ -54,3 +54,31 @@ TEST_CASE("no hang while an instance lacks a heartbeat - restarts - or never han
 }
 
 }  // namespace job_hang_test
+
+namespace job_hang_test {
+
+TEST_CASE("the hang watch walks on every tick but at most every 100 ms on messages") {
+  CoordinatorState state = running_state();
+  JobHangWatch watch;
+  CHECK_FALSE(watch.check(state, kT0 + 1s, false).has_value());  // the first walk
+  CHECK(watch.next_deadline() == kT0 + 60s);
+  // A message 50 ms later is not walked for: the check is stale until the next walk is due.
+  for (Instance& inst : state.instances) inst.heartbeat->idle_ms = 120000;
+  CHECK_FALSE(watch.check(state, kT0 + 1050ms, false).has_value());
+  CHECK(watch.next_deadline() == kT0 + 1100ms);
+  // A tick walks at once and finds the instance idle past its interval.
+  const auto hang = watch.check(state, kT0 + 1060ms, true);
+  REQUIRE(hang.has_value());
+  CHECK(hang->instance == 0);
+  CHECK(hang->idle_seconds == 121);
+}
+
+TEST_CASE("the hang watch has no deadline while the job cannot hang") {
+  CoordinatorState state = running_state();
+  state.instances[1].run = Run::Stopping;
+  JobHangWatch watch;
+  CHECK_FALSE(watch.check(state, kT0 + 24h, true).has_value());
+  CHECK_FALSE(watch.next_deadline().has_value());
+}
+
+}  // namespace job_hang_test
