@@ -4,7 +4,6 @@ Monitor.instrument against a ring file (with torch.distributed when it is instal
 import asyncio
 import os
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -15,14 +14,11 @@ import sdk_path  # noqa: F401 - before pai
 from fake_launcher import FakeLauncher
 from pai import job_monitor as jm
 from pai import telemetry
-from test_telemetry import make_ring, records_of, reset_ring
+from telemetry_fixtures import HAVE_TORCH, GlooGroup, HiddenTorch, records_of, reset_ring, ring_in
 
-try:
+if HAVE_TORCH:
     import torch
     import torch.distributed as dist
-    HAVE_TORCH = dist.is_available()
-except Exception:  # noqa: BLE001
-    HAVE_TORCH = False
 
 
 def forget_session() -> None:
@@ -352,23 +348,6 @@ class OutsidePaiTest(LauncherTestCase):
         self.assertIn("PAI_CONTROL_SOCKET is not set", str(self.monitor_warnings()[0].message))
 
 
-class HiddenTorch:
-    """Within it, `import torch` fails as without torch."""
-
-    def __enter__(self):
-        self.saved = {name: sys.modules[name] for name in list(sys.modules)
-                      if name == "torch" or name.startswith("torch.")}
-        for name in self.saved:
-            del sys.modules[name]
-        sys.modules["torch"] = None
-        return self
-
-    def __exit__(self, *exception):
-        del sys.modules["torch"]
-        sys.modules.update(self.saved)
-        return False
-
-
 class InstrumentTestCase(LauncherTestCase):
     """A launcher's socket, and no ring until a test makes one."""
 
@@ -382,8 +361,7 @@ class InstrumentTestCase(LauncherTestCase):
 
 class InstrumentTest(InstrumentTestCase):
     def test_without_torch_nothing_is_recorded_and_the_status_says_why(self) -> None:
-        ring_path = make_ring(os.path.join(self.directory, "r.telemetry"))
-        os.environ["PAI_TELEMETRY_FILE"] = ring_path
+        ring_path = ring_in(self.directory)
         with HiddenTorch():
             status = jm.Monitor().instrument()
         self.assertFalse(status.ok())
@@ -413,32 +391,14 @@ class InstrumentTest(InstrumentTestCase):
 
 
 @unittest.skipUnless(HAVE_TORCH, "torch.distributed is not available")
-class InstrumentTorchTest(InstrumentTestCase):
+class InstrumentTorchTest(GlooGroup, InstrumentTestCase):
     """A one-process gloo group; Monitor.instrument replaces torch.distributed's functions
     for the duration of each test only."""
 
-    @classmethod
-    def setUpClass(cls) -> None:
-        if dist.is_initialized():
-            raise unittest.SkipTest("another test of this process holds a process group")
-        cls.store_dir = tempfile.mkdtemp(prefix="pai-monitor-store-")
-        dist.init_process_group("gloo", init_method="file://" + cls.store_dir + "/store",
-                                rank=0, world_size=1)
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        dist.destroy_process_group()
-        shutil.rmtree(cls.store_dir)
-
     def setUp(self) -> None:
         super().setUp()
-        self.ring_path = make_ring(os.path.join(self.directory, "r.telemetry"), capacity=64,
-                                   rank=0)
-        os.environ["PAI_TELEMETRY_FILE"] = self.ring_path
-        saved = {name: getattr(dist, name) for name in telemetry._COLLECTIVES
-                 if hasattr(dist, name)}
-        self.addCleanup(lambda: [setattr(dist, n, f) for n, f in saved.items()])
-        self.addCleanup(setattr, telemetry, "_STATE", None)
+        self.ring_path = ring_in(self.directory, capacity=64, rank=0)
+        self.undo_instrument()
 
     def collectives(self):
         return [(r["kind"], r["op"], r["bytes"]) for r in records_of(self.ring_path)
