@@ -1,4 +1,5 @@
-"""pai.job_monitor against a fake launcher: what each call sends, and failures."""
+"""pai.job_monitor against a fake launcher: what each call sends, and failures; and
+Monitor.instrument against a ring file (with torch.distributed when it is installed)."""
 
 import asyncio
 import os
@@ -12,6 +13,12 @@ import warnings
 import sdk_path  # noqa: F401 - before pai
 from fake_launcher import FakeLauncher
 from pai import job_monitor as jm
+from pai import telemetry
+from telemetry_fixtures import HAVE_TORCH, GlooGroup, HiddenTorch, records_of, reset_ring, ring_in
+
+if HAVE_TORCH:
+    import torch
+    import torch.distributed as dist
 
 
 def forget_session() -> None:
@@ -339,6 +346,93 @@ class OutsidePaiTest(LauncherTestCase):
         self.assertEqual(self.launcher.lines, [])
         self.assertEqual(len(self.monitor_warnings()), 1)
         self.assertIn("PAI_CONTROL_SOCKET is not set", str(self.monitor_warnings()[0].message))
+
+
+class InstrumentTestCase(LauncherTestCase):
+    """A launcher's socket, and no ring until a test makes one."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        saved = os.environ.pop("PAI_TELEMETRY_FILE", None)
+        self.addCleanup(restore_environment, "PAI_TELEMETRY_FILE", saved)
+        reset_ring()
+        self.addCleanup(reset_ring)
+
+
+class InstrumentTest(InstrumentTestCase):
+    def test_without_torch_nothing_is_recorded_and_the_status_says_why(self) -> None:
+        ring_path = ring_in(self.directory)
+        with HiddenTorch():
+            status = jm.Monitor().instrument()
+        self.assertFalse(status.ok())
+        self.assertTrue(status.to_string().startswith("instrument: no torch.distributed ("),
+                        status.to_string())
+        self.assertEqual(records_of(ring_path), [])
+        self.assertEqual(self.launcher.lines, [])
+        self.assertEqual([str(w.message) for w in self.monitor_warnings()],
+                         ["pai job monitor: " + status.to_string()])
+
+    @unittest.skipUnless(HAVE_TORCH, "torch.distributed is not available")
+    def test_before_init_process_group_the_status_says_so(self) -> None:
+        self.assertFalse(dist.is_initialized())
+        original = dist.all_reduce
+        status = jm.Monitor().instrument()
+        self.assertEqual(status.to_string(),
+                         "instrument: no process group yet: call it after init_process_group")
+        self.assertIs(dist.all_reduce, original)
+
+    def test_outside_pai_launch_it_records_nothing_and_is_ok(self) -> None:
+        del os.environ["PAI_CONTROL_SOCKET"]
+        with HiddenTorch():
+            status = jm.Monitor().instrument(model=object())
+        self.assertTrue(status.ok())
+        self.assertEqual(status.to_string(), "not running under pai-launch: nothing recorded")
+        self.assertEqual(len(self.monitor_warnings()), 1)
+
+
+@unittest.skipUnless(HAVE_TORCH, "torch.distributed is not available")
+class InstrumentTorchTest(GlooGroup, InstrumentTestCase):
+    """A one-process gloo group; Monitor.instrument replaces torch.distributed's functions
+    for the duration of each test only."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.ring_path = ring_in(self.directory, capacity=64, rank=0)
+        self.undo_instrument()
+
+    def collectives(self):
+        return [(r["kind"], r["op"], r["bytes"]) for r in records_of(self.ring_path)
+                if r["kind"] in (telemetry.COLLECTIVE_ENTER, telemetry.COLLECTIVE_EXIT)]
+
+    def test_collectives_are_recorded(self) -> None:
+        status = jm.Monitor().instrument()
+        self.assertTrue(status.ok())
+        self.assertEqual(status.to_string(), "OK")
+        dist.all_reduce(torch.ones(4))
+        self.assertEqual(self.collectives(), [
+            (telemetry.COLLECTIVE_ENTER, telemetry.ALL_REDUCE, 16),
+            (telemetry.COLLECTIVE_EXIT, telemetry.ALL_REDUCE, 16)])
+        self.assertEqual(self.launcher.lines, [])
+        self.assertEqual(self.monitor_warnings(), [])
+
+    def test_a_ddp_model_s_gradient_all_reduce_is_recorded(self) -> None:
+        model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 2))
+        self.assertTrue(jm.Monitor().instrument(model).ok())
+        self.assertTrue(jm.Monitor().instrument(model=model).ok())  # hooked once
+        model(torch.randn(3, 4)).sum().backward()
+        nbytes = sum(p.numel() * p.element_size() for p in model.parameters())
+        self.assertEqual(self.collectives(), [
+            (telemetry.COLLECTIVE_ENTER, telemetry.ALL_REDUCE, nbytes),
+            (telemetry.COLLECTIVE_EXIT, telemetry.ALL_REDUCE, nbytes)])
+
+    def test_without_a_ring_the_status_names_the_variable(self) -> None:
+        del os.environ["PAI_TELEMETRY_FILE"]
+        original = dist.all_reduce
+        status = jm.Monitor().instrument()
+        self.assertFalse(status.ok())
+        self.assertEqual(status.to_string(),
+                         "instrument: no telemetry ring: PAI_TELEMETRY_FILE is not set")
+        self.assertIs(dist.all_reduce, original)
 
 
 if __name__ == "__main__":

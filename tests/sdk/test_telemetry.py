@@ -4,63 +4,18 @@ pai-launch, and torch.distributed instrumentation (skipped without torch)."""
 import os
 import shutil
 import struct
-import sys
 import tempfile
 import time
 import unittest
 import warnings
 
-sys.path.insert(0, os.path.normpath(
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "sdk", "python")))
+from telemetry_fixtures import (HAVE_TORCH, RECORD, GlooGroup, HiddenTorch, head_of, make_ring,
+                                records_of, reset_ring)
+from pai import telemetry
 
-from pai import telemetry  # noqa: E402
-
-try:
+if HAVE_TORCH:
     import torch
     import torch.distributed as dist
-    HAVE_TORCH = dist.is_available()
-except Exception:  # noqa: BLE001
-    HAVE_TORCH = False
-
-RECORD = struct.Struct("<QQHHIqQQ16s")
-
-
-def make_ring(path, capacity=8, rank=3, magic=0x54494150, version=1, record_size=64, size=None):
-    """A ring file written from the layout alone, as the launcher creates it."""
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHIii44x", magic, version, record_size, capacity, rank, 0))
-        f.truncate(128 + capacity * 64 if size is None else size)
-    return path
-
-
-def head_of(path):
-    with open(path, "rb") as f:
-        return struct.unpack_from("<Q", f.read(), 64)[0]
-
-
-def records_of(path):
-    """Every record still in the ring, oldest first, as dicts."""
-    with open(path, "rb") as f:
-        data = f.read()
-    capacity = struct.unpack_from("<I", data, 8)[0]
-    head = struct.unpack_from("<Q", data, 64)[0]
-    out = []
-    for n in range(max(0, head - capacity), head):
-        seq, t, kind, op, group, step, cseq, nbytes, reserved = RECORD.unpack_from(
-            data, 128 + (n % capacity) * 64)
-        assert seq == n + 1, (seq, n)
-        assert reserved == bytes(16)
-        out.append(dict(seq=seq, time_ns=t, kind=kind, op=op, group=group, step=step,
-                        collective_seq=cseq, bytes=nbytes))
-    return out
-
-
-def reset_ring():
-    """Forgets the process-wide ring, as in a fresh process."""
-    if telemetry._RING is not None:
-        telemetry._RING.close()
-    telemetry._RING = None
-    telemetry._RING_TRIED = False
 
 
 class TempDirTest(unittest.TestCase):
@@ -215,46 +170,22 @@ class RingOfProcessTest(TempDirTest):
 
     def test_instrument_without_torch_returns_false(self):
         os.environ["PAI_TELEMETRY_FILE"] = make_ring(self.path())
-        saved = {name: sys.modules[name] for name in list(sys.modules)
-                 if name == "torch" or name.startswith("torch.")}
-        for name in saved:
-            del sys.modules[name]
-        sys.modules["torch"] = None  # import torch raises ImportError
-        try:
+        with HiddenTorch():
             self.assertFalse(telemetry.instrument())
             self.assertFalse(telemetry.instrument(model=object()))
-        finally:
-            del sys.modules["torch"]
-            sys.modules.update(saved)
         self.assertEqual(head_of(self.path()), 0)
 
 
 @unittest.skipUnless(HAVE_TORCH, "torch.distributed is not available")
-class InstrumentTest(TempDirTest):
+class InstrumentTest(GlooGroup, TempDirTest):
     """A one-process gloo group; instrument() replaces torch.distributed's functions for the
     duration of each test only."""
-
-    @classmethod
-    def setUpClass(cls):
-        if dist.is_initialized():
-            raise unittest.SkipTest("another test of this process holds a process group")
-        cls.store_dir = tempfile.mkdtemp(prefix="pai-telemetry-store-")
-        dist.init_process_group("gloo", init_method="file://" + cls.store_dir + "/store",
-                                rank=0, world_size=1)
-
-    @classmethod
-    def tearDownClass(cls):
-        dist.destroy_process_group()
-        shutil.rmtree(cls.store_dir)
 
     def setUp(self):
         super().setUp()
         self.ring_path = make_ring(self.path(), capacity=64, rank=0)
         os.environ["PAI_TELEMETRY_FILE"] = self.ring_path
-        saved = {name: getattr(dist, name) for name in telemetry._COLLECTIVES
-                 if hasattr(dist, name)}
-        self.addCleanup(lambda: [setattr(dist, n, f) for n, f in saved.items()])
-        self.addCleanup(setattr, telemetry, "_STATE", None)
+        self.undo_instrument()
 
     def collectives(self):
         return [(r["kind"], r["op"], r["group"], r["collective_seq"], r["bytes"], r["step"])

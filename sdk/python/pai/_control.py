@@ -1,8 +1,8 @@
 """The launcher's control socket, as seen from a training process.
 
 One Unix stream socket per instance (path in ``PAI_CONTROL_SOCKET``); one request per
-line, one reply line per request: ``ok`` or ``error <why>``. See the "pai-launch ctl"
-section of the project README for the requests.
+line, one reply line per request: ``ok`` or ``error <why>``. The requests are listed in
+docs/sdk.md ("pai-launch ctl") at the project's root.
 
 Nothing here raises: a failed request comes back as a sentence saying why.
 """

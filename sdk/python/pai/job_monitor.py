@@ -3,6 +3,7 @@
     from aimaster import job_monitor as jm      # or: from pai import job_monitor as jm
 
     monitor = jm.Monitor(config=jm.PyTorchConfig(job_hang_interval=600))
+    monitor.instrument(ddp_model)               # collectives into the telemetry ring
     monitor.report_step(step)                   # training made progress
     st = monitor.send_custom_message(content="loss is NaN")
     if not st.ok():
@@ -32,9 +33,9 @@ import operator
 import os
 import threading
 import warnings
-from typing import Iterable, List, Optional, Union
+from typing import Any, Iterable, List, Optional, Union
 
-from . import _control
+from . import _control, telemetry
 from ._hang_scopes import OFF, HangScopes
 from ._stack_dumps import enable_stack_dumps
 
@@ -124,12 +125,20 @@ class _Session:
         self._warn_lock = threading.Lock()
         self._warned = set()
 
+    def outside_launcher(self, nothing_done: str) -> Optional[Status]:
+        """Outside pai-launch (PAI_CONTROL_SOCKET not set): the ok Status every call returns
+        there, saying `nothing_done`, after one warning per process. None under pai-launch."""
+        if self._connection is not None:
+            return None
+        self.warn("PAI_CONTROL_SOCKET is not set (not running under pai-launch): "
+                  "job monitor calls do nothing")
+        return Status(True, "not running under pai-launch: " + nothing_done)
+
     def send(self, verb: str, argument: str) -> Status:
         """Sends `verb argument` (flattened to one line and cut to fit)."""
-        if self._connection is None:
-            self.warn("PAI_CONTROL_SOCKET is not set (not running under pai-launch): "
-                      "job monitor calls do nothing")
-            return Status(True, "not running under pai-launch: nothing sent")
+        outside = self.outside_launcher("nothing sent")
+        if outside is not None:
+            return outside
         problem = self._connection.request(_control.request_line(verb, argument))
         return Status() if problem is None else self.fail(problem)
 
@@ -292,6 +301,25 @@ class Monitor:
     def hang_detect(self, seconds: Union[int, float]) -> "hang_detect":
         """The module's hang_detect(seconds)."""
         return hang_detect(seconds)
+
+    def instrument(self, model: Any = None) -> Status:
+        """Records this rank's torch.distributed collectives in its telemetry ring, and, given
+        a DistributedDataParallel `model`, each gradient bucket's all-reduce: what
+        pai.telemetry.instrument(model) does, for the launcher's diagnosis of hung and slow
+        ranks, the steps of `pai-launch status` and hang detection. Call it after
+        init_process_group; calling it again wraps nothing twice.
+
+        Returns an ok Status when collectives are recorded. Otherwise nothing changes and the
+        Status says why (no torch, no process group yet, no ring), warned once; outside
+        pai-launch it is the ok Status of every call there (nothing recorded).
+        """
+        problem = telemetry._instrument(model)
+        if problem is None:
+            return Status()
+        outside = _session().outside_launcher("nothing recorded")
+        if outside is not None:
+            return outside
+        return _session().fail("instrument: " + problem)
 
 
 def _retryable_error_problem(keyword: object) -> Optional[str]:

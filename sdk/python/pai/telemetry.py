@@ -486,14 +486,26 @@ def instrument(model: Any = None) -> bool:
     Returns True when collectives are recorded (again on later calls); False, doing nothing,
     without torch, before init_process_group, or without a ring.
     """
+    return _instrument(model) is None
+
+
+def _instrument(model: Any) -> Optional[str]:
+    """instrument(model); None when collectives are recorded, else why not."""
     global _STATE
     try:
         import torch.distributed as dist
-    except Exception:  # noqa: BLE001 - no torch (or a broken one): nothing to instrument
-        return False
+    except Exception as e:  # noqa: BLE001 - no torch (or a broken one): nothing to instrument
+        return "no torch.distributed ({}: {})".format(type(e).__name__, e)
     try:
-        if not dist.is_available() or not dist.is_initialized() or ring() is None:
-            return False
+        if not dist.is_available():
+            return "torch.distributed is not available in this build of torch"
+        if not dist.is_initialized():
+            return "no process group yet: call it after init_process_group"
+        if ring() is None:
+            if not os.environ.get("PAI_TELEMETRY_FILE"):
+                return "no telemetry ring: PAI_TELEMETRY_FILE is not set"
+            return ("no telemetry ring: PAI_TELEMETRY_FILE names none this process writes "
+                    "(another process writes it, or it is not a ring)")
         from torch.distributed import distributed_c10d as c10d
 
         if _STATE is None:
@@ -504,12 +516,13 @@ def instrument(model: Any = None) -> bool:
                 continue
             setattr(dist, name, _wrap(fn, op, payload, _STATE))
     except Exception as e:  # noqa: BLE001 - never into training code
+        # stacklevel: the caller of instrument(), above this function.
         warnings.warn("pai.telemetry: cannot instrument torch.distributed: {}".format(e),
-                      RuntimeWarning, stacklevel=2)
-        return False
+                      RuntimeWarning, stacklevel=3)
+        return "cannot instrument torch.distributed: {}".format(e)
     if model is not None:
         _hook_ddp(model, _STATE)
-    return True
+    return None
 
 
 def _hook_ddp(model: Any, state: _Collectives) -> None:
@@ -518,11 +531,11 @@ def _hook_ddp(model: Any, state: _Collectives) -> None:
         from torch.nn.parallel import DistributedDataParallel
     except Exception as e:  # noqa: BLE001
         warnings.warn("pai.telemetry: no DDP communication hooks: {}".format(e), RuntimeWarning,
-                      stacklevel=3)
+                      stacklevel=4)
         return
     if not isinstance(model, DistributedDataParallel):
         warnings.warn("pai.telemetry: instrument(model): not a DistributedDataParallel model; "
-                      "its gradient all-reduces are not recorded", RuntimeWarning, stacklevel=3)
+                      "its gradient all-reduces are not recorded", RuntimeWarning, stacklevel=4)
         return
     if getattr(model, "_pai_telemetry_hooked", False):
         return
@@ -531,4 +544,4 @@ def _hook_ddp(model: Any, state: _Collectives) -> None:
         model._pai_telemetry_hooked = True
     except Exception as e:  # noqa: BLE001 - e.g. a hook is already registered
         warnings.warn("pai.telemetry: cannot record the model's gradient all-reduces: {}"
-                      .format(e), RuntimeWarning, stacklevel=3)
+                      .format(e), RuntimeWarning, stacklevel=4)
