@@ -1,7 +1,7 @@
 // One NCCL communicator as the plugin sees it: its collectives, numbered 1, 2, ... in the
 // order this rank issues them (the same order on every rank: NCCL requires it), each recorded
 // as COLLECTIVE_ENTER when NCCL starts its Coll event and COLLECTIVE_EXIT when its GPU work is
-// known to be done (see README.md, "NCCL jobs without the SDK").
+// known to be done (see docs/diagnosis.md, "NCCL jobs without the SDK").
 #pragma once
 
 #include <pthread.h>

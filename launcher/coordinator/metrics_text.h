@@ -1,6 +1,6 @@
 // The coordinator's Prometheus metrics (spec `monitoring`): its state and JobMetrics rendered
 // in the text exposition format, version 0.0.4. A pure function of the state and the time: no
-// socket, no clock. The series are listed in README.md ("Metrics: Prometheus"). Internal to
+// socket, no clock. The series are listed in docs/metrics.md. Internal to
 // launcher/coordinator/.
 #pragma once
 

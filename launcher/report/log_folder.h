@@ -1,4 +1,4 @@
-// A job's log folder (README "Logs") read into a JobHistory: the coordinator's journal
+// A job's log folder (docs/launch.md, "Logs and the journal") read into a JobHistory: the coordinator's journal
 // (`coordinator/events.jsonl`) and every instance's and spare's (`<folder>/events.jsonl`).
 #pragma once
 
