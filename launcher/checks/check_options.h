@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/checks/sysfs_root.h"
 #include "libpai/plan.h"
 
 namespace pai::checks {
@@ -54,8 +55,9 @@ struct CheckOptions {
   /// Checks to run (names from kCheckNames); empty = the plan's sanityCheck.checks followed by
   /// its custom checks.
   std::vector<std::string> only;
-  /// Where RDMA devices are listed; tests point it at a fixture directory.
-  std::string infiniband_root = "/sys/class/infiniband";
+  /// The sysfs root every read of /sys goes through (sysfs_root.h): $PAI_SYSFS_ROOT, else
+  /// /sys; tests point it at a tree built from the kernel's documented layout.
+  std::string sysfs_root = SysfsRoot::from_env().root();
   /// Per built-in check; 0 = the plan's sanityCheck.timeout.
   std::int64_t timeout_seconds = 0;
   /// How long the network check waits for the coordinator to answer a TCP connect.

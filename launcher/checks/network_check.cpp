@@ -16,7 +16,7 @@
 #include <set>
 #include <vector>
 
-#include "launcher/checks/infiniband.h"
+#include "launcher/checks/rdma_ports.h"
 
 namespace pai::checks {
 namespace {
@@ -81,23 +81,26 @@ std::string check_interface(const std::string& name, std::string* problem) {
 // Problems of the RDMA devices; `found` lists what is fine.
 void check_rdma(const Plan& plan, const CheckOptions& options, std::vector<std::string>& problems,
                 std::vector<std::string>& found) {
+  const SysfsRoot sys(options.sysfs_root);
+  const std::string where = sys.root() + "/" + kInfinibandClass;
   std::vector<std::string> names = plan.fabric.hcas;
   bool named = !names.empty();
-  if (!named) names = list_rdma_devices(options.infiniband_root);
+  if (!named) names = list_rdma_devices(sys);
   if (names.empty()) {
-    problems.push_back("no RDMA device under " + options.infiniband_root);
+    problems.push_back("no RDMA device under " + where);
     return;
   }
   bool roce = plan.fabric.type == FabricType::Roce && plan.fabric.gid_index >= 0;
   int usable = 0;
-  for (const auto& name : names) {
-    auto device = read_rdma_device(options.infiniband_root, name);
-    if (!device) {
-      problems.push_back("RDMA device " + name + " not found under " + options.infiniband_root);
+  for (const auto& hca : names) {
+    const std::string name = hca.substr(0, hca.find(':'));
+    auto ports = read_rdma_ports(sys, name, roce ? plan.fabric.gid_index : -1);
+    if (!ports) {
+      problems.push_back("RDMA device " + name + " not found under " + where);
       continue;
     }
     const RdmaPort* active = nullptr;
-    for (const auto& port : device->ports) {
+    for (const auto& port : *ports) {
       if (port.active()) {
         active = &port;
         break;
@@ -106,24 +109,22 @@ void check_rdma(const Plan& plan, const CheckOptions& options, std::vector<std::
     std::string problem;
     if (!active) {
       std::string states;
-      for (const auto& port : device->ports)
-        states += (states.empty() ? "" : ", ") + std::to_string(port.number) + " " + port.state;
+      for (const auto& port : *ports)
+        states += (states.empty() ? "" : ", ") + std::to_string(port.port) + " " + port.state;
       problem = "RDMA device " + name + " has no ACTIVE port" +
                 (states.empty() ? "" : " (" + states + ")");
-    } else if (roce && !rdma_gid_configured(options.infiniband_root, name, active->number,
-                                            plan.fabric.gid_index)) {
-      problem = "RDMA device " + name + " port " + std::to_string(active->number) +
+    } else if (roce && !active->gid_configured) {
+      problem = "RDMA device " + name + " port " + std::to_string(active->port) +
                 " has no GID at index " + std::to_string(plan.fabric.gid_index);
     }
     if (problem.empty()) {
       ++usable;
-      found.push_back(name + " port " + std::to_string(active->number) + " ACTIVE");
+      found.push_back(name + " port " + std::to_string(active->port) + " ACTIVE");
     } else if (named) {
       problems.push_back(problem);
     }
   }
-  if (!named && usable == 0)
-    problems.push_back("no usable RDMA device under " + options.infiniband_root);
+  if (!named && usable == 0) problems.push_back("no usable RDMA device under " + where);
 }
 
 // Ports this node will listen on: its own labelled ports, plus the coordinator's and

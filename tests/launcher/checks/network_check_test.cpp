@@ -11,6 +11,8 @@
 #include <cstdlib>
 
 #include "launcher/checks/isolated_check.h"
+#include "support/fake_sysfs.h"
+#include "support/temp_dir.h"
 #include "test_plan.h"
 
 namespace network_check_test {
@@ -136,12 +138,36 @@ TEST_CASE("a veth pair in a network namespace fails while down and passes once u
   CHECK(bare.summary == "interface pai0 has no IP address");
 }
 
+namespace {
+
+// mlx5_0 active with a RoCE v2 GID at 3, mlx5_1 down, mlx5_2 active without a GID at 3.
+void build_rdma(pai::testing::FakeSysfs& sys) {
+  sys.add_port({});
+  pai::testing::FakeSysfs::Port down;
+  down.device = "mlx5_1";
+  down.state = "1: DOWN";
+  down.netdev = "eth3";
+  down.pci_path = "pci0000:16/0000:16:02.0/0000:17:00.1";
+  sys.add_port(down);
+  pai::testing::FakeSysfs::Port no_gid;
+  no_gid.device = "mlx5_2";
+  no_gid.gid_index = -1;
+  no_gid.netdev = "eth4";
+  no_gid.pci_path = "pci0000:16/0000:16:03.0/0000:18:00.0";
+  sys.add_port(no_gid);
+}
+
+}  // namespace
+
 TEST_CASE("RDMA devices are read from the sysfs root") {
   Plan plan = test::one_node_plan();
   plan.fabric.type = pai::FabricType::Roce;
   plan.fabric.gid_index = 3;
+  pai::testing::TempDir dir;
+  pai::testing::FakeSysfs sys(dir.path());
+  build_rdma(sys);
   CheckOptions options;
-  options.infiniband_root = test::kInfinibandFixture;
+  options.sysfs_root = dir.path();
 
   plan.fabric.hcas = {"mlx5_0"};
   CheckResult ok = run_network_check(plan, plan.placements.front(), options);
@@ -156,21 +182,24 @@ TEST_CASE("RDMA devices are read from the sysfs root") {
         "RDMA device mlx5_1 has no ACTIVE port (1 DOWN)\n"
         "RDMA device mlx5_2 port 1 has no GID at index 3\n"
         "RDMA device mlx5_7 not found under " +
-            test::kInfinibandFixture + "\n");
+            dir.path() + "/class/infiniband\n");
 }
 
 TEST_CASE("InfiniBand needs no GID - and unnamed HCAs pass when one is usable") {
   Plan plan = test::one_node_plan();
   plan.fabric.type = pai::FabricType::Ib;
+  pai::testing::TempDir dir;
+  pai::testing::FakeSysfs sys(dir.path());
+  build_rdma(sys);
   CheckOptions options;
-  options.infiniband_root = test::kInfinibandFixture;
+  options.sysfs_root = dir.path();
   CheckResult r = run_network_check(plan, plan.placements.front(), options);
   CHECK(r.status == CheckResult::Passed);
   CHECK(r.summary == "mlx5_0 port 1 ACTIVE, mlx5_2 port 1 ACTIVE");
 
-  options.infiniband_root = "/nonexistent/infiniband";
+  options.sysfs_root = "/nonexistent/sys";
   CheckResult none = run_network_check(plan, plan.placements.front(), options);
-  CHECK(none.summary == "no RDMA device under /nonexistent/infiniband");
+  CHECK(none.summary == "no RDMA device under /nonexistent/sys/class/infiniband");
 }
 
 TEST_CASE("the coordinator is reachable when it listens or refuses") {
