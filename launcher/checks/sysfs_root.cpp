@@ -36,15 +36,16 @@ SysfsRoot SysfsRoot::from_env() {
 
 std::string SysfsRoot::absolute(const std::string& path) const { return root_ + "/" + path; }
 
-std::optional<std::string> SysfsRoot::text(const std::string& path) const {
-  // O_NONBLOCK: a FIFO planted in a test tree (or a device) must not block the heartbeat.
-  const int fd = ::open(absolute(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+namespace {
+
+// Reads the open file `fd` as an attribute and closes it.
+std::optional<std::string> read_attribute(int fd) {
   if (fd < 0) return std::nullopt;
   struct stat st {};
   std::optional<std::string> out;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
     // sysfs reports a size of 4096 for every attribute whatever it holds: read, never trust it.
-    std::string buffer(kMaxAttributeBytes + 1, '\0');
+    std::string buffer(SysfsRoot::kMaxAttributeBytes + 1, '\0');
     std::size_t got = 0;
     while (got < buffer.size()) {
       const ssize_t n = ::read(fd, buffer.data() + got, buffer.size() - got);
@@ -61,6 +62,22 @@ std::optional<std::string> SysfsRoot::text(const std::string& path) const {
   }
   ::close(fd);
   return out;
+}
+
+}  // namespace
+
+std::optional<std::string> SysfsRoot::text(const std::string& path) const {
+  // O_NONBLOCK: a FIFO planted in a test tree (or a device) must not block the heartbeat.
+  return read_attribute(::open(absolute(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+}
+
+std::optional<std::string> read_sysfs_at(int dir_fd, const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos) return std::nullopt;
+  return read_attribute(::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+}
+
+int SysfsRoot::open_dir(const std::string& path) const {
+  return ::open(absolute(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 std::optional<std::int64_t> parse_sysfs_integer(const std::string& text) {

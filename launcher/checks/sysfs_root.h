@@ -36,6 +36,9 @@ class SysfsRoot {
   std::vector<std::string> list(const std::string& path) const;
   /// Whether `path` exists (a file, a folder or a link that resolves).
   bool exists(const std::string& path) const;
+  /// The folder at `path` opened for openat() (O_DIRECTORY | O_CLOEXEC); -1 when it is none.
+  /// The caller closes it.
+  int open_dir(const std::string& path) const;
   /// `path` with every link resolved, relative to the root ("devices/pci0000:00/..."); nullopt
   /// when it does not resolve or leaves the root.
   std::optional<std::string> resolve(const std::string& path) const;
@@ -45,6 +48,9 @@ class SysfsRoot {
 
   std::string root_;
 };
+
+/// The attribute `name` of the folder open as `dir_fd`, read as SysfsRoot::text() reads.
+std::optional<std::string> read_sysfs_at(int dir_fd, const std::string& name);
 
 /// Parses a sysfs integer as SysfsRoot::integer() does; nullopt when `text` is not one.
 std::optional<std::int64_t> parse_sysfs_integer(const std::string& text);
