@@ -43,14 +43,16 @@ std::optional<std::map<std::string, std::uint64_t>> KernelEthtoolStats::read(
   const std::uint32_t n = info->data[0];
   if (n == 0 || n > kMaxStats) return std::nullopt;
 
-  std::vector<char> strings(sizeof(ethtool_gstrings) + static_cast<std::size_t>(n) * ETH_GSTRING_LEN);
+  std::vector<char> strings(sizeof(ethtool_gstrings) +
+                            static_cast<std::size_t>(n) * ETH_GSTRING_LEN);
   auto* gstrings = reinterpret_cast<ethtool_gstrings*>(strings.data());
   gstrings->cmd = ETHTOOL_GSTRINGS;
   gstrings->string_set = ETH_SS_STATS;
   gstrings->len = n;
   if (!ethtool(socket_, netdev, gstrings)) return std::nullopt;
 
-  std::vector<char> values(sizeof(ethtool_stats) + static_cast<std::size_t>(n) * sizeof(std::uint64_t));
+  std::vector<char> values(sizeof(ethtool_stats) +
+                           static_cast<std::size_t>(n) * sizeof(std::uint64_t));
   auto* stats = reinterpret_cast<ethtool_stats*>(values.data());
   stats->cmd = ETHTOOL_GSTATS;
   stats->n_stats = n;

@@ -17,7 +17,7 @@ class EthtoolStats {
   /// The statistics of `netdev` whose names contain `filter` ("" every one); nullopt when the
   /// netdev or its driver has none (no such device in this network namespace, not supported).
   virtual std::optional<std::map<std::string, std::uint64_t>> read(const std::string& netdev,
-                                                                  const std::string& filter) = 0;
+                                                                   const std::string& filter) = 0;
 };
 
 /// The kernel's: one ioctl socket, opened on first use and kept.
@@ -32,7 +32,7 @@ class KernelEthtoolStats final : public EthtoolStats {
   KernelEthtoolStats& operator=(const KernelEthtoolStats&) = delete;
 
   std::optional<std::map<std::string, std::uint64_t>> read(const std::string& netdev,
-                                                          const std::string& filter) override;
+                                                           const std::string& filter) override;
 
  private:
   int socket_ = -1;

@@ -1,6 +1,11 @@
 #include "launcher/checks/nic_counters.h"
 
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
+
+#include "libpai/nic_counter_kinds.h"
 
 namespace pai::checks {
 
@@ -8,21 +13,29 @@ namespace {
 
 constexpr std::uint64_t k32 = 1ull << 32;
 
+// One read of the open attribute `fd` from its start; nullopt on an error or a value longer
+// than an attribute can be.
+std::optional<std::string> pread_attribute(int fd) {
+  char buf[64];
+  ssize_t n;
+  do {
+    n = ::pread(fd, buf, sizeof buf, 0);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0 || n == static_cast<ssize_t>(sizeof buf)) return std::nullopt;
+  std::size_t len = static_cast<std::size_t>(n);
+  while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ')) --len;
+  return std::string(buf, len);
+}
+
 }  // namespace
 
 struct NicSampler::Open {
-  int port_dir = -1;  // class/infiniband/<dev>/ports/<p>
-  int counters = -1;
-  int hw_counters = -1;
-  int statistics = -1;  // class/net/<netdev>/statistics
-  std::vector<std::string> counter_names;
-  std::vector<std::string> hw_names;
-  std::vector<std::string> statistic_names;
+  int port_dir = -1;                                  // class/infiniband/<dev>/ports/<p>
+  std::vector<std::pair<std::string, int>> counters;  // "<source>/<name>", its open file
 
   ~Open() {
-    for (int fd : {port_dir, counters, hw_counters, statistics}) {
-      if (fd >= 0) ::close(fd);
-    }
+    if (port_dir >= 0) ::close(port_dir);
+    for (const auto& [key, fd] : counters) ::close(fd);
   }
 };
 
@@ -37,17 +50,19 @@ NicSampler::~NicSampler() = default;
 void NicSampler::open(std::size_t i) {
   const RdmaPort& p = ports_[i];
   auto o = std::make_unique<Open>();
-  const std::string dir = std::string(kInfinibandClass) + "/" + p.device + "/ports/" +
-                          std::to_string(p.port);
+  const std::string dir =
+      std::string(kInfinibandClass) + "/" + p.device + "/ports/" + std::to_string(p.port);
   o->port_dir = sys_.open_dir(dir);
-  o->counters = sys_.open_dir(dir + "/counters");
-  o->hw_counters = sys_.open_dir(dir + "/hw_counters");
-  o->counter_names = sys_.list(dir + "/counters");
-  o->hw_names = sys_.list(dir + "/hw_counters");
-  if (!p.netdev.empty()) {
-    const std::string stats = "class/net/" + p.netdev + "/statistics";
-    o->statistics = sys_.open_dir(stats);
-    o->statistic_names = sys_.list(stats);
+  for (const NicCounter& c : nic_counters()) {
+    std::string folder;
+    if (c.source == "netdev") {
+      if (p.netdev.empty()) continue;
+      folder = "class/net/" + p.netdev + "/statistics";
+    } else {
+      folder = dir + "/" + std::string(c.source);
+    }
+    const int fd = sys_.open_file(folder + "/" + std::string(c.name));
+    if (fd >= 0) o->counters.emplace_back(std::string(c.source) + "/" + std::string(c.name), fd);
   }
   open_[i] = std::move(o);
 }
@@ -60,36 +75,31 @@ std::vector<NicCounters> NicSampler::sample(std::int64_t now_ns) {
     c.port = ports_[i].name();
     c.netdev = ports_[i].netdev;
     c.time_ns = now_ns;
-    auto state = open_[i]->port_dir >= 0 ? read_sysfs_at(open_[i]->port_dir, "state")
-                                         : std::nullopt;
+    auto state =
+        open_[i]->port_dir >= 0 ? read_sysfs_at(open_[i]->port_dir, "state") : std::nullopt;
     if (!state) {
       // Gone (a driver reload removes and recreates the folders): try the paths again.
       open(i);
-      state = open_[i]->port_dir >= 0 ? read_sysfs_at(open_[i]->port_dir, "state")
-                                      : std::nullopt;
+      state = open_[i]->port_dir >= 0 ? read_sysfs_at(open_[i]->port_dir, "state") : std::nullopt;
     }
     c.state = state ? sysfs_state_name(*state) : "";
-    const Open& o = *open_[i];
-    const auto read_all = [&](int fd, const std::vector<std::string>& names,
-                              const std::string& source) {
-      if (fd < 0) return;
-      for (const std::string& name : names) {
-        if (name == "lifespan") continue;  // a setting, not a counter
-        const auto text = read_sysfs_at(fd, name);
+    if (state) {
+      for (const auto& [key, fd] : open_[i]->counters) {
+        const auto text = pread_attribute(fd);
         if (!text) continue;
         if (const auto value = parse_sysfs_counter(*text)) {
-          c.values[source + "/" + name] = *value;
+          c.values.emplace_hint(c.values.end(), key, *value);
         } else {
           ++c.malformed;
         }
       }
-    };
-    read_all(o.counters, o.counter_names, "counters");
-    read_all(o.hw_counters, o.hw_names, "hw_counters");
-    read_all(o.statistics, o.statistic_names, "netdev");
+    }
     if (ethtool_ != nullptr && !c.netdev.empty()) {
       if (const auto pause = ethtool_->read(c.netdev, "pause")) {
-        for (const auto& [name, value] : *pause) c.values["ethtool/" + name] = value;
+        for (const auto& [name, value] : *pause) {
+          const std::string key = "ethtool/" + name;
+          if (find_nic_counter(key)) c.values[key] = value;
+        }
       }
     }
     out.push_back(std::move(c));

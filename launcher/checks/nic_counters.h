@@ -1,12 +1,13 @@
 // NIC telemetry on a node (design §13): the counters of the RDMA ports the job uses, read
-// once a heartbeat through the SysfsRoot, and the rates between two reads. Per port:
+// once a heartbeat through the SysfsRoot, and the rates between two reads. The counters are
+// those of libpai/nic_counter_kinds.h, per port:
 //   counters/<name>      the port's PortCounters (Documentation/ABI/stable/sysfs-class-infiniband)
-//   hw_counters/<name>   the driver's (mlx5: out_of_sequence, local_ack_timeout_err, np_cnp_sent...)
-//   netdev/<name>        class/net/<netdev>/statistics/<name> of a RoCE port's netdev
-//   ethtool/<name>       the netdev's driver statistics that count pause frames ("pause" in
-//                        their name), through the ethtool ioctl
-// Reading keeps each port's three folders open and reads their files with openat(), so a
-// heartbeat costs no path walk per counter (bench/nic_telemetry measures it).
+//   hw_counters/<name>   the driver's (mlx5: out_of_sequence, local_ack_timeout_err,
+//   np_cnp_sent...) netdev/<name>        class/net/<netdev>/statistics/<name> of a RoCE port's
+//   netdev ethtool/<name>       the netdev's driver statistics that count pause frames, through the
+//                        ethtool ioctl
+// Each counter file is opened once and read again with pread() at offset 0 (sysfs makes every
+// such read fresh), so a heartbeat costs one system call per counter (bench/nic_telemetry).
 #pragma once
 
 #include <cstdint>
@@ -23,11 +24,11 @@ namespace pai::checks {
 
 /// One port's counters at one moment.
 struct NicCounters {
-  std::string port;     ///< "mlx5_0/1"
-  std::string netdev;   ///< "eth2"; "" none
-  std::string state;    ///< "ACTIVE", "DOWN"...; "" unreadable (the port is gone)
+  std::string port;          ///< "mlx5_0/1"
+  std::string netdev;        ///< "eth2"; "" none
+  std::string state;         ///< "ACTIVE", "DOWN"...; "" unreadable (the port is gone)
   std::int64_t time_ns = 0;  ///< when read, CLOCK_MONOTONIC
-  /// Every counter that exists and holds one unsigned number, by "<source>/<name>".
+  /// Every counter pai reads that exists and holds one unsigned number, by "<source>/<name>".
   std::map<std::string, std::uint64_t> values;
   int malformed = 0;  ///< counter files that exist but hold no number
 };

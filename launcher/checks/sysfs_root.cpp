@@ -76,6 +76,16 @@ std::optional<std::string> read_sysfs_at(int dir_fd, const std::string& name) {
   return read_attribute(::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
 }
 
+int SysfsRoot::open_file(const std::string& path) const {
+  const int fd = ::open(absolute(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st {};
+  if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 int SysfsRoot::open_dir(const std::string& path) const {
   return ::open(absolute(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }

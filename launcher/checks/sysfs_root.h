@@ -36,6 +36,10 @@ class SysfsRoot {
   std::vector<std::string> list(const std::string& path) const;
   /// Whether `path` exists (a file, a folder or a link that resolves).
   bool exists(const std::string& path) const;
+  /// The attribute at `path` opened for reading again and again with pread() at offset 0
+  /// (O_RDONLY | O_CLOEXEC | O_NONBLOCK), when it is a regular file; -1 otherwise. The caller
+  /// closes it.
+  int open_file(const std::string& path) const;
   /// The folder at `path` opened for openat() (O_DIRECTORY | O_CLOEXEC); -1 when it is none.
   /// The caller closes it.
   int open_dir(const std::string& path) const;

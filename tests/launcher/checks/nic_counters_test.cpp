@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "libpai/nic_counter_kinds.h"
 #include "support/fake_sysfs.h"
 #include "support/temp_dir.h"
 
@@ -18,7 +19,7 @@ class FakeEthtool final : public EthtoolStats {
   std::map<std::string, std::map<std::string, std::uint64_t>> stats;
   int calls = 0;
   std::optional<std::map<std::string, std::uint64_t>> read(const std::string& netdev,
-                                                          const std::string& filter) override {
+                                                           const std::string& filter) override {
     ++calls;
     const auto it = stats.find(netdev);
     if (it == stats.end()) return std::nullopt;
@@ -41,7 +42,8 @@ TEST_CASE("a port's counters, hardware counters, netdev statistics and pause fra
   fake.set(kPort + "/counters/symbol_error", "7");
   fake.set(kPort + "/hw_counters/local_ack_timeout_err", "340");
   fake.set("class/net/eth2/statistics/tx_bytes", "123456789");
-  fake.set(kPort + "/hw_counters/broken", "n/a");
+  fake.set(kPort + "/hw_counters/out_of_sequence", "n/a");
+  fake.set(kPort + "/hw_counters/not_read_by_pai", "3");
   FakeEthtool ethtool;
   ethtool.stats["eth2"] = {{"rx_pause_ctrl_phy", 12}, {"tx_prio3_pause", 5}, {"rx_bytes", 1}};
   const SysfsRoot sys(dir.path());
@@ -58,14 +60,16 @@ TEST_CASE("a port's counters, hardware counters, netdev statistics and pause fra
   CHECK(c.values.at("counters/port_xmit_data") == 0);
   CHECK(c.values.at("hw_counters/local_ack_timeout_err") == 340);
   CHECK(c.values.count("hw_counters/lifespan") == 0);  // a setting
+  CHECK(c.values.count("hw_counters/not_read_by_pai") == 0);
+  CHECK(c.values.count("hw_counters/out_of_sequence") == 0);
   CHECK(c.values.at("netdev/tx_bytes") == 123456789);
   CHECK(c.values.at("ethtool/rx_pause_ctrl_phy") == 12);
   CHECK(c.values.at("ethtool/tx_prio3_pause") == 5);
   CHECK(c.values.count("ethtool/rx_bytes") == 0);  // only pause frames
   CHECK(c.malformed == 1);
-  CHECK(c.values.size() == FakeSysfs::port_counters().size() +
-                               FakeSysfs::mlx5_hw_counters().size() - 1 +
-                               FakeSysfs::netdev_statistics().size() + 2);
+  // Every counter of the table the fake port has (all of them), but the malformed one, and
+  // the two pause counters.
+  CHECK(c.values.size() == pai::nic_counters().size() - 1 + 2);
 }
 
 TEST_CASE("a port that goes away reads as unknown - and is found again when it comes back") {
@@ -91,7 +95,9 @@ TEST_CASE("a port that goes away reads as unknown - and is found again when it c
 }
 
 TEST_CASE("rates per second between two reads") {
-  NicCounters before{.port = "mlx5_0/1", .netdev = "eth2", .state = "ACTIVE",
+  NicCounters before{.port = "mlx5_0/1",
+                     .netdev = "eth2",
+                     .state = "ACTIVE",
                      .time_ns = 1'000'000'000,
                      .values = {{"counters/port_xmit_data", 1000},
                                 {"hw_counters/out_of_sequence", 5},
@@ -116,7 +122,10 @@ TEST_CASE("rates per second between two reads") {
 }
 
 TEST_CASE("a 32-bit counter that wraps counts what it wrapped past - one that resets is unknown") {
-  NicCounters before{.port = "p", .netdev = "", .state = "ACTIVE", .time_ns = 0,
+  NicCounters before{.port = "p",
+                     .netdev = "",
+                     .state = "ACTIVE",
+                     .time_ns = 0,
                      .values = {{"counters/port_rcv_packets", 0xFFFFFF00ull},
                                 {"counters/port_xmit_data", 900000},
                                 {"hw_counters/big", 1ull << 40}},
@@ -134,8 +143,12 @@ TEST_CASE("a 32-bit counter that wraps counts what it wrapped past - one that re
 }
 
 TEST_CASE("reads at the same time or out of order give no rates") {
-  NicCounters a{.port = "p", .netdev = "", .state = "ACTIVE", .time_ns = 5,
-                .values = {{"counters/x", 1}}, .malformed = 0};
+  NicCounters a{.port = "p",
+                .netdev = "",
+                .state = "ACTIVE",
+                .time_ns = 5,
+                .values = {{"counters/x", 1}},
+                .malformed = 0};
   NicCounters b = a;
   b.values["counters/x"] = 2;
   CHECK(nic_window(a, b).rates.empty());
