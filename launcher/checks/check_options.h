@@ -13,9 +13,10 @@
 namespace pai::checks {
 
 /// The names of the built-in checks, in their default order; "custom" selects the plan's
-/// custom checks.
-inline const std::vector<std::string> kCheckNames = {"gpu",    "burn", "nccl",  "network",
-                                                     "mounts", "disk", "custom"};
+/// custom checks; "fingerprint" gathers the node's facts for the coordinator's fabric lint
+/// (node_fingerprint.h) and always runs after the others.
+inline const std::vector<std::string> kCheckNames = {
+    "gpu", "burn", "nccl", "network", "mounts", "disk", "custom", "fingerprint"};
 
 /// The job-wide all-reduce of the nccl check: the job's GPU count, this node's first rank and
 /// the ncclUniqueId every rank joins with. NCCL's bootstrap root lives in the process that made

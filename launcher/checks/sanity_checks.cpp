@@ -8,6 +8,7 @@
 #include "launcher/checks/gpu_check.h"
 #include "launcher/checks/nccl_check.h"
 #include "launcher/checks/network_check.h"
+#include "launcher/checks/node_fingerprint.h"
 #include "launcher/checks/storage_check.h"
 
 namespace pai::checks {
@@ -25,6 +26,7 @@ std::vector<CheckResult> run_sanity_checks(const Plan& plan, const Placement& pl
   if (wanted.empty()) {
     wanted = plan.sanity_check.checks;
     wanted.push_back("custom");
+    wanted.push_back("fingerprint");
   }
   for (const auto& name : wanted) {
     if (!contains(kCheckNames, name)) throw std::invalid_argument("unknown check \"" + name + "\"");
@@ -49,6 +51,8 @@ std::vector<CheckResult> run_sanity_checks(const Plan& plan, const Placement& pl
       results.push_back(run_mounts_check(plan));
     } else if (name == "disk") {
       results.push_back(run_disk_check(plan));
+    } else if (name == "fingerprint") {
+      results.push_back(run_fingerprint_check(plan, placement, options));
     } else {
       for (const auto& check : plan.sanity_check.custom) results.push_back(run_custom_check(check));
     }

@@ -11,7 +11,7 @@
 namespace pai::checks {
 
 /// Runs the checks `options.only` names (or, when empty, the plan's sanityCheck.checks followed
-/// by "custom") for `placement`, in that order (a repeated name runs once), one result per
+/// by "custom" and "fingerprint", node_fingerprint.h) for `placement`, in that order (a repeated name runs once), one result per
 /// built-in check and one per custom check. It does not look at sanityCheck.enabled: whether to
 /// check at all is the caller's decision. Built-in checks get options.timeout_seconds, or the
 /// plan's sanityCheck.timeout when it is 0. Throws std::invalid_argument for a name not in

@@ -25,12 +25,13 @@ CheckOptions no_gpu_options() {
 
 }  // namespace
 
-TEST_CASE("the plan's checks run in the plan's order - followed by its custom checks") {
+TEST_CASE("the plan's checks run in the plan's order - followed by its custom checks and the fingerprint") {
   pai::Plan plan = test::one_node_plan(8);
   plan.sanity_check.checks = {"disk", "gpu"};
   plan.sanity_check.custom = {{"first", "true", 10}, {"second", "exit 4", 10}};
   auto results = run_sanity_checks(plan, plan.placements.front(), no_gpu_options());
-  CHECK(names(results) == std::vector<std::string>{"disk", "gpu", "custom:first", "custom:second"});
+  CHECK(names(results) == std::vector<std::string>{"disk", "gpu", "custom:first", "custom:second",
+                                                  "fingerprint"});
   CHECK(results[1].status == CheckResult::Skipped);
   CHECK(results[3].status == CheckResult::Failed);
   CHECK_FALSE(all_passed(results));
