@@ -23,7 +23,6 @@ namespace {
 // main.cpp alone. Folders not listed here may not exist under launcher/.
 const std::map<std::string, std::set<std::string>> kAllowed = {
     {"libpai", {}},
-    {"compiler", {"libpai"}},
     {"launcher/os", {"libpai"}},
     {"launcher/policy", {"libpai"}},
     {"launcher/logs", {"launcher/os", "libpai"}},
