@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "compiler/commands/compile_command.h"
+#include "compiler/commands/targets.h"
 #include "libpai/duration.h"
 #include "libpai/quantity.h"
 
@@ -63,12 +64,17 @@ int compile_main(int argc, char** argv) {
       {"openmpi", pai::HostfileStyle::OpenMpi}, {"mpich", pai::HostfileStyle::Mpich}};
   app.add_option("--hostfile-style", options.hostfile_style, "hostfile lines: openmpi or mpich")
       ->transform(CLI::CheckedTransformer(styles, CLI::ignore_case));
-  const std::map<std::string, pai::Target> targets = {
-      {"bare", pai::Target::Bare}, {"k8s", pai::Target::K8s}, {"slurm", pai::Target::Slurm}};
-  app.add_option("--target", options.target,
+  // A target by its name or by its place in all_targets(), as CLI11 has always shown them.
+  std::map<std::string, std::size_t> targets;
+  for (std::size_t i = 0; i < pai::all_targets().size(); ++i) {
+    targets.emplace(pai::all_targets()[i]->name(), i);
+  }
+  std::size_t target = 0;
+  app.add_option("--target", target,
                  "where the job runs: bare (default), k8s (adds k8s/job.yaml) or slurm "
                  "(hosts from the allocation, adds job.sbatch)")
-      ->transform(CLI::CheckedTransformer(targets, CLI::ignore_case));
+      ->transform(CLI::CheckedTransformer(targets, CLI::ignore_case))
+      ->type_name("ENUM");
   std::vector<std::string> ext_str, ext_code, tla_str, tla_code;
   app.add_option("--ext-str", ext_str, "Jsonnet external variable NAME=VALUE (string)");
   app.add_option("--ext-code", ext_code, "Jsonnet external variable NAME=CODE");
@@ -104,6 +110,7 @@ int compile_main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   options.format = formats.at(format);
+  options.target = pai::all_targets()[target]->name();
   return pai::run_compile(options);
 }
 

@@ -12,17 +12,15 @@
 #include <map>
 #include <stdexcept>
 
+#include "compiler/commands/targets.h"
 #include "compiler/document/diagnostics.h"
 #include "compiler/document/yaml_loader.h"
 #include "compiler/openpai/protocol.h"
 #include "compiler/plan/planner.h"
 #include "compiler/render/artifacts.h"
-#include "compiler/render/atomic_file.h"
 #include "compiler/spec/inventory.h"
 #include "compiler/spec/spec_parser.h"
 #include "compiler/spec/spec_rules.h"
-#include "compiler/targets/k8s/k8s_manifest.h"
-#include "compiler/targets/slurm/slurm_script.h"
 #include "libpai/bounded_file.h"
 
 namespace pai {
@@ -149,6 +147,8 @@ int compile(const CompileOptions& options) {
   if (!options.check_only && options.out_dir.empty()) {
     throw UsageError("-o/--out DIR is required (or use --check to validate only)");
   }
+  const Target* target = find_target(options.target);
+  if (!target) throw UsageError("unknown target \"" + options.target + "\"");
   const SpecFormat format = spec_format(options.spec);
   std::map<std::string, std::string> sources;
   Diagnostics diags;
@@ -200,11 +200,9 @@ int compile(const CompileOptions& options) {
     }
     spec.locations["hosts"] = Location{options.hosts_file, 0, 0};
   }
-  // Under Slurm the allocation is the inventory, whatever the spec or --hosts says.
-  if (options.target == Target::Slurm) {
-    use_slurm_inventory(spec, diags);
-    inventory_ok = true;
-  }
+  // A target that brings its own inventory (Slurm: the allocation) makes the spec's and
+  // --hosts' moot, broken or not.
+  if (target->replace_inventory(spec, diags)) inventory_ok = true;
   // A broken inventory would only add follow-on errors about hosts.
   if (inventory_ok) check_spec(spec, diags);
   if (diags.has_errors()) {
@@ -212,9 +210,7 @@ int compile(const CompileOptions& options) {
     return 1;
   }
   Plan plan = make_plan(spec, diags);
-  if (options.target == Target::K8s && !diags.has_errors()) {
-    check_for_k8s(plan, Location{options.spec, 0, 0}, diags);
-  }
+  if (!diags.has_errors()) target->check_plan(plan, Location{options.spec, 0, 0}, diags);
   if (options.format != DiagnosticsFormat::Text || !diags.all().empty()) {
     print_diagnostics(diags, options.format, sources);
   }
@@ -227,26 +223,15 @@ int compile(const CompileOptions& options) {
     summary << options.spec << ": ok (" << plan_summary(plan) << ")\n";
     return 0;
   }
-  // In pods the inventory is the pods' names and the pod is the container.
-  if (options.target == Target::K8s) plan = plan_for_pods(plan);
+  target->adapt_plan(plan);
   ArtifactOptions artifacts;
   artifacts.out_dir = options.out_dir;
   artifacts.token_file = options.token_file;
   artifacts.hostfile_style = options.hostfile_style;
   artifacts.force = options.force;
-  if (options.target == Target::K8s) {
-    artifacts.target_files = [&](const std::string& dir) {
-      make_directories(dir + "/k8s");
-      write_new_file(dir + "/k8s/job.yaml", render_k8s_manifest(plan), FileAccess::Public);
-    };
-  }
-  if (options.target == Target::Slurm) {
-    artifacts.target_files = [&](const std::string& dir) {
-      make_directories(dir + "/logs");  // sbatch's --output; an earlier output's logs/ wins
-      write_new_file(dir + "/job.sbatch", render_slurm_script(plan, options.out_dir),
-                     FileAccess::Executable);
-    };
-  }
+  artifacts.target_files = [&](const std::string& dir) {
+    target->write_files(plan, dir, options.out_dir);
+  };
   const std::string written = write_artifacts(plan, artifacts);
   summary << plan_summary(plan) << "\n"
           << "wrote " << options.out_dir << ": " << output_listing(written) << "\n";

@@ -10,13 +10,6 @@
 
 namespace pai {
 
-/// Where the job runs: what pai-compile writes besides the bare-metal artifacts.
-enum class Target {
-  Bare,  ///< the plan and its artifacts only
-  K8s,   ///< plus k8s/job.yaml, a Kubeflow PyTorchJob or MPIJob (k8s_manifest.h)
-  Slurm,  ///< hosts from the allocation, plus job.sbatch (slurm_script.h)
-};
-
 /// How diagnostics are reported (--format).
 enum class DiagnosticsFormat {
   Text,   ///< for people, on stderr
@@ -33,7 +26,10 @@ struct CompileOptions {
   std::string hosts_file;    ///< --hosts
   std::string token_file;    ///< --token-file
   HostfileStyle hostfile_style = HostfileStyle::OpenMpi;  ///< --hostfile-style
-  Target target = Target::Bare;  ///< --target
+  /// --target: where the job runs, a name of all_targets() (commands/targets.h): bare (the
+  /// plan and its artifacts only), k8s (plus k8s/job.yaml) or slurm (hosts from the
+  /// allocation, plus job.sbatch).
+  std::string target = "bare";
   JsonnetOptions jsonnet;
 };
 
@@ -41,7 +37,7 @@ struct CompileOptions {
 /// With JSON or SARIF diagnostics stdout holds only their document (`[]` or a run without
 /// results when there are none; nothing on exit 2) and the summary lines go to stderr.
 /// Returns the exit code: 0 ok, 1 invalid spec, 2 usage or I/O error (a refused output folder
-/// included).
+/// and a target that all_targets() lacks included).
 int run_compile(const CompileOptions& options);
 
 }  // namespace pai

@@ -354,11 +354,11 @@ TEST_CASE("a recompile keeps the logs of earlier runs in its output folder") {
   REQUIRE(compile(options).code == 0);
   fs::create_directories("out/logs/worker-0");
   spit("out/logs/worker-0/events.jsonl", "a run");
-  options.target = pai::Target::K8s;
+  options.target = "k8s";
   Result r = compile(options);
   REQUIRE(r.code == 0);
   CHECK(fs::exists("out/k8s/job.yaml"));
-  options.target = pai::Target::Bare;
+  options.target = "bare";
   r = compile(options);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("wrote out: .pai-compile, env/ (2 files), hostfile, job.token, launch.sh, "
@@ -410,7 +410,7 @@ TEST_CASE("the Slurm target needs no hosts and writes job.sbatch and the logs fo
   options.check_only = true;
   CHECK(compile(options).code == 1);
   options.check_only = false;
-  options.target = pai::Target::Slurm;
+  options.target = "slurm";
   const Result r = compile(options);
   CHECK(r.err.empty());
   REQUIRE(r.code == 0);
@@ -437,12 +437,25 @@ TEST_CASE("the Slurm target ignores a hosts file with a warning located in it") 
   CompileOptions options;
   options.spec = dir / "job.yaml";
   options.hosts_file = dir / "hosts";
-  options.target = pai::Target::Slurm;
+  options.target = "slurm";
   options.check_only = true;
   const Result r = compile(options);
   CHECK(r.code == 0);
   CHECK(r.err == dir / "hosts: warning: hosts: --target slurm: the hosts are ignored: the job "
                        "runs on the nodes Slurm allocates to it\n1 warning\n");
+}
+
+TEST_CASE("a target that all_targets() lacks is a usage error") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.check_only = true;
+  options.target = "K8S";  // the command line takes any case; the name itself is lower case
+  const Result r = compile(options);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "pai-compile: error: unknown target \"K8S\"\n");
 }
 
 TEST_CASE("a Jsonnet spec compiles with its template path") {
