@@ -1,4 +1,5 @@
-// pai-compile's command: options filled by CLI11 in main.cpp, run() does the work.
+// pai-compile's command: options filled by CLI11 (command_line.h), run_compile() runs the
+// pipeline: load -> parse/validate -> plan -> render, asking the target where targets differ.
 #pragma once
 
 #include <string>
