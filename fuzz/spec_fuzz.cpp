@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "compiler/diagnostics.h"
-#include "compiler/planner.h"
-#include "compiler/spec_parser.h"
-#include "compiler/spec_rules.h"
-#include "compiler/yaml_loader.h"
+#include "compiler/document/diagnostics.h"
+#include "compiler/document/yaml_loader.h"
+#include "compiler/plan/planner.h"
+#include "compiler/spec/spec_parser.h"
+#include "compiler/spec/spec_rules.h"
 #include "libpai/plan_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -12,19 +12,31 @@
 //                                  and nothing else written (job.token aside); DIR, an absolute
 //                                  temporary path, is written {out} in them. The fixed token
 //                                  makes the plan's seal (and the roles' planHash) repeatable.
+//   <case>/keep                    a scale case (hundreds of near-identical files): expected/
+//                                  holds whole only the files this lists, one a line ("#"
+//                                  starts a comment); a JSON file listed as "PATH abridged" as
+//                                  expected/<name>.abridged.json, its lists of more than 4
+//                                  objects cut to the first 2, "(N more)" and the last; and
+//                                  expected/MANIFEST lists every output file not held whole
+//                                  ("PATH BYTES SHA256", by path), whose size and SHA-256 must
+//                                  match. Nothing else may be written, nor be in expected/.
 //
 // pai-compile runs in the case folder so that diagnostics name files relatively; the case
 // folder and the repository root are removed from absolute paths in its output.
-// PAI_UPDATE_GOLDEN=1 rewrites expected/ from what the compiler does now.
+// PAI_UPDATE_GOLDEN=1 rewrites expected/ from what the compiler does now (a scale case's
+// MANIFEST and abridged files included; its keep file stays as written).
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
+#include "libpai/hmac.h"
 #include "libpai/shell_quote.h"
 #include "support/temp_dir.h"
 
@@ -131,6 +143,96 @@ void check_diagnostics_case(const fs::path& dir) {
   CHECK(run.err == slurp(expected / "diagnostics.txt"));
 }
 
+// What a scale case's expected/ holds besides MANIFEST (<case>/keep).
+struct Kept {
+  std::set<std::string> whole;     // byte for byte
+  std::set<std::string> abridged;  // JSON, as <name>.abridged.json
+};
+
+Kept read_kept(const fs::path& dir) {
+  Kept kept;
+  std::istringstream in(slurp(dir / "keep"));
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line.substr(0, line.find('#')));
+    std::string file, how;
+    if (!(words >> file)) continue;
+    if (!(words >> how)) {
+      kept.whole.insert(file);
+    } else if (how == "abridged" && fs::path(file).extension() == ".json") {
+      kept.abridged.insert(file);
+    } else {
+      FAIL(dir / "keep"
+           << ": expected PATH or JSON-PATH abridged, got \"" << line << "\"");
+    }
+  }
+  return kept;
+}
+
+// "roles/worker.json" -> "roles/worker.abridged.json".
+std::string abridged_name(const std::string& file) {
+  return fs::path(file).replace_extension(".abridged.json").string();
+}
+
+// `value` with every list of more than 4 objects (hosts, placements, spares) cut to its first
+// 2, "(N more)" and its last: what a reader of a plan of 512 hosts looks at, every field and
+// the shape of each list. Lists of strings (a command, the HCAs) stay whole.
+nlohmann::json abridge(const nlohmann::json& value) {
+  if (value.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [key, item] : value.items()) out[key] = abridge(item);
+    return out;
+  }
+  if (!value.is_array()) return value;
+  const bool cut = value.size() > 4 && value[0].is_object();
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    if (cut && i == 2) {
+      out.push_back("(" + std::to_string(value.size() - 3) + " more)");
+      i = value.size() - 2;
+      continue;
+    }
+    out.push_back(abridge(value[i]));
+  }
+  return out;
+}
+
+std::string abridged_text(const std::string& json) {
+  return abridge(nlohmann::json::parse(json)).dump(2) + "\n";
+}
+
+// MANIFEST's entries: path -> "BYTES SHA256".
+using Manifest = std::map<std::string, std::string>;
+
+std::string manifest_entry(const std::string& text) {
+  return std::to_string(text.size()) + " " + pai::to_hex(pai::sha256(text));
+}
+
+Manifest read_manifest(const fs::path& file) {
+  Manifest manifest;
+  std::istringstream in(slurp(file));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::size_t space = line.find(' ');
+    manifest[line.substr(0, space)] = space == std::string::npos ? "" : line.substr(space + 1);
+  }
+  return manifest;
+}
+
+std::string render_manifest(const Manifest& manifest) {
+  std::string text =
+      "# PATH BYTES SHA256 of every output file that expected/ does not hold whole (../keep)\n";
+  for (const auto& [file, entry] : manifest) text += file + " " + entry + "\n";
+  return text;
+}
+
+// Writes `text` to expected/`file` with the permissions of the output's `from`.
+void write_expected(const fs::path& expected, const std::string& file, const std::string& text,
+                    const fs::path& from) {
+  fs::create_directories((expected / file).parent_path());
+  spit(expected / file, text);
+  fs::permissions(expected / file, fs::status(from).permissions());
+}
+
 void check_artifacts_case(const fs::path& dir) {
   TempDir scratch;
   const std::string out = scratch / "out";
@@ -147,16 +249,39 @@ void check_artifacts_case(const fs::path& dir) {
   const auto produced_text = [&](const std::string& file) {
     return replace_all(slurp(out + "/" + file), out, "{out}");
   };
+  const bool scale = fs::exists(dir / "keep");
+  const Kept kept = scale ? read_kept(dir) : Kept{produced, {}};
+  for (const std::string& file : kept.whole) {
+    INFO("kept file " << file);
+    REQUIRE(produced.count(file) == 1);
+  }
+  for (const std::string& file : kept.abridged) {
+    INFO("abridged file " << file);
+    REQUIRE(produced.count(file) == 1);
+  }
+  Manifest manifest;
+  for (const std::string& file : produced) {
+    if (!kept.whole.count(file)) manifest[file] = manifest_entry(produced_text(file));
+  }
   if (updating()) {
     fs::remove_all(expected);
-    for (const std::string& file : produced) {
-      fs::create_directories((expected / file).parent_path());
-      spit(expected / file, produced_text(file));
-      fs::permissions(expected / file, fs::status(fs::path(out) / file).permissions());
+    for (const std::string& file : kept.whole) {
+      write_expected(expected, file, produced_text(file), fs::path(out) / file);
     }
+    for (const std::string& file : kept.abridged) {
+      write_expected(expected, abridged_name(file), abridged_text(produced_text(file)),
+                     fs::path(out) / file);
+    }
+    if (scale) spit(expected / "MANIFEST", render_manifest(manifest));
     return;
   }
-  const std::set<std::string> wanted = files_under(expected);
+  if (scale) {
+    std::set<std::string> held = kept.whole;
+    for (const std::string& file : kept.abridged) held.insert(abridged_name(file));
+    held.insert("MANIFEST");
+    CHECK(files_under(expected) == held);
+  }
+  const std::set<std::string> wanted = scale ? kept.whole : files_under(expected);
   for (const std::string& file : wanted) {
     INFO("file " << file);
     CHECK(produced.count(file) == 1);
@@ -164,7 +289,22 @@ void check_artifacts_case(const fs::path& dir) {
   }
   for (const std::string& file : produced) {
     INFO("unexpected file " << file);
-    CHECK(wanted.count(file) == 1);
+    CHECK((wanted.count(file) == 1 || manifest.count(file) == 1));
+  }
+  for (const std::string& file : kept.abridged) {
+    INFO("abridged file " << file);
+    CHECK(abridged_text(produced_text(file)) == slurp(expected / abridged_name(file)));
+  }
+  if (!scale) return;
+  const Manifest listed = read_manifest(expected / "MANIFEST");
+  for (const auto& [file, entry] : listed) {
+    INFO("manifest file " << file);
+    CHECK(manifest.count(file) == 1);
+    if (manifest.count(file)) CHECK(manifest.at(file) == entry);
+  }
+  for (const auto& [file, entry] : manifest) {
+    INFO("file missing from MANIFEST: " << file);
+    CHECK(listed.count(file) == 1);
   }
 }
 

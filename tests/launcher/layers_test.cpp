@@ -2,12 +2,12 @@
 // may include only the folders its row of kAllowed names, so a lower layer that starts to
 // include a higher one fails here, not in review. launcher/CMakeLists.txt links the folders'
 // libraries in the same direction.
+#include "support/layers.h"
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -17,13 +17,15 @@ namespace layers_test {
 
 namespace fs = std::filesystem;
 
+using pai::testing::layer_violations;
+
 namespace {
 
 // Folder (relative to the root) -> folders it may include from, besides itself. "launcher" is
-// main.cpp alone. Folders not listed here may not exist under launcher/.
-const std::map<std::string, std::set<std::string>> kAllowed = {
+// main.cpp alone. Folders not listed here may not exist under launcher/. compiler/'s rows are
+// tests/compiler/layers_test.cpp's.
+const pai::testing::LayerTable kAllowed = {
     {"libpai", {}},
-    {"compiler", {"libpai"}},
     {"launcher/os", {"libpai"}},
     {"launcher/policy", {"libpai"}},
     {"launcher/logs", {"launcher/os", "libpai"}},
@@ -42,45 +44,8 @@ const std::map<std::string, std::set<std::string>> kAllowed = {
     {"launcher", {"launcher/commands", "libpai"}},
 };
 
-// The folder a project include names: "launcher/node/node_agent.h" -> "launcher/node",
-// "libpai/plan.h" -> "libpai".
-std::string folder_of(const std::string& include) {
-  const std::size_t slash = include.rfind('/');
-  return slash == std::string::npos ? "" : include.substr(0, slash);
-}
-
-// Every violation under `root`, one line each: "FILE: includes FOLDER", "FILE: unknown folder",
-// or "launcher/FILE: only main.cpp and CMakeLists.txt belong at the top of launcher/".
-std::vector<std::string> layer_violations(const fs::path& root) {
-  std::vector<std::string> out;
-  for (const auto& [folder, allowed] : kAllowed) {
-    const fs::path dir = root / folder;
-    if (!fs::is_directory(dir)) continue;
-    for (const auto& entry : fs::directory_iterator(dir)) {
-      const std::string name = entry.path().filename().string();
-      const std::string rel = folder + "/" + name;
-      if (entry.is_directory()) {
-        if (!kAllowed.count(rel)) out.push_back(rel + ": unknown folder");
-        continue;
-      }
-      if (folder == "launcher" && name != "main.cpp" && name != "CMakeLists.txt") {
-        out.push_back(rel + ": only main.cpp and CMakeLists.txt belong at the top of launcher/");
-      }
-      const std::string ext = entry.path().extension().string();
-      if (ext != ".h" && ext != ".cpp" && ext != ".cu") continue;
-      std::ifstream in(entry.path());
-      for (std::string line; std::getline(in, line);) {
-        const std::string directive = "#include \"";
-        if (line.rfind(directive, 0) != 0) continue;
-        const std::size_t end = line.find('"', directive.size());
-        const std::string target = folder_of(line.substr(directive.size(), end - directive.size()));
-        // Includes of generated or sibling headers without a folder are the folder's own.
-        if (target.empty() || target == folder) continue;
-        if (!allowed.count(target)) out.push_back(rel + ": includes " + target);
-      }
-    }
-  }
-  return out;
+std::vector<std::string> launcher_violations(const fs::path& root) {
+  return layer_violations(root, kAllowed, {"launcher"});
 }
 
 void put(const fs::path& path, const std::string& text) {
@@ -91,7 +56,7 @@ void put(const fs::path& path, const std::string& text) {
 }  // namespace
 
 TEST_CASE("no folder of the tree includes a folder above it") {
-  const std::vector<std::string> violations = layer_violations(PAI_SOURCE_DIR);
+  const std::vector<std::string> violations = launcher_violations(PAI_SOURCE_DIR);
   for (const std::string& v : violations) UNSCOPED_INFO(v);
   CHECK(violations.empty());
 }
@@ -105,7 +70,7 @@ TEST_CASE("the layer check names a lower folder that includes a higher one") {
       "#include \"launcher/supervisor/supervisor.h\"\n#include \"launcher/commands/run.h\"\n");
   put(fs::path(root.path()) / "launcher/supervisor/supervisor.h", "#pragma once\n");
   put(fs::path(root.path()) / "libpai/plan.cpp", "#include \"compiler/spec.h\"\n");
-  std::vector<std::string> violations = layer_violations(root.path());
+  std::vector<std::string> violations = launcher_violations(root.path());
   std::sort(violations.begin(), violations.end());
   CHECK(violations == std::vector<std::string>{
                           "launcher/node/node_agent.cpp: includes launcher/commands",
@@ -120,7 +85,7 @@ TEST_CASE("the layer check refuses unknown folders and files at the top of launc
   put(fs::path(root.path()) / "launcher/CMakeLists.txt", "");
   put(fs::path(root.path()) / "launcher/helpers.cpp", "");
   put(fs::path(root.path()) / "launcher/misc/thing.cpp", "");
-  std::vector<std::string> violations = layer_violations(root.path());
+  std::vector<std::string> violations = launcher_violations(root.path());
   std::sort(violations.begin(), violations.end());
   CHECK(violations == std::vector<std::string>{
                           "launcher/helpers.cpp: only main.cpp and CMakeLists.txt belong at the "

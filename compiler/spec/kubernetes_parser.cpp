@@ -1,0 +1,348 @@
+#include "compiler/spec/kubernetes_parser.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <map>
+
+#include "compiler/spec/pod_names.h"
+
+namespace pai {
+
+namespace {
+
+const std::vector<std::string> kKubernetesKeys = {
+    "network",          "networks",     "rdma",        "shmSize",          "ttlAfterFinished",
+    "schedulingPolicy", "nodeSelector", "tolerations", "imagePullSecrets", "volumes"};
+const std::vector<std::string> kRdmaKeys = {"resource", "count"};
+const std::vector<std::string> kSchedulingKeys = {"minAvailable", "queue", "priorityClass"};
+const std::vector<std::string> kTolerationKeys = {"key", "operator", "value", "effect",
+                                                  "tolerationSeconds"};
+const std::vector<std::string> kVolumeKeys = {"name", "claimName", "mountPath", "readOnly"};
+const std::vector<std::string> kOperators = {"Equal", "Exists"};
+const std::vector<std::string> kEffects = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
+
+bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+// Kubernetes' DNS-1123 subdomain: dot-separated DNS labels, at most 253 characters (names of
+// Secrets, PersistentVolumeClaims, PriorityClasses, label key prefixes).
+bool is_dns_subdomain(const std::string& s) {
+  if (s.empty() || s.size() > 253) return false;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = s.find('.', start);
+    const std::string part = s.substr(start, dot == std::string::npos ? dot : dot - start);
+    if (!is_dns_label(part)) return false;
+    if (dot == std::string::npos) return true;
+    start = dot + 1;
+  }
+}
+
+// A label's name part and value: at most 63 letters, digits, '-', '_' or '.', starting and
+// ending with a letter or digit (a value may also be empty).
+bool is_label_name(const std::string& s) {
+  if (s.empty() || s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
+// A label key (nodeSelector) or a resource name: [prefix/]name with a DNS subdomain prefix.
+bool is_qualified_name(const std::string& s, bool prefix_required) {
+  const size_t slash = s.find('/');
+  if (slash == std::string::npos) return !prefix_required && is_label_name(s);
+  return is_dns_subdomain(s.substr(0, slash)) && is_label_name(s.substr(slash + 1));
+}
+
+// A Multus network reference: [namespace/]name[@interface].
+bool is_network_reference(const std::string& s) {
+  std::string rest = s;
+  if (const size_t at = rest.find('@'); at != std::string::npos) {
+    const std::string interface = rest.substr(at + 1);
+    if (interface.empty() || interface.size() > 15 ||
+        !std::all_of(interface.begin(), interface.end(),
+                     [](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; })) {
+      return false;
+    }
+    rest.resize(at);
+  }
+  if (const size_t slash = rest.find('/'); slash != std::string::npos) {
+    if (!is_dns_label(rest.substr(0, slash))) return false;
+    rest = rest.substr(slash + 1);
+  }
+  return is_dns_subdomain(rest);
+}
+
+const char kSubdomain[] =
+    "a DNS subdomain (lowercase letters, digits, '-' and '.', at most 253 characters)";
+
+class KubernetesParser {
+ public:
+  KubernetesParser(const std::string& path, const Plan& job, FieldReader& reader, Kubernetes* out)
+      : path_(path), job_(job), reader_(reader), out_(*out) {}
+
+  void parse(const Node& node);
+
+ private:
+  std::string at(const std::string& key) const { return join_path(path_, key); }
+  // A scalar matching `valid`, else "expected <what>".
+  bool name(const Node& node, const std::string& path, bool (*valid)(const std::string&),
+            const char* what, std::string* out);
+  void parse_network(const Node& section);
+  void parse_rdma(const Node& node);
+  void parse_scheduling(const Node& node);
+  void parse_node_selector(const Node& node);
+  void parse_tolerations(const Node& node);
+  void parse_toleration(const Node& node, const std::string& path);
+  void parse_pull_secrets(const Node& node);
+  void parse_volumes(const Node& node);
+
+  const std::string& path_;
+  const Plan& job_;
+  FieldReader& reader_;
+  Kubernetes& out_;
+};
+
+bool KubernetesParser::name(const Node& node, const std::string& path,
+                            bool (*valid)(const std::string&), const char* what, std::string* out) {
+  if (!node.is_scalar() || !valid(node.scalar)) {
+    reader_.error(node, path, std::string("expected ") + what + ", got " + describe(node));
+    return false;
+  }
+  *out = node.scalar;
+  return true;
+}
+
+void KubernetesParser::parse(const Node& node) {
+  static const std::vector<std::string> kNested = {
+      "rdma.resource", "rdma.count", "schedulingPolicy.minAvailable", "schedulingPolicy.queue"};
+  if (!reader_.mapping(node, path_, kKubernetesKeys, kNested)) return;
+  parse_network(node);
+  if (const Node* n = reader_.optional(node, path_, "rdma")) parse_rdma(*n);
+  if (const Node* n = reader_.optional(node, path_, "shmSize")) {
+    reader_.quantity(*n, at("shmSize"), 1, &out_.shm_bytes);
+  }
+  if (const Node* n = reader_.optional(node, path_, "ttlAfterFinished")) {
+    reader_.duration(*n, at("ttlAfterFinished"), 0, &out_.ttl_seconds);
+  }
+  if (const Node* n = reader_.optional(node, path_, "schedulingPolicy")) parse_scheduling(*n);
+  if (const Node* n = reader_.optional(node, path_, "nodeSelector")) parse_node_selector(*n);
+  if (const Node* n = reader_.optional(node, path_, "tolerations")) parse_tolerations(*n);
+  if (const Node* n = reader_.optional(node, path_, "imagePullSecrets")) parse_pull_secrets(*n);
+  if (const Node* n = reader_.optional(node, path_, "volumes")) parse_volumes(*n);
+}
+
+void KubernetesParser::parse_network(const Node& section) {
+  const Node* network = reader_.optional(section, path_, "network");
+  if (network) {
+    reader_.enumeration(*network, at("network"), enum_values<PodNetwork>(), &out_.network);
+  }
+  const Node* networks = reader_.optional(section, path_, "networks");
+  if (networks && reader_.list(*networks, at("networks"), "a list of Multus network names")) {
+    for (size_t i = 0; i < networks->items.size(); ++i) {
+      const Node& item = networks->items[i];
+      const std::string path = index_path(at("networks"), i);
+      reader_.record(path, item);
+      std::string reference;
+      if (name(item, path, is_network_reference, "a Multus network, [namespace/]name[@interface]",
+               &reference)) {
+        out_.networks.push_back(reference);
+      }
+    }
+    if (networks->items.empty())
+      reader_.error(*networks, at("networks"), "expected at least one network");
+  }
+  if (out_.network == PodNetwork::Multus && !networks) {
+    reader_.error(*network, at("network"),
+                  "network multus needs kubernetes.networks, the Multus networks to attach");
+  } else if (out_.network != PodNetwork::Multus && networks) {
+    reader_.error(*networks, at("networks"),
+                  "networks is only used with network: multus (network is " +
+                      std::string(to_string(out_.network)) + ")");
+  }
+}
+
+void KubernetesParser::parse_rdma(const Node& node) {
+  const std::string path = at("rdma");
+  if (!reader_.mapping(node, path, kRdmaKeys)) return;
+  if (job_.fabric.type != FabricType::Roce && job_.fabric.type != FabricType::Ib) {
+    reader_.error(node, path,
+                  std::string("rdma is only used with fabric type roce or ib (the fabric is ") +
+                      to_string(job_.fabric.type) + ")");
+    return;
+  }
+  if (const Node* n = reader_.optional(node, path, "resource")) {
+    name(
+        *n, join_path(path, "resource"),
+        [](const std::string& s) { return is_qualified_name(s, true); },
+        "a device-plugin resource name, domain/name (e.g. rdma/rdma_shared_device_a)",
+        &out_.rdma_resource);
+  }
+  if (const Node* n = reader_.optional(node, path, "count")) {
+    reader_.integer(*n, join_path(path, "count"), 1, 1024, &out_.rdma_count);
+  }
+}
+
+void KubernetesParser::parse_scheduling(const Node& node) {
+  const std::string path = at("schedulingPolicy");
+  if (!reader_.mapping(node, path, kSchedulingKeys)) return;
+  out_.gang = true;
+  if (const Node* n = reader_.optional(node, path, "minAvailable")) {
+    reader_.integer(*n, join_path(path, "minAvailable"), 1, INT32_MAX, &out_.min_available);
+  }
+  if (const Node* n = reader_.optional(node, path, "queue")) {
+    name(*n, join_path(path, "queue"), is_dns_subdomain, kSubdomain, &out_.queue);
+  }
+  if (const Node* n = reader_.optional(node, path, "priorityClass")) {
+    name(*n, join_path(path, "priorityClass"), is_dns_subdomain, kSubdomain, &out_.priority_class);
+  }
+}
+
+void KubernetesParser::parse_node_selector(const Node& node) {
+  const std::string path = at("nodeSelector");
+  if (!reader_.free_mapping(node, path)) return;
+  std::map<std::string, std::string> selector;
+  for (const auto& [key, value] : node.entries) {
+    const std::string entry = join_path(path, key.scalar);
+    reader_.record(entry, value.is_scalar() ? value : key);
+    if (!key.is_scalar() || !is_qualified_name(key.scalar, false)) {
+      reader_.error(key, path,
+                    "expected a label key ([prefix/]name, the name at most 63 letters, digits, "
+                    "'-', '_' or '.'), got " +
+                        describe(key));
+      continue;
+    }
+    std::string text;
+    if (!reader_.scalar_value(value, entry, &text)) continue;
+    if (!text.empty() && !is_label_name(text)) {
+      reader_.error(value, entry,
+                    "expected a label value (at most 63 letters, digits, '-', '_' or '.', "
+                    "starting and ending with a letter or digit), got " +
+                        describe(value));
+      continue;
+    }
+    selector[key.scalar] = text;
+  }
+  out_.node_selector.assign(selector.begin(), selector.end());
+}
+
+void KubernetesParser::parse_tolerations(const Node& node) {
+  if (!reader_.list(node, at("tolerations"), "a list of tolerations")) return;
+  for (size_t i = 0; i < node.items.size(); ++i) {
+    const std::string path = index_path(at("tolerations"), i);
+    reader_.record(path, node.items[i]);
+    parse_toleration(node.items[i], path);
+  }
+}
+
+void KubernetesParser::parse_toleration(const Node& node, const std::string& path) {
+  if (!reader_.mapping(node, path, kTolerationKeys)) return;
+  Toleration t;
+  bool ok = true;
+  if (const Node* n = reader_.optional(node, path, "key")) {
+    ok &= name(
+        *n, join_path(path, "key"),
+        [](const std::string& s) { return is_qualified_name(s, false); },
+        "a taint key ([prefix/]name)", &t.key);
+  }
+  size_t index = 0;
+  const Node* op = reader_.optional(node, path, "operator");
+  if (op && (ok &= reader_.enumeration(*op, join_path(path, "operator"), kOperators, &index))) {
+    t.op = kOperators[index];
+  }
+  const Node* value = reader_.optional(node, path, "value");
+  if (value) ok &= reader_.scalar_value(*value, join_path(path, "value"), &t.value);
+  const Node* effect = reader_.optional(node, path, "effect");
+  if (effect && (ok &= reader_.enumeration(*effect, join_path(path, "effect"), kEffects, &index))) {
+    t.effect = kEffects[index];
+  }
+  if (const Node* n = reader_.optional(node, path, "tolerationSeconds")) {
+    if (t.effect != "NoExecute") {
+      reader_.error(*n, join_path(path, "tolerationSeconds"),
+                    "tolerationSeconds is only used with effect NoExecute");
+      ok = false;
+    } else {
+      ok &= reader_.duration(*n, join_path(path, "tolerationSeconds"), 0, &t.seconds);
+    }
+  }
+  if (t.op == "Exists" && value && !t.value.empty()) {
+    reader_.error(*value, join_path(path, "value"),
+                  "operator Exists matches any value: leave value out");
+    ok = false;
+  }
+  if (t.key.empty() && t.op != "Exists") {
+    reader_.error(node, path, "a toleration without a key needs operator: Exists");
+    ok = false;
+  }
+  if (ok) out_.tolerations.push_back(std::move(t));
+}
+
+void KubernetesParser::parse_pull_secrets(const Node& node) {
+  const std::string path = at("imagePullSecrets");
+  if (!reader_.list(node, path, "a list of Secret names")) return;
+  for (size_t i = 0; i < node.items.size(); ++i) {
+    const std::string item = index_path(path, i);
+    reader_.record(item, node.items[i]);
+    std::string secret;
+    if (name(node.items[i], item, is_dns_subdomain, kSubdomain, &secret)) {
+      out_.image_pull_secrets.push_back(secret);
+    }
+  }
+}
+
+void KubernetesParser::parse_volumes(const Node& node) {
+  const std::string list = at("volumes");
+  if (!reader_.list(node, list, "a list of volumes")) return;
+  // Names and paths already taken in the pods: pai's own volumes, the spec's mounts and output.
+  std::map<std::string, std::string> names = {{kPodPlanVolume, "pai-compile's plan volume"},
+                                              {kPodShmVolume, "pai-compile's /dev/shm volume"},
+                                              {kPodOutputVolume, "pai-compile's output volume"}};
+  std::map<std::string, std::string> paths = {{kPodPlanDir, "the plan's mount"},
+                                              {"/dev/shm", "the /dev/shm volume"}};
+  for (size_t i = 0; i < job_.mounts.size(); ++i) {
+    names.emplace(job_.mounts[i].name, index_path("mounts", i));
+    paths.emplace(job_.mounts[i].target, index_path("mounts", i));
+  }
+  if (!job_.output.empty()) paths.emplace(job_.output, "output");
+  for (size_t i = 0; i < node.items.size(); ++i) {
+    const std::string path = index_path(list, i);
+    const Node& item = node.items[i];
+    reader_.record(path, item);
+    if (!reader_.mapping(item, path, kVolumeKeys)) continue;
+    ClaimVolume volume;
+    bool ok = true;
+    const Node* name_node = reader_.required(item, path, "name");
+    ok &= name_node && reader_.dns_label(*name_node, join_path(path, "name"), &volume.name);
+    if (const Node* n = reader_.required(item, path, "claimName")) {
+      ok &=
+          name(*n, join_path(path, "claimName"), is_dns_subdomain, kSubdomain, &volume.claim_name);
+    } else {
+      ok = false;
+    }
+    const Node* mount = reader_.required(item, path, "mountPath");
+    ok &= mount && reader_.absolute_path(*mount, join_path(path, "mountPath"), &volume.mount_path);
+    if (const Node* n = reader_.optional(item, path, "readOnly")) {
+      ok &= reader_.boolean(*n, join_path(path, "readOnly"), &volume.read_only);
+    }
+    if (!ok) continue;
+    if (const auto [it, fresh] = names.emplace(volume.name, path); !fresh) {
+      reader_.error(*name_node, join_path(path, "name"),
+                    "volume name " + quote(volume.name) + " is already used by " + it->second);
+      continue;
+    }
+    if (const auto [it, fresh] = paths.emplace(volume.mount_path, path); !fresh) {
+      reader_.error(*mount, join_path(path, "mountPath"),
+                    "mount path " + quote(volume.mount_path) + " is already used by " + it->second);
+      continue;
+    }
+    out_.volumes.push_back(std::move(volume));
+  }
+}
+
+}  // namespace
+
+void parse_kubernetes(const Node& node, const std::string& path, const Plan& job,
+                      FieldReader& reader, Kubernetes* out) {
+  KubernetesParser(path, job, reader, out).parse(node);
+}
+
+}  // namespace pai

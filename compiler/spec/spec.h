@@ -1,0 +1,29 @@
+// JobSpec: the typed, validated job spec (design §3), before placement.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/document/document.h"
+#include "libpai/plan.h"
+
+namespace pai {
+
+/// The spec after parsing and validation. Its fields are the plan's normalized fields
+/// (every default filled in, ${parameters.x} substituted, runtime not yet wrapped);
+/// placements are not assigned yet.
+struct JobSpec {
+  Plan job;
+  /// Where each field was written, by field path ("roles.worker.instances"), so later
+  /// stages can locate their diagnostics.
+  std::map<std::string, Location> locations;
+  /// Parameters as strings, after the spec's own defaults.
+  std::map<std::string, std::string> parameters;
+
+  /// The location recorded for `path`, else for its nearest recorded parent, else the
+  /// document's file with no position.
+  Location where(const std::string& path) const;
+};
+
+}  // namespace pai

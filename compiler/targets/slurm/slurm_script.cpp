@@ -1,0 +1,235 @@
+#include "compiler/targets/slurm/slurm_script.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/targets/time_limit.h"
+#include "libpai/shell_quote.h"
+
+namespace pai {
+namespace {
+
+constexpr const char* kHeader = R"sh(#
+# Written by pai-compile. Submit with `sbatch job.sbatch`. srun starts one pai-launch per
+# allocated node: the hosts in plan.json are placeholders, which every launcher replaces
+# with the nodes of this allocation (`--slurm`); the first node runs the coordinator, and
+# nodes beyond the job's instances wait as spares.
+# Environment:
+#   PAI_LAUNCH   the launcher program on the nodes (default: pai-launch)
+#   PAI_JOB_DIR  this plan folder as the nodes see it (default: below)
+# Signals: before the time limit (--signal) and on scancel, Slurm sends SIGTERM to every
+# pai-launch, and they stop the job as a cancel (exit 143). Not to this script: srun ends its
+# tasks with SIGKILL when it gets SIGTERM.
+# Exit status: srun's; 0 when every launcher succeeded.
+set -u
+
+PAI_LAUNCH=${PAI_LAUNCH:-pai-launch}
+)sh";
+
+// Slurm's --signal takes at most this many seconds (a 16-bit field).
+constexpr std::int64_t kMaxSignalLead = 65535;
+
+// What one node of the job asks Slurm for.
+struct NodeShape {
+  int gpus = 0;
+  int cpus = 0;              // rounded up: Slurm counts whole CPUs
+  std::int64_t mem_mib = 0;  // rounded up: --mem counts MiB (Slurm's "M")
+
+  bool operator==(const NodeShape&) const = default;
+};
+
+NodeShape shape_of(const Resources& r) {
+  constexpr std::int64_t kMiB = 1 << 20;
+  return NodeShape{r.gpu, static_cast<int>(std::ceil(r.cpu)), (r.memory_bytes + kMiB - 1) / kMiB};
+}
+
+// One component of the job: consecutive nodes of the plan (in placement order: the roles'
+// instances in rank order, then the spares) that ask for the same shape.
+struct Component {
+  NodeShape shape;
+  int nodes = 0;
+  std::vector<std::string> roles;  // what runs there, for the script's comments
+};
+
+// The components of a plan, in placement order. A spare may replace any node, so spares ask
+// for the largest of every field. Consecutive nodes of one shape share a component, so that
+// the components' node lists, joined in order, list the nodes in placement order.
+std::vector<Component> components_of(const Plan& plan) {
+  std::vector<Component> out;
+  const auto add = [&out](const NodeShape& shape, int nodes, const std::string& what) {
+    if (nodes <= 0) return;
+    if (out.empty() || !(out.back().shape == shape)) out.push_back(Component{shape, 0, {}});
+    out.back().nodes += nodes;
+    out.back().roles.push_back(what);
+  };
+  NodeShape largest;
+  for (const Role& role : plan.roles) {
+    const NodeShape shape = shape_of(role.resources);
+    add(shape, role.instances, role.name);
+    largest.gpus = std::max(largest.gpus, shape.gpus);
+    largest.cpus = std::max(largest.cpus, shape.cpus);
+    largest.mem_mib = std::max(largest.mem_mib, shape.mem_mib);
+  }
+  add(largest, static_cast<int>(plan.spares.size()), "spares");
+  return out;
+}
+
+void sbatch_option(std::string& out, const std::string& name, const std::string& value) {
+  out += "#SBATCH --" + name + "=" + shell_quote(value) + "\n";
+}
+
+// The -o folder without trailing slashes, so that paths joined to it read naturally.
+std::string trimmed(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+void warn_unused(const JobSpec& spec, const std::string& path, const std::string& message,
+                 Diagnostics& diags) {
+  diags.warning(spec.where(path), path, "--target slurm: " + message);
+}
+
+}  // namespace
+
+void use_slurm_inventory(JobSpec& spec, Diagnostics& diags) {
+  Plan& job = spec.job;
+  if (!job.hosts.empty()) {
+    warn_unused(spec, "hosts",
+                "the hosts are ignored: the job runs on the nodes Slurm allocates to it", diags);
+  }
+  if (!job.spares.empty()) {
+    warn_unused(spec, "spares",
+                "the spares' names are ignored: " + std::to_string(job.spares.size()) +
+                    (job.spares.size() == 1 ? " more node is allocated as a spare"
+                                            : " more nodes are allocated as spares"),
+                diags);
+  }
+  if (!job.coordinator_host.empty()) {
+    warn_unused(spec, "coordinator.host",
+                "ignored: the coordinator runs on the first node of the allocation", diags);
+    job.coordinator_host.clear();
+  }
+  std::size_t instances = 0;
+  for (const Role& role : job.roles) instances += static_cast<std::size_t>(role.instances);
+  const auto placeholders = [](const char* prefix, std::size_t count) {
+    std::vector<Host> hosts;
+    hosts.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      std::string name = prefix + std::to_string(i);
+      hosts.push_back(Host{name, name, 0});
+    }
+    return hosts;
+  };
+  job.spares = placeholders(kSlurmSparePrefix, job.spares.size());
+  job.hosts = placeholders(kSlurmHostPrefix, instances);
+  job.inventory = Inventory::Slurm;
+}
+
+namespace {
+
+// The #SBATCH options of one component: its nodes and what each of them asks for.
+// `mem_before`: an earlier component states --mem, which sbatch carries over to the later
+// components that do not state their own.
+void component_options(std::string& out, const Component& c, bool mem_before) {
+  sbatch_option(out, "nodes", std::to_string(c.nodes));
+  sbatch_option(out, "ntasks-per-node", "1");
+  // Training owns its nodes: no other job's processes on its GPUs, NICs or memory. Not
+  // propagated between the components of a heterogeneous job, so each states it.
+  out += "#SBATCH --exclusive\n";
+  if (c.shape.gpus > 0) sbatch_option(out, "gres", "gpu:" + std::to_string(c.shape.gpus));
+  if (c.shape.cpus > 0) sbatch_option(out, "cpus-per-task", std::to_string(c.shape.cpus));
+  if (c.shape.mem_mib > 0) {
+    sbatch_option(out, "mem", std::to_string(c.shape.mem_mib));
+  } else if (mem_before) {
+    // No minimum: 0 asks for the node's memory, which an exclusive node gives anyway.
+    sbatch_option(out, "mem", "0");
+  }
+}
+
+// srun's options for one component's tasks: one launcher per node.
+std::string srun_options(const Component& c) {
+  std::string out = "--ntasks-per-node=1 --kill-on-bad-exit=0";
+  // Since Slurm 22.05 srun no longer inherits sbatch's --cpus-per-task, and a step
+  // without it would confine each launcher and its training processes to one CPU.
+  if (c.shape.cpus > 0) out += " --cpus-per-task=" + std::to_string(c.shape.cpus);
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+}  // namespace
+
+std::string render_slurm_script(const Plan& plan, const std::string& out_dir) {
+  const std::string dir = trimmed(out_dir);
+  const bool absolute = !dir.empty() && dir.front() == '/';
+  const std::vector<Component> components = components_of(plan);
+  const bool heterogeneous = components.size() > 1;
+  std::string out = "#!/bin/bash\n";
+  sbatch_option(out, "job-name", plan.name);
+  if (const std::int64_t deadline = scheduler_deadline_seconds(plan); deadline > 0) {
+    sbatch_option(out, "time", slurm_time(deadline));
+  }
+  // Before the time limit (the spec's, or the partition's when it has none), SIGTERM to
+  // every task of the job's steps, the launchers, which stop the job as a cancel, with time
+  // for the checkpoint wait and the grace period. Not B: (the batch shell only): the shell
+  // could pass it on only through srun, which answers SIGTERM by killing its tasks.
+  sbatch_option(out, "signal",
+                "TERM@" + std::to_string(std::min(stop_lead_seconds(plan), kMaxSignalLead)));
+  // pai-launch restarts the job itself; a requeue would start it over as a new Slurm job.
+  out += "#SBATCH --no-requeue\n";
+  // sbatch resolves a relative path against the job's working directory, which is the
+  // folder it was run from, as $SLURM_SUBMIT_DIR below. The folder exists: pai-compile
+  // creates it, because slurmd does not and fails the job when it cannot open the file.
+  sbatch_option(out, "output", dir + "/logs/slurm-%j.out");
+  sbatch_option(out, "error", dir + "/logs/slurm-%j.out");
+  bool mem_stated = false;
+  for (std::size_t i = 0; i < components.size(); ++i) {
+    if (heterogeneous) {
+      if (i > 0) out += "#SBATCH hetjob\n";
+      out += "# component " + std::to_string(i) + ": " + joined(components[i].roles) + "\n";
+    }
+    component_options(out, components[i], mem_stated);
+    mem_stated = mem_stated || components[i].shape.mem_mib > 0;
+  }
+  out += kHeader;
+  if (absolute) {
+    out += "job_dir=${PAI_JOB_DIR:-" + shell_quote(dir) + "}\n";
+  } else {
+    out += "default_dir=\"${SLURM_SUBMIT_DIR:?submit this script with sbatch}\"/" +
+           shell_quote(dir) + "\n";
+    out += "job_dir=${PAI_JOB_DIR:-$default_dir}\n";
+  }
+  std::string launch =
+      "\"$PAI_LAUNCH\" run --plan \"$job_dir/plan.json\" --token-file "
+      "\"$job_dir/job.token\" --slurm";
+  std::string srun = "srun " + srun_options(components.front());
+  if (heterogeneous) {
+    // In a step over several components Slurm gives every task all their nodes sorted by
+    // name (SLURM_JOB_NODELIST), while the launchers place the job on the nodes in order:
+    // instance i on node i. Each component's list, joined in the components' order, is
+    // that order; the first node of component 0 is this batch host, the coordinator's.
+    out += "\n# The nodes in placement order: the components' node lists, in order.\n";
+    for (std::size_t i = 0; i < components.size(); ++i) {
+      out += std::string(i ? "nodes+=," : "nodes=") + "${SLURM_JOB_NODELIST_HET_GROUP_" +
+             std::to_string(i) + ":?not a heterogeneous job of " +
+             std::to_string(components.size()) + " components}\n";
+    }
+    srun = "srun --het-group=0 " + srun_options(components.front());
+    for (std::size_t i = 1; i < components.size(); ++i) {
+      srun += " : \\\n  --het-group=" + std::to_string(i) + " " + srun_options(components[i]);
+    }
+    launch = "env SLURM_JOB_NODELIST=\"$nodes\" \\\n  " + launch;
+  }
+  out += "\n" + srun + " \\\n  " + launch + "\nexit $?\n";
+  return out;
+}
+
+}  // namespace pai

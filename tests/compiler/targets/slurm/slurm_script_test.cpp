@@ -1,0 +1,288 @@
+#include "compiler/targets/slurm/slurm_script.h"
+
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "libpai/shell_quote.h"
+#include "support/plan_fixture.h"
+#include "support/temp_dir.h"
+
+namespace slurm_script_test {
+
+using pai::Diagnostics;
+using pai::Host;
+using pai::JobSpec;
+using pai::Location;
+using pai::Plan;
+using pai::testing::make_test_plan;
+using pai::testing::slurp;
+using pai::testing::spit;
+using pai::testing::TempDir;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The test plan's job as a parsed spec, its inventory written at known places in job.yaml.
+JobSpec make_spec(int workers) {
+  JobSpec spec;
+  spec.job = make_test_plan(workers, 1);
+  spec.job.placements.clear();
+  spec.locations["hosts"] = Location{"job.yaml", 5, 1};
+  spec.locations["spares"] = Location{"job.yaml", 9, 1};
+  spec.locations["coordinator.host"] = Location{"job.yaml", 11, 21};
+  return spec;
+}
+
+std::vector<std::string> names(const std::vector<Host>& hosts) {
+  std::vector<std::string> out;
+  for (const Host& h : hosts) out.push_back(h.name);
+  return out;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+  return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
+}
+
+// Runs `script` with bash in `dir` with a fake srun on PATH that prints its arguments one
+// per line (to dir/srun.args) and exits with $FAKE_SRUN_EXIT. `env` is prefixed to the
+// command ("NAME=value ..."). Returns the exit status; stderr goes to dir/stderr.
+int run_script(const TempDir& dir, const std::string& script, const std::string& env) {
+  fs::create_directories(dir / "bin");
+  spit(dir / "bin/srun",
+       "#!/bin/sh\nprintf '%s\\n' \"$@\" >\"$FAKE_SRUN_ARGS\"\nexit \"$FAKE_SRUN_EXIT\"\n");
+  fs::permissions(dir / "bin/srun", fs::perms::owner_all);
+  spit(dir / "job.sbatch", script);
+  const std::string command =
+      "cd " + pai::shell_quote(dir.path()) + " && env -u PAI_JOB_DIR -u PAI_LAUNCH -u " +
+      "SLURM_SUBMIT_DIR PATH=" + pai::shell_quote(dir / "bin") +
+      ":/usr/bin:/bin FAKE_SRUN_ARGS=" + pai::shell_quote(dir / "srun.args") + " " + env +
+      " /bin/bash job.sbatch 2>" + pai::shell_quote(dir / "stderr");
+  const int status = std::system(command.c_str());
+  REQUIRE(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+// What the fake srun prints for the script's srun command; `cpus` is the --cpus-per-task
+// option's line, if any.
+std::string srun_args(const std::string& launch, const std::string& job_dir,
+                      const std::string& cpus = "") {
+  return "--ntasks-per-node=1\n--kill-on-bad-exit=0\n" + cpus + launch + "\nrun\n--plan\n" +
+         job_dir + "/plan.json\n--token-file\n" + job_dir + "/job.token\n--slurm\n";
+}
+
+}  // namespace
+
+TEST_CASE("a Slurm job's inventory is placeholders, one per instance and per spare") {
+  JobSpec spec = make_spec(3);
+  spec.job.coordinator_host = "node-1";
+  Diagnostics diags;
+  pai::use_slurm_inventory(spec, diags);
+  CHECK(spec.job.inventory == pai::Inventory::Slurm);
+  CHECK(names(spec.job.hosts) ==
+        std::vector<std::string>{"slurm-0", "slurm-1", "slurm-2", "slurm-3"});
+  CHECK(spec.job.hosts[3].address == "slurm-3");
+  CHECK(spec.job.hosts[3].slots == 0);
+  CHECK(names(spec.job.spares) == std::vector<std::string>{"slurm-spare-0"});
+  CHECK(spec.job.spares[0].address == "slurm-spare-0");
+  CHECK(spec.job.coordinator_host.empty());
+
+  // Every ignored part of the spec's inventory is a located warning, nothing an error.
+  CHECK_FALSE(diags.has_errors());
+  REQUIRE(diags.all().size() == 3);
+  CHECK(diags.all()[0].severity == pai::Severity::Warning);
+  CHECK(diags.all()[0].loc.line == 5);
+  CHECK(diags.all()[0].path == "hosts");
+  CHECK(diags.all()[0].message ==
+        "--target slurm: the hosts are ignored: the job runs on the nodes Slurm allocates to it");
+  CHECK(diags.all()[1].loc.line == 9);
+  CHECK(diags.all()[1].path == "spares");
+  CHECK(diags.all()[1].message ==
+        "--target slurm: the spares' names are ignored: 1 more node is allocated as a spare");
+  CHECK(diags.all()[2].loc.column == 21);
+  CHECK(diags.all()[2].path == "coordinator.host");
+  CHECK(diags.all()[2].message ==
+        "--target slurm: ignored: the coordinator runs on the first node of the allocation");
+}
+
+TEST_CASE("a spec written for Slurm, without hosts, gets placeholders and no warning") {
+  JobSpec spec = make_spec(2);
+  spec.job.hosts.clear();
+  spec.job.spares = {Host{"a", "a", 0}, Host{"b", "b", 0}};
+  Diagnostics diags;
+  pai::use_slurm_inventory(spec, diags);
+  CHECK(names(spec.job.hosts) == std::vector<std::string>{"slurm-0", "slurm-1", "slurm-2"});
+  CHECK(names(spec.job.spares) == std::vector<std::string>{"slurm-spare-0", "slurm-spare-1"});
+  REQUIRE(diags.all().size() == 1);
+  CHECK(diags.all()[0].message ==
+        "--target slurm: the spares' names are ignored: 2 more nodes are allocated as spares");
+}
+
+namespace {
+
+// The test plan with every role asking for what its workers ask for: one node shape.
+Plan uniform_plan(int workers) {
+  Plan plan = make_test_plan(workers, 1);
+  for (pai::Role& role : plan.roles) role.resources = plan.roles[0].resources;
+  return plan;
+}
+
+}  // namespace
+
+TEST_CASE("a job of one node shape asks for every node and that shape, exclusively") {
+  // Workers and ps alike: 8 GPUs, 96.25 CPUs, 1600 GiB. Three instances and a spare.
+  Plan plan = uniform_plan(2);
+  for (pai::Role& role : plan.roles) role.resources.cpu = 96.25;
+  const std::string script = pai::render_slurm_script(plan, "/shared/jobs/test-job");
+  CHECK(script.starts_with("#!/bin/bash\n#SBATCH --job-name=test-job\n"));
+  CHECK(has_line(script, "#SBATCH --nodes=4"));
+  CHECK(has_line(script, "#SBATCH --ntasks-per-node=1"));
+  CHECK(has_line(script, "#SBATCH --exclusive"));
+  CHECK(has_line(script, "#SBATCH --gres=gpu:8"));
+  CHECK(has_line(script, "#SBATCH --cpus-per-task=97"));
+  CHECK(has_line(script, "#SBATCH --mem=1638400"));
+  CHECK(has_line(script, "#SBATCH --output=/shared/jobs/test-job/logs/slurm-%j.out"));
+  CHECK(has_line(script, "#SBATCH --error=/shared/jobs/test-job/logs/slurm-%j.out"));
+  CHECK(script.find("hetjob") == std::string::npos);
+  CHECK(script.find("--het-group") == std::string::npos);
+  CHECK(has_line(script, "srun --ntasks-per-node=1 --kill-on-bad-exit=0 --cpus-per-task=97 \\"));
+  // sbatch reads options only up to the first command.
+  const std::size_t last_option = script.rfind("#SBATCH");
+  const std::size_t first_command = script.find("\nset -u\n");
+  CHECK(last_option < first_command);
+  CHECK(pai::render_slurm_script(plan, "/shared/jobs/test-job") == script);
+}
+
+TEST_CASE("roles of different shapes are components of a heterogeneous job, in placement order") {
+  // Workers (2): 8 GPUs, 96 CPUs, 1600 GiB; then ps (1): 4 CPUs, 8 GiB, no GPU; then the spare,
+  // which may replace either and so asks for the largest of each: the workers' shape.
+  const std::string script = pai::render_slurm_script(make_test_plan(2, 1), "/jobs/j");
+  const std::string components =
+      "# component 0: worker\n"
+      "#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n#SBATCH --exclusive\n"
+      "#SBATCH --gres=gpu:8\n#SBATCH --cpus-per-task=96\n#SBATCH --mem=1638400\n"
+      "#SBATCH hetjob\n"
+      "# component 1: ps\n"
+      "#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n#SBATCH --exclusive\n"
+      "#SBATCH --cpus-per-task=4\n#SBATCH --mem=8192\n"
+      "#SBATCH hetjob\n"
+      "# component 2: spares\n"
+      "#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n#SBATCH --exclusive\n"
+      "#SBATCH --gres=gpu:8\n#SBATCH --cpus-per-task=96\n#SBATCH --mem=1638400\n";
+  CHECK(script.find(components) != std::string::npos);
+  // Job-wide options come once, before the first component.
+  CHECK(script.find("#SBATCH --no-requeue\n") < script.find("# component 0"));
+  CHECK(script.find("--signal") < script.find("# component 0"));
+
+  // srun starts one launcher on every node of every component; the launchers get the
+  // nodes in placement order, each component's list in turn.
+  TempDir dir;
+  const std::string env =
+      "FAKE_SRUN_EXIT=0 SLURM_JOB_NODELIST_HET_GROUP_0='gpu-[1-2]' "
+      "SLURM_JOB_NODELIST_HET_GROUP_1=cpu-1 SLURM_JOB_NODELIST_HET_GROUP_2=gpu-9";
+  CHECK(run_script(dir, script, env) == 0);
+  CHECK(slurp(dir / "srun.args") ==
+        "--het-group=0\n--ntasks-per-node=1\n--kill-on-bad-exit=0\n--cpus-per-task=96\n:\n"
+        "--het-group=1\n--ntasks-per-node=1\n--kill-on-bad-exit=0\n--cpus-per-task=4\n:\n"
+        "--het-group=2\n--ntasks-per-node=1\n--kill-on-bad-exit=0\n--cpus-per-task=96\n"
+        "env\nSLURM_JOB_NODELIST=gpu-[1-2],cpu-1,gpu-9\n"
+        "pai-launch\nrun\n--plan\n/jobs/j/plan.json\n--token-file\n/jobs/j/job.token\n--slurm\n");
+
+  // Outside a heterogeneous allocation of that many components the script says so.
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=0 SLURM_JOB_NODELIST_HET_GROUP_0=gpu-1") != 0);
+  CHECK(slurp(dir / "stderr")
+            .find("SLURM_JOB_NODELIST_HET_GROUP_1: not a heterogeneous job of "
+                  "3 components") != std::string::npos);
+}
+
+TEST_CASE("a component stating no memory after one that does asks for no minimum") {
+  // sbatch carries --mem over to later components: ps (no memory) must not inherit 1600 GiB.
+  Plan plan = make_test_plan(2, 1);
+  plan.roles[1].resources = pai::Resources{};
+  plan.spares.clear();
+  const std::string script = pai::render_slurm_script(plan, "out");
+  CHECK(script.find("# component 1: ps\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n"
+                    "#SBATCH --exclusive\n#SBATCH --mem=0\n#\n") != std::string::npos);
+}
+
+TEST_CASE("a CPU-only role next to GPU roles asks for no GPU") {
+  // The MPI shape: a launcher role without resources, then GPU workers.
+  Plan plan = make_test_plan(3, 8);
+  std::swap(plan.roles[0], plan.roles[1]);
+  plan.roles[0].resources = pai::Resources{};
+  plan.spares.clear();
+  const std::string script = pai::render_slurm_script(plan, "out");
+  CHECK(script.find("# component 0: ps\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n"
+                    "#SBATCH --exclusive\n#SBATCH hetjob\n# component 1: worker\n"
+                    "#SBATCH --nodes=3\n") != std::string::npos);
+  CHECK(script.find("srun --het-group=0 --ntasks-per-node=1 --kill-on-bad-exit=0 : \\\n"
+                    "  --het-group=1 --ntasks-per-node=1 --kill-on-bad-exit=0 "
+                    "--cpus-per-task=96 \\\n") != std::string::npos);
+}
+
+TEST_CASE("resources no role states are left to Slurm's defaults") {
+  Plan plan = make_test_plan(1, 1);
+  for (pai::Role& role : plan.roles) role.resources = pai::Resources{};
+  plan.spares.clear();
+  const std::string script = pai::render_slurm_script(plan, "out");
+  CHECK(has_line(script, "#SBATCH --nodes=2"));
+  CHECK(script.find("--gres") == std::string::npos);
+  CHECK(script.find("--cpus-per-task") == std::string::npos);
+  CHECK(script.find("--mem") == std::string::npos);
+  CHECK(has_line(script, "srun --ntasks-per-node=1 --kill-on-bad-exit=0 \\"));
+}
+
+TEST_CASE("the script runs srun on the plan in its absolute folder and exits with its status") {
+  TempDir dir;
+  const std::string job_dir = dir / "it's a $(job) `dir`";
+  const std::string script = pai::render_slurm_script(uniform_plan(1), job_dir + "//");
+  CHECK(has_line(script, "#SBATCH --output=" + pai::shell_quote(job_dir + "/logs/slurm-%j.out")));
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=0") == 0);
+  CHECK(slurp(dir / "srun.args") == srun_args("pai-launch", job_dir, "--cpus-per-task=96\n"));
+
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=3 PAI_JOB_DIR=/elsewhere PAI_LAUNCH=/opt/pl") == 3);
+  CHECK(slurp(dir / "srun.args") == srun_args("/opt/pl", "/elsewhere", "--cpus-per-task=96\n"));
+}
+
+TEST_CASE("a relative plan folder is found under the folder sbatch was run from") {
+  TempDir dir;
+  Plan plan = make_test_plan(1, 1);
+  for (pai::Role& role : plan.roles) role.resources = pai::Resources{};
+  const std::string script = pai::render_slurm_script(plan, "runs/my job/");
+  CHECK(has_line(script, "#SBATCH --output='runs/my job/logs/slurm-%j.out'"));
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=0 SLURM_SUBMIT_DIR=/home/u") == 0);
+  CHECK(slurp(dir / "srun.args") == srun_args("pai-launch", "/home/u/runs/my job"));
+
+  // Outside sbatch there is no submit folder: the script says so instead of guessing.
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=0") != 0);
+  CHECK(slurp(dir / "stderr").find("SLURM_SUBMIT_DIR: submit this script with sbatch") !=
+        std::string::npos);
+}
+
+TEST_CASE("a time limit becomes --time past pai's own stop - no job is requeued") {
+  Plan plan = make_test_plan(2, 1);
+  CHECK(pai::render_slurm_script(plan, "out").find("--time") == std::string::npos);
+  plan.time_limit_seconds = 2 * 3600;
+  plan.fault_tolerance.grace_period_seconds = 30;
+  plan.fault_tolerance.checkpoint_wait_seconds = 0;
+  const std::string script = pai::render_slurm_script(plan, "out");
+  CHECK(script.find("#SBATCH --time=0-02:02:00\n") != std::string::npos);
+  CHECK(script.find("#SBATCH --no-requeue\n") != std::string::npos);
+}
+
+TEST_CASE("SIGTERM comes to the launchers before the time limit, as long before as a stop takes") {
+  Plan plan = make_test_plan(2, 1);
+  plan.fault_tolerance.grace_period_seconds = 30;
+  plan.fault_tolerance.checkpoint_wait_seconds = 120;
+  CHECK(has_line(pai::render_slurm_script(plan, "out"), "#SBATCH --signal=TERM@210"));
+  // Slurm's field holds at most 65535 seconds.
+  plan.fault_tolerance.checkpoint_wait_seconds = 100000;
+  CHECK(has_line(pai::render_slurm_script(plan, "out"), "#SBATCH --signal=TERM@65535"));
+}
+
+}  // namespace slurm_script_test
