@@ -367,7 +367,7 @@ struct ClaimVolume {
 };
 
 /// The Kubernetes target's settings (spec `kubernetes`), read only when rendering
-/// k8s/job.yaml (compiler/k8s_manifest.h); pai-launch ignores them.
+/// k8s/job.yaml (compiler/targets/k8s/k8s_manifest.h); pai-launch ignores them.
 struct Kubernetes {
   PodNetwork network = PodNetwork::Auto;
   std::vector<std::string> networks;  ///< Multus network names (network Multus only)

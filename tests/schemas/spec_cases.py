@@ -15,7 +15,7 @@ import tempfile
 
 import yaml
 
-# pai-compile's YAML limits (compiler/yaml_loader.h); this loader refuses the same.
+# pai-compile's YAML limits (compiler/document/yaml_loader.h); this loader refuses the same.
 MAX_EXPANDED_NODES = 1000000
 MAX_DEPTH = 64
 TIMEOUT_SECONDS = 60
