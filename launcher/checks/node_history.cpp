@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "libpai/write_all.h"
+
 namespace pai::checks {
 namespace {
 
@@ -77,19 +79,6 @@ bool read_tail(const std::string& path, std::size_t limit, std::string* text, bo
   return true;
 }
 
-void write_all(int fd, const std::string& data, const std::string& path) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (n == 0) errno = ENOSPC;
-      throw HistoryError(system_error("write", path));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-}
-
 // Replaces `path` by its last kHistoryKeptRecords records, atomically.
 void compact(const std::string& path, const std::string& node) {
   std::string text;
@@ -108,7 +97,7 @@ void compact(const std::string& path, const std::string& node) {
   int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw HistoryError(system_error("create", temporary));
   try {
-    write_all(fd, kept, temporary);
+    if (!write_all(fd, kept)) throw HistoryError(system_error("write", temporary));
     if (fsync(fd) != 0) throw HistoryError(system_error("sync", temporary));
   } catch (const HistoryError&) {
     ::close(fd);

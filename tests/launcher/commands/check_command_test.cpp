@@ -121,7 +121,7 @@ TEST_CASE("usage and plan errors exit 2 with a message") {
   CHECK(unknown.out.empty());
   CHECK(unknown.err ==
         "pai-launch check: unknown check \"warp-drive\" (known: gpu, burn, nccl, network, mounts, "
-        "disk, custom)\n");
+        "disk, custom, fingerprint)\n");
 
   options.only.clear();
   options.node.name = "gpu-099";
