@@ -13,6 +13,7 @@
 #include <string>
 
 #include "support/temp_dir.h"
+#include "support/writable_mapping.h"
 
 namespace rank_telemetry_test {
 
@@ -33,17 +34,7 @@ Clock::time_point at(std::chrono::milliseconds offset) { return kStart + offset;
 class RankRing {
  public:
   RankRing(const TempDir& dir, std::uint32_t capacity)
-      : path_(dir / "worker-0.rank-3.telemetry"), size_(PAI_TELEMETRY_FILE_SIZE(capacity)) {
-    create_telemetry_ring(path_, 3, capacity);
-    const int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
-    REQUIRE(fd >= 0);
-    base_ = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    ::close(fd);
-    REQUIRE(base_ != MAP_FAILED);
-  }
-  ~RankRing() { ::munmap(base_, size_); }
-  RankRing(const RankRing&) = delete;
-  RankRing& operator=(const RankRing&) = delete;
+      : path_(created(dir / "worker-0.rank-3.telemetry", capacity)), mapping_(path_) {}
 
   const std::string& path() const { return path_; }
 
@@ -74,12 +65,15 @@ class RankRing {
     r.step = step;
     r.collective_seq = seq;
     r.bytes = 4096;
-    pai_telemetry_append(base_, &r);
+    pai_telemetry_append(mapping_.base(), &r);
+  }
+  static std::string created(const std::string& path, std::uint32_t capacity) {
+    create_telemetry_ring(path, 3, capacity);
+    return path;
   }
 
   std::string path_;
-  std::size_t size_;
-  void* base_ = nullptr;
+  pai::testing::WritableMapping mapping_;
 };
 
 // Rank 3's ring and its summarizer, following it from kStart.
