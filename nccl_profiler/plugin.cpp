@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <new>
 
 #include "nccl_profiler/communicator.h"
 #include "nccl_profiler/nccl_profiler_api.h"
@@ -21,8 +22,10 @@ namespace {
 // Guards the ring's uses and the claim on the world group across communicators.
 pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 const Communicator* g_world = nullptr;
-// The world communicator's transfers per peer.
-Transfers g_transfers(monotonic_ns);
+// The world communicator's transfers per peer. Never destroyed: a process may exit (and run
+// static destructors) while NCCL's proxy thread still sends events.
+alignas(Transfers) unsigned char g_transfers_storage[sizeof(Transfers)];
+Transfers& g_transfers = *new (g_transfers_storage) Transfers(monotonic_ns);
 
 constexpr int kCollectiveEvents = ncclProfileColl | ncclProfileKernelCh;
 constexpr int kTransferEvents = ncclProfileProxyOp | ncclProfileProxyStep;

@@ -36,6 +36,7 @@ class Transfers {
 
   /// Times transfers with `clock` (CLOCK_MONOTONIC nanoseconds in the plugin).
   explicit Transfers(Clock clock) : clock_(clock) {}
+  /// Detaches: an object that may still get events must not be destroyed.
   ~Transfers();
   Transfers(const Transfers&) = delete;
   Transfers& operator=(const Transfers&) = delete;
