@@ -1,5 +1,6 @@
 #include "nccl_profiler/peer_table.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -22,14 +23,19 @@ bool PeerTable::valid(const void* header, std::uint64_t file_size) {
 
 PeerTable::~PeerTable() { std::free(index_); }
 
-bool PeerTable::attach(void* base) {
+bool PeerTable::attach(void* base, std::uint64_t size) {
   // calloc, not new: the plugin needs nothing of libstdc++ at run time.
   index_ = static_cast<std::uint16_t*>(std::calloc(kIndexSize, sizeof *index_));
   if (index_ == nullptr) return false;
   header_ = static_cast<pai_telemetry_peers_header*>(base);
-  // Read once: the writer holds the lock, but a header changed under it must not make it
-  // write past the mapping.
-  slots_ = header_->slots;
+  // Read once, and bounded by the mapping: the writer holds the lock, but a header changed
+  // since it was checked must not make it write past the mapping.
+  const std::uint64_t fit =
+      size < PAI_TELEMETRY_PEERS_SLOTS_OFFSET
+          ? 0
+          : (size - PAI_TELEMETRY_PEERS_SLOTS_OFFSET) / PAI_TELEMETRY_PEERS_SLOT_SIZE;
+  slots_ = static_cast<std::uint32_t>(
+      std::min<std::uint64_t>({header_->slots, fit, PAI_TELEMETRY_PEERS_MAX_SLOTS}));
   used_ = header_->used < slots_ ? header_->used : slots_;
   for (std::uint32_t i = 0; i < used_; ++i) {
     pai_telemetry_peer& p = at(static_cast<int>(i));

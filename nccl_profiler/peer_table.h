@@ -22,11 +22,12 @@ class PeerTable {
   PeerTable(const PeerTable&) = delete;
   PeerTable& operator=(const PeerTable&) = delete;
 
-  /// Takes over the table mapped at `base`, whose header valid() accepted: the slots an
-  /// earlier writer gave keep their peers and their counters continue; the transfers it left
-  /// in flight are ended without counting their open interval (when they ended is unknown).
-  /// False when out of memory; then the table is not attached.
-  bool attach(void* base);
+  /// Takes over the table mapped at `base`, `size` bytes, whose header valid() accepted: the
+  /// slots an earlier writer gave keep their peers and their counters continue; the
+  /// transfers it left in flight are ended without counting their open interval (when they
+  /// ended is unknown). Never writes past `size`, whatever the header says by then. False
+  /// when out of memory; then the table is not attached.
+  bool attach(void* base, std::uint64_t size);
   /// Ends every transfer still in flight at `now_ns` (busy until then, not completed) and
   /// forgets the table. Does nothing when not attached.
   void detach(std::uint64_t now_ns);

@@ -54,7 +54,7 @@ bool Transfers::attach(const void* owner, int nranks) {
   steps_ = static_cast<Step*>(std::calloc(kSteps, sizeof(Step)));
   if (ops_ == nullptr || steps_ == nullptr ||
       !attach_shared_file("PAI_TELEMETRY_PEERS_FILE", PeerTable::valid, file_) ||
-      !table_.attach(file_.base)) {
+      !table_.attach(file_.base, file_.size)) {
     detach_shared_file(file_);
     std::free(ops_);
     std::free(steps_);

@@ -23,13 +23,15 @@ constexpr auto kRecv = PAI_TELEMETRY_PEER_RECV;
 class Memory {
  public:
   explicit Memory(std::uint32_t slots)
-      : bytes_(static_cast<std::size_t>(PAI_TELEMETRY_PEERS_FILE_SIZE(slots)) / 8 + 1, 0) {
+      : size_(PAI_TELEMETRY_PEERS_FILE_SIZE(slots)),
+        bytes_(static_cast<std::size_t>(size_) / 8 + 1, 0) {
     pai_telemetry_peers_header_init(header(), slots, 3);
   }
   pai_telemetry_peers_header* header() {
     return reinterpret_cast<pai_telemetry_peers_header*>(bytes_.data());
   }
   void* base() { return bytes_.data(); }
+  std::uint64_t size() const { return size_; }
   // Slot `i` as a reader copies it; fails the test when the copy is torn.
   pai_telemetry_peer slot(std::uint32_t i) {
     pai_telemetry_peer p;
@@ -38,6 +40,7 @@ class Memory {
   }
 
  private:
+  std::uint64_t size_;
   std::vector<std::uint64_t> bytes_;  // 8-byte aligned
 };
 
@@ -46,7 +49,7 @@ class Memory {
 TEST_CASE("each (peer, direction) gets one slot, in order, published before `used`") {
   Memory table(8);
   PeerTable writer;
-  REQUIRE(writer.attach(table.base()));
+  REQUIRE(writer.attach(table.base(), table.size()));
   CHECK(writer.slot(5, kSend) == 0);
   CHECK(table.header()->used == 1);
   CHECK(writer.slot(5, kRecv) == 1);
@@ -67,7 +70,7 @@ TEST_CASE("each (peer, direction) gets one slot, in order, published before `use
 TEST_CASE("busy time is the union of the transfers' intervals, not the sum of their durations") {
   Memory table(4);
   PeerTable writer;
-  REQUIRE(writer.attach(table.base()));
+  REQUIRE(writer.attach(table.base(), table.size()));
   const int s = writer.slot(1, kSend);
   writer.started(s, 100);
   writer.started(s, 150);        // overlaps the first
@@ -99,7 +102,7 @@ TEST_CASE("busy time is the union of the transfers' intervals, not the sum of th
 TEST_CASE("a stall is how long transfers have been in flight without one completing") {
   Memory table(4);
   PeerTable writer;
-  REQUIRE(writer.attach(table.base()));
+  REQUIRE(writer.attach(table.base(), table.size()));
   const int s = writer.slot(1, kRecv);
   pai_telemetry_peer p = table.slot(s);
   CHECK(pai_telemetry_peer_stalled_ns(&p, 500) == -1);
@@ -122,7 +125,7 @@ TEST_CASE("a stall is how long transfers have been in flight without one complet
 TEST_CASE("a full table gives no slot and counts the transfer unplaced - never writes past it") {
   Memory table(2);
   PeerTable writer;
-  REQUIRE(writer.attach(table.base()));
+  REQUIRE(writer.attach(table.base(), table.size()));
   CHECK(writer.slot(1, kSend) == 0);
   CHECK(writer.slot(1, kRecv) == 1);
   CHECK(writer.slot(2, kSend) == -1);
@@ -139,7 +142,7 @@ TEST_CASE("a writer takes over an earlier one's table: slots and counters go on"
   Memory table(4);
   {
     PeerTable earlier;
-    REQUIRE(earlier.attach(table.base()));
+    REQUIRE(earlier.attach(table.base(), table.size()));
     const int s = earlier.slot(1, kSend);
     earlier.started(s, 100);
     earlier.completed(s, 64, 150);
@@ -152,7 +155,7 @@ TEST_CASE("a writer takes over an earlier one's table: slots and counters go on"
   CHECK(pai_telemetry_peer_read(table.base(), 1, &torn) == 0);
 
   PeerTable writer;
-  REQUIRE(writer.attach(table.base()));
+  REQUIRE(writer.attach(table.base(), table.size()));
   pai_telemetry_peer p = table.slot(0);
   CHECK(p.in_flight == 0);  // its transfers ended with it, their time not counted
   CHECK(p.busy_ns == 50);
@@ -170,10 +173,22 @@ TEST_CASE("a writer takes over an earlier one's table: slots and counters go on"
   writer.detach(2000);
 }
 
+TEST_CASE("a header that says more slots than the mapping holds is not believed") {
+  Memory table(2);
+  table.header()->slots = 4000;  // changed after valid() accepted it
+  PeerTable writer;
+  REQUIRE(writer.attach(table.base(), table.size()));
+  CHECK(writer.slot(1, kSend) == 0);
+  CHECK(writer.slot(2, kSend) == 1);
+  CHECK(writer.slot(3, kSend) == -1);
+  CHECK(table.header()->unplaced == 1);
+  writer.detach(0);
+}
+
 TEST_CASE("detach ends the transfers in flight: busy until then, not completed") {
   Memory table(4);
   PeerTable writer;
-  REQUIRE(writer.attach(table.base()));
+  REQUIRE(writer.attach(table.base(), table.size()));
   writer.started(writer.slot(1, kSend), 100);
   writer.started(writer.slot(1, kSend), 120);
   writer.detach(400);
