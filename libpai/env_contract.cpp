@@ -255,11 +255,14 @@ EnvList process_env(const Plan& plan, const Placement& placement, int local_rank
   overlay_env(env, instance_env(plan, placement, ctx));
   overlay_env(env, rank_env(plan, placement, local_rank));
   if (!ctx.telemetry_file.empty()) overlay_env(env, {{"PAI_TELEMETRY_FILE", ctx.telemetry_file}});
+  if (!ctx.telemetry_peers_file.empty()) {
+    overlay_env(env, {{"PAI_TELEMETRY_PEERS_FILE", ctx.telemetry_peers_file}});
+  }
   return env;
 }
 
 bool is_reserved_env_name(const std::string& name) {
-  static constexpr std::array<std::string_view, 36> kExact = {"RANK",
+  static constexpr std::array<std::string_view, 37> kExact = {"RANK",
                                                               "WORLD_SIZE",
                                                               "LOCAL_RANK",
                                                               "LOCAL_WORLD_SIZE",
@@ -282,6 +285,7 @@ bool is_reserved_env_name(const std::string& name) {
                                                               "PAI_MAX_RESTARTS",
                                                               "PAI_CONTROL_SOCKET",
                                                               "PAI_TELEMETRY_FILE",
+                                                              "PAI_TELEMETRY_PEERS_FILE",
                                                               "PAI_LATEST_CHECKPOINT",
                                                               "PAI_COORDINATOR",
                                                               "PAI_TOKEN_FILE",

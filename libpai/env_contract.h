@@ -26,9 +26,12 @@ struct ProcessContext {
   /// `pai-launch rsh` and the control commands use from inside the job.
   std::string coordinator;
   std::string token_file;
-  /// PAI_TELEMETRY_FILE: the telemetry ring of one process (include/pai/telemetry.h). The
-  /// only per-process field: a context that sets it describes one rank.
+  /// PAI_TELEMETRY_FILE: the telemetry ring of one process (include/pai/telemetry.h). A
+  /// per-process field, like telemetry_peers_file: a context that sets them describes one rank.
   std::string telemetry_file;
+  /// PAI_TELEMETRY_PEERS_FILE: the per-peer table of one process, next to its ring
+  /// (include/pai/telemetry.h), which pai's NCCL profiler plugin writes.
+  std::string telemetry_peers_file;
   /// PAI_LATEST_CHECKPOINT: the newest complete checkpoint of the job (pai.checkpoint's
   /// `<output>/checkpoints/step-<N>`), for a rank to resume from.
   std::string latest_checkpoint;
@@ -63,8 +66,8 @@ EnvList instance_env(const Plan& plan, const Placement& placement, const Process
 EnvList rank_env(const Plan& plan, const Placement& placement, int local_rank);
 
 /// The complete environment contract of one process: job_env, then instance_env, then
-/// rank_env, then ctx's PAI_TELEMETRY_FILE; a later layer's value for a name replaces an
-/// earlier one in place.
+/// rank_env, then ctx's PAI_TELEMETRY_FILE and PAI_TELEMETRY_PEERS_FILE; a later layer's value
+/// for a name replaces an earlier one in place.
 EnvList process_env(const Plan& plan, const Placement& placement, int local_rank,
                     const ProcessContext& ctx);
 

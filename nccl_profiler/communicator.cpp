@@ -9,6 +9,7 @@
 #include <limits>
 #include <new>
 
+#include "nccl_profiler/lock.h"
 #include "nccl_profiler/ring_writer.h"
 
 namespace pai::nccl_profiler {
@@ -22,17 +23,6 @@ constexpr std::uint32_t kKernelTag = 0x6e72654b;  // "Kern"
 constexpr std::size_t kMaxName = 32;
 
 bool named(const char* s, const char* name) { return ::strncasecmp(s, name, kMaxName) == 0; }
-
-class Lock {
- public:
-  explicit Lock(pthread_mutex_t& m) : m_(m) { pthread_mutex_lock(&m_); }
-  ~Lock() { pthread_mutex_unlock(&m_); }
-  Lock(const Lock&) = delete;
-  Lock& operator=(const Lock&) = delete;
-
- private:
-  pthread_mutex_t& m_;
-};
 
 }  // namespace
 

@@ -40,8 +40,18 @@ enum {
   ncclProfileKernelLaunch = (1 << 11),  // v5
 };
 
-/// ncclProfilerEventState_v4_t / _v5_t: an int-sized enum; this plugin ignores states.
+/// ncclProfilerEventState_v4_t / _v5_t: an int-sized enum; the states this plugin reads.
 typedef int ncclProfilerEventState_t;
+enum {
+  ncclProfilerProxyOpInProgress_v4 = 19,
+  ncclProfilerProxyStepSendGPUWait = 8,
+  ncclProfilerProxyStepSendPeerWait_v4 = 20,  ///< waits for the receiver's credit
+  ncclProfilerProxyStepSendWait = 9,          ///< posted to the network; transSize set
+  ncclProfilerProxyStepRecvWait = 10,         ///< receive posted
+  ncclProfilerProxyStepRecvFlushWait = 11,    ///< data arrived; transSize set
+  ncclProfilerProxyStepRecvGPUWait = 12,
+  ncclProfilerKernelChStop = 22,
+};
 
 /// The collective member of the descriptors' union: v4 and v5 share this prefix (v5 appends
 /// `parentGroup`).
@@ -65,6 +75,23 @@ struct ncclProfilerKernelChDescr {
   uint64_t pTimer;
 };
 
+/// The proxy-operation member of the union (v4, v5, v6): one per channel, peer and direction
+/// of a collective or point-to-point call, started by the proxy thread that moves its data.
+struct ncclProfilerProxyOpDescr {
+  pid_t pid;  ///< the process that issued it: another one's under PXN (its context too)
+  uint8_t channelId;
+  int peer;  ///< the peer's rank in the communicator
+  int nSteps;
+  int chunkSize;
+  int isSend;  ///< 1: a network send; 0: a receive (or a transport without network steps)
+};
+
+/// The proxy-step member of the union: one network transfer of a proxy operation, whose
+/// parentObj is the handle the plugin returned for that operation.
+struct ncclProfilerProxyStepDescr {
+  int step;
+};
+
 /// ncclProfilerEventDescr_v4_t, the members this plugin reads. The union's largest member
 /// is bigger than what is declared here; NCCL owns the object, the plugin only reads.
 typedef struct {
@@ -73,6 +100,8 @@ typedef struct {
   int rank;
   union {
     ncclProfilerCollDescr coll;
+    ncclProfilerProxyOpDescr proxyOp;
+    ncclProfilerProxyStepDescr proxyStep;
     ncclProfilerKernelChDescr kernelCh;
   };
 } ncclProfilerEventDescr_v4_t;
@@ -84,11 +113,19 @@ typedef struct {
   int rank;
   union {
     ncclProfilerCollDescr coll;
+    ncclProfilerProxyOpDescr proxyOp;
+    ncclProfilerProxyStepDescr proxyStep;
     ncclProfilerKernelChDescr kernelCh;
   };
 } ncclProfilerEventDescr_v5_t;
 
-/// The state arguments; unused here, passed through as opaque pointers.
+/// The state arguments (ncclProfilerEventStateArgs_v4_t and _v5_t are the same union): the
+/// member this plugin reads. NCCL's union is larger; NCCL owns it, the plugin only reads.
+union ncclProfilerEventStateArgs {
+  struct {
+    size_t transSize;  ///< bytes of the step's network transfer (SendWait, RecvFlushWait)
+  } proxyStep;
+};
 typedef union ncclProfilerEventStateArgs ncclProfilerEventStateArgs_v4_t;
 typedef union ncclProfilerEventStateArgs ncclProfilerEventStateArgs_v5_t;
 
@@ -127,3 +164,11 @@ static_assert(offsetof(ncclProfilerCollDescr, count) == 32);
 static_assert(offsetof(ncclProfilerCollDescr, datatype) == 48);
 static_assert(offsetof(ncclProfilerCollDescr, nChannels) == 56);
 static_assert(offsetof(ncclProfilerKernelChDescr, pTimer) == 8);
+static_assert(offsetof(ncclProfilerEventDescr_v4_t, proxyOp) == 24);
+static_assert(offsetof(ncclProfilerEventDescr_v5_t, proxyOp) == 24);
+static_assert(offsetof(ncclProfilerEventDescr_v5_t, proxyStep) == 24);
+static_assert(offsetof(ncclProfilerProxyOpDescr, channelId) == 4);
+static_assert(offsetof(ncclProfilerProxyOpDescr, peer) == 8);
+static_assert(offsetof(ncclProfilerProxyOpDescr, isSend) == 20);
+static_assert(offsetof(ncclProfilerProxyStepDescr, step) == 0);
+static_assert(offsetof(ncclProfilerEventStateArgs, proxyStep.transSize) == 0);

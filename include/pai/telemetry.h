@@ -45,6 +45,10 @@
  *
  * Times are CLOCK_MONOTONIC nanoseconds (Python: time.monotonic_ns()), comparable across the
  * processes of one machine.
+ *
+ * A second, separate file, the per-peer table, is described further down ("The per-peer
+ * table"): what pai's NCCL profiler plugin measures of the network transfers to and from each
+ * peer rank. The ring's layout does not depend on it.
  */
 #ifndef PAI_TELEMETRY_H
 #define PAI_TELEMETRY_H
@@ -233,6 +237,216 @@ static inline int pai_telemetry_read(const void* base, uint32_t capacity, uint64
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
   if (__atomic_load_n(&slot->seq, __ATOMIC_RELAXED) != n + 1) return 0;
   out->seq = n + 1;
+  return 1;
+}
+
+#endif /* __GNUC__ || __clang__ */
+
+/* ---- The per-peer table -------------------------------------------------------------------
+ *
+ * Next to each rank's ring pai-launch creates `<ring path>.peers` (mode 0600, fresh for every
+ * attempt) and names it in the rank's environment as PAI_TELEMETRY_PEERS_FILE. pai's NCCL
+ * profiler plugin (libpai-nccl-profiler.so) writes it: for the world communicator it keeps one
+ * slot per (peer global rank, direction) and updates it in place whenever NCCL's proxy thread
+ * starts or completes a network transfer, so that a reader can tell at any moment how fast
+ * data moved to and from each peer and whether transfers to one have stopped completing (a
+ * stalled link or node). The launcher reads it once per heartbeat.
+ *
+ * Layout: little-endian, fixed sizes, PAI_TELEMETRY_PEERS_FILE_SIZE(slots) bytes in all.
+ *
+ *   offset 0    pai_telemetry_peers_header (64 bytes): magic "PAIP", version 1, slot size 64,
+ *               slots (the table's capacity), global rank (set by the launcher), writer pid
+ *               (set by the writer when it attaches), used (slots 0 .. used-1 are in use),
+ *               unplaced (transfers not recorded because every slot was taken), dropped
+ *               (proxy events not recorded because the writer's fixed pools of event handles
+ *               were full), the rest reserved zero.
+ *   offset 64   `slots` slots of 64 bytes (pai_telemetry_peer). A slot, once given to a
+ *               (peer, direction), keeps it for the file's life; slots are given in order.
+ *
+ * A slot's figures are cumulative since the file was created, 64-bit (bytes would wrap after
+ * 16 EiB, nanoseconds after 584 years: a reader takes a decrease for a writer that started
+ * over, as with any counter reset):
+ *
+ *   bytes, transfers  completed transfers and their bytes. A send is one NCCL network send (a
+ *                     proxy step): from posted to the network to completed by it. A receive
+ *                     is from posted to data arrived, so its time includes waiting for the
+ *                     peer to send: send rates measure the link, receives the peer and link.
+ *   busy_ns           the time with at least one transfer in flight, over the intervals
+ *                     closed so far: the union of the transfers' intervals, not the sum of
+ *                     their durations (NCCL keeps up to 8 transfers per channel in flight).
+ *   in_flight         transfers in flight now.
+ *   busy_since_ns     while in_flight > 0: when in_flight last went from 0 to 1, the start of
+ *                     the open interval (not in busy_ns yet).
+ *   last_done_ns      the last completion; 0 before the first.
+ *
+ * So at any time t (pai_telemetry_peer_busy_ns and pai_telemetry_peer_stalled_ns below):
+ *   busy(t)    = busy_ns + (in_flight > 0 ? t - busy_since_ns : 0); between two reads the
+ *                link's rate is (bytes2 - bytes1) / (busy(t2) - busy(t1)): bytes per second
+ *                of the time it was in use, however idle it was otherwise;
+ *   stalled(t) = in_flight > 0 ? t - max(busy_since_ns, last_done_ns) : none: for how long
+ *                transfers have been in flight without a single one completing.
+ *
+ * Writing (exactly one writer, chosen as for the ring: flock(fd, LOCK_EX | LOCK_NB)): a slot
+ * is a seqlock. pai_telemetry_peer_write_begin() makes seq odd, the writer stores the body,
+ * pai_telemetry_peer_write_end() makes seq even again (release). A new slot i is written that
+ * way, with its peer and direction, before used becomes i + 1 (a release store).
+ * Reading: used (acquire), then for each slot below it, and below the slot count the reader
+ * checked against the file's size when it mapped it, pai_telemetry_peer_read(): seq
+ * (acquire), the body, seq again after an acquire fence; the copy is good only when both are
+ * equal, even and not zero. A reader may retry a torn copy; it never blocks the writer.
+ */
+
+/** "PAIP" as the little-endian bytes 'P','A','I','P'. */
+#define PAI_TELEMETRY_PEERS_MAGIC 0x50494150u
+/** The layout described here. */
+#define PAI_TELEMETRY_PEERS_VERSION 1u
+/** Bytes per slot. */
+#define PAI_TELEMETRY_PEERS_SLOT_SIZE 64u
+/** Offset of the first slot (the header's size). */
+#define PAI_TELEMETRY_PEERS_SLOTS_OFFSET 64u
+/** Slots in the tables pai-launch creates. */
+#define PAI_TELEMETRY_PEERS_DEFAULT_SLOTS 1024u
+/** Largest slot count a reader or writer accepts. */
+#define PAI_TELEMETRY_PEERS_MAX_SLOTS 4096u
+/** Size in bytes of the file of a table of `slots` slots. */
+#define PAI_TELEMETRY_PEERS_FILE_SIZE(slots) \
+  ((uint64_t)PAI_TELEMETRY_PEERS_SLOTS_OFFSET + (uint64_t)(slots)*PAI_TELEMETRY_PEERS_SLOT_SIZE)
+
+/** pai_telemetry_peer.direction: data sent to the peer, or received from it. */
+enum pai_telemetry_peer_direction { PAI_TELEMETRY_PEER_SEND = 1, PAI_TELEMETRY_PEER_RECV = 2 };
+
+/** The per-peer table's first 64 bytes. */
+typedef struct pai_telemetry_peers_header {
+  uint32_t magic;       /**< PAI_TELEMETRY_PEERS_MAGIC */
+  uint16_t version;     /**< PAI_TELEMETRY_PEERS_VERSION */
+  uint16_t slot_size;   /**< PAI_TELEMETRY_PEERS_SLOT_SIZE */
+  uint32_t slots;       /**< slots in the file, 1 .. PAI_TELEMETRY_PEERS_MAX_SLOTS */
+  int32_t rank;         /**< global rank, set by the launcher */
+  int32_t writer_pid;   /**< set by the writer when it attaches; 0 before */
+  uint32_t used;        /**< slots in use, <= slots (release-stored by the writer) */
+  uint64_t unplaced;    /**< transfers not recorded: no slot was left for their peer */
+  uint64_t dropped;     /**< proxy events not recorded: the writer's handle pools were full */
+  uint8_t reserved[24]; /**< zero */
+} pai_telemetry_peers_header;
+
+/** One (peer, direction), at PAI_TELEMETRY_PEERS_SLOTS_OFFSET + i * 64. */
+typedef struct pai_telemetry_peer {
+  uint64_t seq;           /**< seqlock: odd while being written, even and > 0 once written */
+  int32_t peer;           /**< the peer's global rank */
+  uint16_t direction;     /**< enum pai_telemetry_peer_direction */
+  uint16_t reserved0;     /**< zero */
+  uint64_t bytes;         /**< of the completed transfers */
+  uint64_t transfers;     /**< completed */
+  uint64_t busy_ns;       /**< time with a transfer in flight, closed intervals */
+  uint64_t busy_since_ns; /**< start of the open interval, while in_flight > 0 */
+  uint64_t last_done_ns;  /**< CLOCK_MONOTONIC of the last completion; 0: none yet */
+  uint32_t in_flight;     /**< transfers in flight now */
+  uint32_t reserved1;     /**< zero */
+} pai_telemetry_peer;
+
+PAI_TELEMETRY_STATIC_ASSERT(sizeof(pai_telemetry_peers_header) == PAI_TELEMETRY_PEERS_SLOTS_OFFSET,
+                            peers_header_is_64_bytes);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_peers_header, slots) == 8, peers_slots_at_8);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_peers_header, rank) == 12, peers_rank_at_12);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_peers_header, writer_pid) == 16,
+                            peers_writer_pid_at_16);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_peers_header, used) == 20, peers_used_at_20);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_peers_header, unplaced) == 24,
+                            peers_unplaced_at_24);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_peers_header, dropped) == 32,
+                            peers_dropped_at_32);
+PAI_TELEMETRY_STATIC_ASSERT(sizeof(pai_telemetry_peer) == PAI_TELEMETRY_PEERS_SLOT_SIZE,
+                            peer_slot_is_64_bytes);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_peer, peer) == 8, peer_at_8);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_peer, direction) == 12, direction_at_12);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_peer, bytes) == 16, peer_bytes_at_16);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_peer, transfers) == 24, transfers_at_24);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_peer, busy_ns) == 32, busy_ns_at_32);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_peer, busy_since_ns) == 40, busy_since_ns_at_40);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_peer, last_done_ns) == 48, last_done_ns_at_48);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_peer, in_flight) == 56, in_flight_at_56);
+
+/** Fills `h` as the header of a fresh table of `slots` slots of global rank `rank`: writer_pid,
+ * used, the counters and the reserved bytes zero. */
+static inline void pai_telemetry_peers_header_init(pai_telemetry_peers_header* h, uint32_t slots,
+                                                   int32_t rank) {
+  size_t i;
+  h->magic = PAI_TELEMETRY_PEERS_MAGIC;
+  h->version = (uint16_t)PAI_TELEMETRY_PEERS_VERSION;
+  h->slot_size = (uint16_t)PAI_TELEMETRY_PEERS_SLOT_SIZE;
+  h->slots = slots;
+  h->rank = rank;
+  h->writer_pid = 0;
+  h->used = 0;
+  h->unplaced = 0;
+  h->dropped = 0;
+  for (i = 0; i < sizeof h->reserved; ++i) h->reserved[i] = 0;
+}
+
+/** Slot `i` of the table mapped at `base` (i below the slot count the caller checked). */
+static inline pai_telemetry_peer* pai_telemetry_peers_slot(const void* base, uint32_t i) {
+  return (pai_telemetry_peer*)((char*)base + PAI_TELEMETRY_PEERS_SLOTS_OFFSET +
+                               (uint64_t)i * PAI_TELEMETRY_PEERS_SLOT_SIZE);
+}
+
+/** busy(now_ns) of a slot's copy: its closed busy time plus the open interval up to now_ns
+ * (none when now_ns is before its start). */
+static inline uint64_t pai_telemetry_peer_busy_ns(const pai_telemetry_peer* p, uint64_t now_ns) {
+  if (p->in_flight == 0 || now_ns <= p->busy_since_ns) return p->busy_ns;
+  return p->busy_ns + (now_ns - p->busy_since_ns);
+}
+
+/** stalled(now_ns) of a slot's copy: nanoseconds for which transfers have been in flight
+ * without one completing (0 when now_ns is before that started); -1 when none is in flight. */
+static inline int64_t pai_telemetry_peer_stalled_ns(const pai_telemetry_peer* p, uint64_t now_ns) {
+  uint64_t since;
+  if (p->in_flight == 0) return -1;
+  since = p->last_done_ns > p->busy_since_ns ? p->last_done_ns : p->busy_since_ns;
+  if (now_ns <= since) return 0;
+  return now_ns - since > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(now_ns - since);
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+
+/** The writer starts changing `slot`: seq becomes odd. */
+static inline void pai_telemetry_peer_write_begin(pai_telemetry_peer* slot) {
+  const uint64_t seq = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
+  __atomic_store_n(&slot->seq, seq | 1u, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+/** The writer is done changing `slot`: seq becomes even, the next even number (release). */
+static inline void pai_telemetry_peer_write_end(pai_telemetry_peer* slot) {
+  const uint64_t seq = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
+  __atomic_store_n(&slot->seq, (seq | 1u) + 1u, __ATOMIC_RELEASE);
+}
+
+/** The number of slots in use of the table mapped at `base` (acquire), as the writer stored
+ * it: a reader bounds it by the slot count it checked. */
+static inline uint32_t pai_telemetry_peers_load_used(const void* base) {
+  return __atomic_load_n(&((const pai_telemetry_peers_header*)base)->used, __ATOMIC_ACQUIRE);
+}
+
+/** Copies slot `i` of the table mapped at `base` into `*out`, which is valid only when this
+ * returns 1: 0 means the slot was being written (or never was). `i` must be below the slot
+ * count the reader checked against the file's size. */
+static inline int pai_telemetry_peer_read(const void* base, uint32_t i, pai_telemetry_peer* out) {
+  const pai_telemetry_peer* slot = pai_telemetry_peers_slot(base, i);
+  const uint64_t seq = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
+  if (seq == 0 || (seq & 1u) != 0) return 0;
+  out->peer = __atomic_load_n(&slot->peer, __ATOMIC_RELAXED);
+  out->direction = __atomic_load_n(&slot->direction, __ATOMIC_RELAXED);
+  out->reserved0 = 0;
+  out->bytes = __atomic_load_n(&slot->bytes, __ATOMIC_RELAXED);
+  out->transfers = __atomic_load_n(&slot->transfers, __ATOMIC_RELAXED);
+  out->busy_ns = __atomic_load_n(&slot->busy_ns, __ATOMIC_RELAXED);
+  out->busy_since_ns = __atomic_load_n(&slot->busy_since_ns, __ATOMIC_RELAXED);
+  out->last_done_ns = __atomic_load_n(&slot->last_done_ns, __ATOMIC_RELAXED);
+  out->in_flight = __atomic_load_n(&slot->in_flight, __ATOMIC_RELAXED);
+  out->reserved1 = 0;
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  if (__atomic_load_n(&slot->seq, __ATOMIC_RELAXED) != seq) return 0;
+  out->seq = seq;
   return 1;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace pai::launcher {
 namespace {
@@ -15,13 +16,15 @@ std::int64_t nanoseconds(RankTelemetry::Clock::time_point t) {
 
 }  // namespace
 
-RankTelemetry::RankTelemetry(const std::string& path, int rank, Clock::time_point start)
+RankTelemetry::RankTelemetry(const std::string& path, int rank, Clock::time_point start,
+                             const std::string& peers_path)
     : rank_(rank), window_start_ns_(nanoseconds(start)) {
   try {
     reader_ = std::make_unique<TelemetryReader>(path);
   } catch (const TelemetryError&) {
     // Telemetry is an aid to diagnosis: a rank without a readable ring just has none.
   }
+  if (reader_ && !peers_path.empty()) peers_ = std::make_unique<PeerTraffic>(peers_path);
 }
 
 RankTelemetry::~RankTelemetry() = default;
@@ -72,6 +75,14 @@ std::optional<RankTelemetrySummary> RankTelemetry::summary(Clock::time_point now
   if (!read(now_ns)) return std::nullopt;
   if (!open_.empty()) count_comm(now_ns);
   std::optional<RankTelemetrySummary> out = figures(now_ns);
+  // Only a window that is reported ends the links' window too: until the rank's first
+  // record their figures add up.
+  if (out && peers_) {
+    if (auto window = peers_->window(now_ns)) {
+      out->peers = std::move(window->links);
+      out->peer_links = window->active;
+    }
+  }
   window_start_ns_ = now_ns;
   steps_ = 0;
   step_ns_ = 0;
@@ -88,6 +99,7 @@ std::optional<RankTelemetrySummary> RankTelemetry::standing(Clock::time_point no
     out->step_us = 0;
     out->window_us = 0;
     out->comm_us = 0;
+    if (peers_) out->peers = peers_->in_flight(now_ns).value_or(std::vector<PeerLinkSummary>{});
   }
   return out;
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/supervisor/peer_traffic.h"
 #include "launcher/supervisor/telemetry_ring.h"
 
 namespace pai::launcher {
@@ -39,6 +40,13 @@ struct RankTelemetrySummary {
   std::vector<std::string> tcp_slow_peers = {};
   /// TcpFigures::stalled_peers, at most kMaxSlowPeers of them
   std::vector<std::string> tcp_stalled_peers = {};
+  /// The rank's links (the NCCL profiler's per-peer table of its world communicator) in the
+  /// window, at most PeerTraffic::kMaxLinks in PeerTraffic's order: stalled, then slowest;
+  /// empty without a table. standing() lists those with transfers in flight.
+  std::vector<PeerLinkSummary> peers = {};
+  /// Links with bytes, busy time or transfers in flight in the window; `peers` lists up to
+  /// kMaxLinks of them.
+  std::int64_t peer_links = 0;
   bool operator==(const RankTelemetrySummary&) const = default;
 };
 
@@ -56,10 +64,12 @@ class RankTelemetry {
   /// Collectives kept open at once.
   static constexpr std::size_t kMaxOpen = 4096;
 
-  /// Follows the ring at `path` of global rank `rank`; `start` begins the first window. A
-  /// ring that cannot be read (missing, not a ring) gives no summaries, and so does one that
-  /// fails later (truncated).
-  RankTelemetry(const std::string& path, int rank, Clock::time_point start);
+  /// Follows the ring at `path` of global rank `rank`, and its per-peer table at `peers_path`
+  /// when not empty; `start` begins the first window. A ring that cannot be read (missing, not
+  /// a ring) gives no summaries, and so does one that fails later (truncated); a table that
+  /// cannot be read gives summaries without links.
+  RankTelemetry(const std::string& path, int rank, Clock::time_point start,
+                const std::string& peers_path = "");
   ~RankTelemetry();
   RankTelemetry(const RankTelemetry&) = delete;
   RankTelemetry& operator=(const RankTelemetry&) = delete;
@@ -71,8 +81,9 @@ class RankTelemetry {
   std::optional<RankTelemetrySummary> summary(Clock::time_point now);
 
   /// The rank's standing at `now` for hang forensics: what summary() would say of the
-  /// figures that span the rank's life (step, entered, exited, open_ms, op, quiet_ms, lost),
-  /// without ending the window (the window figures are left zero). nullopt as summary().
+  /// figures that span the rank's life (step, entered, exited, open_ms, op, quiet_ms, lost,
+  /// and as `peers` the links with transfers in flight), without ending the window (the
+  /// window figures are left zero). nullopt as summary().
   std::optional<RankTelemetrySummary> standing(Clock::time_point now);
 
  private:
@@ -92,6 +103,7 @@ class RankTelemetry {
 
   int rank_;
   std::unique_ptr<TelemetryReader> reader_;
+  std::unique_ptr<PeerTraffic> peers_;  // null without a table
   std::int64_t window_start_ns_;
   // Since the rank started.
   std::int64_t step_ = -1;

@@ -17,6 +17,7 @@
 #include "launcher/os/tcp_stats.h"
 #include "launcher/policy/diagnosis.h"
 #include "launcher/policy/tcp_slow_peers.h"
+#include "launcher/supervisor/peer_table.h"
 #include "launcher/supervisor/supervisor_impl.h"
 #include "launcher/supervisor/telemetry_ring.h"
 #include "libpai/terminal_text.h"
@@ -65,7 +66,7 @@ const Placement& Supervisor::Impl::placement_of(const Instance& inst) const {
 
 Supervisor::Impl::~Impl() {
   sweep();
-  for (Instance& inst : instances) remove_telemetry_rings(inst);
+  for (Instance& inst : instances) remove_telemetry_files(inst);
 }
 
 std::vector<GovernedInstance> Supervisor::Impl::governed(
@@ -91,28 +92,44 @@ void Supervisor::Impl::open_control_socket(int i) {
       [this, i](const ControlRequest& r, int peer) { return on_control(i, r, peer); });
 }
 
-std::string Supervisor::Impl::create_telemetry_ring_of(Instance& inst, const Rank& rank) {
-  if (options.control_dir.empty()) return "";
-  const std::string path = options.control_dir + "/" + inst.name + ".rank-" +
-                           std::to_string(rank.global_rank) + ".telemetry";
-  try {
-    create_telemetry_ring(path, rank.global_rank);
-  } catch (const TelemetryError& e) {
-    // Telemetry is an aid to diagnosis: the rank starts without it.
-    if (!inst.telemetry_warned) {
-      say("warning: " + inst.name + ": ranks start without PAI_TELEMETRY_FILE: " + e.what());
-      inst.telemetry_warned = true;
+void Supervisor::Impl::create_telemetry_files_of(Instance& inst, Rank& rank) {
+  rank.telemetry_path.clear();
+  rank.peers_path.clear();
+  if (options.control_dir.empty()) return;
+  // Telemetry is an aid to diagnosis: the rank starts without what could not be created.
+  const auto created = [&](const std::string& path, const char* variable, bool& warned,
+                           void (*create)(const std::string&, int)) {
+    try {
+      create(path, rank.global_rank);
+    } catch (const TelemetryError& e) {
+      if (!warned) {
+        say("warning: " + inst.name + ": ranks start without " + variable + ": " + e.what());
+        warned = true;
+      }
+      return false;
     }
-    return "";
+    auto& files = inst.telemetry_files;
+    if (std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
+    return true;
+  };
+  const std::string ring = options.control_dir + "/" + inst.name + ".rank-" +
+                           std::to_string(rank.global_rank) + ".telemetry";
+  if (!created(ring, "PAI_TELEMETRY_FILE", inst.telemetry_warned,
+               [](const std::string& path, int r) { create_telemetry_ring(path, r); })) {
+    return;
   }
-  auto& rings = inst.telemetry_rings;
-  if (std::find(rings.begin(), rings.end(), path) == rings.end()) rings.push_back(path);
-  return path;
+  rank.telemetry_path = ring;
+  // The NCCL profiler writes the table only while it writes the ring.
+  const std::string peers = ring + ".peers";
+  if (created(peers, "PAI_TELEMETRY_PEERS_FILE", inst.peers_warned,
+              [](const std::string& path, int r) { create_peer_table(path, r); })) {
+    rank.peers_path = peers;
+  }
 }
 
-void Supervisor::Impl::remove_telemetry_rings(Instance& inst) {
-  for (const std::string& path : inst.telemetry_rings) ::unlink(path.c_str());
-  inst.telemetry_rings.clear();
+void Supervisor::Impl::remove_telemetry_files(Instance& inst) {
+  for (const std::string& path : inst.telemetry_files) ::unlink(path.c_str());
+  inst.telemetry_files.clear();
 }
 
 bool Supervisor::Impl::running(const Rank& rank) const {
@@ -298,7 +315,7 @@ int Supervisor::Impl::run() {
   }
   for (Instance& inst : instances) {
     inst.control.reset();
-    remove_telemetry_rings(inst);
+    remove_telemetry_files(inst);
   }
   sweep();
   return exit_code;

@@ -74,9 +74,9 @@ struct SupervisorOptions {
   /// `<log_dir>/<role>-<i>/rank-<r>.attempt-<k>.log`. Each instance directory must exist and be
   /// writable.
   std::string log_dir;
-  /// Directory of the control sockets (`<control_dir>/<role>-<i>.sock`) and of the ranks'
-  /// telemetry rings (`<control_dir>/<role>-<i>.rank-<r>.telemetry`, PAI_TELEMETRY_FILE);
-  /// empty = none of either.
+  /// Directory of the control sockets (`<control_dir>/<role>-<i>.sock`), of the ranks'
+  /// telemetry rings (`<control_dir>/<role>-<i>.rank-<r>.telemetry`, PAI_TELEMETRY_FILE) and
+  /// of their per-peer tables (`<ring>.peers`, PAI_TELEMETRY_PEERS_FILE); empty = none.
   std::string control_dir;
   /// MPI hostfile given to processes (OMPI_MCA_orte_default_hostfile); empty = none.
   std::string hostfile;

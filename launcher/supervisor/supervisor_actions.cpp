@@ -139,8 +139,9 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
     rank.log_path = inst.log_dir + "/rank-" + std::to_string(rank.global_rank) + ".attempt-" +
                     std::to_string(attempt) + ".log";
     const std::string prefix = "[" + inst.name + "/" + std::to_string(rank.global_rank) + "]";
-    rank.telemetry_path = create_telemetry_ring_of(inst, rank);
+    create_telemetry_files_of(inst, rank);
     ctx.telemetry_file = rank.telemetry_path;
+    ctx.telemetry_peers_file = rank.peers_path;
     std::string problem;
     ExitStatus failed_start{126, 0};
     try {
@@ -205,8 +206,8 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
     ++inst.live;
     by_pid[rank.pid] = {i, r};
     if (!rank.telemetry_path.empty()) {
-      rank.telemetry =
-          std::make_unique<RankTelemetry>(rank.telemetry_path, rank.global_rank, Clock::now());
+      rank.telemetry = std::make_unique<RankTelemetry>(rank.telemetry_path, rank.global_rank,
+                                                       Clock::now(), rank.peers_path);
     }
     events.record("process-started", {{"instance", inst.name},
                                       {"rank", static_cast<std::int64_t>(rank.global_rank)},

@@ -43,6 +43,7 @@ struct Supervisor::Impl {
     int pid = 0;
     std::string log_path;
     std::string telemetry_path;          // its telemetry ring; empty = none
+    std::string peers_path;              // its per-peer table; empty = none
     std::unique_ptr<RankTelemetry> telemetry;  // follows the ring while the rank runs
     std::unique_ptr<RankOutput> output;  // null when it could not be created
   };
@@ -62,9 +63,11 @@ struct Supervisor::Impl {
     HangWatch hang;
     std::unique_ptr<ControlServer> control;
     std::string control_path;
-    // Telemetry rings created for its ranks, in any attempt: removed with its control socket.
-    std::vector<std::string> telemetry_rings;
+    // Telemetry rings and per-peer tables created for its ranks, in any attempt: removed with
+    // its control socket.
+    std::vector<std::string> telemetry_files;
     bool telemetry_warned = false;  // a ring could not be created: said once
+    bool peers_warned = false;      // a per-peer table could not be created: said once
     std::int64_t last_step = -1;
     int stop_signal = SIGTERM;
     bool stopping = false;  // a StopInstance is in progress: exits are expected
@@ -141,11 +144,13 @@ struct Supervisor::Impl {
   // A stop waiting for checkpoints goes on once none is in flight.
   void end_checkpoint_wait(Instance& inst);
 
-  // The telemetry ring of `rank` for a new attempt, in the control folder; "" without one
-  // (no control folder, or it could not be created: warned once per instance).
-  std::string create_telemetry_ring_of(Instance& inst, const Rank& rank);
+  // Creates the telemetry ring of `rank` for a new attempt in the control folder, and next to
+  // it its per-peer table (`<ring>.peers`), and sets their paths in `rank`: "" for one that
+  // was not (no control folder, no ring, or it could not be created: warned once per
+  // instance).
+  void create_telemetry_files_of(Instance& inst, Rank& rank);
 
-  void remove_telemetry_rings(Instance& inst);
+  void remove_telemetry_files(Instance& inst);
 
   // Whether the rank's process was started and not reaped yet.
   bool running(const Rank& rank) const;

@@ -6,17 +6,12 @@
 #include <pai/telemetry.h>
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-namespace pai::launcher {
+#include "launcher/supervisor/mapped_file.h"
 
-/// A ring that cannot be created or read; what() names the file and says why.
-class TelemetryError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace pai::launcher {
 
 /// Creates the ring of global rank `rank` at `path`: a fresh file (whatever was at `path` is
 /// removed first, so a process of an earlier attempt that still maps the old file cannot write
@@ -44,7 +39,6 @@ class TelemetryReader {
   /// that capacity needs. Throws TelemetryError naming the file and the first problem. Reading
   /// starts at record 0.
   explicit TelemetryReader(const std::string& path);
-  ~TelemetryReader();
   TelemetryReader(const TelemetryReader&) = delete;
   TelemetryReader& operator=(const TelemetryReader&) = delete;
 
@@ -54,11 +48,11 @@ class TelemetryReader {
   /// resize its ring.
   TelemetryPoll poll();
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return file_.path(); }
   /// The global rank in the header.
-  int rank() const { return rank_; }
+  int rank() const { return header_.rank; }
   /// Records the ring holds.
-  std::uint32_t capacity() const { return capacity_; }
+  std::uint32_t capacity() const { return header_.capacity; }
   /// The pid its writer stored when it attached; 0 while none has.
   int writer_pid() const;
   /// Records ever written (the head), as of now.
@@ -67,12 +61,8 @@ class TelemetryReader {
   std::uint64_t next() const { return next_; }
 
  private:
-  std::string path_;
-  int fd_ = -1;  // kept for poll()'s size check
-  const void* base_ = nullptr;
-  std::size_t size_ = 0;
-  int rank_ = 0;
-  std::uint32_t capacity_ = 0;
+  pai_telemetry_header header_;  // as checked when mapped: the writer can change the file's
+  MappedFile file_;
   std::uint64_t next_ = 0;
 };
 

@@ -249,6 +249,24 @@ TEST_CASE("process_env gives one process its telemetry ring - last, and only whe
   CHECK_FALSE(has(pai::instance_env(plan, at(plan, "worker", 1), ctx), "PAI_TELEMETRY_FILE"));
 }
 
+TEST_CASE("process_env gives one process its per-peer table - after its ring, only when set") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  pai::ProcessContext ctx = context();
+  ctx.telemetry_file = "/tmp/pai/job/worker-1.rank-3.telemetry";
+  CHECK_FALSE(
+      has(pai::process_env(plan, at(plan, "worker", 1), 1, ctx), "PAI_TELEMETRY_PEERS_FILE"));
+  ctx.telemetry_peers_file = "/tmp/pai/job/worker-1.rank-3.telemetry.peers";
+  EnvList env = pai::process_env(plan, at(plan, "worker", 1), 1, ctx);
+  REQUIRE(env.size() >= 2);
+  CHECK(env[env.size() - 2].first == "PAI_TELEMETRY_FILE");
+  CHECK(env.back() == std::pair<std::string, std::string>{
+                          "PAI_TELEMETRY_PEERS_FILE",
+                          "/tmp/pai/job/worker-1.rank-3.telemetry.peers"});
+  CHECK_FALSE(
+      has(pai::instance_env(plan, at(plan, "worker", 1), ctx), "PAI_TELEMETRY_PEERS_FILE"));
+  CHECK(pai::is_reserved_env_name("PAI_TELEMETRY_PEERS_FILE"));
+}
+
 TEST_CASE("NCCL_PROFILER_PLUGIN when the plan asks and the plugin was found - a role's own wins") {
   pai::Plan plan = pai::testing::make_test_plan(2, 2);
   pai::ProcessContext ctx = context();
@@ -382,6 +400,7 @@ TEST_CASE("is_reserved_env_name covers rank and OpenPAI contract names") {
                            "PAI_MAX_RESTARTS",
                            "PAI_CONTROL_SOCKET",
                            "PAI_TELEMETRY_FILE",
+                           "PAI_TELEMETRY_PEERS_FILE",
                            "PAI_LATEST_CHECKPOINT",
                            "PAI_JOB_NAME",
                            "PAI_OUTPUT_DIR",

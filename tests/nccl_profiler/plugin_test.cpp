@@ -7,6 +7,7 @@
 #include <pai/telemetry.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -21,9 +22,11 @@
 #include <thread>
 #include <vector>
 
+#include "launcher/supervisor/peer_table.h"
 #include "launcher/supervisor/rank_telemetry.h"
 #include "launcher/supervisor/telemetry_ring.h"
 #include "nccl_profiler/nccl_profiler_api.h"
+#include "nccl_profiler/plugin_fixture.h"
 
 namespace plugin_test {
 
@@ -31,116 +34,10 @@ namespace {
 
 using pai::launcher::RankTelemetry;
 using pai::launcher::TelemetryReader;
+using plugin_fixture::Plugin;
+using plugin_fixture::Ring;
 
-const char* const kPlugin = PAI_BINARY_DIR "/nccl_profiler/libpai-nccl-profiler.so";
-constexpr int kActive = ncclProfileColl | ncclProfileKernelCh;
-
-// A fresh ring in a temporary folder, named by PAI_TELEMETRY_FILE for the test's duration;
-// WORLD_SIZE set to `world`.
-class Ring {
- public:
-  explicit Ring(int world = 4, std::uint32_t capacity = PAI_TELEMETRY_DEFAULT_CAPACITY) {
-    char dir[] = "/tmp/pai-nccl-profiler-XXXXXX";
-    REQUIRE(::mkdtemp(dir) != nullptr);
-    dir_ = dir;
-    path_ = dir_ + "/worker-0.rank-3.telemetry";
-    pai::launcher::create_telemetry_ring(path_, 3, capacity);
-    ::setenv("PAI_TELEMETRY_FILE", path_.c_str(), 1);
-    ::setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
-  }
-  ~Ring() {
-    ::unsetenv("PAI_TELEMETRY_FILE");
-    ::unsetenv("WORLD_SIZE");
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  Ring(const Ring&) = delete;
-  Ring& operator=(const Ring&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::vector<pai_telemetry_record> records() const {
-    TelemetryReader reader(path_);
-    auto poll = reader.poll();
-    CHECK(poll.lost == 0);
-    return poll.records;
-  }
-
- private:
-  std::string dir_;
-  std::string path_;
-};
-
-// The plugin, loaded as NCCL loads it.
-class Plugin {
- public:
-  Plugin() {
-    lib_ = ::dlopen(kPlugin, RTLD_NOW | RTLD_LOCAL);
-    REQUIRE(lib_ != nullptr);
-    v5 = static_cast<ncclProfiler_v5_t*>(::dlsym(lib_, "ncclProfiler_v5"));
-    v4 = static_cast<ncclProfiler_v4_t*>(::dlsym(lib_, "ncclProfiler_v4"));
-    REQUIRE(v5 != nullptr);
-    REQUIRE(v4 != nullptr);
-  }
-  // Catch's assertions are for the main thread alone: the entry points count what NCCL would
-  // see go wrong (a result other than ncclSuccess), and the test checks the count here.
-  ~Plugin() {
-    CHECK(failures == 0);
-    ::dlclose(lib_);
-  }
-  Plugin(const Plugin&) = delete;
-  Plugin& operator=(const Plugin&) = delete;
-
-  // init of v5 for communicator `id` of `nranks` ranks: its context; the mask in `mask`.
-  void* init(std::uint64_t id, int nranks) {
-    void* context = reinterpret_cast<void*>(0x1);  // NCCL's is uninitialized
-    REQUIRE(v5->init(&context, id, &mask, "comm", 1, nranks, 0, nullptr) == ncclSuccess);
-    return context;
-  }
-  void finalize(void* context) { REQUIRE(v5->finalize(context) == ncclSuccess); }
-  void* coll(void* context, const char* func = "AllReduce", std::size_t count = 1024,
-             const char* datatype = "ncclFloat32") {
-    ncclProfilerEventDescr_v5_t d{};
-    d.type = ncclProfileColl;
-    d.coll.seqNumber = 7;  // NCCL's per-type number: ignored
-    d.coll.func = func;
-    d.coll.count = count;
-    d.coll.datatype = datatype;
-    d.coll.nChannels = 2;
-    return start(context, d);
-  }
-  void* kernel(void* context, void* parent, std::uint8_t channel = 0) {
-    ncclProfilerEventDescr_v5_t d{};
-    d.type = ncclProfileKernelCh;
-    d.parentObj = parent;
-    d.kernelCh.channelId = channel;
-    return start(context, d);
-  }
-  void* start(void* context, ncclProfilerEventDescr_v5_t& d) {
-    void* handle = reinterpret_cast<void*>(0x1);
-    if (v5->startEvent(context, &handle, &d) != ncclSuccess) ++failures;
-    return handle;
-  }
-  void stop(void* handle) {
-    if (v5->stopEvent(handle) != ncclSuccess) ++failures;
-  }
-  // A collective run to completion as NCCL reports it: Coll start, Coll stop (enqueued), one
-  // kernel channel start and stop.
-  void run(void* context, const char* func = "AllReduce") {
-    void* c = coll(context, func);
-    stop(c);
-    void* k = kernel(context, c);
-    if (k == nullptr) ++failures;
-    stop(k);
-  }
-
-  ncclProfiler_v5_t* v5 = nullptr;
-  ncclProfiler_v4_t* v4 = nullptr;
-  int mask = 0;  // NCCL's activation mask, as the last init left it
-  std::atomic<int> failures{0};
-
- private:
-  void* lib_ = nullptr;
-};
+constexpr int kActive = plugin_fixture::kCollectiveEvents;
 
 struct Expected {
   std::uint16_t kind;
@@ -409,9 +306,10 @@ TEST_CASE("odd descriptors are recorded as unknown or ignored - never trusted") 
   CHECK(plugin.kernel(comm, static_cast<char*>(a) + 8) == nullptr);
   CHECK(plugin.kernel(other, a) == nullptr);
   // Events it did not ask for (or types from a future NCCL) get no handle either.
-  for (std::uint64_t type : {std::uint64_t{ncclProfileGroup}, std::uint64_t{ncclProfileP2p},
-                             std::uint64_t{ncclProfileProxyOp}, std::uint64_t{ncclProfileCollApi},
-                             std::uint64_t{1} << 40, ~std::uint64_t{0}}) {
+  for (std::uint64_t type :
+       {std::uint64_t{ncclProfileGroup}, std::uint64_t{ncclProfileP2p},
+        std::uint64_t{ncclProfileProxyOp}, std::uint64_t{ncclProfileGroupApi},
+        std::uint64_t{ncclProfileCollApi}, std::uint64_t{1} << 40, ~std::uint64_t{0}}) {
     ncclProfilerEventDescr_v5_t d{};
     d.type = type;
     d.parentObj = &on_stack;
@@ -484,6 +382,184 @@ TEST_CASE("collectives of many threads and communicators at once") {
   REQUIRE(entered.size() == kThreads);
   CHECK(entered.count(0) == 1);
   for (const auto& [group, n] : exited) CHECK(n == kCollectives);
+}
+
+// ---- network transfers per peer (the per-peer table) ----
+
+namespace {
+
+using plugin_fixture::Link;
+using plugin_fixture::play;
+using plugin_fixture::PluginEventsV4;
+using plugin_fixture::PluginEventsV5;
+
+constexpr int kProxyActive = kActive | plugin_fixture::kTransferEvents;
+constexpr std::uint64_t kStep = 512 * 1024;
+
+std::uint64_t monotonic_now() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
+// Checks the slot of a link of `transfers` transfers of kStep bytes, done between `from` and
+// `to` (CLOCK_MONOTONIC), none in flight.
+void check_link(const pai_telemetry_peer& p, int peer, int direction, std::uint64_t transfers,
+                std::uint64_t from, std::uint64_t to) {
+  INFO("peer " << peer << " direction " << direction);
+  CHECK(p.peer == peer);
+  CHECK(p.direction == direction);
+  CHECK(p.transfers == transfers);
+  CHECK(p.bytes == transfers * kStep);
+  CHECK(p.in_flight == 0);
+  CHECK(p.busy_ns > 0);
+  CHECK(p.busy_ns <= to - from);
+  CHECK(p.last_done_ns >= from);
+  CHECK(p.last_done_ns <= to);
+}
+
+}  // namespace
+
+TEST_CASE("with a per-peer table the world communicator's transfers are counted per peer") {
+  Ring ring(4, PAI_TELEMETRY_DEFAULT_CAPACITY, true);
+  Plugin plugin;
+  void* world = plugin.init(0x1234, 4);
+  REQUIRE(world != nullptr);
+  CHECK(plugin.mask == kProxyActive);
+  CHECK(pai::launcher::PeerTableReader(ring.peers_path()).writer_pid() == ::getpid());
+  // Rank 3 of a ring of 4: it receives from 2 and sends to 0, on 2 channels of 4 steps.
+  PluginEventsV5 nccl(plugin, plugin.v5, world);
+  const std::uint64_t from = monotonic_now();
+  play(nccl, {Link{2, false}, Link{0, true}});
+  const std::uint64_t to = monotonic_now();
+  auto peers = ring.peers();
+  REQUIRE(peers.size() == 2);
+  check_link(peers[0], 2, PAI_TELEMETRY_PEER_RECV, 8, from, to);
+  check_link(peers[1], 0, PAI_TELEMETRY_PEER_SEND, 8, from, to);
+
+  // Another collective adds to the same slots.
+  play(nccl, {Link{2, false}, Link{0, true}});
+  peers = ring.peers();
+  REQUIRE(peers.size() == 2);
+  CHECK(peers[0].transfers == 16);
+  CHECK(peers[1].bytes == 16 * kStep);
+  plugin.finalize(world);
+  CHECK(pai::launcher::PeerTableReader(ring.peers_path()).read().peers.size() == 2);
+}
+
+TEST_CASE("ncclProfiler_v4 counts the same transfers with its one-byte types") {
+  Ring ring(2, PAI_TELEMETRY_DEFAULT_CAPACITY, true);
+  Plugin plugin;
+  void* world = nullptr;
+  REQUIRE(plugin.v4->init(&world, &plugin.mask, "comm", 0x99, 1, 2, 1, nullptr) == ncclSuccess);
+  REQUIRE(world != nullptr);
+  CHECK(plugin.mask == kProxyActive);
+  PluginEventsV4 nccl(plugin, plugin.v4, world);
+  const std::uint64_t from = monotonic_now();
+  play(nccl, {Link{0, false}, Link{0, true}});
+  const std::uint64_t to = monotonic_now();
+  auto peers = ring.peers();
+  REQUIRE(peers.size() == 2);
+  check_link(peers[0], 0, PAI_TELEMETRY_PEER_RECV, 8, from, to);
+  check_link(peers[1], 0, PAI_TELEMETRY_PEER_SEND, 8, from, to);
+  REQUIRE(plugin.v4->finalize(world) == ncclSuccess);
+}
+
+TEST_CASE("only the world communicator's transfers are counted - and only this process's") {
+  Ring ring(4, PAI_TELEMETRY_DEFAULT_CAPACITY, true);
+  Plugin plugin;
+  void* world = plugin.init(0x1, 4);
+  void* pair = plugin.init(0x2, 2);
+  REQUIRE(pair != nullptr);
+  // A sub-communicator's ranks are not global ranks: its operations get no handle.
+  PluginEventsV5 sub(plugin, plugin.v5, pair);
+  CHECK(sub.op(0, true, 0) == nullptr);
+  play(sub, {Link{1, true}});
+  // Under PXN this process's proxy runs another process's operations: not this rank's.
+  PluginEventsV5 pxn(plugin, plugin.v5, world, ::getpid() + 1);
+  CHECK(pxn.op(0, true, 0) == nullptr);
+  // Peers that are no rank of the world.
+  PluginEventsV5 nccl(plugin, plugin.v5, world);
+  CHECK(nccl.op(4, true, 0) == nullptr);
+  CHECK(nccl.op(-1, false, 0) == nullptr);
+  CHECK(ring.peers().empty());
+
+  play(nccl, {Link{1, true}});
+  auto peers = ring.peers();
+  REQUIRE(peers.size() == 1);
+  CHECK(peers[0].peer == 1);
+  CHECK(peers[0].transfers == 8);
+  plugin.finalize(pair);
+  plugin.finalize(world);
+}
+
+TEST_CASE("without a per-peer table no proxy event is asked for, and none gets a handle") {
+  Ring ring(4);
+  Plugin plugin;
+  void* world = plugin.init(0x1, 4);
+  CHECK(plugin.mask == kActive);
+  PluginEventsV5 nccl(plugin, plugin.v5, world);
+  CHECK(nccl.op(1, true, 0) == nullptr);
+  plugin.finalize(world);
+}
+
+TEST_CASE("the next world communicator continues the counters - finalize ends what is in flight") {
+  Ring ring(4, PAI_TELEMETRY_DEFAULT_CAPACITY, true);
+  Plugin plugin;
+  void* world = plugin.init(0x1, 4);
+  PluginEventsV5 nccl(plugin, plugin.v5, world);
+  play(nccl, {Link{1, true}});
+  // A send posted to the network when the communicator goes (an abort).
+  void* op = nccl.op(1, true, 0);
+  void* step = nccl.step(op, 0);
+  nccl.state(step, ncclProfilerProxyStepSendWait, kStep);
+  REQUIRE(ring.peers().at(0).in_flight == 1);
+  plugin.finalize(world);
+  auto peers = ring.peers();
+  REQUIRE(peers.size() == 1);
+  CHECK(peers[0].in_flight == 0);
+  CHECK(peers[0].transfers == 8);
+  CHECK(pai::launcher::PeerTableReader(ring.peers_path()).writer_pid() == ::getpid());
+
+  void* again = plugin.init(0x2, 4);
+  CHECK(plugin.mask == kProxyActive);
+  PluginEventsV5 next(plugin, plugin.v5, again);
+  play(next, {Link{1, true}, Link{2, false}});
+  peers = ring.peers();
+  REQUIRE(peers.size() == 2);
+  CHECK(peers[0].peer == 1);
+  CHECK(peers[0].transfers == 16);
+  CHECK(peers[1].peer == 2);
+  CHECK(peers[1].transfers == 8);
+  plugin.finalize(again);
+}
+
+TEST_CASE("a process forked from the writer writes nothing into the table") {
+  Ring ring(4, PAI_TELEMETRY_DEFAULT_CAPACITY, true);
+  Plugin plugin;
+  void* world = plugin.init(0x1, 4);
+  PluginEventsV5 nccl(plugin, plugin.v5, world);
+  play(nccl, {Link{1, true}});
+  const auto before = ring.peers();
+  REQUIRE(before.size() == 1);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // It inherited the mapping: any write would land in the parent's table.
+    PluginEventsV5 in_child(plugin, plugin.v5, world);
+    play(in_child, {Link{1, true}, Link{2, false}});
+    plugin.v5->finalize(world);
+    ::_exit(0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  const auto after = ring.peers();
+  REQUIRE(after.size() == 1);
+  CHECK(after[0].transfers == before[0].transfers);
+  CHECK(after[0].seq == before[0].seq);
+  CHECK(pai::launcher::PeerTableReader(ring.peers_path()).writer_pid() == ::getpid());
+  plugin.finalize(world);
 }
 
 }  // namespace plugin_test

@@ -12,7 +12,9 @@
 #include <chrono>
 #include <string>
 
+#include "launcher/supervisor/peer_table_fixture.h"
 #include "support/temp_dir.h"
+#include "support/writable_mapping.h"
 
 namespace rank_telemetry_test {
 
@@ -33,17 +35,7 @@ Clock::time_point at(std::chrono::milliseconds offset) { return kStart + offset;
 class RankRing {
  public:
   RankRing(const TempDir& dir, std::uint32_t capacity)
-      : path_(dir / "worker-0.rank-3.telemetry"), size_(PAI_TELEMETRY_FILE_SIZE(capacity)) {
-    create_telemetry_ring(path_, 3, capacity);
-    const int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
-    REQUIRE(fd >= 0);
-    base_ = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    ::close(fd);
-    REQUIRE(base_ != MAP_FAILED);
-  }
-  ~RankRing() { ::munmap(base_, size_); }
-  RankRing(const RankRing&) = delete;
-  RankRing& operator=(const RankRing&) = delete;
+      : path_(created(dir / "worker-0.rank-3.telemetry", capacity)), mapping_(path_) {}
 
   const std::string& path() const { return path_; }
 
@@ -74,12 +66,15 @@ class RankRing {
     r.step = step;
     r.collective_seq = seq;
     r.bytes = 4096;
-    pai_telemetry_append(base_, &r);
+    pai_telemetry_append(mapping_.base(), &r);
+  }
+  static std::string created(const std::string& path, std::uint32_t capacity) {
+    create_telemetry_ring(path, 3, capacity);
+    return path;
   }
 
   std::string path_;
-  std::size_t size_;
-  void* base_ = nullptr;
+  pai::testing::WritableMapping mapping_;
 };
 
 // Rank 3's ring and its summarizer, following it from kStart.
@@ -314,6 +309,53 @@ TEST_CASE("the standing for hang forensics leaves the window to the next summary
   CHECK(summary->window_us == 3000000);
   CHECK(summary->comm_us == 100000 + 2400000);
   CHECK(summary->open_ms == 2400);
+}
+
+TEST_CASE("a summary lists the rank's links of its window - the standing those in flight") {
+  TempDir dir;
+  RankRing ring(dir, 64);
+  const std::string peers = ring.path() + ".peers";
+  create_peer_table(peers, 3);
+  RankTelemetry telemetry(ring.path(), 3, kStart, peers);
+  peer_table_fixture::TableWriter table(peers);
+  const auto ns = [](std::chrono::milliseconds t) {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(at(t).time_since_epoch()).count());
+  };
+  // Sent 1 MiB to rank 0 in 2 ms of transfers by 100 ms; receiving from 2 since 150 ms.
+  pai_telemetry_peer send = peer_table_fixture::link(0, PAI_TELEMETRY_PEER_SEND);
+  send.bytes = 1 << 20;
+  send.transfers = 2;
+  send.busy_ns = 2'000'000;
+  send.last_done_ns = ns(100ms);
+  table.set(0, send);
+  pai_telemetry_peer recv = peer_table_fixture::link(2, PAI_TELEMETRY_PEER_RECV);
+  recv.in_flight = 1;
+  recv.busy_since_ns = ns(150ms);
+  table.set(1, recv);
+  // No summary before the rank's first record; the links' figures wait for it.
+  CHECK_FALSE(telemetry.summary(at(500ms)));
+  ring.enter(1, 600ms);
+
+  const auto standing = telemetry.standing(at(1000ms));
+  REQUIRE(standing);
+  CHECK(standing->peers ==
+        std::vector<PeerLinkSummary>{{2, PAI_TELEMETRY_PEER_RECV, 0, 0, 850}});
+  CHECK(standing->peer_links == 0);
+
+  const auto summary = telemetry.summary(at(1200ms));
+  REQUIRE(summary);
+  CHECK(summary->peer_links == 2);
+  CHECK(summary->peers == std::vector<PeerLinkSummary>{
+                              {2, PAI_TELEMETRY_PEER_RECV, 0, 1'050'000, 1050},
+                              {0, PAI_TELEMETRY_PEER_SEND, 1 << 20, 2000, -1}});
+
+  // Without a table (or with one that cannot be read) the summaries have no links.
+  RankTelemetry without(ring.path(), 3, kStart, dir / "missing.peers");
+  const auto bare = without.summary(at(1200ms));
+  REQUIRE(bare);
+  CHECK(bare->peers.empty());
+  CHECK(bare->peer_links == 0);
 }
 
 }  // namespace rank_telemetry_test

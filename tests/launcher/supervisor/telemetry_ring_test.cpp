@@ -15,6 +15,7 @@
 
 #include "launcher/launcher_harness.h"
 #include "support/temp_dir.h"
+#include "support/writable_mapping.h"
 
 namespace telemetry_ring_test {
 
@@ -28,21 +29,9 @@ namespace {
 // The ring at `path` mapped writable and shared, as a rank maps it.
 class WriterMapping {
  public:
-  explicit WriterMapping(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    REQUIRE(fd >= 0);
-    struct stat st {};
-    REQUIRE(::fstat(fd, &st) == 0);
-    size_ = static_cast<std::size_t>(st.st_size);
-    base_ = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    ::close(fd);
-    REQUIRE(base_ != MAP_FAILED);
-  }
-  ~WriterMapping() { ::munmap(base_, size_); }
-  WriterMapping(const WriterMapping&) = delete;
-  WriterMapping& operator=(const WriterMapping&) = delete;
+  explicit WriterMapping(const std::string& path) : mapping_(path) {}
 
-  void* base() const { return base_; }
+  void* base() const { return mapping_.base(); }
 
   // Appends a collective_enter record whose step is `step` and whose other fields derive
   // from it, so that a reader can check every field.
@@ -55,12 +44,11 @@ class WriterMapping {
     r.step = step;
     r.collective_seq = static_cast<std::uint64_t>(step) * 2;
     r.bytes = static_cast<std::uint64_t>(step) * 4096;
-    pai_telemetry_append(base_, &r);
+    pai_telemetry_append(base(), &r);
   }
 
  private:
-  void* base_ = nullptr;
-  std::size_t size_ = 0;
+  WritableMapping mapping_;
 };
 
 std::vector<std::int64_t> steps_of(const std::vector<pai_telemetry_record>& records) {
