@@ -74,6 +74,7 @@ std::vector<std::string> role_env_names(const Plan& plan, const Role& role) {
   ProcessContext ctx;
   ctx.control_socket = "-";
   ctx.telemetry_file = "-";
+  ctx.telemetry_peers_file = "-";
   ctx.latest_checkpoint = "-";
   ctx.hostfile = "-";
   ctx.rsh_agent = "-";
