@@ -1,9 +1,12 @@
 #include "launcher/checks/node_fingerprint.h"
 
+#include <elf.h>
+#include <fcntl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -42,13 +45,63 @@ std::vector<std::string> gpu_functions(const SysfsRoot& sys) {
   return gpus;
 }
 
-// The realpath's file name of the first libnccl.so.2 the loader would find in `dirs`:
-// "libnccl.so.2.28.3" names its version.
+// The version NCCL prints ("2.28.9+cuda13.0"), read from the library's .rodata without
+// loading it; "" when the file is no 64-bit ELF or holds no such string. Only that section is
+// read (a few hundred KiB of a library of hundreds of MiB).
+std::string nccl_version_of(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string version;
+  Elf64_Ehdr eh{};
+  if (::pread(fd, &eh, sizeof eh, 0) == static_cast<ssize_t>(sizeof eh) &&
+      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+      eh.e_shentsize == sizeof(Elf64_Shdr) && eh.e_shnum > 0 && eh.e_shnum < 4096 &&
+      eh.e_shstrndx < eh.e_shnum) {
+    std::vector<Elf64_Shdr> sections(eh.e_shnum);
+    const auto table = static_cast<ssize_t>(sizeof(Elf64_Shdr) * eh.e_shnum);
+    Elf64_Shdr names{};
+    if (::pread(fd, sections.data(), table, static_cast<off_t>(eh.e_shoff)) == table) {
+      names = sections[eh.e_shstrndx];
+    }
+    std::string strtab(std::min<std::uint64_t>(names.sh_size, 1 << 20), '\0');
+    if (!strtab.empty() && ::pread(fd, strtab.data(), strtab.size(),
+                                   static_cast<off_t>(names.sh_offset)) ==
+                               static_cast<ssize_t>(strtab.size())) {
+      for (const Elf64_Shdr& s : sections) {
+        if (s.sh_name >= strtab.size() || std::strcmp(strtab.c_str() + s.sh_name, ".rodata") != 0 ||
+            s.sh_size > (64u << 20)) {
+          continue;
+        }
+        std::string data(s.sh_size, '\0');
+        if (::pread(fd, data.data(), data.size(), static_cast<off_t>(s.sh_offset)) !=
+            static_cast<ssize_t>(data.size())) {
+          break;
+        }
+        static const std::string kPrefix = "NCCL version ";
+        const auto at = data.find(kPrefix);
+        if (at != std::string::npos) {
+          const auto begin = at + kPrefix.size();
+          auto end = begin;
+          while (end < data.size() && end - begin < 64 && data[end] > ' ' && data[end] < 127) ++end;
+          version = data.substr(begin, end - begin);
+        }
+        break;
+      }
+    }
+  }
+  ::close(fd);
+  return version;
+}
+
+// The first libnccl.so.2 the loader would find in `dirs`: its version when its .rodata says
+// it, else its real file name ("libnccl.so.2.28.3" names its version).
 std::string nccl_library(const std::vector<std::string>& dirs) {
   for (const std::string& dir : dirs) {
     std::error_code ec;
     const auto path = std::filesystem::canonical(std::filesystem::path(dir) / "libnccl.so.2", ec);
-    if (!ec) return path.filename().string();
+    if (ec) continue;
+    const std::string version = nccl_version_of(path.string());
+    return version.empty() ? path.filename().string() : version;
   }
   return "";
 }

@@ -138,6 +138,16 @@ TEST_CASE(
         "libnccl.so.2.28.3");
 }
 
+TEST_CASE("the NCCL library's version is read from its .rodata without loading it") {
+  TempDir dir;
+  std::filesystem::copy_file(test::kFakeNccl, dir / "libnccl.so.2");
+  FingerprintSources in = sources(dir.path(), nullptr);
+  in.library_dirs = {dir.path()};
+  const pai::Plan plan = test::one_node_plan(0);
+  CHECK(node_fingerprint(plan, plan.placements.front(), in).at("ncclLibrary") ==
+        "2.19.3+cuda12.2");
+}
+
 TEST_CASE("PCIe paths are classed as nvidia-smi topo classes them") {
   TempDir dir;
   FakeSysfs sys(dir.path());
