@@ -83,6 +83,15 @@ constexpr bool allows_writing(const Option& option) {
   }
 }
 
+/// `OptionsAmong<Allowed...>::all<Options...>`: whether every option is of a type among
+/// `Allowed` or a PresentIf. A reader static_asserts it, so that a table giving a member an
+/// option its reader does not check fails to compile instead of going unchecked.
+template <class... Allowed>
+struct OptionsAmong {
+  template <class... Options>
+  static constexpr bool all = (has<Options, Allowed..., PresentIf> && ...);
+};
+
 /// Whether a writer writes a member with these options: every PresentIf among them holds.
 template <class... Options>
 constexpr bool written(const Options&... options) {

@@ -24,14 +24,6 @@ namespace {
 
 using nlohmann::json;
 
-// Whether every option is one of `Allowed` (or field::PresentIf): a table that gives a member
-// an option its reader does not check fails to compile instead of going unchecked.
-template <class... Allowed>
-struct OptionsAmong {
-  template <class... Options>
-  static constexpr bool all = (field::has<Options, Allowed..., field::PresentIf> && ...);
-};
-
 // ---------------------------------------------------------------- writing
 //
 // Members are written in canonical (sorted) key order, which JsonWriter insists on; the
@@ -320,7 +312,7 @@ class PlanReader {
  private:
   template <class... Options>
   void read(const char* key, int& member, const Options&... options) {
-    static_assert(OptionsAmong<AtLeast>::all<Options...>);
+    static_assert(field::OptionsAmong<AtLeast>::all<Options...>);
     int min = INT_MIN;
     if constexpr (field::has<AtLeast, Options...>) min = field::get<AtLeast>(options...).min;
     member = f_.integer(key, min);
@@ -328,7 +320,7 @@ class PlanReader {
 
   template <class... Options>
   void read(const char* key, std::int64_t& member, const Options&... options) {
-    static_assert(OptionsAmong<AtLeast, Seconds>::all<Options...>);
+    static_assert(field::OptionsAmong<AtLeast, Seconds>::all<Options...>);
     if constexpr (field::has<Seconds, Options...>) {
       member = f_.seconds(key);
     } else {
@@ -342,19 +334,19 @@ class PlanReader {
 
   template <class... Options>
   void read(const char* key, double& member, const Options&...) {
-    static_assert(OptionsAmong<>::all<Options...>);
+    static_assert(field::OptionsAmong<>::all<Options...>);
     member = f_.number(key);
   }
 
   template <class... Options>
   void read(const char* key, bool& member, const Options&...) {
-    static_assert(OptionsAmong<>::all<Options...>);
+    static_assert(field::OptionsAmong<>::all<Options...>);
     member = f_.boolean(key);
   }
 
   template <class... Options>
   void read(const char* key, std::string& member, const Options&...) {
-    static_assert(OptionsAmong<>::all<Options...>);
+    static_assert(field::OptionsAmong<>::all<Options...>);
     member = f_.string(key);
   }
 
@@ -367,25 +359,25 @@ class PlanReader {
 
   template <NamedEnum Enum, class... Options>
   void read(const char* key, Enum& member, const Options&...) {
-    static_assert(OptionsAmong<>::all<Options...>);
+    static_assert(field::OptionsAmong<>::all<Options...>);
     member = f_.enumeration(key, enum_values<Enum>());
   }
 
   template <class... Options>
   void read(const char* key, std::vector<std::string>& member, const Options&...) {
-    static_assert(OptionsAmong<>::all<Options...>);
+    static_assert(field::OptionsAmong<>::all<Options...>);
     member = f_.strings(key);
   }
 
   template <HasFields T, class... Options>
   void read(const char* key, T& member, const Options&...) {
-    static_assert(OptionsAmong<>::all<Options...>);
+    static_assert(field::OptionsAmong<>::all<Options...>);
     read_object(f_.object(key), roles_, member);
   }
 
   template <HasFields T, class... Options>
   void read(const char* key, std::vector<T>& member, const Options&...) {
-    static_assert(OptionsAmong<>::all<Options...>);
+    static_assert(field::OptionsAmong<>::all<Options...>);
     const json& list = f_.array(key);
     member.reserve(list.size());
     for (std::size_t i = 0; i < list.size(); ++i) {

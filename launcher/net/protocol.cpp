@@ -6,9 +6,9 @@
 
 #include "launcher/net/message.h"
 
-// Writing: every message's fields as its table in protocol.h lists them (protocol_parse.cpp
-// reads them by the same tables). nlohmann's objects keep their keys sorted, so the bytes do
-// not depend on the tables' order.
+// Writing: every message's fields as its table (node_messages.h, coordinator_messages.h,
+// control_messages.h) lists them; protocol_parse.cpp reads them by the same tables.
+// nlohmann's objects keep their keys sorted, so the bytes do not depend on the tables' order.
 
 namespace pai::net {
 namespace {

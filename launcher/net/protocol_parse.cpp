@@ -12,8 +12,9 @@
 #include "libpai/plan_seal.h"
 
 // Parsing (protocol.h's parse_*): every message read strictly, field by field in the order its
-// table in protocol.h lists them, through MessageReader; the variant's alternative is the one
-// whose kType is the message's type. Writing is in protocol.cpp.
+// table (node_messages.h, coordinator_messages.h, control_messages.h) lists them, through
+// MessageReader; the variant's alternative is the one whose kType is the message's type.
+// Writing is in protocol.cpp.
 
 namespace pai::net {
 namespace {
@@ -116,6 +117,7 @@ class Reader {
 
   template <class... Options>
   void read(const char* key, bool& member, const Options&...) {
+    static_assert(field::OptionsAmong<>::all<Options...>);
     member = m_.boolean(key);
   }
 
@@ -151,6 +153,7 @@ class Reader {
 
   template <NamedEnum Enum, class... Options>
   void read(const char* key, Enum& member, const Options&...) {
+    static_assert(field::OptionsAmong<>::all<Options...>);
     const std::string text = m_.string(key);
     std::optional<Enum> value = enum_from_string<Enum>(text);
     if (!value) {
@@ -163,6 +166,7 @@ class Reader {
 
   template <HasFields T, class... Options>
   void read(const char* key, T& member, const Options&...) {
+    static_assert(field::OptionsAmong<>::all<Options...>);
     const MessageReader nested(m_.object(key), m_.type() + "." + key);
     Reader reader(nested, limits_);
     fields(reader, member);
@@ -170,6 +174,7 @@ class Reader {
 
   template <HasFields T, class... Options>
   void read(const char* key, std::vector<T>& member, const Options&... options) {
+    static_assert(field::OptionsAmong<MaxItems, NamedItems>::all<Options...>);
     const Json& list = m_.array(key);
     if constexpr (field::has<MaxItems, Options...>) {
       const MaxItems& most = field::get<MaxItems>(options...);

@@ -89,13 +89,18 @@ TEST_CASE("present_if and optional say what may be absent and what is written") 
   CHECK(writer.written == 1);
 }
 
-TEST_CASE("get finds the first option of a type") {
+TEST_CASE("get finds the first option of a type - OptionsAmong tells allowed ones") {
   struct Limit {
     int max;
   };
   CHECK(pai::field::get<Limit>(pai::field::optional, Limit{3}, Limit{4}).max == 3);
   CHECK(pai::field::has<Limit, int, Limit>);
   CHECK_FALSE(pai::field::has<Limit, int, long>);
+  CHECK(pai::field::OptionsAmong<Limit>::all<Limit, pai::field::PresentIf>);
+  CHECK(pai::field::OptionsAmong<>::all<pai::field::PresentIf>);
+  CHECK(pai::field::OptionsAmong<>::all<>);
+  CHECK_FALSE(pai::field::OptionsAmong<>::all<Limit>);
+  CHECK_FALSE(pai::field::OptionsAmong<Limit>::all<Limit, int>);
 }
 
 TEST_CASE("HasFields and ListOfFields tell tables from plain types") {
