@@ -119,10 +119,31 @@ class Members {
     fn(*this);
   }
 
-  // The object: its members in key order, those of groups in nested objects.
-  void write(JsonWriter& w, const Mark* mark) const {
+  // Which members each object has, in key order: sorted[p + 1] lists the indexes of the
+  // members of group p (-1: the object itself). The same for every object of one table.
+  struct Order {
+    std::vector<std::vector<int>> sorted;
+    int members = 0;
+  };
+
+  // The key order of the members collected.
+  Order order() const {
+    Order order;
+    order.members = count_;
+    order.sorted.resize(count_ + 1);
+    for (int i = 0; i < count_; ++i) order.sorted[members_[i].parent + 1].push_back(i);
+    for (std::vector<int>& level : order.sorted) {
+      std::sort(level.begin(), level.end(),
+                [&](int a, int b) { return std::strcmp(members_[a].key, members_[b].key) < 0; });
+    }
+    return order;
+  }
+
+  // The object: its members in `order`, those of groups in nested objects.
+  void write(JsonWriter& w, const Order& order, const Mark* mark) const {
+    if (order.members != count_) throw std::logic_error("plan.json: a table changed its members");
     bool marked = false;
-    write_object_at(w, -1, mark, &marked);
+    write_object_at(w, order, -1, mark, &marked);
   }
 
  private:
@@ -154,17 +175,11 @@ class Members {
     present_ = outer_present;
   }
 
-  void write_object_at(JsonWriter& w, int parent, const Mark* mark, bool* marked) const {
-    std::array<int, kMaxMembers> order;
-    int size = 0;
-    for (int i = 0; i < count_; ++i) {
-      if (members_[i].parent == parent) order[size++] = i;
-    }
-    std::sort(order.begin(), order.begin() + size,
-              [&](int a, int b) { return std::strcmp(members_[a].key, members_[b].key) < 0; });
+  void write_object_at(JsonWriter& w, const Order& order, int parent, const Mark* mark,
+                       bool* marked) const {
     w.begin_object();
-    for (int k = 0; k < size; ++k) {
-      const Member& member = members_[order[k]];
+    for (int index : order.sorted[parent + 1]) {
+      const Member& member = members_[index];
       if (!member.present) continue;
       if (mark && !*marked && std::strcmp(member.key, mark->key) > 0) {
         *mark->at = w.size();
@@ -174,7 +189,7 @@ class Members {
       if (member.write) {
         member.write(w, member.value);
       } else {
-        write_object_at(w, order[k], nullptr, marked);
+        write_object_at(w, order, index, nullptr, marked);
       }
     }
     if (mark && !*marked) *mark->at = w.size();
@@ -191,7 +206,9 @@ template <class T>
 void write_object(JsonWriter& w, const T& object, const Mark* mark) {
   Members members;
   fields(members, object);
-  members.write(w, mark);
+  // A table collects the same members in the same order every time: sorted once.
+  static const Members::Order order = members.order();
+  members.write(w, order, mark);
 }
 
 // The canonical text of the plan without its hash (no trailing newline), and in
