@@ -5,6 +5,10 @@
 // fields once, in a table beside its members (libpai/fields.h): the JSON name and bounds of
 // each, in the order a launcher checks them; plan_json.cpp writes and reads by the tables, and
 // a test holds them and the schema to each other.
+//
+// A new plan.json field is a member, one line of its struct's table, its property in
+// schemas/plan.schema.json (tests/libpai/plan_test fails until the two agree) and the goldens
+// rewritten. One written only when set (field::present_if) keeps older plans' text and seals.
 #pragma once
 
 #include <cstdint>
