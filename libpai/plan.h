@@ -1,7 +1,14 @@
 // The Plan: the normalized job, the only contract between pai-compile and pai-launch.
 //
 // Every default is filled in; placements, ranks and ports are assigned. Its JSON form
-// (plan_json.h) is described by schemas/plan.schema.json.
+// (plan_json.h) is described by schemas/plan.schema.json. Each struct lists its plan.json
+// fields once, in a table beside its members (libpai/fields.h): the JSON name and bounds of
+// each, in the order a launcher checks them; plan_json.cpp writes and reads by the tables, and
+// a test holds them and the schema to each other.
+//
+// A new plan.json field is a member, one line of its struct's table, its property in
+// schemas/plan.schema.json (tests/libpai/plan_test fails until the two agree) and the goldens
+// rewritten. One written only when set (field::present_if) keeps older plans' text and seals.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +18,7 @@
 #include <vector>
 
 #include "libpai/enum_names.h"
+#include "libpai/fields.h"
 
 namespace pai {
 
@@ -111,12 +119,37 @@ struct EnumNames<Inventory> {
       {{Inventory::Static, "static"}, {Inventory::Slurm, "slurm"}}};
 };
 
+// ---- Options of the field tables. Plain values: plan_json.cpp checks them and words the
+// errors ("plan.json: roles[0].instances: expected an integer from 0 to 2147483647"). ----
+
+/// An integer at least `min`: an int up to INT_MAX ("expected an integer from MIN to
+/// 2147483647"), an int64 with no upper bound ("expected at least MIN"). An int without it
+/// may be any int ("integer out of range").
+struct AtLeast {
+  int min;
+};
+/// A duration in whole seconds, 0 to kMaxDurationSeconds (libpai/duration.h).
+struct Seconds {};
+/// The name of a role of the plan (Plan::roles, listed before the member); reading sets
+/// `index` to that role's index.
+template <class Index>
+struct NamesRole {
+  Index& index;
+};
+template <class Index>
+NamesRole(Index&) -> NamesRole<Index>;
+
 /// A machine of the inventory. `slots` is the number of processes/GPUs it offers (0 =
 /// not stated, not checked).
 struct Host {
   std::string name;
   std::string address;
   int slots = 0;
+  friend void fields(auto& v, Like<Host> auto& m) {
+    v("name", m.name);
+    v("address", m.address);
+    v("slots", m.slots, AtLeast{0});
+  }
 };
 
 /// A network endpoint inside the job (coordinator, PyTorch master).
@@ -124,14 +157,26 @@ struct Endpoint {
   std::string host;     ///< host name from the inventory
   std::string address;  ///< address processes connect to
   int port = 0;
+  friend void fields(auto& v, Like<Endpoint> auto& m) {
+    v("host", m.host);
+    v("address", m.address);
+    v("port", m.port, AtLeast{0});
+  }
 };
 
 struct Fabric {
   FabricType type = FabricType::None;
-  std::string interface;            ///< NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME; empty = unset
-  std::vector<std::string> hcas;    ///< NCCL_IB_HCA; RoCE and IB only
-  int gid_index = -1;               ///< NCCL_IB_GID_INDEX; RoCE only (-1 = unset)
-  int traffic_class = -1;           ///< NCCL_IB_TC; RoCE only (-1 = unset)
+  std::string interface;          ///< NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME; empty = unset
+  std::vector<std::string> hcas;  ///< NCCL_IB_HCA; RoCE and IB only
+  int gid_index = -1;             ///< NCCL_IB_GID_INDEX; RoCE only (-1 = unset)
+  int traffic_class = -1;         ///< NCCL_IB_TC; RoCE only (-1 = unset)
+  friend void fields(auto& v, Like<Fabric> auto& m) {
+    v("type", m.type);
+    v("interface", m.interface);
+    v("hcas", m.hcas);
+    v("gidIndex", m.gid_index, AtLeast{-1});
+    v("trafficClass", m.traffic_class, AtLeast{-1});
+  }
 };
 
 struct Mount {
@@ -139,13 +184,25 @@ struct Mount {
   std::string source;
   std::string target;
   bool read_only = false;
+  friend void fields(auto& v, Like<Mount> auto& m) {
+    v("name", m.name);
+    v("source", m.source);
+    v("target", m.target);
+    v("readOnly", m.read_only);
+  }
 };
 
 struct Resources {
   int gpu = 0;
-  double cpu = 0;              ///< cores; 0 = not stated
+  double cpu = 0;                 ///< cores; 0 = not stated
   std::int64_t memory_bytes = 0;  ///< 0 = not stated
   std::int64_t shm_bytes = 0;     ///< 0 = not stated
+  friend void fields(auto& v, Like<Resources> auto& m) {
+    v("gpu", m.gpu, AtLeast{0});
+    v("cpu", m.cpu);
+    v("memoryBytes", m.memory_bytes);
+    v("shmBytes", m.shm_bytes);
+  }
 };
 
 /// `count` consecutive ports reserved under `label` on every instance of a role.
@@ -159,6 +216,10 @@ struct PortRequest {
 struct Completion {
   int min_succeeded = -1;
   int min_failed = 1;
+  friend void fields(auto& v, Like<Completion> auto& m) {
+    v("minSucceeded", m.min_succeeded);
+    v("minFailed", m.min_failed);
+  }
 };
 
 struct Role {
@@ -178,19 +239,41 @@ struct Role {
   std::vector<std::pair<std::string, std::string>> env;
   std::vector<PortRequest> ports;
   Completion completion;
+  friend void fields(auto& v, Like<Role> auto& m) {
+    v("name", m.name);
+    v("instances", m.instances, AtLeast{0});
+    v("nprocPerNode", m.nproc_per_node, AtLeast{1});
+    v("envConvention", m.env_convention);
+    v("resources", m.resources);
+    v("command", m.command);
+    v("launchArgv", m.launch_argv);
+    v("workingDir", m.working_dir);
+    v("env", m.env);      // an object of strings, in key order
+    v("ports", m.ports);  // an object: label -> count (at least 1), in key order
+    v("completion", m.completion);
+  }
 };
 
 /// One role instance placed on one host.
 struct Placement {
-  std::string role;  ///< role name
-  int role_index = 0;  ///< index of the role in Plan::roles
-  int index = 0;     ///< instance index within the role
-  int node_rank = 0; ///< index of this instance among all instances of the job
-  int first_rank = 0;  ///< global rank of this instance's local rank 0
+  std::string role;         ///< role name
+  int role_index = 0;       ///< index of the role in Plan::roles
+  int index = 0;            ///< instance index within the role
+  int node_rank = 0;        ///< index of this instance among all instances of the job
+  int first_rank = 0;       ///< global rank of this instance's local rank 0
   int first_role_rank = 0;  ///< rank within the role of this instance's local rank 0
   Host host;
   /// label -> the ports reserved for that label on this instance, in order.
   std::map<std::string, std::vector<int>> ports;
+  friend void fields(auto& v, Like<Placement> auto& m) {
+    v("role", m.role, NamesRole{m.role_index});
+    v("index", m.index, AtLeast{0});
+    v("nodeRank", m.node_rank, AtLeast{0});
+    v("firstRank", m.first_rank, AtLeast{0});
+    v("firstRoleRank", m.first_role_rank, AtLeast{0});
+    v("host", m.host);
+    v("ports", m.ports);  // an object: label -> [port, ...] (each at least 0)
+  }
 };
 
 struct HangDetection {
@@ -207,6 +290,15 @@ struct HangDetection {
   double adaptive_factor = 0;
   std::int64_t adaptive_floor_seconds = 300;
   int adaptive_warmup_steps = 20;
+  friend void fields(auto& v, Like<HangDetection> auto& m) {
+    v("enabled", m.enabled);
+    v("intervalSeconds", m.interval_seconds, Seconds{});
+    v("exitIntervalSeconds", m.exit_interval_seconds, Seconds{});
+    v("dumpCommand", m.dump_command);
+    v("adaptiveFactor", m.adaptive_factor);
+    v("adaptiveFloorSeconds", m.adaptive_floor_seconds, Seconds{});
+    v("adaptiveWarmupSteps", m.adaptive_warmup_steps, AtLeast{1});
+  }
 };
 
 /// Naming the slow or hung rank from the ranks' telemetry (design §12).
@@ -226,6 +318,15 @@ struct DiagnosisPolicy {
   /// Ranks get NCCL_PROFILER_PLUGIN pointing at pai's NCCL profiler plugin, which records
   /// NCCL's collectives in the telemetry ring (for NCCL jobs without the SDK).
   bool nccl_profiler = false;
+  friend void fields(auto& v, Like<DiagnosisPolicy> auto& m) {
+    v("action", m.action);
+    v("enabled", m.enabled);
+    v("hangSeconds", m.hang_seconds, Seconds{});
+    v("ncclProfiler", m.nccl_profiler);
+    v("rttFactor", m.rtt_factor);
+    v("slowFactor", m.slow_factor);
+    v("slowWindows", m.slow_windows, AtLeast{1});
+  }
 };
 
 struct FaultTolerance {
@@ -243,12 +344,33 @@ struct FaultTolerance {
   /// How long stopping an instance waits for a checkpoint save its ranks reported in flight
   /// (`ctl checkpoint-begin`) before the stop signal; 0 = no wait.
   std::int64_t checkpoint_wait_seconds = 60;
+  friend void fields(auto& v, Like<FaultTolerance> auto& m) {
+    v("mode", m.mode);
+    v.group("restart", [&](auto& restart) {
+      restart("enabled", m.restart_enabled);
+      restart("maxRestarts", m.max_restarts, AtLeast{0});
+      restart("backoffSeconds", m.backoff_seconds, Seconds{});
+    });
+    v("policy", m.policy);
+    v("retryableErrors", m.retryable_errors);
+    v("maxSameError", m.max_same_error);
+    v("maxToleratedFailureRate", m.max_tolerated_failure_rate);
+    v("hang", m.hang);
+    v("diagnosis", m.diagnosis);
+    v("gracePeriodSeconds", m.grace_period_seconds, Seconds{});
+    v("checkpointWaitSeconds", m.checkpoint_wait_seconds, Seconds{});
+  }
 };
 
 struct CustomCheck {
   std::string name;
   std::string command;  ///< run with /bin/sh -c
   std::int64_t timeout_seconds = 60;
+  friend void fields(auto& v, Like<CustomCheck> auto& m) {
+    v("name", m.name);
+    v("command", m.command);
+    v("timeoutSeconds", m.timeout_seconds, Seconds{});
+  }
 };
 
 /// The job-wide fabric check (spec `sanityCheck.checks: [fabric]` and `sanityCheck.fabric`,
@@ -272,6 +394,17 @@ struct FabricCheck {
   /// nccl-tests computes it). false: the TCP engine alone.
   bool nccl = true;
   bool operator==(const FabricCheck&) const = default;
+  friend void fields(auto& v, Like<FabricCheck> auto& m) {
+    v("allNodes", m.all_nodes);
+    v("beforeRestarts", m.before_restarts);
+    v("durationSeconds", m.duration_seconds, Seconds{});
+    v("enabled", m.enabled);
+    v("minBusGbps", m.min_bus_gbs);
+    v("minTcpGbps", m.min_tcp_gbps);
+    v("nccl", m.nccl);
+    v("streams", m.streams, AtLeast{1});
+    v("timeoutSeconds", m.timeout_seconds, Seconds{});
+  }
 };
 
 /// The expected burn throughput of one GPU model at one precision (spec
@@ -281,6 +414,11 @@ struct BurnBaseline {
   std::string precision;  ///< "bf16", "fp8" or "fp16-wmma" (the embedded kernel)
   double tflops = 0;      ///< per GPU
   bool operator==(const BurnBaseline&) const = default;
+  friend void fields(auto& v, Like<BurnBaseline> auto& m) {
+    v("model", m.model);
+    v("precision", m.precision);
+    v("tflops", m.tflops);
+  }
 };
 
 /// The nodes' check history (spec `sanityCheck.history`): each node appends its check runs to
@@ -291,6 +429,11 @@ struct CheckHistory {
   int window = 5;
   int max_failures = 2;
   bool operator==(const CheckHistory&) const = default;
+  friend void fields(auto& v, Like<CheckHistory> auto& m) {
+    v("dir", m.dir);
+    v("window", m.window, AtLeast{1});
+    v("maxFailures", m.max_failures, AtLeast{1});
+  }
 };
 
 struct SanityCheck {
@@ -298,19 +441,41 @@ struct SanityCheck {
   /// Names of the built-in checks to run, in order: gpu, burn, nccl, network, mounts, disk.
   std::vector<std::string> checks;
   std::int64_t burn_seconds = 20;
-  double burn_min_tflops = 0;           ///< 0 = no floor
-  bool burn_fp8 = true;                 ///< also FP8 on GPUs that have it (CC >= 8.9)
-  double burn_warn_percent = 3.5;       ///< a GPU this far below median or baseline warns
-  double burn_fail_percent = 7;         ///< ... and this far fails
+  double burn_min_tflops = 0;      ///< 0 = no floor
+  bool burn_fp8 = true;            ///< also FP8 on GPUs that have it (CC >= 8.9)
+  double burn_warn_percent = 3.5;  ///< a GPU this far below median or baseline warns
+  double burn_fail_percent = 7;    ///< ... and this far fails
   std::vector<BurnBaseline> burn_baselines;
   double nccl_min_bus_bandwidth_gbps = 0;  ///< 0 = no floor
   std::int64_t nccl_bytes = 256ll << 20;
-  std::int64_t disk_min_free_bytes = 0;   ///< 0 = no floor
-  std::int64_t timeout_seconds = 300;     ///< per built-in check
+  std::int64_t disk_min_free_bytes = 0;  ///< 0 = no floor
+  std::int64_t timeout_seconds = 300;    ///< per built-in check
   int max_attempts = 3;
   std::vector<CustomCheck> custom;
   FabricCheck fabric;
   CheckHistory history;
+  friend void fields(auto& v, Like<SanityCheck> auto& m) {
+    v("enabled", m.enabled);
+    v("checks", m.checks);
+    v.group("burn", [&](auto& burn) {
+      burn("seconds", m.burn_seconds, Seconds{});
+      burn("minTflops", m.burn_min_tflops);
+      burn("fp8", m.burn_fp8);
+      burn("warnPercent", m.burn_warn_percent);
+      burn("failPercent", m.burn_fail_percent);
+      burn("baselines", m.burn_baselines);
+    });
+    v("history", m.history);
+    v.group("nccl", [&](auto& nccl) {
+      nccl("minBusBandwidthGBps", m.nccl_min_bus_bandwidth_gbps);
+      nccl("bytes", m.nccl_bytes);
+    });
+    v.group("disk", [&](auto& disk) { disk("minFreeBytes", m.disk_min_free_bytes); });
+    v("fabric", m.fabric);
+    v("timeoutSeconds", m.timeout_seconds, Seconds{});
+    v("maxAttempts", m.max_attempts);
+    v("custom", m.custom);
+  }
 };
 
 /// GPU-idle detection (spec `monitoring.gpuIdle`): a GPU whose NVML utilization stays below
@@ -320,6 +485,18 @@ struct GpuIdle {
   std::int64_t window_seconds = 900;  ///< >= 1
   GpuIdleAction action = GpuIdleAction::Warn;
   bool operator==(const GpuIdle&) const = default;
+  friend void fields(auto& v, Like<GpuIdle> auto& m) {
+    v("action", m.action);
+    v("thresholdPercent", m.threshold_percent);
+    v.check("thresholdPercent", [&] {
+      return m.threshold_percent > 0 && m.threshold_percent <= 100
+                 ? ""
+                 : "expected a percentage greater than 0 and at most 100";
+    });
+    v("windowSeconds", m.window_seconds, Seconds{});
+    v.check("windowSeconds",
+            [&] { return m.window_seconds < 1 ? "expected at least 1 second" : ""; });
+  }
 };
 
 /// Prometheus metrics (spec `monitoring`): the coordinator serves the text exposition format
@@ -329,6 +506,20 @@ struct Monitoring {
   int metrics_port = 0;                     ///< 1..65535; 0 = no metrics endpoint
   std::string metrics_address = "0.0.0.0";  ///< numeric IPv4 or IPv6 address to bind
   GpuIdle gpu_idle;                         ///< spec `monitoring.gpuIdle`
+  friend void fields(auto& v, Like<Monitoring> auto& m) {
+    v("gpuIdle", m.gpu_idle, field::present_if(!(m.gpu_idle == GpuIdle{})));
+    // The endpoint's two settings are there both or neither (off: a port of 0).
+    v.together(m.metrics_port != 0, [&](auto& endpoint) {
+      endpoint("metricsAddress", m.metrics_address);
+      endpoint.check("metricsAddress",
+                     [&] { return m.metrics_address.empty() ? "expected an address" : ""; });
+      endpoint("metricsPort", m.metrics_port);
+      endpoint.check("metricsPort", [&] {
+        return m.metrics_port < 1 || m.metrics_port > 65535 ? "expected a port from 1 to 65535"
+                                                            : "";
+      });
+    });
+  }
 };
 
 /// How a job's pods are networked on Kubernetes (spec `kubernetes.network`).
@@ -355,6 +546,13 @@ struct Toleration {
   std::string effect;         ///< NoSchedule | PreferNoSchedule | NoExecute; empty = all
   std::int64_t seconds = -1;  ///< tolerationSeconds, NoExecute only; -1 = unset
   bool operator==(const Toleration&) const = default;
+  friend void fields(auto& v, Like<Toleration> auto& m) {
+    v("effect", m.effect);
+    v("key", m.key);
+    v("operator", m.op);
+    v("seconds", m.seconds);
+    v("value", m.value);
+  }
 };
 
 /// A PersistentVolumeClaim mounted into every pod (spec `kubernetes.volumes[]`).
@@ -364,6 +562,12 @@ struct ClaimVolume {
   std::string mount_path;  ///< absolute path in the container
   bool read_only = false;
   bool operator==(const ClaimVolume&) const = default;
+  friend void fields(auto& v, Like<ClaimVolume> auto& m) {
+    v("name", m.name);
+    v("claimName", m.claim_name);
+    v("mountPath", m.mount_path);
+    v("readOnly", m.read_only);
+  }
 };
 
 /// The Kubernetes target's settings (spec `kubernetes`), read only when rendering
@@ -385,6 +589,25 @@ struct Kubernetes {
   std::vector<std::string> image_pull_secrets;
   std::vector<ClaimVolume> volumes;
   bool operator==(const Kubernetes&) const = default;
+  friend void fields(auto& v, Like<Kubernetes> auto& m) {
+    v("imagePullSecrets", m.image_pull_secrets);
+    v("network", m.network);
+    v("networks", m.networks);
+    v("nodeSelector", m.node_selector);  // an object of strings
+    v.group("rdma", [&](auto& rdma) {
+      rdma("count", m.rdma_count, AtLeast{1});
+      rdma("resource", m.rdma_resource);
+    });
+    v.optional_group("schedulingPolicy", m.gang, [&](auto& gang) {
+      gang("minAvailable", m.min_available, AtLeast{0});
+      gang("priorityClass", m.priority_class);
+      gang("queue", m.queue);
+    });
+    v("shmBytes", m.shm_bytes, AtLeast{0});
+    v("tolerations", m.tolerations);
+    v("ttlSecondsAfterFinished", m.ttl_seconds, AtLeast{-1});
+    v("volumes", m.volumes);
+  }
 };
 
 struct Plan {
@@ -400,7 +623,7 @@ struct Plan {
   int port_range_min = 20000;
   int port_range_max = 29999;
   Inventory inventory = Inventory::Static;  ///< whether `hosts` and `spares` are placeholders
-  std::vector<Host> hosts;   ///< the inventory, in spec order
+  std::vector<Host> hosts;                  ///< the inventory, in spec order
   std::vector<Host> spares;
   /// Roles in rank order: the master role first, the others by name.
   std::vector<Role> roles;
@@ -428,12 +651,50 @@ struct Plan {
   /// launcher role (holds_ranks), which runs mpirun and holds no rank. Ranks are
   /// 0..world_size-1; the launcher role's processes come after them.
   int world_size = 0;
-  int nodes = 0;       ///< total instances of the job
+  int nodes = 0;  ///< total instances of the job
 
   /// The seal ("hash") of the plan.json this plan was read and verified from (plan_seal.h);
   /// empty for a plan made in memory. Not part of the plan's text: plan_to_json seals anew.
   /// Launchers of one job compare it when a node joins (docs/protocol.md).
   std::string seal;
+  /// The fields of plan.json but "hash" (the seal, plan_json.h), in the order a launcher
+  /// checks them; `seal` and placements' role_index are not written.
+  friend void fields(auto& v, Like<Plan> auto& m) {
+    v("planVersion", m.plan_version);
+    v("compiler", m.compiler);
+    v("name", m.name);
+    v("image", m.image);
+    v("runtime", m.runtime);
+    v("framework", m.framework);
+    v("fabric", m.fabric);
+    v("mounts", m.mounts);
+    v("output", m.output);
+    v.group("portRange", [&](auto& range) {
+      range("min", m.port_range_min, AtLeast{0});
+      range("max", m.port_range_max, AtLeast{0});
+    });
+    // Written only for a non-static inventory, so plans (and their seals) of bare-metal jobs
+    // stay as they were before the member existed; the same for monitoring and kubernetes
+    // without settings of their own.
+    v("inventory", m.inventory, field::present_if(m.inventory != Inventory::Static));
+    v("hosts", m.hosts);
+    v("spares", m.spares);
+    v("roles", m.roles);
+    v("masterRole", m.master_role);
+    v("coordinatorHost", m.coordinator_host);
+    v("coordinatorPort", m.coordinator_port, AtLeast{0});
+    v("faultTolerance", m.fault_tolerance);
+    v("sanityCheck", m.sanity_check);
+    v("timeLimitSeconds", m.time_limit_seconds, Seconds{});
+    v("monitoring", m.monitoring,
+      field::present_if(m.monitoring.metrics_port != 0 || !(m.monitoring.gpu_idle == GpuIdle{})));
+    v("kubernetes", m.kubernetes, field::present_if(!(m.kubernetes == Kubernetes{})));
+    v("placements", m.placements);
+    v("coordinator", m.coordinator);
+    v("master", m.master);
+    v("worldSize", m.world_size, AtLeast{0});
+    v("nodes", m.nodes, AtLeast{0});
+  }
 };
 
 /// The placement of instance `index` of role `role`, or nullptr.

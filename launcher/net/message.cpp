@@ -2,6 +2,7 @@
 
 #include <array>
 #include <limits>
+#include <utility>
 
 namespace pai::net {
 namespace {
@@ -26,6 +27,9 @@ MessageReader::MessageReader(const nlohmann::json& message) : message_(message) 
   }
   type_ = it->get<std::string>();
 }
+
+MessageReader::MessageReader(const nlohmann::json& object, std::string name)
+    : message_(object), type_(std::move(name)) {}
 
 bool MessageReader::has(const char* key) const { return message_.contains(key); }
 

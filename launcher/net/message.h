@@ -3,11 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "launcher/net/frame.h"
 
@@ -18,6 +17,9 @@ class MessageReader {
  public:
   /// Throws ProtocolError unless `message` is an object with a string "type".
   explicit MessageReader(const nlohmann::json& message);
+  /// An object inside a message (which the caller has checked is an object), read as strictly
+  /// as a message: its errors are named `name` ("exited.status: code: missing").
+  MessageReader(const nlohmann::json& object, std::string name);
   const std::string& type() const { return type_; }
   bool has(const char* key) const;
   std::string string(const char* key) const;

@@ -11,9 +11,10 @@
 #include "launcher/net/protocol.h"
 #include "libpai/plan_seal.h"
 
-// Parsing (protocol.h's parse_*): one read() per message, strict through MessageReader; the
-// variant's alternative is the one whose kType is the message's type. Writing is in
-// protocol.cpp.
+// Parsing (protocol.h's parse_*): every message read strictly, field by field in the order its
+// table (node_messages.h, coordinator_messages.h, control_messages.h) lists them, through
+// MessageReader; the variant's alternative is the one whose kType is the message's type.
+// Writing is in protocol.cpp.
 
 namespace pai::net {
 namespace {
@@ -21,12 +22,6 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr int kIntMin = std::numeric_limits<int>::min();
-constexpr int kIntMax = std::numeric_limits<int>::max();
-// The bounds node launchers and control clients have always read these numbers with (the
-// node checks an instance against its own; a client prints what it gets).
-constexpr int kAnyInstance = 1 << 30;
-constexpr int kMaxAttempt = 1 << 20;
-constexpr int kMaxClientCode = 1 << 20;
 
 // Bounds that differ between the directions sharing a message (`log`) or that only the
 // reader's plan knows.
@@ -36,122 +31,21 @@ struct Limits {
 };
 
 template <class T>
-struct Tag {};
-
-// A nested object read as strictly as a message, its errors naming both:
-// "exited.status: code: missing", "status: nodes[1]: ranks: expected [first, last]".
-Json named(const Json& object, std::string type) {
-  Json copy = object;
-  copy["type"] = std::move(type);
-  return copy;
-}
-
-Stream read_stream(const MessageReader& m) {
-  const std::string stream = m.string("stream");
-  if (stream == "stdout") return Stream::Stdout;
-  if (stream == "stderr") return Stream::Stderr;
-  m.fail("stream", "expected \"stdout\" or \"stderr\", got \"" + stream + "\"");
-}
-
-std::int64_t non_negative(const MessageReader& m, const char* key) {
-  const std::int64_t value = m.int64(key);
-  if (value < 0) m.fail(key, "expected a non-negative integer");
-  return value;
-}
-
-int instance_of(const MessageReader& m, const Limits& limits) {
-  return m.integer("instance", 0, limits.max_instance);
-}
-
-// ---- Reading: one read() per message, fields in the order receivers always read them ----
-
+struct IsOptional : std::false_type {};
 template <class T>
-requires std::is_empty_v<T> T read(const MessageReader&, const Limits&, Tag<T>) { return {}; }
+struct IsOptional<std::optional<T>> : std::true_type {};
 
-Log read(const MessageReader& m, const Limits& limits, Tag<Log>) {
-  return Log{.rank = m.integer("rank", 0, limits.max_rank),
-             .instance = instance_of(m, limits),
-             .data = m.bytes("data")};
-}
-
-Join read(const MessageReader& m, const Limits&, Tag<Join>) {
-  Join join{.node = m.string("node"),
-            .checks = m.array("checks").dump(),
-            .pid = m.int64("pid"),
-            .seal = m.has("seal") ? m.string("seal") : ""};
-  // It is quoted in the coordinator's refusal and journal: only a seal's form gets there.
-  if (m.has("seal") && !is_seal(join.seal)) {
-    m.fail("seal", "expected \"hmac-sha256:\" or \"sha256:\" and 64 lowercase hexadecimal digits");
+// The error for a word that is none of `words`: expected "a", "b" or "c", got "value".
+template <class Words>
+std::string expected_one_of(const Words& words, const std::string& value) {
+  std::string list;
+  std::size_t i = 0;
+  for (const char* word : words) {
+    if (i > 0) list += i + 1 == words.size() ? " or " : ", ";
+    list += std::string("\"") + word + "\"";
+    ++i;
   }
-  return join;
-}
-
-Checks read(const MessageReader& m, const Limits&, Tag<Checks>) {
-  return Checks{.checks = m.array("checks").dump()};
-}
-
-Exited read(const MessageReader& m, const Limits& limits, Tag<Exited>) {
-  Exited e;
-  e.instance = instance_of(m, limits);
-  e.local_rank = m.integer("localRank", 0, kIntMax);
-  const Json status_json = named(m.object("status"), m.type() + ".status");
-  const MessageReader status(status_json);
-  e.status.code = status.integer("code", 0, 255);
-  e.status.signal = status.integer("signal", 0, 128);
-  const Json class_json = named(m.object("classification"), m.type() + ".classification");
-  const MessageReader classification(class_json);
-  e.classification.retryable = classification.boolean("retryable");
-  e.classification.reason = classification.string("reason");
-  e.classification.matched_line = classification.string("matchedLine");
-  e.classification.signature = classification.string("signature");
-  e.stopping = m.boolean("stopping");
-  return e;
-}
-
-Stopped read(const MessageReader& m, const Limits& limits, Tag<Stopped>) {
-  return Stopped{.instance = instance_of(m, limits)};
-}
-
-Hang read(const MessageReader& m, const Limits& limits, Tag<Hang>) {
-  return Hang{.instance = instance_of(m, limits),
-              .exiting = m.boolean("exiting"),
-              .seconds = non_negative(m, "seconds"),
-              .reason = m.has("reason") ? m.string("reason") : std::string()};
-}
-
-// A figure for which -1 means none.
-std::int64_t minus_one_or_more(const MessageReader& m, const char* key) {
-  const std::int64_t value = m.int64(key);
-  if (value < -1) m.fail(key, "expected -1 or a non-negative integer");
-  return value;
-}
-
-// The optional array of objects `key` of a heartbeat entry or a status node, each read by
-// `read_one` as strictly as a message: "<where>.<key>[k]: ...".
-template <class ReadOne>
-auto read_objects(const MessageReader& m, const char* key, const std::string& where,
-                  ReadOne read_one) {
-  std::vector<decltype(read_one(m))> objects;
-  if (!m.has(key)) return objects;
-  const Json& list = m.array(key);
-  for (std::size_t k = 0; k < list.size(); ++k) {
-    if (!list[k].is_object()) m.fail(key, "expected an array of objects");
-    const Json item = named(list[k], where + "." + key + "[" + std::to_string(k) + "]");
-    objects.push_back(read_one(MessageReader(item)));
-  }
-  return objects;
-}
-
-RankUsage read_usage(const MessageReader& entry) {
-  RankUsage u{.rank = non_negative(entry, "rank"),
-              .pid = entry.int64("pid"),
-              .cpu_ms = non_negative(entry, "cpuMs"),
-              .memory_bytes = entry.int64("memoryBytes"),
-              .memory_peak_bytes = entry.int64("memoryPeakBytes")};
-  if (u.pid <= 0) entry.fail("pid", "expected a positive integer");
-  if (u.memory_bytes < -1) entry.fail("memoryBytes", "expected -1 or a byte count");
-  if (u.memory_peak_bytes < -1) entry.fail("memoryPeakBytes", "expected -1 or a byte count");
-  return u;
+  return "expected " + list + ", got \"" + value + "\"";
 }
 
 bool numeric_address(const std::string& text) {
@@ -160,391 +54,223 @@ bool numeric_address(const std::string& text) {
          ::inet_pton(AF_INET6, text.c_str(), buffer) == 1;
 }
 
-// The optional list of at most kMaxTcpSlowPeers numeric addresses at `key`.
-std::vector<std::string> peer_addresses(const MessageReader& entry, const char* key) {
-  if (!entry.has(key)) return {};
-  std::vector<std::string> peers = entry.strings(key);
-  if (peers.size() > kMaxTcpSlowPeers) {
-    entry.fail(key, "expected at most " + std::to_string(kMaxTcpSlowPeers) + " addresses");
-  }
-  for (const std::string& peer : peers) {
-    if (!numeric_address(peer)) entry.fail(key, "expected numeric IPv4 or IPv6 addresses");
-  }
-  return peers;
-}
+// A visitor of the tables (libpai/fields.h) that reads the members of one object: the message
+// or, named "<type>.<key>" or "<type>.<key>[k]", an object inside it.
+class Reader {
+ public:
+  Reader(const MessageReader& m, const Limits& limits) : m_(m), limits_(limits) {}
 
-RankTelemetry read_telemetry(const MessageReader& entry) {
-  RankTelemetry t{.rank = non_negative(entry, "rank"),
-                  .step = minus_one_or_more(entry, "step"),
-                  .steps = non_negative(entry, "steps"),
-                  .step_us = non_negative(entry, "stepUs"),
-                  .window_us = non_negative(entry, "windowUs"),
-                  .comm_us = non_negative(entry, "commUs"),
-                  .entered = non_negative(entry, "entered"),
-                  .exited = non_negative(entry, "exited"),
-                  .open_ms = minus_one_or_more(entry, "openMs"),
-                  .op = entry.integer("op", 0, 255),
-                  .quiet_ms = minus_one_or_more(entry, "quietMs"),
-                  .lost = non_negative(entry, "lost"),
-                  .tcp_rtt_us = minus_one_or_more(entry, "tcpRttUs"),
-                  .tcp_retrans = minus_one_or_more(entry, "tcpRetrans")};
-  if (t.comm_us > t.window_us) entry.fail("commUs", "expected at most windowUs");
-  if (t.exited > t.entered) entry.fail("exited", "expected at most entered");
-  t.tcp_slow_peers = peer_addresses(entry, "tcpSlowPeers");
-  t.tcp_stalled_peers = peer_addresses(entry, "tcpStalledPeers");
-  return t;
-}
-
-GpuSample read_gpu(const MessageReader& entry) {
-  GpuSample g{.index = non_negative(entry, "index"),
-              .utilization = entry.integer("utilization", -1, 100),
-              .memory_used_bytes = minus_one_or_more(entry, "memoryUsedBytes"),
-              .memory_total_bytes = minus_one_or_more(entry, "memoryTotalBytes")};
-  if (g.index >= static_cast<std::int64_t>(kMaxNodeGpus)) {
-    entry.fail("index", "expected an index below " + std::to_string(kMaxNodeGpus));
-  }
-  if (g.memory_used_bytes >= 0 && g.memory_total_bytes >= 0 &&
-      g.memory_used_bytes > g.memory_total_bytes) {
-    entry.fail("memoryUsedBytes", "expected at most memoryTotalBytes");
-  }
-  return g;
-}
-
-// The optional `gpus` of a heartbeat or a status node: at most kMaxNodeGpus, distinct indexes.
-std::vector<GpuSample> read_gpus(const MessageReader& m, const std::string& where) {
-  if (m.has("gpus") && m.array("gpus").size() > kMaxNodeGpus) {
-    m.fail("gpus", "more than " + std::to_string(kMaxNodeGpus) + " GPUs");
-  }
-  std::vector<GpuSample> gpus = read_objects(m, "gpus", where, read_gpu);
-  std::vector<bool> seen(kMaxNodeGpus, false);
-  for (const GpuSample& g : gpus) {
-    if (seen[static_cast<std::size_t>(g.index)]) {
-      m.fail("gpus", "GPU " + std::to_string(g.index) + " listed twice");
+  template <class T, class... Options>
+  void operator()(const char* key, T& member, const Options&... options) {
+    if constexpr (field::may_be_absent<Options...> || IsOptional<T>::value) {
+      if (!m_.has(key)) return;
     }
-    seen[static_cast<std::size_t>(g.index)] = true;
+    if constexpr (IsOptional<T>::value) {
+      member.emplace();
+      read(key, *member, options...);
+    } else {
+      read(key, member, options...);
+    }
   }
-  return gpus;
-}
 
-NodeHeartbeat read(const MessageReader& m, const Limits& limits, Tag<NodeHeartbeat>) {
-  const Json& list = m.array("instances");
-  NodeHeartbeat heartbeat;
-  for (std::size_t k = 0; k < list.size(); ++k) {
-    if (!list[k].is_object()) m.fail("instances", "expected an array of objects");
-    const std::string where = m.type() + ".instances[" + std::to_string(k) + "]";
-    const Json item = named(list[k], where);
-    const MessageReader entry(item);
-    heartbeat.instances.push_back(
-        HeartbeatInstance{.instance = instance_of(entry, limits),
-                          .idle_ms = non_negative(entry, "idleMs"),
-                          .hang_interval = entry.int64("hangInterval"),
-                          .step = entry.int64("step"),
-                          .ranks = read_objects(entry, "ranks", where, read_usage),
-                          .telemetry = read_objects(entry, "telemetry", where, read_telemetry)});
+  // The NCCL engine's fields of fabric-listen (`with_id` false) or fabric-connect: absent
+  // together, or ranks 2.., a first rank among them, and for the connector the id.
+  void operator()(const char*, std::optional<FabricNccl>& nccl, const NcclFields& options) {
+    if (!m_.has("ncclRanks")) {
+      if (m_.has("ncclFirstRank") || m_.has("ncclId")) m_.fail("ncclRanks", "missing");
+      return;
+    }
+    FabricNccl& out = nccl.emplace();
+    out.ranks = m_.integer("ncclRanks", 2, kMaxFabricNcclRanks);
+    out.first_rank = m_.integer("ncclFirstRank", 0, out.ranks - 1);
+    if (options.with_id) {
+      read("ncclId", out.unique_id, base64, ExactBytes{kNcclUniqueIdBytes});
+    } else if (m_.has("ncclId")) {
+      m_.fail("ncclId", "the listening end makes the id");
+    }
   }
-  heartbeat.gpus = read_gpus(m, m.type());
-  return heartbeat;
-}
 
-Failure read(const MessageReader& m, const Limits& limits, Tag<Failure>) {
-  return Failure{.instance = instance_of(m, limits),
-                 .rank = m.integer("rank", 0, kIntMax),
-                 .summary = m.string("summary")};
-}
-
-RankStacks read_stacks(const MessageReader& entry) {
-  RankStacks r{.rank = non_negative(entry, "rank"),
-               .place = entry.string("place"),
-               .frame = entry.string("frame")};
-  if (r.place != "collective" && r.place != "outside" && r.place != "unknown") {
-    entry.fail("place",
-               "expected \"collective\", \"outside\" or \"unknown\", got \"" + r.place + "\"");
+  template <class Problem>
+  void check(const char* key, const Problem& problem) {
+    const std::string text = problem();
+    if (!text.empty()) m_.fail(key, text);
   }
-  if (r.frame.size() > kMaxStackFrame) {
-    entry.fail("frame", "longer than " + std::to_string(kMaxStackFrame) + " bytes");
+
+  template <class Fn>
+  void read_if(bool condition, const Fn& fn) {
+    if (condition) fn(*this);
   }
-  return r;
-}
 
-Forensics read(const MessageReader& m, const Limits& limits, Tag<Forensics>) {
-  Forensics f{.instance = instance_of(m, limits),
-              .attempt = m.integer("attempt", 0, kMaxAttempt),
-              .folder = m.string("folder"),
-              .ranks = {}};
-  // Required, unlike a heartbeat's lists: a report of no rank is still a list.
-  m.array("ranks");
-  f.ranks = read_objects(m, "ranks", m.type(), read_stacks);
-  return f;
-}
-
-ExecOutput read(const MessageReader& m, const Limits&, Tag<ExecOutput>) {
-  return ExecOutput{.id = m.int64("id"), .stream = read_stream(m), .data = m.bytes("data")};
-}
-
-ExecExit read(const MessageReader& m, const Limits&, Tag<ExecExit>) {
-  return ExecExit{.id = m.int64("id"), .code = m.integer("code", kIntMin, kIntMax)};
-}
-
-Progress read(const MessageReader& m, const Limits&, Tag<Progress>) {
-  return Progress{.text = m.string("text")};
-}
-
-Assign read(const MessageReader& m, const Limits& limits, Tag<Assign>) {
-  return Assign{.instance = instance_of(m, limits), .hosts = parse_host_changes(m.array("hosts"))};
-}
-
-RunChecks read(const MessageReader& m, const Limits&, Tag<RunChecks>) {
-  return RunChecks{.attempt = m.integer("attempt", 0, kMaxAttempt)};
-}
-
-Start read(const MessageReader& m, const Limits&, Tag<Start>) {
-  return Start{.instance = m.integer("instance", 0, kAnyInstance),
-               .attempt = m.integer("attempt", 0, kMaxAttempt)};
-}
-
-Stop read(const MessageReader& m, const Limits&, Tag<Stop>) {
-  return Stop{.instance = m.integer("instance", 0, kAnyInstance),
-              .signal = m.integer("signal", 1, 64),
-              .dump_stacks = m.boolean("dumpStacks"),
-              .reason = m.string("reason")};
-}
-
-Kill read(const MessageReader& m, const Limits&, Tag<Kill>) {
-  return Kill{.instance = m.integer("instance", 0, kAnyInstance)};
-}
-
-Finish read(const MessageReader& m, const Limits&, Tag<Finish>) {
-  return Finish{.exit_code = m.integer("exitCode", 0, 255),
-                .reason = m.string("reason"),
-                .cancelled = m.has("cancelled") && m.boolean("cancelled")};
-}
-
-Cancel read(const MessageReader& m, const Limits&, Tag<Cancel>) {
-  return Cancel{.signal = m.integer("signal", 1, 64)};
-}
-
-// ---- The fabric check's messages: round 1..4, a pair index, figures as non-negative
-// integers, keys of at most kMaxFabricKey bytes ----
-
-constexpr int kMaxFabricRound = 4;  // three pair rounds and the all-nodes round
-constexpr int kMaxFabricPair = 1 << 20;
-// Longest error text a fabric-result carries into the journal and the table.
-constexpr std::size_t kMaxFabricError = 512;
-// 10 Tbit/s and 1000 s: beyond any link; a larger figure is garbage.
-constexpr std::int64_t kMaxFabricKbps = 10'000'000'000;
-constexpr std::int64_t kMaxFabricLatencyNs = 1'000'000'000'000;
-
-int fabric_round(const MessageReader& m) { return m.integer("round", 1, kMaxFabricRound); }
-int fabric_pair(const MessageReader& m) { return m.integer("pair", 0, kMaxFabricPair); }
-
-std::string fabric_key(const MessageReader& m) {
-  std::string key = m.string("key");
-  if (key.empty() || key.size() > kMaxFabricKey) {
-    m.fail("key", "expected 1 to " + std::to_string(kMaxFabricKey) + " bytes");
+ private:
+  template <class... Options>
+  void read(const char* key, int& member, const Options&... options) {
+    Range range{kIntMin, kIntMax};
+    (narrow(range, options), ...);
+    member = m_.integer(key, range.min, range.max);
   }
-  return key;
-}
 
-// A numeric IPv4 or IPv6 address; "" where `empty_ok` (the sender's own address).
-std::string fabric_address(const MessageReader& m, bool empty_ok) {
-  std::string address = m.string("address");
-  if (address.empty() && empty_ok) return address;
-  if (!numeric_address(address)) m.fail("address", "expected a numeric IPv4 or IPv6 address");
-  return address;
-}
-
-std::int64_t bounded(const MessageReader& m, const char* key, std::int64_t max) {
-  const std::int64_t value = non_negative(m, key);
-  if (value > max) m.fail(key, "expected at most " + std::to_string(max));
-  return value;
-}
-
-// 10 TB/s: beyond any bus; a larger figure is garbage.
-constexpr std::int64_t kMaxFabricBusMBps = 10'000'000;
-// GPUs in one pair's all-reduce: two nodes' worth, with room.
-constexpr int kMaxFabricNcclRanks = 1024;
-
-// `ncclId`: an ncclUniqueId, exactly its size.
-std::string nccl_id(const MessageReader& m) {
-  std::string id = m.bytes("ncclId");
-  if (id.size() != kNcclUniqueIdBytes) {
-    m.fail("ncclId", "expected " + std::to_string(kNcclUniqueIdBytes) + " bytes, got " +
-                         std::to_string(id.size()));
+  template <class... Options>
+  void read(const char* key, std::int64_t& member, const Options&... options) {
+    member = m_.int64(key);
+    (bound(key, member, options), ...);
   }
-  return id;
-}
 
-// The NCCL engine's fields of fabric-listen (`with_id` false) or fabric-connect: absent
-// together, or ranks 2.., a first rank among them, and for the connector the id.
-std::optional<FabricNccl> fabric_nccl(const MessageReader& m, bool with_id) {
-  if (!m.has("ncclRanks")) {
-    if (m.has("ncclFirstRank") || m.has("ncclId")) m.fail("ncclRanks", "missing");
-    return std::nullopt;
+  template <class... Options>
+  void read(const char* key, bool& member, const Options&...) {
+    static_assert(field::OptionsAmong<>::all<Options...>);
+    member = m_.boolean(key);
   }
-  FabricNccl nccl;
-  nccl.ranks = m.integer("ncclRanks", 2, kMaxFabricNcclRanks);
-  nccl.first_rank = m.integer("ncclFirstRank", 0, nccl.ranks - 1);
-  if (with_id) {
-    nccl.unique_id = nccl_id(m);
-  } else if (m.has("ncclId")) {
-    m.fail("ncclId", "the listening end makes the id");
+
+  template <class... Options>
+  void read(const char* key, std::string& member, const Options&... options) {
+    if constexpr (field::has<Base64, Options...>) {
+      member = m_.bytes(key);
+    } else if constexpr (field::has<JsonArrayText, Options...>) {
+      member = m_.array(key).dump();
+    } else {
+      member = m_.string(key);
+    }
+    (bound(key, member, options), ...);
   }
-  return nccl;
-}
 
-FabricListening read(const MessageReader& m, const Limits&, Tag<FabricListening>) {
-  return FabricListening{.round = fabric_round(m),
-                         .pair = fabric_pair(m),
-                         .address = fabric_address(m, true),
-                         .port = m.integer("port", 1, 65535),
-                         .nccl_id = m.has("ncclId") ? nccl_id(m) : std::string()};
-}
-
-FabricResult read(const MessageReader& m, const Limits&, Tag<FabricResult>) {
-  FabricResult r{.round = fabric_round(m),
-                 .pair = fabric_pair(m),
-                 .error = m.string("error"),
-                 .out_kbps = bounded(m, "outKbps", kMaxFabricKbps),
-                 .in_kbps = bounded(m, "inKbps", kMaxFabricKbps),
-                 .latency_ns = bounded(m, "latencyNs", kMaxFabricLatencyNs)};
-  if (m.has("busMBps")) r.bus_mbps = bounded(m, "busMBps", kMaxFabricBusMBps);
-  if (r.error.size() > kMaxFabricError) {
-    m.fail("error", "longer than " + std::to_string(kMaxFabricError) + " bytes");
+  template <class... Options>
+  void read(const char* key, std::vector<std::string>& member, const Options&... options) {
+    member = m_.strings(key);
+    (bound(key, member, options), ...);
   }
-  return r;
-}
 
-FabricListen read(const MessageReader& m, const Limits&, Tag<FabricListen>) {
-  return FabricListen{.round = fabric_round(m),
-                      .pair = fabric_pair(m),
-                      .key = fabric_key(m),
-                      .nccl = fabric_nccl(m, false)};
-}
-
-FabricConnect read(const MessageReader& m, const Limits&, Tag<FabricConnect>) {
-  return FabricConnect{.round = fabric_round(m),
-                       .pair = fabric_pair(m),
-                       .key = fabric_key(m),
-                       .address = fabric_address(m, false),
-                       .port = m.integer("port", 1, 65535),
-                       .nccl = fabric_nccl(m, true)};
-}
-
-Exec read(const MessageReader& m, const Limits&, Tag<Exec>) {
-  return Exec{.id = m.int64("id"),
-              .argv = m.strings("argv"),
-              .takes_stdin = m.has("stdin") && m.boolean("stdin")};
-}
-
-ExecStdin read(const MessageReader& m, const Limits&, Tag<ExecStdin>) {
-  return ExecStdin{
-      .id = m.int64("id"), .data = m.bytes("data"), .eof = m.has("eof") && m.boolean("eof")};
-}
-
-ExecKill read(const MessageReader& m, const Limits&, Tag<ExecKill>) {
-  return ExecKill{.id = m.int64("id")};
-}
-
-// `lines` of `logs` and `subscribe-logs`: optional (older peers send none), -1 when absent.
-int tail_lines(const MessageReader& m) {
-  return m.has("lines") ? m.integer("lines", 0, kIntMax) : -1;
-}
-
-SubscribeLogs read(const MessageReader& m, const Limits&, Tag<SubscribeLogs>) {
-  return SubscribeLogs{.rank = m.integer("rank", -1, kAnyInstance),
-                       .tail = m.int64("tail"),
-                       .lines = tail_lines(m)};
-}
-
-KillRequest read(const MessageReader& m, const Limits&, Tag<KillRequest>) {
-  return KillRequest{.instance = m.string("instance")};
-}
-
-RunRequest read(const MessageReader& m, const Limits&, Tag<RunRequest>) {
-  return RunRequest{.argv = m.strings("argv")};
-}
-
-RshRequest read(const MessageReader& m, const Limits&, Tag<RshRequest>) {
-  return RshRequest{.node = m.string("node"), .argv = m.strings("argv")};
-}
-
-RshStdin read(const MessageReader& m, const Limits&, Tag<RshStdin>) {
-  return RshStdin{.data = m.bytes("data"), .eof = m.boolean("eof")};
-}
-
-LogsRequest read(const MessageReader& m, const Limits&, Tag<LogsRequest>) {
-  return LogsRequest{.rank = m.integer("rank", -1, kIntMax),
-                     .follow = m.boolean("follow"),
-                     .tail = non_negative(m, "tail"),
-                     .lines = tail_lines(m)};
-}
-
-NodeStatus read_node_status(const Json& item, std::size_t index) {
-  const std::string name = "status: nodes[" + std::to_string(index) + "]";
-  if (!item.is_object()) throw ProtocolError(name + ": expected an object");
-  const Json entry = named(item, name);
-  const MessageReader r(entry);
-  NodeStatus node;
-  node.instance = r.integer("instance", -1, kIntMax);
-  // A node without instance has no role, index or ranks to speak of.
-  if (node.instance >= 0) {
-    node.role = r.string("role");
-    node.index = r.integer("index", 0, kIntMax);
-    const Json& span = r.array("ranks");
+  void read(const char* key, std::vector<std::int64_t>& member, const FirstLast&) {
+    const Json& span = m_.array(key);
     if (span.size() != 2 || !span[0].is_number_integer() || !span[1].is_number_integer()) {
-      r.fail("ranks", "expected [first, last]");
+      m_.fail(key, "expected [first, last]");
     }
-    node.ranks = {span[0].get<std::int64_t>(), span[1].get<std::int64_t>()};
+    member = {span[0].get<std::int64_t>(), span[1].get<std::int64_t>()};
   }
-  node.last_event = r.string("lastEvent");
-  node.node = r.string("node");
-  node.address = r.string("address");
-  node.state = r.string("state");
-  node.restarts = r.integer("restarts", 0, kIntMax);
-  node.usage = read_objects(r, "usage", name, read_usage);
-  if (r.has("attempt")) node.attempt = r.integer("attempt", 0, kIntMax);
-  if (r.has("elapsedMs")) node.elapsed_ms = non_negative(r, "elapsedMs");
-  node.telemetry = read_objects(r, "telemetry", name, read_telemetry);
-  node.gpus = read_gpus(r, name);
-  return node;
-}
 
-StatusReply read(const MessageReader& m, const Limits&, Tag<StatusReply>) {
-  StatusReply status;
-  const Json& nodes = m.array("nodes");
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    status.nodes.push_back(read_node_status(nodes[i], i));
+  void read(const char* key, std::vector<HostChange>& member, const HostChanges&) {
+    member = parse_host_changes(m_.array(key));
   }
-  status.job = m.string("job");
-  status.phase = m.string("phase");
-  return status;
-}
 
-OkReply read(const MessageReader& m, const Limits&, Tag<OkReply>) {
-  return OkReply{.text = m.string("text")};
-}
+  template <NamedEnum Enum, class... Options>
+  void read(const char* key, Enum& member, const Options&...) {
+    static_assert(field::OptionsAmong<>::all<Options...>);
+    const std::string text = m_.string(key);
+    std::optional<Enum> value = enum_from_string<Enum>(text);
+    if (!value) {
+      std::vector<const char*> words;
+      for (const auto& entry : EnumNames<Enum>::table) words.push_back(entry.name);
+      m_.fail(key, expected_one_of(words, text));
+    }
+    member = *value;
+  }
 
-ErrorReply read(const MessageReader& m, const Limits&, Tag<ErrorReply>) {
-  return ErrorReply{.text = m.string("text")};
-}
+  template <HasFields T, class... Options>
+  void read(const char* key, T& member, const Options&...) {
+    static_assert(field::OptionsAmong<>::all<Options...>);
+    const MessageReader nested(m_.object(key), m_.type() + "." + key);
+    Reader reader(nested, limits_);
+    fields(reader, member);
+  }
 
-NodeExecOutput read(const MessageReader& m, const Limits&, Tag<NodeExecOutput>) {
-  return NodeExecOutput{
-      .node = m.string("node"), .stream = read_stream(m), .data = m.bytes("data")};
-}
+  template <HasFields T, class... Options>
+  void read(const char* key, std::vector<T>& member, const Options&... options) {
+    static_assert(field::OptionsAmong<MaxItems, NamedItems>::all<Options...>);
+    const Json& list = m_.array(key);
+    if constexpr (field::has<MaxItems, Options...>) {
+      const MaxItems& most = field::get<MaxItems>(options...);
+      if (list.size() > most.max) {
+        m_.fail(key, "more than " + std::to_string(most.max) + " " + most.what);
+      }
+    }
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      std::string name;
+      if constexpr (field::has<NamedItems, Options...>) {
+        name = m_.type() + ": " + key + "[" + std::to_string(k) + "]";
+        if (!list[k].is_object()) throw ProtocolError(name + ": expected an object");
+      } else {
+        if (!list[k].is_object()) m_.fail(key, "expected an array of objects");
+        name = m_.type() + "." + key + "[" + std::to_string(k) + "]";
+      }
+      const MessageReader item(list[k], std::move(name));
+      Reader reader(item, limits_);
+      fields(reader, member.emplace_back());
+    }
+  }
 
-NodeExecExit read(const MessageReader& m, const Limits&, Tag<NodeExecExit>) {
-  return NodeExecExit{.node = m.string("node"), .code = m.integer("code", -1, kMaxClientCode)};
-}
+  // The int range an option sets.
+  void narrow(Range& range, const Range& option) const { range = option; }
+  void narrow(Range& range, const InstanceNumber&) const { range = {0, limits_.max_instance}; }
+  void narrow(Range& range, const RankNumber&) const { range = {0, limits_.max_rank}; }
+  void narrow(Range&, const field::PresentIf&) const {}
 
-// The alternative of `Variant` whose kType is the message's type, read field by field;
+  void bound(const char* key, std::int64_t value, const NonNegative&) const {
+    if (value < 0) m_.fail(key, "expected a non-negative integer");
+  }
+  void bound(const char* key, std::int64_t value, const NoneOrMore&) const {
+    if (value < -1) m_.fail(key, "expected -1 or a non-negative integer");
+  }
+  void bound(const char* key, std::int64_t value, const UpTo& most) const {
+    bound(key, value, NonNegative{});
+    if (value > most.max) m_.fail(key, "expected at most " + std::to_string(most.max));
+  }
+  void bound(const char* key, const std::string& value, const ByteLength& length) const {
+    if (value.size() < length.min || value.size() > length.max) {
+      m_.fail(key, "expected " + std::to_string(length.min) + " to " + std::to_string(length.max) +
+                       " bytes");
+    }
+  }
+  void bound(const char* key, const std::string& value, const ExactBytes& exact) const {
+    if (value.size() != exact.size) {
+      m_.fail(key, "expected " + std::to_string(exact.size) + " bytes, got " +
+                       std::to_string(value.size()));
+    }
+  }
+  void bound(const char* key, const std::string& value, const NumericAddress& address) const {
+    if (value.empty() && address.empty_ok) return;
+    if (!numeric_address(value)) m_.fail(key, "expected a numeric IPv4 or IPv6 address");
+  }
+  void bound(const char* key, const std::string& value, const SealForm&) const {
+    if (!is_seal(value)) {
+      m_.fail(key, "expected \"hmac-sha256:\" or \"sha256:\" and 64 lowercase hexadecimal digits");
+    }
+  }
+  void bound(const char* key, const std::vector<std::string>& peers, const PeerAddresses&) const {
+    if (peers.size() > kMaxTcpSlowPeers) {
+      m_.fail(key, "expected at most " + std::to_string(kMaxTcpSlowPeers) + " addresses");
+    }
+    for (const std::string& peer : peers) {
+      if (!numeric_address(peer)) m_.fail(key, "expected numeric IPv4 or IPv6 addresses");
+    }
+  }
+  // Options that choose the encoding or presence, read above.
+  template <class T>
+  void bound(const char*, const T&, const field::PresentIf&) const {}
+  template <class T>
+  void bound(const char*, const T&, const Base64&) const {}
+  template <class T>
+  void bound(const char*, const T&, const JsonArrayText&) const {}
+
+  const MessageReader& m_;
+  const Limits& limits_;
+};
+
+template <class T>
+struct Tag {};
+
+// The alternative of `Variant` whose kType is the message's type, read by its table;
 // `unknown` throws for a type the direction does not have.
 template <class Variant, class Unknown, std::size_t... I>
 Variant parse(const Json& body, const Limits& limits, Unknown unknown, std::index_sequence<I...>) {
   const MessageReader m(body);
   std::optional<Variant> out;
-  auto read_if_named = [&]<class T>(Tag<T> tag) {
-    if (!out && m.type() == T::kType) out.emplace(read(m, limits, tag));
+  auto read_if_named = [&]<class T>(Tag<T>) {
+    if (out || m.type() != T::kType) return;
+    T message;
+    if constexpr (HasFields<T>) {
+      Reader reader(m, limits);
+      fields(reader, message);
+    }
+    out.emplace(std::move(message));
   };
   (read_if_named(Tag<std::variant_alternative_t<I, Variant>>{}), ...);
   if (!out) unknown(m);
@@ -556,7 +282,67 @@ Variant parse(const Json& body, const Limits& limits, Unknown unknown) {
   return parse<Variant>(body, limits, unknown,
                         std::make_index_sequence<std::variant_size_v<Variant>>{});
 }
+
+// A table's members read from an object whose members are all there with the right JSON
+// type (false as soon as one is not), converted as nlohmann converts: parse_host_changes'
+// lenient reading, with one error for any malformed entry.
+class LenientReader {
+ public:
+  explicit LenientReader(const Json& object) : object_(object) {}
+
+  template <class T>
+  void operator()(const char* key, T& member) {
+    auto it = object_.find(key);
+    if (!well_formed_ || it == object_.end() || !conforms<T>(*it)) {
+      well_formed_ = false;
+      return;
+    }
+    member = it->template get<T>();
+  }
+
+  bool well_formed() const { return well_formed_; }
+
+ private:
+  template <class T>
+  static bool conforms(const Json& value) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      return value.is_string();
+    } else if constexpr (std::is_unsigned_v<T>) {
+      return value.is_number_unsigned();
+    } else {
+      static_assert(std::is_integral_v<T>);
+      return value.is_number_integer();
+    }
+  }
+
+  const Json& object_;
+  bool well_formed_ = true;
+};
+
 }  // namespace
+
+std::string not_one_of(const std::string& value, std::initializer_list<const char*> words) {
+  for (const char* word : words) {
+    if (value == word) return "";
+  }
+  return expected_one_of(words, value);
+}
+
+std::string longer_than(const std::string& value, std::size_t max) {
+  if (value.size() <= max) return "";
+  return "longer than " + std::to_string(max) + " bytes";
+}
+
+std::string repeated_gpu(const std::vector<GpuSample>& gpus) {
+  std::vector<bool> seen(kMaxNodeGpus, false);
+  for (const GpuSample& g : gpus) {
+    if (seen[static_cast<std::size_t>(g.index)]) {
+      return "GPU " + std::to_string(g.index) + " listed twice";
+    }
+    seen[static_cast<std::size_t>(g.index)] = true;
+  }
+  return "";
+}
 
 NodeToCoordinator parse_node_to_coordinator(const Json& body, int instances) {
   return parse<NodeToCoordinator>(body, Limits{instances - 1, kIntMax}, [](const MessageReader& m) {
@@ -585,17 +371,15 @@ std::vector<HostChange> parse_host_changes(const Json& hosts) {
   if (!hosts.is_array()) throw ProtocolError("assign: hosts: expected an array");
   std::vector<HostChange> changes;
   for (const Json& c : hosts) {
-    const bool well_formed =
-        c.is_object() && c.contains("instance") && c["instance"].is_number_unsigned() &&
-        c.contains("name") && c["name"].is_string() && c.contains("address") &&
-        c["address"].is_string() && c.contains("slots") && c["slots"].is_number_integer();
-    if (!well_formed) {
+    HostChange change;
+    LenientReader reader(c);
+    if (c.is_object()) fields(reader, change);
+    if (!c.is_object() || !reader.well_formed()) {
       throw ProtocolError(
           "assign: hosts: each change needs an instance, a string name and address and an "
           "integer slots");
     }
-    changes.push_back(HostChange{c["instance"].get<std::size_t>(), c["name"].get<std::string>(),
-                                 c["address"].get<std::string>(), c["slots"].get<int>()});
+    changes.push_back(std::move(change));
   }
   return changes;
 }
