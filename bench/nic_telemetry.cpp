@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     const std::int64_t t0 = now_ns();
     auto after = sampler.sample(now_ns());
     for (std::size_t i = 0; i < after.size(); ++i) {
-      counters += pai::checks::nic_window(before[i], after[i]).rates.size();
+      counters += pai::checks::nic_rates(pai::checks::nic_window(before[i], after[i])).size();
     }
     before = std::move(after);
     us.push_back(static_cast<double>(now_ns() - t0) / 1000.0);

@@ -51,6 +51,10 @@ enum class RestartPolicy { ExitCodeAndErrorMsg, ExitCode, OnFailure, Never };
 /// What a diagnosis verdict (launcher/policy/diagnosis.h) does: warn records it and shows it;
 /// isolate also stops the job, excludes the node it names, brings a spare and restarts.
 enum class DiagnosisAction { Warn, Isolate };
+/// What the fabric lint at the rendezvous does (launcher/policy/fabric_lint.h): warn names the
+/// outliers and contradictions; exclude also takes out the nodes the majority contradicts (a
+/// spare takes their instance).
+enum class LintAction { Warn, Exclude };
 /// What a GPU-idle verdict (launcher/policy/gpu_idle.h) does: warn records it and shows it;
 /// restart also restarts the job (the instance in async mode) as a retryable failure.
 enum class GpuIdleAction { Warn, Restart };
@@ -107,6 +111,11 @@ template <>
 struct EnumNames<DiagnosisAction> {
   static constexpr std::array<EnumName<DiagnosisAction>, 2> table{
       {{DiagnosisAction::Warn, "warn"}, {DiagnosisAction::Isolate, "isolate"}}};
+};
+template <>
+struct EnumNames<LintAction> {
+  static constexpr std::array<EnumName<LintAction>, 2> table{
+      {{LintAction::Warn, "warn"}, {LintAction::Exclude, "exclude"}}};
 };
 template <>
 struct EnumNames<GpuIdleAction> {
@@ -302,6 +311,26 @@ struct HangDetection {
 };
 
 /// Naming the slow or hung rank from the ranks' telemetry (design §12).
+/// The thresholds of the NIC verdicts (spec `faultTolerance.diagnosis.nic`,
+/// launcher/policy/nic_verdict.h); the defaults name nothing on a healthy fabric.
+struct NicDiagnosis {
+  bool enabled = true;
+  double error_rate = 10;          ///< error counts per second a port may rise by
+  double congestion_factor = 10;   ///< congestion counters this many times the others' median
+  double congestion_min_rate = 1000;  ///< ... and above this rate (per second) are a storm
+  double slow_fraction = 0.2;  ///< a port under this share of the median bytes is slow
+  int windows = 2;             ///< heartbeats in a row a finding must last
+  bool operator==(const NicDiagnosis&) const = default;
+  friend void fields(auto& v, Like<NicDiagnosis> auto& m) {
+    v("enabled", m.enabled);
+    v("errorRate", m.error_rate);
+    v("congestionFactor", m.congestion_factor);
+    v("congestionMinRate", m.congestion_min_rate);
+    v("slowFraction", m.slow_fraction);
+    v("windows", m.windows, AtLeast{1});
+  }
+};
+
 struct DiagnosisPolicy {
   bool enabled = true;
   DiagnosisAction action = DiagnosisAction::Warn;
@@ -318,11 +347,13 @@ struct DiagnosisPolicy {
   /// Ranks get NCCL_PROFILER_PLUGIN pointing at pai's NCCL profiler plugin, which records
   /// NCCL's collectives in the telemetry ring (for NCCL jobs without the SDK).
   bool nccl_profiler = false;
+  NicDiagnosis nic;
   friend void fields(auto& v, Like<DiagnosisPolicy> auto& m) {
     v("action", m.action);
     v("enabled", m.enabled);
     v("hangSeconds", m.hang_seconds, Seconds{});
     v("ncclProfiler", m.nccl_profiler);
+    v("nic", m.nic, field::optional);
     v("rttFactor", m.rtt_factor);
     v("slowFactor", m.slow_factor);
     v("slowWindows", m.slow_windows, AtLeast{1});
@@ -454,6 +485,8 @@ struct SanityCheck {
   std::vector<CustomCheck> custom;
   FabricCheck fabric;
   CheckHistory history;
+  /// What the fabric lint does with nodes whose fingerprint differs from the majority's.
+  LintAction lint = LintAction::Warn;
   friend void fields(auto& v, Like<SanityCheck> auto& m) {
     v("enabled", m.enabled);
     v("checks", m.checks);
@@ -475,6 +508,7 @@ struct SanityCheck {
     v("timeoutSeconds", m.timeout_seconds, Seconds{});
     v("maxAttempts", m.max_attempts);
     v("custom", m.custom);
+    v("lint", m.lint, field::optional);
   }
 };
 

@@ -19,11 +19,14 @@ const std::vector<std::string> kRestartKeys = {"enabled", "maxRestarts", "backof
 const std::vector<std::string> kHangKeys = {"enabled", "interval", "exitInterval", "dumpCommand",
                                             "adaptive"};
 const std::vector<std::string> kAdaptiveKeys = {"enabled", "factor", "floor", "warmupSteps"};
-const std::vector<std::string> kDiagnosisKeys = {
-    "enabled", "action", "hangAfter", "slowFactor", "slowWindows", "rttFactor", "ncclProfiler"};
+const std::vector<std::string> kDiagnosisKeys = {"enabled",      "action",      "hangAfter",
+                                                 "slowFactor",   "slowWindows", "rttFactor",
+                                                 "ncclProfiler", "nic"};
+const std::vector<std::string> kNicKeys = {"enabled",           "errorRate",    "congestionFactor",
+                                           "congestionMinRate", "slowFraction", "windows"};
 const std::vector<std::string> kSanityKeys = {"history",     "enabled", "checks", "burn",
                                               "nccl",        "disk",    "fabric", "timeout",
-                                              "maxAttempts", "custom"};
+                                              "maxAttempts", "custom",  "lint"};
 const std::vector<std::string> kBurnKeys = {"seconds",   "minTflops", "fp8",
                                             "warnBelow", "failBelow", "baselines"};
 const std::vector<std::string> kBaselineKeys = {"model", "bf16", "fp8"};
@@ -96,6 +99,35 @@ void parse_hang(const Node& node, const std::string& path, FieldReader& reader,
   }
 }
 
+void parse_nic(const Node& node, const std::string& path, FieldReader& reader, NicDiagnosis* out) {
+  if (!reader.mapping(node, path, kNicKeys)) return;
+  if (const Node* n = reader.optional(node, path, "enabled")) {
+    reader.boolean(*n, join_path(path, "enabled"), &out->enabled);
+  }
+  if (const Node* n = reader.optional(node, path, "errorRate")) {
+    reader.number(
+        *n, join_path(path, "errorRate"), "a number greater than 0", [](double v) { return v > 0; },
+        &out->error_rate);
+  }
+  if (const Node* n = reader.optional(node, path, "congestionFactor")) {
+    reader.number(
+        *n, join_path(path, "congestionFactor"), "a number greater than 1",
+        [](double v) { return v > 1; }, &out->congestion_factor);
+  }
+  if (const Node* n = reader.optional(node, path, "congestionMinRate")) {
+    reader.number(*n, join_path(path, "congestionMinRate"), "a number of at least 0", non_negative,
+                  &out->congestion_min_rate);
+  }
+  if (const Node* n = reader.optional(node, path, "slowFraction")) {
+    reader.number(
+        *n, join_path(path, "slowFraction"), "a number between 0 and 1",
+        [](double v) { return v > 0 && v < 1; }, &out->slow_fraction);
+  }
+  if (const Node* n = reader.optional(node, path, "windows")) {
+    reader.integer(*n, join_path(path, "windows"), 1, 3600, &out->windows);
+  }
+}
+
 void parse_diagnosis(const Node& node, const std::string& path, FieldReader& reader,
                      DiagnosisPolicy* out) {
   if (!reader.mapping(node, path, kDiagnosisKeys)) return;
@@ -123,6 +155,9 @@ void parse_diagnosis(const Node& node, const std::string& path, FieldReader& rea
   }
   if (const Node* n = reader.optional(node, path, "ncclProfiler")) {
     reader.boolean(*n, join_path(path, "ncclProfiler"), &out->nccl_profiler);
+  }
+  if (const Node* n = reader.optional(node, path, "nic")) {
+    parse_nic(*n, join_path(path, "nic"), reader, &out->nic);
   }
 }
 
@@ -320,11 +355,11 @@ const std::vector<std::string>& check_names() {
 void parse_fault_tolerance(const Node& node, const std::string& path, FieldReader& reader,
                            FaultTolerance* out) {
   static const std::vector<std::string> kNested = {
-      "restart.enabled",     "restart.maxRestarts",   "restart.backoff",
-      "hang.enabled",        "hang.interval",         "hang.exitInterval",
-      "hang.dumpCommand",    "hang.adaptive",         "diagnosis.action",
-      "diagnosis.hangAfter", "diagnosis.slowFactor",  "diagnosis.slowWindows",
-      "diagnosis.rttFactor", "diagnosis.ncclProfiler"};
+      "restart.enabled",     "restart.maxRestarts",    "restart.backoff",
+      "hang.enabled",        "hang.interval",          "hang.exitInterval",
+      "hang.dumpCommand",    "hang.adaptive",          "diagnosis.action",
+      "diagnosis.hangAfter", "diagnosis.slowFactor",   "diagnosis.slowWindows",
+      "diagnosis.rttFactor", "diagnosis.ncclProfiler", "diagnosis.nic"};
   if (!reader.mapping(node, path, kFaultToleranceKeys, kNested)) return;
   if (const Node* n = reader.optional(node, path, "mode")) {
     reader.enumeration(*n, join_path(path, "mode"), enum_values<FaultToleranceMode>(), &out->mode);
@@ -420,6 +455,9 @@ void parse_sanity_check(const Node& node, const std::string& path,
   }
   if (const Node* n = reader.optional(node, path, "custom")) {
     parse_custom(*n, join_path(path, "custom"), parameters, reader, &out->custom);
+  }
+  if (const Node* n = reader.optional(node, path, "lint")) {
+    reader.enumeration(*n, join_path(path, "lint"), enum_values<LintAction>(), &out->lint);
   }
 }
 

@@ -128,9 +128,18 @@ NicWindow nic_window(const NicCounters& before, const NicCounters& after) {
       w.reset.push_back(name);
       continue;
     }
-    w.rates[name] = static_cast<double>(delta) / w.seconds;
+    w.deltas[name] = delta;
   }
   return w;
+}
+
+std::map<std::string, double> nic_rates(const NicWindow& window) {
+  std::map<std::string, double> rates;
+  if (window.seconds <= 0) return rates;
+  for (const auto& [name, delta] : window.deltas) {
+    rates[name] = static_cast<double>(delta) / window.seconds;
+  }
+  return rates;
 }
 
 }  // namespace pai::checks

@@ -66,15 +66,18 @@ struct NicWindow {
   std::string state_before;
   std::string state;
   double seconds = 0;  ///< between the reads; 0 when not after
-  /// Per second, for the counters of both reads that did not go backwards (a 32-bit counter
-  /// that wrapped counts what it wrapped past).
-  std::map<std::string, double> rates;
+  /// How much each counter of both reads grew, when it did not go backwards (a 32-bit
+  /// counter that wrapped counts what it wrapped past).
+  std::map<std::string, std::uint64_t> deltas;
   /// Counters that went backwards other than by a 32-bit wrap: reset (a driver reload, a
   /// `perfquery -R`); their rate is unknown for this window.
   std::vector<std::string> reset;
 };
 
-/// The window from `before` to `after` of the same port.
+/// The window from `before` to `after` of the same port; no deltas when `after` is not later.
 NicWindow nic_window(const NicCounters& before, const NicCounters& after);
+
+/// The window's deltas per second.
+std::map<std::string, double> nic_rates(const NicWindow& window);
 
 }  // namespace pai::checks

@@ -162,6 +162,29 @@ inline constexpr std::size_t kMaxTcpSlowPeers = 4;
 
 /// One running rank's telemetry ring summarized over the window since the launcher's previous
 /// heartbeat (design §12). Collective figures count the world group (group 0) only.
+/// Most entries of a RankTelemetry's ncclPeers.
+inline constexpr std::size_t kMaxNcclPeers = 8;
+
+/// One link of a rank in the world communicator as pai's NCCL profiler plugin counted its
+/// network transfers in the window (launcher/supervisor/peer_traffic.h): "send" to `peer` or
+/// "recv" from it; rate = bytes / busy time.
+struct NcclPeer {
+  int peer = 0;             ///< the peer's global rank
+  std::string dir;          ///< "send" or "recv"
+  std::int64_t bytes = 0;   ///< completed in the window
+  std::int64_t busy_us = 0;  ///< time of the window with a transfer in flight
+  std::int64_t stalled_ms = -1;  ///< in flight with nothing completed for so long; -1: not
+  bool operator==(const NcclPeer&) const = default;
+  friend void fields(auto& v, Like<NcclPeer> auto& m) {
+    v("peer", m.peer, RankNumber{});
+    v("dir", m.dir);
+    v.check("dir", [&] { return not_one_of(m.dir, {"send", "recv"}); });
+    v("bytes", m.bytes, NonNegative{});
+    v("busyUs", m.busy_us, NonNegative{});
+    v("stalledMs", m.stalled_ms, NoneOrMore{});
+  }
+};
+
 struct RankTelemetry {
   std::int64_t rank = 0;          ///< global rank
   std::int64_t step = -1;         ///< the last step any record named; -1: none yet
@@ -181,6 +204,10 @@ struct RankTelemetry {
   std::vector<std::string> tcp_slow_peers = {};
   /// Optional: numeric addresses of its connections waiting out a retransmission timeout
   std::vector<std::string> tcp_stalled_peers = {};
+  /// Optional: its NCCL network links in the window, the stalled and slowest first (at most
+  /// kMaxNcclPeers), and how many links had traffic in all
+  std::vector<NcclPeer> nccl_peers = {};
+  std::int64_t nccl_peer_links = 0;
   bool operator==(const RankTelemetry&) const = default;
   friend void fields(auto& v, Like<RankTelemetry> auto& m) {
     v("rank", m.rank, NonNegative{});
@@ -203,6 +230,10 @@ struct RankTelemetry {
       PeerAddresses{});
     v("tcpStalledPeers", m.tcp_stalled_peers, field::present_if(!m.tcp_stalled_peers.empty()),
       PeerAddresses{});
+    v("ncclPeers", m.nccl_peers, field::present_if(!m.nccl_peers.empty()),
+      MaxItems{kMaxNcclPeers, "peers"});
+    v("ncclPeerLinks", m.nccl_peer_links, field::present_if(m.nccl_peer_links != 0),
+      NonNegative{});
   }
 };
 
@@ -238,6 +269,41 @@ struct GpuSample {
 /// repeated one. Indexes must be below kMaxNodeGpus.
 std::string repeated_gpu(const std::vector<GpuSample>& gpus);
 
+/// Most RDMA ports one node reports, and counters per port.
+inline constexpr std::size_t kMaxNicPorts = 32;
+inline constexpr std::size_t kMaxNicCounters = 64;
+
+/// How much one counter of a port grew in the window (libpai/nic_counter_kinds.h names them:
+/// "hw_counters/np_cnp_sent"); a counter that went backwards (reset) is left out.
+struct NicCounterDelta {
+  std::string counter;
+  std::int64_t delta = 0;
+  bool operator==(const NicCounterDelta&) const = default;
+  friend void fields(auto& v, Like<NicCounterDelta> auto& m) {
+    v("counter", m.counter, ByteLength{1, 64});
+    v("delta", m.delta, NonNegative{});
+  }
+};
+
+/// One RDMA port of the node as its NIC telemetry read it in the heartbeat's window
+/// (launcher/checks/nic_counters.h): the byte counters always, the others when they grew.
+struct NicPort {
+  std::string port;          ///< "mlx5_0/1"
+  std::string netdev;        ///< "eth2"; "" none
+  std::string state;         ///< "ACTIVE", "DOWN"...; "" unreadable (gone)
+  std::int64_t window_ms = 0;  ///< since the previous read; 0: the first read (no deltas)
+  std::vector<NicCounterDelta> counters;
+  bool operator==(const NicPort&) const = default;
+  friend void fields(auto& v, Like<NicPort> auto& m) {
+    v("port", m.port, ByteLength{1, 64});
+    v("netdev", m.netdev, ByteLength{0, 32});
+    v("state", m.state, ByteLength{0, 32});
+    v("windowMs", m.window_ms, NonNegative{});
+    v("counters", m.counters, field::present_if(!m.counters.empty()),
+      MaxItems{kMaxNicCounters, "counters"});
+  }
+};
+
 /// One running instance in a launcher's `heartbeat`.
 struct HeartbeatInstance {
   int instance = 0;
@@ -265,11 +331,14 @@ struct NodeHeartbeat {
   /// Optional on the wire: the node's GPUs when they were sampled since the previous
   /// heartbeat (every few seconds while its ranks run, where NVML is present); distinct indexes
   std::vector<GpuSample> gpus = {};  // `= {}`: initializers from before it may leave it out
+  /// Optional on the wire: the RDMA ports the job uses, read in this heartbeat's window
+  std::vector<NicPort> nics = {};
   bool operator==(const NodeHeartbeat&) const = default;
   friend void fields(auto& v, Like<NodeHeartbeat> auto& m) {
     v("instances", m.instances);
     v("gpus", m.gpus, field::present_if(!m.gpus.empty()), MaxItems{kMaxNodeGpus, "GPUs"});
     v.check("gpus", [&] { return repeated_gpu(m.gpus); });
+    v("nics", m.nics, field::present_if(!m.nics.empty()), MaxItems{kMaxNicPorts, "ports"});
   }
 };
 

@@ -9,6 +9,9 @@
 // function, bus/pci/devices/<addr> -> ../../../devices/<pci>.
 #pragma once
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -164,18 +167,20 @@ class FakeSysfs {
     return "class/infiniband/" + device + "/ports/" + std::to_string(port);
   }
 
-  /// Writes `value` and a newline to `path` below the root, making its folders.
+  /// Writes `value` and a newline to `path` below the root, making its folders. In place,
+  /// as a sysfs attribute changes: a reader that keeps the file open and reads it again from
+  /// its start sees the new value (one pwrite over the old bytes, then the length cut).
   void set(const std::string& path, const std::string& value) const {
     const std::filesystem::path file = root_ + "/" + path;
     std::filesystem::create_directories(file.parent_path());
-    // Write then rename, as a changing sysfs attribute never shows half a value.
-    const std::string tmp = file.string() + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::trunc);
-      out << value << "\n";
-      if (!out) throw std::runtime_error("cannot write " + tmp);
-    }
-    std::filesystem::rename(tmp, file);
+    const std::string text = value + "\n";
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error("cannot write " + file.string());
+    const bool ok = ::pwrite(fd, text.data(), text.size(), 0) ==
+                        static_cast<ssize_t>(text.size()) &&
+                    ::ftruncate(fd, static_cast<off_t>(text.size())) == 0;
+    ::close(fd);
+    if (!ok) throw std::runtime_error("cannot write " + file.string());
   }
 
   /// Removes `path` below the root, whatever it is.

@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
   }
   void* lib = ::dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
   Profiler p;
-  p.api = lib == nullptr ? nullptr : static_cast<ncclProfiler_v5_t*>(::dlsym(lib, "ncclProfiler_v5"));
+  p.api =
+      lib == nullptr ? nullptr : static_cast<ncclProfiler_v5_t*>(::dlsym(lib, "ncclProfiler_v5"));
   if (p.api == nullptr) {
     std::fprintf(stderr, "fake_nccl_job: cannot load %s: %s\n", plugin, ::dlerror());
     return 1;

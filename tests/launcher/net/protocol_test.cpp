@@ -401,6 +401,102 @@ TEST_CASE("a GPU sample missing, mistyped, out of its range or repeated is refus
         "heartbeat: gpus: more than 64 GPUs");
 }
 
+TEST_CASE("heartbeats carry the ranks' NCCL links and the node's RDMA ports") {
+  const RankTelemetry rank{.rank = 1,
+                           .window_us = 1'000'000,
+                           .nccl_peers = {{.peer = 2, .dir = "send", .bytes = 1 << 20,
+                                           .busy_us = 900, .stalled_ms = -1},
+                                          {.peer = 0, .dir = "recv", .bytes = 0, .busy_us = 0,
+                                           .stalled_ms = 3100}},
+                           .nccl_peer_links = 2};
+  node_golden(NodeHeartbeat{.instances = {{.instance = 0,
+                                           .idle_ms = 0,
+                                           .hang_interval = 0,
+                                           .step = 0,
+                                           .ranks = {},
+                                           .telemetry = {rank}}},
+                            .gpus = {},
+                            .nics = {{.port = "mlx5_0/1",
+                                      .netdev = "eth2",
+                                      .state = "ACTIVE",
+                                      .window_ms = 1000,
+                                      .counters = {{"counters/port_xmit_data", 262144},
+                                                   {"hw_counters/np_cnp_sent", 12}}},
+                                     {.port = "mlx5_1/1", .netdev = "", .state = "",
+                                      .window_ms = 0, .counters = {}}}},
+              R"({"instances":[{"hangInterval":0,"idleMs":0,"instance":0,"step":0,"telemetry":[)"
+              R"({"commUs":0,"entered":0,"exited":0,"lost":0,"ncclPeerLinks":2,"ncclPeers":[)"
+              R"({"busyUs":900,"bytes":1048576,"dir":"send","peer":2,"stalledMs":-1},)"
+              R"({"busyUs":0,"bytes":0,"dir":"recv","peer":0,"stalledMs":3100}],)"
+              R"("op":0,"openMs":-1,"quietMs":-1,"rank":1,"step":-1,"stepUs":0,"steps":0,)"
+              R"("tcpRetrans":-1,"tcpRttUs":-1,"windowUs":1000000}]}],)"
+              R"("nics":[{"counters":[{"counter":"counters/port_xmit_data","delta":262144},)"
+              R"({"counter":"hw_counters/np_cnp_sent","delta":12}],"netdev":"eth2",)"
+              R"("port":"mlx5_0/1","state":"ACTIVE","windowMs":1000},)"
+              R"({"netdev":"","port":"mlx5_1/1","state":"","windowMs":0}],"type":"heartbeat"})");
+}
+
+TEST_CASE("an NCCL link or a NIC port malformed, out of range or too many is refused") {
+  const Json peer = Json::parse(R"({"peer":2,"dir":"send","bytes":1,"busyUs":1,"stalledMs":-1})");
+  const auto telemetry_with = [](const Json& peers) {
+    Json beat = Json::parse(
+        R"({"type":"heartbeat","instances":[{"instance":0,"idleMs":1,"hangInterval":1,"step":0,)"
+        R"("telemetry":[{"rank":1,"step":-1,"steps":0,"stepUs":0,"windowUs":0,"commUs":0,)"
+        R"("entered":0,"exited":0,"openMs":-1,"op":0,"quietMs":-1,"lost":0,"tcpRttUs":-1,)"
+        R"("tcpRetrans":-1}]}]})");
+    beat["instances"][0]["telemetry"][0]["ncclPeers"] = peers;
+    return beat.dump();
+  };
+  REQUIRE_NOTHROW(from_node(Json::parse(telemetry_with(Json::array({peer})))));
+  const std::string at = "heartbeat.instances[0].telemetry[0].ncclPeers[0]: ";
+  const std::vector<std::tuple<std::string, Json, std::string>> cases = {
+      {"dir", "both", "expected \"send\" or \"recv\", got \"both\""},
+      {"peer", -1, "expected an integer in [0, 2147483647], got -1"},
+      {"bytes", -1, "expected a non-negative integer"},
+      {"busyUs", "1", "expected an integer"},
+      {"stalledMs", -2, "expected -1 or a non-negative integer"},
+      {"peer", nullptr, "missing"},
+  };
+  for (const auto& [key, value, error] : cases) {
+    Json entry = peer;
+    if (value.is_null()) {
+      entry.erase(key);
+    } else {
+      entry[key] = value;
+    }
+    INFO(entry.dump());
+    CHECK(error_of(telemetry_with(Json::array({entry})), from_node) == at + key + ": " + error);
+  }
+  CHECK(error_of(telemetry_with(Json(std::vector<Json>(9, peer))), from_node) ==
+        "heartbeat.instances[0].telemetry[0]: ncclPeers: more than 8 peers");
+
+  const Json port = Json::parse(
+      R"({"port":"mlx5_0/1","netdev":"eth2","state":"ACTIVE","windowMs":1000,)"
+      R"("counters":[{"counter":"hw_counters/np_cnp_sent","delta":3}]})");
+  const auto beat_with = [](const Json& nics) {
+    Json beat = Json::parse(R"({"type":"heartbeat","instances":[]})");
+    beat["nics"] = nics;
+    return beat.dump();
+  };
+  REQUIRE_NOTHROW(from_node(Json::parse(beat_with(Json::array({port})))));
+  CHECK(error_of(beat_with(Json::array({Json::object()})), from_node) ==
+        "heartbeat.nics[0]: port: missing");
+  Json long_name = port;
+  long_name["port"] = std::string(65, 'x');
+  CHECK(error_of(beat_with(Json::array({long_name})), from_node) ==
+        "heartbeat.nics[0]: port: expected 1 to 64 bytes");
+  Json shrinking = port;
+  shrinking["counters"][0]["delta"] = -5;
+  CHECK(error_of(beat_with(Json::array({shrinking})), from_node) ==
+        "heartbeat.nics[0].counters[0]: delta: expected a non-negative integer");
+  Json crowded = port;
+  crowded["counters"] = Json(std::vector<Json>(65, port["counters"][0]));
+  CHECK(error_of(beat_with(Json::array({crowded})), from_node) ==
+        "heartbeat.nics[0]: counters: more than 64 counters");
+  CHECK(error_of(beat_with(Json(std::vector<Json>(33, port))), from_node) ==
+        "heartbeat: nics: more than 32 ports");
+}
+
 TEST_CASE("coordinator messages to node launchers keep their bytes") {
   coordinator_golden(Progress{"0/3 joined; waiting for node-0: no connection; node-1: no "
                               "connection; node-2: no connection"},
