@@ -33,8 +33,10 @@ TEST_CASE("the Slurm target keeps the plan and writes job.sbatch and logs/") {
   const pai::SlurmTarget slurm;
   pai::Plan plan = pai::testing::make_test_plan();
   const std::string before = pai::plan_to_json_unkeyed(plan);
+  pai::JobSpec spec;
+  spec.job = plan;
   pai::Diagnostics diags;
-  slurm.check_plan(plan, pai::Location{"job.yaml", 0, 0}, diags);
+  slurm.check_plan(plan, spec, diags);
   slurm.adapt_plan(plan);
   CHECK(diags.all().empty());
   CHECK(pai::plan_to_json_unkeyed(plan) == before);
