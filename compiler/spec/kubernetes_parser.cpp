@@ -35,9 +35,6 @@ class KubernetesParser {
 
  private:
   std::string at(const std::string& key) const { return join_path(path_, key); }
-  // A scalar matching `valid`, else "expected <what>".
-  bool name(const Node& node, const std::string& path, bool (*valid)(const std::string&),
-            const char* what, std::string* out);
   void parse_api(const Node& section);
   void parse_network(const Node& section);
   void parse_kueue(const Node& section);
@@ -54,16 +51,6 @@ class KubernetesParser {
   FieldReader& reader_;
   Kubernetes& out_;
 };
-
-bool KubernetesParser::name(const Node& node, const std::string& path,
-                            bool (*valid)(const std::string&), const char* what, std::string* out) {
-  if (!node.is_scalar() || !valid(node.scalar)) {
-    reader_.error(node, path, std::string("expected ") + what + ", got " + describe(node));
-    return false;
-  }
-  *out = node.scalar;
-  return true;
-}
 
 void KubernetesParser::parse(const Node& node) {
   static const std::vector<std::string> kNested = {
@@ -124,7 +111,7 @@ void KubernetesParser::parse_kueue(const Node& section) {
   const Node* queue = reader_.optional(section, path_, "queue");
   if (queue) {
     // The name is a label value too: at most 63 characters.
-    name(
+    reader_.matching(
         *queue, at("queue"),
         [](const std::string& s) { return is_dns_subdomain(s) && s.size() <= 63; },
         "a Kueue LocalQueue name (lowercase letters, digits, '-' and '.', at most 63 characters)",
@@ -156,9 +143,11 @@ void KubernetesParser::parse_kueue(const Node& section) {
   const char* kLabel = "a node label key ([prefix/]name, e.g. kubernetes.io/hostname)";
   const auto label = [](const std::string& s) { return is_qualified_name(s, false); };
   if (required) {
-    name(*required, join_path(path, "required"), label, kLabel, &out_.topology_required);
+    reader_.matching(*required, join_path(path, "required"), label, kLabel,
+                     &out_.topology_required);
   } else {
-    name(*preferred, join_path(path, "preferred"), label, kLabel, &out_.topology_preferred);
+    reader_.matching(*preferred, join_path(path, "preferred"), label, kLabel,
+                     &out_.topology_preferred);
   }
 }
 
@@ -174,8 +163,8 @@ void KubernetesParser::parse_network(const Node& section) {
       const std::string path = index_path(at("networks"), i);
       reader_.record(path, item);
       std::string reference;
-      if (name(item, path, is_network_reference, "a Multus network, [namespace/]name[@interface]",
-               &reference)) {
+      if (reader_.matching(item, path, is_network_reference,
+                           "a Multus network, [namespace/]name[@interface]", &reference)) {
         out_.networks.push_back(reference);
       }
     }
@@ -202,7 +191,7 @@ void KubernetesParser::parse_rdma(const Node& node) {
     return;
   }
   if (const Node* n = reader_.optional(node, path, "resource")) {
-    name(
+    reader_.matching(
         *n, join_path(path, "resource"),
         [](const std::string& s) { return is_qualified_name(s, true); },
         "a device-plugin resource name, domain/name (e.g. rdma/rdma_shared_device_a)",
@@ -229,15 +218,16 @@ void KubernetesParser::parse_scheduling(const Node& node) {
     }
   }
   if (const Node* n = reader_.optional(node, path, "queue")) {
-    if (name(*n, join_path(path, "queue"), is_dns_subdomain, kSubdomain, &out_.queue) && trainer &&
-        out_.scheduler != PodScheduler::Volcano) {
+    if (reader_.matching(*n, join_path(path, "queue"), is_dns_subdomain, kSubdomain, &out_.queue) &&
+        trainer && out_.scheduler != PodScheduler::Volcano) {
       reader_.error(*n, join_path(path, "queue"),
                     "with api trainer-v2 the gang scheduler's queue is Volcano's: it needs "
                     "kubernetes.scheduler: volcano (for Kueue, use kubernetes.queue)");
     }
   }
   if (const Node* n = reader_.optional(node, path, "priorityClass")) {
-    name(*n, join_path(path, "priorityClass"), is_dns_subdomain, kSubdomain, &out_.priority_class);
+    reader_.matching(*n, join_path(path, "priorityClass"), is_dns_subdomain, kSubdomain,
+                     &out_.priority_class);
   }
 }
 
@@ -283,7 +273,7 @@ void KubernetesParser::parse_toleration(const Node& node, const std::string& pat
   Toleration t;
   bool ok = true;
   if (const Node* n = reader_.optional(node, path, "key")) {
-    ok &= name(
+    ok &= reader_.matching(
         *n, join_path(path, "key"),
         [](const std::string& s) { return is_qualified_name(s, false); },
         "a taint key ([prefix/]name)", &t.key);
@@ -327,7 +317,7 @@ void KubernetesParser::parse_pull_secrets(const Node& node) {
     const std::string item = index_path(path, i);
     reader_.record(item, node.items[i]);
     std::string secret;
-    if (name(node.items[i], item, is_dns_subdomain, kSubdomain, &secret)) {
+    if (reader_.matching(node.items[i], item, is_dns_subdomain, kSubdomain, &secret)) {
       out_.image_pull_secrets.push_back(secret);
     }
   }
@@ -357,8 +347,8 @@ void KubernetesParser::parse_volumes(const Node& node) {
     const Node* name_node = reader_.required(item, path, "name");
     ok &= name_node && reader_.dns_label(*name_node, join_path(path, "name"), &volume.name);
     if (const Node* n = reader_.required(item, path, "claimName")) {
-      ok &=
-          name(*n, join_path(path, "claimName"), is_dns_subdomain, kSubdomain, &volume.claim_name);
+      ok &= reader_.matching(*n, join_path(path, "claimName"), is_dns_subdomain, kSubdomain,
+                             &volume.claim_name);
     } else {
       ok = false;
     }

@@ -45,9 +45,6 @@ class SlurmParser {
 
  private:
   std::string at(const std::string& key) const { return join_path(path_, key); }
-  // A scalar matching `valid`, else "expected <what>".
-  bool text(const Node& node, const std::string& path, bool (*valid)(const std::string&),
-            const std::string& what, std::string* out);
   void parse_container(const Node& node);
   void parse_mounts(const Node& node, const std::string& path);
   void parse_switch(const Node& node, const std::string& path, Switch* out);
@@ -58,36 +55,27 @@ class SlurmParser {
   Slurm& out_;
 };
 
-bool SlurmParser::text(const Node& node, const std::string& path, bool (*valid)(const std::string&),
-                       const std::string& what, std::string* out) {
-  if (!node.is_scalar() || !valid(node.scalar)) {
-    reader_.error(node, path, "expected " + what + ", got " + describe(node));
-    return false;
-  }
-  *out = node.scalar;
-  return true;
-}
-
 void SlurmParser::parse(const Node& node) {
   static const std::vector<std::string> kNested = {"container.image", "container.mounts",
                                                    "container.workdir"};
   if (!reader_.mapping(node, path_, kSlurmKeys, kNested)) return;
   if (const Node* n = reader_.optional(node, path_, "account")) {
-    text(*n, at("account"), is_slurm_name, std::string("an account name (") + kName + ")",
-         &out_.account);
+    reader_.matching(*n, at("account"), is_slurm_name,
+                     std::string("an account name (") + kName + ")", &out_.account);
   }
   if (const Node* n = reader_.optional(node, path_, "partition")) {
-    text(*n, at("partition"), is_slurm_name_list,
-         std::string("a partition name (") + kName + "; several separated by ',')",
-         &out_.partition);
+    reader_.matching(*n, at("partition"), is_slurm_name_list,
+                     std::string("a partition name (") + kName + "; several separated by ',')",
+                     &out_.partition);
   }
   if (const Node* n = reader_.optional(node, path_, "qos")) {
-    text(*n, at("qos"), is_slurm_name, std::string("a QOS name (") + kName + ")", &out_.qos);
+    reader_.matching(*n, at("qos"), is_slurm_name, std::string("a QOS name (") + kName + ")",
+                     &out_.qos);
   }
   if (const Node* n = reader_.optional(node, path_, "reservation")) {
-    text(*n, at("reservation"), is_slurm_name_list,
-         std::string("a reservation name (") + kName + "; several separated by ',')",
-         &out_.reservation);
+    reader_.matching(*n, at("reservation"), is_slurm_name_list,
+                     std::string("a reservation name (") + kName + "; several separated by ',')",
+                     &out_.reservation);
   }
   if (const Node* n = reader_.optional(node, path_, "segment")) {
     // Slurm keeps a segment's size in 16 bits.
@@ -107,7 +95,7 @@ void SlurmParser::parse_container(const Node& node) {
   SlurmContainer& c = out_.container;
   const Node* image = reader_.optional(node, path, "image");
   if (image) {
-    text(
+    reader_.matching(
         *image, join_path(path, "image"),
         [](const std::string& s) {
           return !s.empty() && std::none_of(s.begin(), s.end(), [](char ch) {
@@ -134,8 +122,8 @@ void SlurmParser::parse_container(const Node& node) {
     parse_switch(*n, join_path(path, "mountHome"), &c.mount_home);
   }
   if (const Node* n = reader_.optional(node, path, "name")) {
-    text(*n, join_path(path, "name"), is_slurm_name,
-         std::string("a container name (") + kName + ")", &c.name);
+    reader_.matching(*n, join_path(path, "name"), is_slurm_name,
+                     std::string("a container name (") + kName + ")", &c.name);
   }
 }
 
