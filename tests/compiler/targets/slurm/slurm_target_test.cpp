@@ -48,4 +48,21 @@ TEST_CASE("the Slurm target keeps the plan and writes job.sbatch and logs/") {
   CHECK(fs::is_empty(dir / "logs"));
 }
 
+TEST_CASE("the Slurm target checks the segment and runs a container's plan on the host runtime") {
+  const pai::SlurmTarget slurm;
+  pai::Plan plan = pai::testing::make_test_plan(2, 1);  // workers, ps, spare: 2 + 1 + 1 nodes
+  plan.slurm.segment = 2;
+  pai::JobSpec spec;
+  spec.job = plan;
+  spec.locations["slurm.segment"] = pai::Location{"job.yaml", 7, 12};
+  pai::Diagnostics diags;
+  slurm.check_plan(plan, spec, diags);
+  REQUIRE(diags.error_count() == 2);  // ps' and the spare's components
+  CHECK(diags.all()[0].loc.line == 7);
+  plan.slurm.container.image = "img";
+  plan.runtime = pai::Runtime::Apptainer;
+  slurm.adapt_plan(plan);
+  CHECK(plan.runtime == pai::Runtime::Host);
+}
+
 }  // namespace slurm_target_test
