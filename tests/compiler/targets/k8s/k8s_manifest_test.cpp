@@ -455,14 +455,13 @@ TEST_CASE("under Trainer v2 the pods are JobSet's hosts, and spares become its r
   CHECK(pods.coordinator.address == "test-job-node-0-0.test-job");
   CHECK(pods.spares.empty());
   CHECK(pods.kubernetes.jobset_max_restarts == 1);
-  CHECK(pods.placements.back().host.name + pai::kPodRandomSuffix ==
-        pai::longest_pod_name(plan));
+  CHECK(pods.placements.back().host.name + pai::kPodRandomSuffix == pai::longest_pod_name(plan));
   // The v1 kinds keep no count: a lost pod fails the job.
   CHECK(pai::plan_for_pods(make_test_plan()).kubernetes.jobset_max_restarts == 0);
   // What is rendered follows the api.
   CHECK(pai::render_k8s_manifest(pods).find("kind: TrainJob\n") != std::string::npos);
-  CHECK(pai::render_k8s_manifest(pai::plan_for_pods(make_test_plan()))
-            .find("kind: PyTorchJob\n") != std::string::npos);
+  CHECK(pai::render_k8s_manifest(pai::plan_for_pods(make_test_plan())).find("kind: PyTorchJob\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("a job name starting with a digit is an error for Kubernetes") {

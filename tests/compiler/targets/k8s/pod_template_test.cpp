@@ -97,8 +97,8 @@ TEST_CASE("a JobSet pod finds its host from its job and completion indexes") {
             60);
   // The v1 template has neither: the operators set the restart policy per replica.
   const Plan v1 = pods(pai::KubernetesApi::PyTorchJob);
-  const Yaml master = pai::pod_template(
-      v1, pai::pod_groups(v1, PodController::Kubeflow).at(0), PodController::Kubeflow);
+  const Yaml master = pai::pod_template(v1, pai::pod_groups(v1, PodController::Kubeflow).at(0),
+                                        PodController::Kubeflow);
   CHECK(at(master, "spec.restartPolicy") == nullptr);
   CHECK(at(master, "spec.terminationGracePeriodSeconds") == nullptr);
   CHECK(at(master, "spec.containers")->items().at(0).find("name")->text() == "pytorch");
@@ -106,9 +106,8 @@ TEST_CASE("a JobSet pod finds its host from its job and completion indexes") {
 
 TEST_CASE("RDMA, host network and /dev/shm are carried into JobSet's pods") {
   const Plan plan = pods();
-  const Yaml pod =
-      pai::pod_template(plan, pai::pod_groups(plan, PodController::JobSet).at(0),
-                        PodController::JobSet);
+  const Yaml pod = pai::pod_template(plan, pai::pod_groups(plan, PodController::JobSet).at(0),
+                                     PodController::JobSet);
   CHECK(at(pod, "spec.hostNetwork")->flag());
   CHECK(at(pod, "spec.dnsPolicy")->text() == "ClusterFirstWithHostNet");
   // The label by which the job's pods keep off each other's nodes.
@@ -160,9 +159,8 @@ TEST_CASE("Kueue's topology annotation and Volcano's scheduler reach every pod t
   const Plan preferred = pai::plan_for_pods(plan);
   const Yaml pod = pai::pod_template(
       preferred, pai::pod_groups(preferred, PodController::JobSet).at(0), PodController::JobSet);
-  CHECK(at(pod, "metadata.annotations")
-            ->find("kueue.x-k8s.io/podset-preferred-topology")
-            ->text() == "kubernetes.io/hostname");
+  CHECK(at(pod, "metadata.annotations")->find("kueue.x-k8s.io/podset-preferred-topology")->text() ==
+        "kubernetes.io/hostname");
   CHECK(at(pod, "spec.schedulerName") == nullptr);
 }
 

@@ -22,7 +22,8 @@ struct Manifest {
 };
 
 Manifest render(const Plan& plan) {
-  const std::vector<YAML::Node> docs = YAML::LoadAll(pai::render_trainjob(pai::plan_for_pods(plan)));
+  const std::vector<YAML::Node> docs =
+      YAML::LoadAll(pai::render_trainjob(pai::plan_for_pods(plan)));
   REQUIRE(docs.size() == 2);
   return Manifest{docs[0], docs[1]};
 }
@@ -123,8 +124,8 @@ TEST_CASE("every pod's --node is the host name JobSet gives it, a host of the pl
       for (int job = 0; job < rjob["replicas"].as<int>(); ++job) {
         for (int pod = 0; pod < rjob["template"]["spec"]["completions"].as<int>(); ++pod) {
           const std::string host = expand(node, downward_env(container["env"], job, pod));
-          CHECK(host == jobset + "-" + name + "-" + std::to_string(job) + "-" +
-                            std::to_string(pod));
+          CHECK(host ==
+                jobset + "-" + name + "-" + std::to_string(job) + "-" + std::to_string(pod));
           const auto it = std::find_if(in_pods.hosts.begin(), in_pods.hosts.end(),
                                        [&](const pai::Host& h) { return h.name == host; });
           REQUIRE(it != in_pods.hosts.end());
@@ -164,8 +165,9 @@ TEST_CASE("pai-launch's verdicts fail the JobSet; other pod failures recreate it
   CHECK(spec["successPolicy"]["operator"].as<std::string>() == "All");
   // No restarts at all: no recreation either.
   plan.fault_tolerance.restart_enabled = false;
-  CHECK(render(plan).runtime["spec"]["template"]["spec"]["failurePolicy"]["maxRestarts"].as<int>() ==
-        0);
+  CHECK(
+      render(plan).runtime["spec"]["template"]["spec"]["failurePolicy"]["maxRestarts"].as<int>() ==
+      0);
   CHECK(pai::plan_for_pods(plan).kubernetes.jobset_max_restarts == 0);
 }
 
@@ -197,9 +199,10 @@ TEST_CASE("a gang is Trainer's PodGroup: Volcano's with its queue, else schedule
   plan.kubernetes.queue = "research";
   const Manifest volcano = render(plan);
   CHECK(volcano.runtime["spec"]["podGroupPolicy"]["volcano"].IsMap());
-  CHECK(volcano.runtime["spec"]["template"]["metadata"]["annotations"]
-                      ["scheduling.volcano.sh/queue-name"]
-                          .as<std::string>() == "research");
+  CHECK(volcano
+            .runtime["spec"]["template"]["metadata"]["annotations"]
+                    ["scheduling.volcano.sh/queue-name"]
+            .as<std::string>() == "research");
   plan.kubernetes.scheduler = pai::PodScheduler::Default;
   plan.kubernetes.queue.clear();
   const Manifest coscheduling = render(plan);
@@ -225,8 +228,9 @@ TEST_CASE("an MPI job's launcher is a replicated job of its own, outside the tra
 TEST_CASE("the manifest starts with the kubectl commands and is deterministic") {
   const Plan pods = pai::plan_for_pods(make_test_plan());
   const std::string text = pai::render_trainjob(pods);
-  CHECK(text.starts_with("# test-job: Kubeflow Trainer v2 TrainJob and its TrainingRuntime "
-                         "written by pai-compile; every pod runs pai-launch.\n"));
+  CHECK(
+      text.starts_with("# test-job: Kubeflow Trainer v2 TrainJob and its TrainingRuntime "
+                       "written by pai-compile; every pod runs pai-launch.\n"));
   CHECK(text.find("#   kubectl create configmap test-job-pai-plan --from-file=plan.json\n") !=
         std::string::npos);
   CHECK(text == pai::render_trainjob(pods));
