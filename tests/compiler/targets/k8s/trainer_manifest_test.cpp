@@ -138,7 +138,7 @@ TEST_CASE("every pod's --node is the host name JobSet gives it, a host of the pl
   }
 }
 
-TEST_CASE("pai-launch's verdicts fail the JobSet; other pod failures recreate it, spares times") {
+TEST_CASE("pai-launch's verdicts fail the JobSet, other pod failures recreate it, spares times") {
   Plan plan = make_test_plan(2, 2);  // one spare
   const Manifest m = render(plan);
   const YAML::Node spec = m.runtime["spec"]["template"]["spec"];
