@@ -604,27 +604,82 @@ struct ClaimVolume {
   }
 };
 
+/// Which Kubernetes objects a job becomes (spec `kubernetes.api`).
+///   TrainerV2: a Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) and the
+///              training runtime it refers to, whose JobSet runs the pods.
+///   PyTorchJob: training-operator v1's PyTorchJob (kubeflow.org/v1), for older clusters.
+///   MpiJob: mpi-operator's MPIJob (kubeflow.org/v2beta1), for older clusters.
+enum class KubernetesApi { TrainerV2, PyTorchJob, MpiJob };
+
+template <>
+struct EnumNames<KubernetesApi> {
+  static constexpr std::array<EnumName<KubernetesApi>, 3> table{
+      {{KubernetesApi::TrainerV2, "trainer-v2"},
+       {KubernetesApi::PyTorchJob, "pytorchjob"},
+       {KubernetesApi::MpiJob, "mpijob"}}};
+};
+
+/// The kind of the training runtime a TrainJob refers to (spec `kubernetes.runtimeKind`):
+/// namespaced, beside the TrainJob, or cluster-wide.
+enum class TrainingRuntimeKind { Namespaced, Cluster };
+
+template <>
+struct EnumNames<TrainingRuntimeKind> {
+  static constexpr std::array<EnumName<TrainingRuntimeKind>, 2> table{
+      {{TrainingRuntimeKind::Namespaced, "TrainingRuntime"},
+       {TrainingRuntimeKind::Cluster, "ClusterTrainingRuntime"}}};
+};
+
+/// Which scheduler places the pods (spec `kubernetes.scheduler`): the cluster's default, or
+/// Volcano (schedulerName volcano and a PodGroup of every pod).
+enum class PodScheduler { Default, Volcano };
+
+template <>
+struct EnumNames<PodScheduler> {
+  static constexpr std::array<EnumName<PodScheduler>, 2> table{
+      {{PodScheduler::Default, "default"}, {PodScheduler::Volcano, "volcano"}}};
+};
+
 /// The Kubernetes target's settings (spec `kubernetes`), read only when rendering
 /// k8s/job.yaml (compiler/targets/k8s/k8s_manifest.h); pai-launch ignores them.
 struct Kubernetes {
+  KubernetesApi api = KubernetesApi::TrainerV2;
+  /// Trainer v2 only: the kind of the runtime rendered beside the TrainJob.
+  TrainingRuntimeKind runtime_kind = TrainingRuntimeKind::Namespaced;
   PodNetwork network = PodNetwork::Auto;
   std::vector<std::string> networks;  ///< Multus network names (network Multus only)
   /// Device-plugin resource each rank-holding pod asks for on a RoCE or IB fabric.
   std::string rdma_resource = "rdma/rdma_shared_device_a";
   int rdma_count = 1;             ///< how many of rdma_resource per pod, >= 1
   std::int64_t shm_bytes = 0;     ///< /dev/shm size where roles state no shm; 0 = unset
-  std::int64_t ttl_seconds = -1;  ///< runPolicy.ttlSecondsAfterFinished; -1 = unset
-  bool gang = false;              ///< runPolicy.schedulingPolicy is rendered
+  std::int64_t ttl_seconds = -1;  ///< ttlSecondsAfterFinished; -1 = unset
+  bool gang = false;              ///< schedulingPolicy was given (gang scheduling)
   int min_available = 0;          ///< gang size; 0 = every pod of the job
-  std::string queue;              ///< schedulingPolicy.queue; empty = unset
+  std::string queue;              ///< schedulingPolicy.queue (the gang scheduler's); empty = unset
   std::string priority_class;     ///< schedulingPolicy.priorityClass; empty = unset
+  PodScheduler scheduler = PodScheduler::Default;
+  /// The Kueue LocalQueue (label kueue.x-k8s.io/queue-name); empty = not queued by Kueue.
+  std::string kueue_queue;
+  /// Kueue topology-aware scheduling: the node label every pod set must share
+  /// (podset-required-topology) or should (podset-preferred-topology); at most one is set.
+  std::string topology_required;
+  std::string topology_preferred;
+  /// Trainer v2: how often the JobSet may be recreated after a pod failure pai-launch did not
+  /// decide (a pod lost with its node, a launcher killed): the spec's spares; 0 = never.
+  int jobset_max_restarts = 0;
   std::vector<std::pair<std::string, std::string>> node_selector;  ///< sorted by key
   std::vector<Toleration> tolerations;
   std::vector<std::string> image_pull_secrets;
   std::vector<ClaimVolume> volumes;
   bool operator==(const Kubernetes&) const = default;
   friend void fields(auto& v, Like<Kubernetes> auto& m) {
+    // The settings added with Trainer v2 are written only when set, so that the plans (and
+    // seals) of jobs without them stay as they were.
+    v("api", m.api, field::present_if(m.api != KubernetesApi::TrainerV2));
     v("imagePullSecrets", m.image_pull_secrets);
+    v("jobSetMaxRestarts", m.jobset_max_restarts, AtLeast{0},
+      field::present_if(m.jobset_max_restarts != 0));
+    v("kueueQueue", m.kueue_queue, field::present_if(!m.kueue_queue.empty()));
     v("network", m.network);
     v("networks", m.networks);
     v("nodeSelector", m.node_selector);  // an object of strings
@@ -632,6 +687,9 @@ struct Kubernetes {
       rdma("count", m.rdma_count, AtLeast{1});
       rdma("resource", m.rdma_resource);
     });
+    v("runtimeKind", m.runtime_kind,
+      field::present_if(m.runtime_kind != TrainingRuntimeKind::Namespaced));
+    v("scheduler", m.scheduler, field::present_if(m.scheduler != PodScheduler::Default));
     v.optional_group("schedulingPolicy", m.gang, [&](auto& gang) {
       gang("minAvailable", m.min_available, AtLeast{0});
       gang("priorityClass", m.priority_class);
@@ -639,8 +697,64 @@ struct Kubernetes {
     });
     v("shmBytes", m.shm_bytes, AtLeast{0});
     v("tolerations", m.tolerations);
+    v("topologyPreferred", m.topology_preferred, field::present_if(!m.topology_preferred.empty()));
+    v("topologyRequired", m.topology_required, field::present_if(!m.topology_required.empty()));
     v("ttlSecondsAfterFinished", m.ttl_seconds, AtLeast{-1});
     v("volumes", m.volumes);
+  }
+};
+
+/// A setting that is on, off, or left to the site's default.
+enum class Switch { Unset, On, Off };
+
+template <>
+struct EnumNames<Switch> {
+  static constexpr std::array<EnumName<Switch>, 3> table{
+      {{Switch::Unset, "unset"}, {Switch::On, "on"}, {Switch::Off, "off"}}};
+};
+
+/// The pyxis container each node's pai-launch runs in under Slurm (spec `slurm.container`):
+/// srun's --container-* options (NVIDIA pyxis, a SPANK plugin running enroot containers).
+struct SlurmContainer {
+  std::string image;                ///< --container-image; empty = no container
+  std::vector<std::string> mounts;  ///< --container-mounts entries, SRC:DST[:FLAGS]
+  std::string workdir;              ///< --container-workdir; empty = the image's
+  Switch writable = Switch::Unset;  ///< --container-writable (On) / --container-readonly (Off)
+  /// --container-mount-home (On) / --no-container-mount-home (Off).
+  Switch mount_home = Switch::Unset;
+  std::string name;  ///< --container-name; empty = unnamed (removed after the step)
+  bool operator==(const SlurmContainer&) const = default;
+  friend void fields(auto& v, Like<SlurmContainer> auto& m) {
+    v("image", m.image);
+    v("mountHome", m.mount_home, field::present_if(m.mount_home != Switch::Unset));
+    v("mounts", m.mounts);
+    v("name", m.name, field::present_if(!m.name.empty()));
+    v("workdir", m.workdir, field::present_if(!m.workdir.empty()));
+    v("writable", m.writable, field::present_if(m.writable != Switch::Unset));
+  }
+};
+
+/// The Slurm target's settings (spec `slurm`), read only when rendering job.sbatch
+/// (compiler/targets/slurm/slurm_script.h); pai-launch ignores them. Each is written only
+/// when set.
+struct Slurm {
+  std::string account;      ///< --account
+  std::string partition;    ///< --partition
+  std::string qos;          ///< --qos
+  std::string reservation;  ///< --reservation
+  int segment = 0;          ///< --segment (topology/block); 0 = unset
+  /// srun --mpi; empty = the framework's default (pmix for an mpi job, none otherwise).
+  std::string mpi;
+  SlurmContainer container;  ///< pyxis; used when container.image is set
+  bool operator==(const Slurm&) const = default;
+  friend void fields(auto& v, Like<Slurm> auto& m) {
+    v("account", m.account, field::present_if(!m.account.empty()));
+    v("container", m.container, field::present_if(!m.container.image.empty()));
+    v("mpi", m.mpi, field::present_if(!m.mpi.empty()));
+    v("partition", m.partition, field::present_if(!m.partition.empty()));
+    v("qos", m.qos, field::present_if(!m.qos.empty()));
+    v("reservation", m.reservation, field::present_if(!m.reservation.empty()));
+    v("segment", m.segment, AtLeast{0}, field::present_if(m.segment != 0));
   }
 };
 
@@ -676,6 +790,8 @@ struct Plan {
   Monitoring monitoring;
   /// Settings of the Kubernetes target (spec `kubernetes`); defaults when absent.
   Kubernetes kubernetes;
+  /// Settings of the Slurm target (spec `slurm`); defaults when absent.
+  Slurm slurm;
 
   // --- Assigned by place() (placement.h); recomputed when a spare replaces a node. ---
   std::vector<Placement> placements;  ///< roles in order, instances in order
@@ -708,8 +824,8 @@ struct Plan {
       range("max", m.port_range_max, AtLeast{0});
     });
     // Written only for a non-static inventory, so plans (and their seals) of bare-metal jobs
-    // stay as they were before the member existed; the same for monitoring and kubernetes
-    // without settings of their own.
+    // stay as they were before the member existed; the same for monitoring, kubernetes and
+    // slurm without settings of their own.
     v("inventory", m.inventory, field::present_if(m.inventory != Inventory::Static));
     v("hosts", m.hosts);
     v("spares", m.spares);
@@ -723,6 +839,7 @@ struct Plan {
     v("monitoring", m.monitoring,
       field::present_if(m.monitoring.metrics_port != 0 || !(m.monitoring.gpu_idle == GpuIdle{})));
     v("kubernetes", m.kubernetes, field::present_if(!(m.kubernetes == Kubernetes{})));
+    v("slurm", m.slurm, field::present_if(!(m.slurm == Slurm{})));
     v("placements", m.placements);
     v("coordinator", m.coordinator);
     v("master", m.master);

@@ -210,7 +210,7 @@ int compile(const CompileOptions& options) {
     return 1;
   }
   Plan plan = make_plan(spec, diags);
-  if (!diags.has_errors()) target->check_plan(plan, Location{options.spec, 0, 0}, diags);
+  if (!diags.has_errors()) target->check_plan(plan, spec, diags);
   if (options.format != DiagnosticsFormat::Text || !diags.all().empty()) {
     print_diagnostics(diags, options.format, sources);
   }

@@ -370,6 +370,14 @@ bool FieldReader::absolute_path(const Node& node, const std::string& path, std::
   return true;
 }
 
+bool FieldReader::matching(const Node& node, const std::string& path,
+                           bool (*valid)(const std::string&), const std::string& what,
+                           std::string* out) {
+  if (!node.is_scalar() || !valid(node.scalar)) return expect(node, path, what);
+  *out = node.scalar;
+  return true;
+}
+
 bool FieldReader::list(const Node& node, const std::string& path, const char* what) {
   if (node.is_sequence()) return true;
   return expect(node, path, what);

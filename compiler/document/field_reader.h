@@ -116,6 +116,9 @@ class FieldReader {
   bool dns_label(const Node& node, const std::string& path, std::string* out);
   /// An absolute path (starts with '/').
   bool absolute_path(const Node& node, const std::string& path, std::string* out);
+  /// A scalar for which `valid` holds (a name of some shape); "expected <what>" otherwise.
+  bool matching(const Node& node, const std::string& path, bool (*valid)(const std::string&),
+                const std::string& what, std::string* out);
   /// A list of scalars; items are recorded as path[i].
   bool string_list(const Node& node, const std::string& path, std::vector<std::string>* out);
   /// A list; reports "expected <what>, got ..." otherwise.

@@ -1,5 +1,5 @@
 // YAML -> document tree. The only reader of yaml-cpp; its emitter is used only by the Kubernetes
-// manifests (targets/k8s/k8s_manifest.cpp), and neither header shows a yaml-cpp type.
+// manifests (targets/k8s/yaml_tree.cpp), and neither header shows a yaml-cpp type.
 #pragma once
 
 #include <string>

@@ -1,10 +1,9 @@
 #include "compiler/spec/kubernetes_parser.h"
 
-#include <algorithm>
-#include <cctype>
 #include <cstdint>
 #include <map>
 
+#include "compiler/spec/kubernetes_names.h"
 #include "compiler/spec/pod_names.h"
 
 namespace pai {
@@ -12,8 +11,10 @@ namespace pai {
 namespace {
 
 const std::vector<std::string> kKubernetesKeys = {
-    "network",          "networks",     "rdma",        "shmSize",          "ttlAfterFinished",
-    "schedulingPolicy", "nodeSelector", "tolerations", "imagePullSecrets", "volumes"};
+    "api",      "runtimeKind",      "network",          "networks",         "rdma",
+    "shmSize",  "ttlAfterFinished", "schedulingPolicy", "scheduler",        "queue",
+    "topology", "nodeSelector",     "tolerations",      "imagePullSecrets", "volumes"};
+const std::vector<std::string> kTopologyKeys = {"required", "preferred"};
 const std::vector<std::string> kRdmaKeys = {"resource", "count"};
 const std::vector<std::string> kSchedulingKeys = {"minAvailable", "queue", "priorityClass"};
 const std::vector<std::string> kTolerationKeys = {"key", "operator", "value", "effect",
@@ -21,56 +22,6 @@ const std::vector<std::string> kTolerationKeys = {"key", "operator", "value", "e
 const std::vector<std::string> kVolumeKeys = {"name", "claimName", "mountPath", "readOnly"};
 const std::vector<std::string> kOperators = {"Equal", "Exists"};
 const std::vector<std::string> kEffects = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
-
-bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
-
-// Kubernetes' DNS-1123 subdomain: dot-separated DNS labels, at most 253 characters (names of
-// Secrets, PersistentVolumeClaims, PriorityClasses, label key prefixes).
-bool is_dns_subdomain(const std::string& s) {
-  if (s.empty() || s.size() > 253) return false;
-  size_t start = 0;
-  while (true) {
-    const size_t dot = s.find('.', start);
-    const std::string part = s.substr(start, dot == std::string::npos ? dot : dot - start);
-    if (!is_dns_label(part)) return false;
-    if (dot == std::string::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// A label's name part and value: at most 63 letters, digits, '-', '_' or '.', starting and
-// ending with a letter or digit (a value may also be empty).
-bool is_label_name(const std::string& s) {
-  if (s.empty() || s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// A label key (nodeSelector) or a resource name: [prefix/]name with a DNS subdomain prefix.
-bool is_qualified_name(const std::string& s, bool prefix_required) {
-  const size_t slash = s.find('/');
-  if (slash == std::string::npos) return !prefix_required && is_label_name(s);
-  return is_dns_subdomain(s.substr(0, slash)) && is_label_name(s.substr(slash + 1));
-}
-
-// A Multus network reference: [namespace/]name[@interface].
-bool is_network_reference(const std::string& s) {
-  std::string rest = s;
-  if (const size_t at = rest.find('@'); at != std::string::npos) {
-    const std::string interface = rest.substr(at + 1);
-    if (interface.empty() || interface.size() > 15 ||
-        !std::all_of(interface.begin(), interface.end(),
-                     [](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; })) {
-      return false;
-    }
-    rest.resize(at);
-  }
-  if (const size_t slash = rest.find('/'); slash != std::string::npos) {
-    if (!is_dns_label(rest.substr(0, slash))) return false;
-    rest = rest.substr(slash + 1);
-  }
-  return is_dns_subdomain(rest);
-}
 
 const char kSubdomain[] =
     "a DNS subdomain (lowercase letters, digits, '-' and '.', at most 253 characters)";
@@ -84,10 +35,9 @@ class KubernetesParser {
 
  private:
   std::string at(const std::string& key) const { return join_path(path_, key); }
-  // A scalar matching `valid`, else "expected <what>".
-  bool name(const Node& node, const std::string& path, bool (*valid)(const std::string&),
-            const char* what, std::string* out);
+  void parse_api(const Node& section);
   void parse_network(const Node& section);
+  void parse_kueue(const Node& section);
   void parse_rdma(const Node& node);
   void parse_scheduling(const Node& node);
   void parse_node_selector(const Node& node);
@@ -102,20 +52,12 @@ class KubernetesParser {
   Kubernetes& out_;
 };
 
-bool KubernetesParser::name(const Node& node, const std::string& path,
-                            bool (*valid)(const std::string&), const char* what, std::string* out) {
-  if (!node.is_scalar() || !valid(node.scalar)) {
-    reader_.error(node, path, std::string("expected ") + what + ", got " + describe(node));
-    return false;
-  }
-  *out = node.scalar;
-  return true;
-}
-
 void KubernetesParser::parse(const Node& node) {
   static const std::vector<std::string> kNested = {
-      "rdma.resource", "rdma.count", "schedulingPolicy.minAvailable", "schedulingPolicy.queue"};
+      "rdma.resource",          "rdma.count",        "schedulingPolicy.minAvailable",
+      "schedulingPolicy.queue", "topology.required", "topology.preferred"};
   if (!reader_.mapping(node, path_, kKubernetesKeys, kNested)) return;
+  parse_api(node);
   parse_network(node);
   if (const Node* n = reader_.optional(node, path_, "rdma")) parse_rdma(*n);
   if (const Node* n = reader_.optional(node, path_, "shmSize")) {
@@ -124,11 +66,89 @@ void KubernetesParser::parse(const Node& node) {
   if (const Node* n = reader_.optional(node, path_, "ttlAfterFinished")) {
     reader_.duration(*n, at("ttlAfterFinished"), 0, &out_.ttl_seconds);
   }
+  if (const Node* n = reader_.optional(node, path_, "scheduler")) {
+    reader_.enumeration(*n, at("scheduler"), enum_values<PodScheduler>(), &out_.scheduler);
+  }
   if (const Node* n = reader_.optional(node, path_, "schedulingPolicy")) parse_scheduling(*n);
+  parse_kueue(node);
   if (const Node* n = reader_.optional(node, path_, "nodeSelector")) parse_node_selector(*n);
   if (const Node* n = reader_.optional(node, path_, "tolerations")) parse_tolerations(*n);
   if (const Node* n = reader_.optional(node, path_, "imagePullSecrets")) parse_pull_secrets(*n);
   if (const Node* n = reader_.optional(node, path_, "volumes")) parse_volumes(*n);
+}
+
+// The objects the job becomes, which must be able to run its framework: an MPIJob runs
+// mpirun in its Launcher, a PyTorchJob has none.
+void KubernetesParser::parse_api(const Node& section) {
+  const Node* api = reader_.optional(section, path_, "api");
+  if (api && reader_.enumeration(*api, at("api"), enum_values<KubernetesApi>(), &out_.api)) {
+    const bool mpi = job_.framework == Framework::Mpi;
+    if (out_.api == KubernetesApi::MpiJob && !mpi) {
+      reader_.error(*api, at("api"),
+                    std::string("api mpijob runs framework mpi only (the framework is ") +
+                        to_string(job_.framework) + "); use trainer-v2 or pytorchjob");
+    } else if (out_.api == KubernetesApi::PyTorchJob && mpi) {
+      reader_.error(*api, at("api"),
+                    "api pytorchjob cannot run framework mpi (it has no launcher pod for "
+                    "mpirun); use trainer-v2 or mpijob");
+    }
+  }
+  if (const Node* n = reader_.optional(section, path_, "runtimeKind")) {
+    if (out_.api != KubernetesApi::TrainerV2) {
+      reader_.error(*n, at("runtimeKind"),
+                    std::string("runtimeKind is only used with api trainer-v2 (api is ") +
+                        to_string(out_.api) + ")");
+    } else {
+      reader_.enumeration(*n, at("runtimeKind"), enum_values<TrainingRuntimeKind>(),
+                          &out_.runtime_kind);
+    }
+  }
+}
+
+// Kueue: the LocalQueue the job is submitted to, and its topology-aware scheduling, which
+// only Kueue applies (to the jobs it admits).
+void KubernetesParser::parse_kueue(const Node& section) {
+  const Node* queue = reader_.optional(section, path_, "queue");
+  if (queue) {
+    // The name is a label value too: at most 63 characters.
+    reader_.matching(
+        *queue, at("queue"),
+        [](const std::string& s) { return is_dns_subdomain(s) && s.size() <= 63; },
+        "a Kueue LocalQueue name (lowercase letters, digits, '-' and '.', at most 63 characters)",
+        &out_.kueue_queue);
+  }
+  const Node* topology = reader_.optional(section, path_, "topology");
+  if (!topology) return;
+  const std::string path = at("topology");
+  if (!reader_.mapping(*topology, path, kTopologyKeys)) return;
+  const Node* required = reader_.optional(*topology, path, "required");
+  const Node* preferred = reader_.optional(*topology, path, "preferred");
+  if (required && preferred) {
+    reader_.error(*preferred, join_path(path, "preferred"),
+                  "give either required or preferred, not both");
+    return;
+  }
+  if (!required && !preferred) {
+    reader_.error(*topology, path,
+                  "expected required or preferred: the node label the pods must or should share "
+                  "(e.g. required: kubernetes.io/hostname)");
+    return;
+  }
+  if (!queue) {
+    reader_.error(*topology, path,
+                  "topology is Kueue's topology-aware scheduling: it needs kubernetes.queue, the "
+                  "LocalQueue of a Kueue ClusterQueue with topology levels");
+    return;
+  }
+  const char* kLabel = "a node label key ([prefix/]name, e.g. kubernetes.io/hostname)";
+  const auto label = [](const std::string& s) { return is_qualified_name(s, false); };
+  if (required) {
+    reader_.matching(*required, join_path(path, "required"), label, kLabel,
+                     &out_.topology_required);
+  } else {
+    reader_.matching(*preferred, join_path(path, "preferred"), label, kLabel,
+                     &out_.topology_preferred);
+  }
 }
 
 void KubernetesParser::parse_network(const Node& section) {
@@ -143,8 +163,8 @@ void KubernetesParser::parse_network(const Node& section) {
       const std::string path = index_path(at("networks"), i);
       reader_.record(path, item);
       std::string reference;
-      if (name(item, path, is_network_reference, "a Multus network, [namespace/]name[@interface]",
-               &reference)) {
+      if (reader_.matching(item, path, is_network_reference,
+                           "a Multus network, [namespace/]name[@interface]", &reference)) {
         out_.networks.push_back(reference);
       }
     }
@@ -171,7 +191,7 @@ void KubernetesParser::parse_rdma(const Node& node) {
     return;
   }
   if (const Node* n = reader_.optional(node, path, "resource")) {
-    name(
+    reader_.matching(
         *n, join_path(path, "resource"),
         [](const std::string& s) { return is_qualified_name(s, true); },
         "a device-plugin resource name, domain/name (e.g. rdma/rdma_shared_device_a)",
@@ -186,14 +206,28 @@ void KubernetesParser::parse_scheduling(const Node& node) {
   const std::string path = at("schedulingPolicy");
   if (!reader_.mapping(node, path, kSchedulingKeys)) return;
   out_.gang = true;
+  // A TrainJob's PodGroup (Trainer's volcano and coscheduling plugins) always gangs every pod
+  // and takes a queue only for Volcano.
+  const bool trainer = out_.api == KubernetesApi::TrainerV2;
   if (const Node* n = reader_.optional(node, path, "minAvailable")) {
-    reader_.integer(*n, join_path(path, "minAvailable"), 1, INT32_MAX, &out_.min_available);
+    if (reader_.integer(*n, join_path(path, "minAvailable"), 1, INT32_MAX, &out_.min_available) &&
+        trainer) {
+      reader_.error(*n, join_path(path, "minAvailable"),
+                    "minAvailable is not used with api trainer-v2: Trainer's PodGroup gangs "
+                    "every pod of the job (leave it out, or use api pytorchjob or mpijob)");
+    }
   }
   if (const Node* n = reader_.optional(node, path, "queue")) {
-    name(*n, join_path(path, "queue"), is_dns_subdomain, kSubdomain, &out_.queue);
+    if (reader_.matching(*n, join_path(path, "queue"), is_dns_subdomain, kSubdomain, &out_.queue) &&
+        trainer && out_.scheduler != PodScheduler::Volcano) {
+      reader_.error(*n, join_path(path, "queue"),
+                    "with api trainer-v2 the gang scheduler's queue is Volcano's: it needs "
+                    "kubernetes.scheduler: volcano (for Kueue, use kubernetes.queue)");
+    }
   }
   if (const Node* n = reader_.optional(node, path, "priorityClass")) {
-    name(*n, join_path(path, "priorityClass"), is_dns_subdomain, kSubdomain, &out_.priority_class);
+    reader_.matching(*n, join_path(path, "priorityClass"), is_dns_subdomain, kSubdomain,
+                     &out_.priority_class);
   }
 }
 
@@ -239,7 +273,7 @@ void KubernetesParser::parse_toleration(const Node& node, const std::string& pat
   Toleration t;
   bool ok = true;
   if (const Node* n = reader_.optional(node, path, "key")) {
-    ok &= name(
+    ok &= reader_.matching(
         *n, join_path(path, "key"),
         [](const std::string& s) { return is_qualified_name(s, false); },
         "a taint key ([prefix/]name)", &t.key);
@@ -283,7 +317,7 @@ void KubernetesParser::parse_pull_secrets(const Node& node) {
     const std::string item = index_path(path, i);
     reader_.record(item, node.items[i]);
     std::string secret;
-    if (name(node.items[i], item, is_dns_subdomain, kSubdomain, &secret)) {
+    if (reader_.matching(node.items[i], item, is_dns_subdomain, kSubdomain, &secret)) {
       out_.image_pull_secrets.push_back(secret);
     }
   }
@@ -313,8 +347,8 @@ void KubernetesParser::parse_volumes(const Node& node) {
     const Node* name_node = reader_.required(item, path, "name");
     ok &= name_node && reader_.dns_label(*name_node, join_path(path, "name"), &volume.name);
     if (const Node* n = reader_.required(item, path, "claimName")) {
-      ok &=
-          name(*n, join_path(path, "claimName"), is_dns_subdomain, kSubdomain, &volume.claim_name);
+      ok &= reader_.matching(*n, join_path(path, "claimName"), is_dns_subdomain, kSubdomain,
+                             &volume.claim_name);
     } else {
       ok = false;
     }

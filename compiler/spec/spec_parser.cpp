@@ -12,6 +12,7 @@
 #include "compiler/spec/kubernetes_parser.h"
 #include "compiler/spec/policy_parser.h"
 #include "compiler/spec/role_parser.h"
+#include "compiler/spec/slurm_parser.h"
 
 namespace pai {
 
@@ -21,7 +22,7 @@ const std::vector<std::string> kTopKeys = {
     "apiVersion",  "kind",       "name",       "description", "image",     "runtime",
     "framework",   "parameters", "hosts",      "spares",      "portRange", "coordinator",
     "masterRole",  "fabric",     "mounts",     "output",      "roles",     "faultTolerance",
-    "sanityCheck", "timeLimit",  "monitoring", "kubernetes"};
+    "sanityCheck", "timeLimit",  "monitoring", "kubernetes",  "slurm"};
 const std::vector<std::string> kPortRangeKeys = {"min", "max"};
 const std::vector<std::string> kCoordinatorKeys = {"host", "port"};
 const std::vector<std::string> kMonitoringKeys = {"metricsPort", "metricsAddress", "gpuIdle"};
@@ -115,6 +116,9 @@ void SpecParser::parse(const Node& root) {
   // After fabric, mounts and output, which the section is checked against.
   if (const Node* n = reader_.optional(root, "", "kubernetes")) {
     parse_kubernetes(*n, "kubernetes", job, reader_, &job.kubernetes);
+  }
+  if (const Node* n = reader_.optional(root, "", "slurm")) {
+    parse_slurm(*n, "slurm", job, reader_, &job.slurm);
   }
 }
 

@@ -270,11 +270,18 @@ void RuleChecker::check_kubernetes() {
   if (job.roles.empty() || job.name.empty()) return;
   const std::string longest = longest_pod_name(job);
   if (longest.size() > kMaxPodNameLength) {
-    error("name", "name " + quote(job.name) + " is too long for the job's pods: \"" + longest +
-                      "\" has " + std::to_string(longest.size()) +
-                      " characters, and pod and host names are DNS labels of at most " +
-                      std::to_string(kMaxPodNameLength) + " (shorten the name by " +
-                      std::to_string(longest.size() - kMaxPodNameLength) + ")");
+    const std::string random = kPodRandomSuffix;
+    const bool suffixed =
+        longest.size() > random.size() &&
+        longest.compare(longest.size() - random.size(), random.size(), random) == 0;
+    error("name",
+          "name " + quote(job.name) + " is too long for the job's pods: \"" + longest + "\"" +
+              (suffixed ? " (" + random.substr(1) + ": the random characters Kubernetes appends)"
+                        : "") +
+              " has " + std::to_string(longest.size()) +
+              " characters, and pod and host names are DNS labels of at most " +
+              std::to_string(kMaxPodNameLength) + " (shorten the name by " +
+              std::to_string(longest.size() - kMaxPodNameLength) + ")");
   }
   const Kubernetes& k = job.kubernetes;
   int pods = 0;

@@ -4,7 +4,7 @@ namespace pai {
 
 bool Target::replace_inventory(JobSpec&, Diagnostics&) const { return false; }
 
-void Target::check_plan(const Plan&, const Location&, Diagnostics&) const {}
+void Target::check_plan(const Plan&, const JobSpec&, Diagnostics&) const {}
 
 void Target::adapt_plan(Plan&) const {}
 

@@ -29,9 +29,9 @@ class Target {
   /// keeps the spec's hosts and returns false.
   virtual bool replace_inventory(JobSpec& spec, Diagnostics& diags) const;
 
-  /// Findings about running `plan` on this target, located at the spec file `spec`; asked only
-  /// of a plan made without errors. None by default.
-  virtual void check_plan(const Plan& plan, const Location& spec, Diagnostics& diags) const;
+  /// Findings about running `plan` on this target, located by `spec`'s locations (the spec
+  /// `plan` was made of); asked only of a plan made without errors. None by default.
+  virtual void check_plan(const Plan& plan, const JobSpec& spec, Diagnostics& diags) const;
 
   /// Makes `plan` the plan the target's nodes run, which is the plan written (Kubernetes: the
   /// pods as its hosts). Unchanged by default.

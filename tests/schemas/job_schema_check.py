@@ -65,6 +65,16 @@ CROSS_FIELD_RULES = [
     r'^kubernetes\.tolerations\[\d+\]: a toleration without a key needs operator: Exists$',
     r'^kubernetes\.tolerations\[\d+\]\.value: operator Exists matches any value',
     r'^kubernetes\.tolerations\[\d+\]\.tolerationSeconds: tolerationSeconds is only used with effect NoExecute$',
+    # kubernetes: the api against the framework; Trainer v2's settings and its PodGroup;
+    # Kueue's topology needs its queue.
+    r'^kubernetes\.api: api (mpijob runs framework mpi only|pytorchjob cannot run framework mpi) ',
+    r'^kubernetes\.runtimeKind: runtimeKind is only used with api trainer-v2 ',
+    r'^kubernetes\.schedulingPolicy\.minAvailable: minAvailable is not used with api trainer-v2',
+    r'^kubernetes\.schedulingPolicy\.queue: with api trainer-v2 the gang scheduler\'s queue is Volcano\'s',
+    r'^kubernetes\.topology: topology is Kueue\'s topology-aware scheduling: it needs kubernetes\.queue',
+    # slurm: the container's image may be the spec's; its mounts apart from the spec's.
+    r'^slurm\.container: the container needs an image',
+    r'^slurm\.container\.mounts\[\d+\]: mount target "[^"]*" is already mounted by ',
     # ${parameters.x} must be defined.
     r'^[\w.\[\]]+: undefined parameter "\w+" in \$\{parameters\.',
     # --- Value rules a JSON Schema pattern cannot decide ---

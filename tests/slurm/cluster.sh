@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # A throwaway Slurm cluster on this machine, for tests: one slurmctld and three slurmd
 # (node1..node3, all at 127.0.0.1 on their own ports), authenticated by a private munged.
-# node1 and node2 have one (fake) GPU each, node3 none: enough for `--gres=gpu:1` and for a
-# heterogeneous job whose CPU-only component comes last in name order.
-# Everything it makes lives under DIR: key, sockets, config, state, spool, logs, pid files.
+# node1 and node2 have one (fake) GPU each, node3 none: enough for `--gpus-per-node=1` and for
+# a heterogeneous job whose CPU-only component comes last in name order. Each node has a TmpFS
+# of its own, where Slurm's PMIx server makes a step's folder (`srun --mpi=pmix`): in a shared
+# /tmp the second node of a step would find the first one's and fail.
+# Everything it makes lives under DIR: key, sockets, config, state, spool, tmp, logs, pid
+# files.
 #
 #   tests/slurm/cluster.sh start DIR   start it; returns once sinfo shows 3 idle nodes.
 #                                      Use it with SLURM_CONF=DIR/slurm.conf.
@@ -141,6 +144,7 @@ CredType=cred/munge
 AuthInfo=socket=$dir/munge/munge.socket
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool/%n
+TmpFS=$dir/tmp/%n
 SlurmctldPidFile=$dir/run/slurmctld.own.pid
 SlurmdPidFile=$dir/run/slurmd-%n.own.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
@@ -242,7 +246,7 @@ stop_daemons() {
 start() {
   skip_unless_usable
   [[ -e $dir/slurm.conf ]] && die "$dir already holds a cluster; stop it first"
-  mkdir -p "$dir"/{munge,run,log,state} "${NODES[@]/#/$dir/spool/}"
+  mkdir -p "$dir"/{munge,run,log,state} "${NODES[@]/#/$dir/spool/}" "${NODES[@]/#/$dir/tmp/}"
   chmod 0755 "$dir/munge"
   : >"$dir/.pai-test-cluster"
   export SLURM_CONF=$dir/slurm.conf

@@ -17,7 +17,14 @@
 #   4. SIGTERM to the job's steps (what --signal=TERM@... sends before the time limit, here
 #      sent at once by scancel --signal=TERM) reaches every launcher: the job stops as a
 #      cancel (143), nothing restarts;
-#   5. cluster.sh stop leaves no daemon running.
+#   5. an mpi job's srun runs with --mpi=pmix: every launcher, and so every process, gets
+#      Slurm's PMIx (a PMIx namespace in the env);
+#   6. the spec's Slurm settings (partition, account, QOS, a real reservation, --gpus-per-node,
+#      the segment) pass sbatch --test-only, and the srun line carries the pyxis options
+#      (this Slurm has no pyxis; tests/compiler/targets/slurm holds them to pyxis' table).
+#      A Slurm older than 24.05 has no --segment: the test then checks that sbatch reads the
+#      option (and refuses it as unknown) and tests the script without it;
+#   7. cluster.sh stop leaves no daemon running.
 # Exit status: 0 passed, 1 failed (with the job output and the daemons' logs), 77 skipped
 # (tests/slurm/cluster.sh cannot run a cluster here).
 set -euo pipefail
@@ -298,7 +305,98 @@ info=$(wait_end "$id")
 grep -q 'ExitCode=143:0' <<<"$info" || fail "job $id did not end with the launchers' 143: $info"
 say "4. SIGTERM stopped job $id in $((SECONDS - stopped_at)) s as a cancel, nothing restarted"
 
-# --- 5. Stopping the cluster leaves none of its daemons running.
+# --- 5. An mpi job's srun hands every launcher Slurm's PMIx server (--mpi=pmix).
+show='echo "PMIX=${PMIX_NAMESPACE:-none} ROLE=$ROLE_NAME NODE=$SLURMD_NODENAME"'
+cat >"$work/specs/pmix.yaml" <<EOF
+apiVersion: pai/v1
+kind: Job
+name: slurm-pmix
+framework: mpi
+masterRole: launcher
+$port_range
+roles:
+  launcher:
+    instances: 1
+    command: $show
+  worker:
+    instances: 2
+    resources: {gpu: 1}
+    command: $show
+faultTolerance:
+  restart: {enabled: false}
+sanityCheck: {enabled: false}
+EOF
+"$compiler" --target slurm "$work/specs/pmix.yaml" -o "$work/pmix" >/dev/null
+grep -q -- '--mpi=pmix' "$work/pmix/job.sbatch" || fail "the mpi job's srun has no --mpi=pmix"
+id=$(export PAI_LAUNCH=$launcher && submit "$work/pmix/job.sbatch")
+outputs+=("$work/pmix/logs/slurm-$id.out")
+wait_success "$id"
+lines=$(grep -o 'PMIX=[^ ]* ROLE=[a-z]* NODE=[^ ]*' "$work/pmix/logs/slurm-$id.out" | sort)
+[[ $(grep -c . <<<"$lines") -eq 3 ]] || fail "not every process ran once: $lines"
+if grep -q 'PMIX=none' <<<"$lines"; then fail "a process got no PMIx namespace: $lines"; fi
+say "5. the mpi job's 3 processes each ran with a PMIx namespace (srun --mpi=pmix)"
+
+# --- 6. The spec's Slurm settings pass sbatch --test-only; srun carries the pyxis options.
+reservation=pai-test-$$
+scontrol create reservation ReservationName="$reservation" Users=root Nodes=node1,node2 \
+  StartTime=now Duration=30 >/dev/null || fail "cannot create reservation $reservation"
+cat >"$work/specs/settings.yaml" <<EOF
+apiVersion: pai/v1
+kind: Job
+name: slurm-settings
+image: nvcr.io#nvidia/pytorch:25.01-py3
+$port_range
+roles:
+  worker:
+    instances: 2
+    resources: {gpu: 1}
+    command: python train.py
+slurm:
+  partition: test
+  account: ml-research
+  qos: normal
+  reservation: $reservation
+  segment: 2
+  container:
+    mounts: [/tmp:/scratch]
+    mountHome: false
+EOF
+"$compiler" --target slurm "$work/specs/settings.yaml" -o "$work/settings" >/dev/null
+script=$work/settings/job.sbatch
+for line in --partition=test --account=ml-research --qos=normal "--reservation=$reservation" \
+  --segment=2 --gpus-per-node=1; do
+  grep -qx -- "#SBATCH $line" "$script" || fail "job.sbatch has no '#SBATCH $line'"
+done
+for option in "--container-image='nvcr.io#nvidia/pytorch:25.01-py3'" \
+  '--container-mounts="$job_dir:$job_dir",/tmp:/scratch' --no-container-mount-home; do
+  grep -qF -- "$option" "$script" || fail "srun has no $option"
+done
+# The script as this sbatch takes it: a Slurm older than 24.05 knows no --segment.
+submitted=$script
+checked="every option"
+if ! sbatch --help 2>&1 | grep -q -- '--segment'; then
+  answer=$(sbatch --test-only "$script" 2>&1) &&
+    fail "sbatch accepted --segment, which it does not list"
+  grep -q "unrecognized option '--segment=2'" <<<"$answer" ||
+    fail "sbatch refused job.sbatch for another reason than --segment: $answer"
+  submitted=$work/settings/no-segment.sbatch
+  grep -v -- '^#SBATCH --segment=' "$script" >"$submitted"
+  version=$(sbatch --version | cut -d' ' -f2)
+  checked="every option but --segment, which sbatch $version reads and does not know"
+fi
+answer=$(sbatch --test-only "$submitted" 2>&1) || fail "sbatch --test-only refused it: $answer"
+grep -q "on nodes node\[1-2\] in partition test" <<<"$answer" ||
+  fail "sbatch --test-only did not place the job on the reservation's nodes: $answer"
+# A reservation that does not exist is refused: sbatch does not ignore the option.
+sed "s/--reservation=$reservation/--reservation=$reservation-gone/" "$submitted" \
+  >"$work/settings/gone.sbatch"
+if answer=$(sbatch --test-only "$work/settings/gone.sbatch" 2>&1); then
+  fail "sbatch --test-only accepted a reservation that does not exist: $answer"
+fi
+scontrol delete ReservationName="$reservation" >/dev/null || true
+say "6. sbatch --test-only accepts $checked; srun has the pyxis options"
+
+# --- 7. Stopping the cluster leaves none of its daemons running.
 pids=$(cat "$cluster"/run/*.pid)
 "$here/cluster.sh" stop "$cluster"
 for pid in $pids; do
@@ -306,4 +404,4 @@ for pid in $pids; do
     fail "daemon $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline")) survived cluster.sh stop"
   fi
 done
-say "5. cluster.sh stop stopped every daemon"
+say "7. cluster.sh stop stopped every daemon"

@@ -7,9 +7,9 @@ namespace pai {
 
 std::string_view KubernetesTarget::name() const { return "k8s"; }
 
-void KubernetesTarget::check_plan(const Plan& plan, const Location& spec,
-                                  Diagnostics& diags) const {
-  check_for_k8s(plan, spec, diags);
+// Its findings are about the job as a whole: located at the spec's file.
+void KubernetesTarget::check_plan(const Plan& plan, const JobSpec& spec, Diagnostics& diags) const {
+  check_for_k8s(plan, Location{spec.where("").file, 0, 0}, diags);
 }
 
 // In pods the inventory is the pods' names and the pod is the container.

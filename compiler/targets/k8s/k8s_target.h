@@ -14,7 +14,7 @@ class KubernetesTarget final : public Target {
   /// "k8s".
   std::string_view name() const override;
   /// check_for_k8s().
-  void check_plan(const Plan& plan, const Location& spec, Diagnostics& diags) const override;
+  void check_plan(const Plan& plan, const JobSpec& spec, Diagnostics& diags) const override;
   /// plan_for_pods(): the pods' names as the inventory, the pod as the container.
   void adapt_plan(Plan& plan) const override;
   /// k8s/job.yaml, render_k8s_manifest() of `plan`.

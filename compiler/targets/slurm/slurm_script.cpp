@@ -30,6 +30,17 @@ set -u
 PAI_LAUNCH=${PAI_LAUNCH:-pai-launch}
 )sh";
 
+// With a pyxis container: the plan folder is mounted into it at its own path, which pyxis'
+// --container-mounts cannot express when the path holds ',' or ':'.
+constexpr const char* kContainerCheck = R"sh(# pyxis mounts this folder at the same path.
+case $job_dir in
+  *[,:]*)
+    echo "job.sbatch: pyxis cannot mount $job_dir (it has ',' or ':')" >&2
+    exit 2
+    ;;
+esac
+)sh";
+
 // Slurm's --signal takes at most this many seconds (a 16-bit field).
 constexpr std::int64_t kMaxSignalLead = 65535;
 
@@ -131,16 +142,26 @@ void use_slurm_inventory(JobSpec& spec, Diagnostics& diags) {
 
 namespace {
 
-// The #SBATCH options of one component: its nodes and what each of them asks for.
+// The #SBATCH options of one component: where its nodes come from, how many, and what each
+// of them asks for. The spec's account, partition, QOS, reservation and segment are stated in
+// every component, so that none depends on what sbatch carries over between them.
 // `mem_before`: an earlier component states --mem, which sbatch carries over to the later
 // components that do not state their own.
-void component_options(std::string& out, const Component& c, bool mem_before) {
+void component_options(std::string& out, const Plan& plan, const Component& c, bool mem_before) {
+  const Slurm& slurm = plan.slurm;
+  if (!slurm.partition.empty()) sbatch_option(out, "partition", slurm.partition);
+  if (!slurm.account.empty()) sbatch_option(out, "account", slurm.account);
+  if (!slurm.qos.empty()) sbatch_option(out, "qos", slurm.qos);
+  if (!slurm.reservation.empty()) sbatch_option(out, "reservation", slurm.reservation);
   sbatch_option(out, "nodes", std::to_string(c.nodes));
+  // topology/block (Slurm 24.05+): the nodes come in segments of this many, each within one
+  // block (check_slurm_segment() holds the node counts to it).
+  if (slurm.segment > 0) sbatch_option(out, "segment", std::to_string(slurm.segment));
   sbatch_option(out, "ntasks-per-node", "1");
   // Training owns its nodes: no other job's processes on its GPUs, NICs or memory. Not
   // propagated between the components of a heterogeneous job, so each states it.
   out += "#SBATCH --exclusive\n";
-  if (c.shape.gpus > 0) sbatch_option(out, "gres", "gpu:" + std::to_string(c.shape.gpus));
+  if (c.shape.gpus > 0) sbatch_option(out, "gpus-per-node", std::to_string(c.shape.gpus));
   if (c.shape.cpus > 0) sbatch_option(out, "cpus-per-task", std::to_string(c.shape.cpus));
   if (c.shape.mem_mib > 0) {
     sbatch_option(out, "mem", std::to_string(c.shape.mem_mib));
@@ -150,12 +171,51 @@ void component_options(std::string& out, const Component& c, bool mem_before) {
   }
 }
 
-// srun's options for one component's tasks: one launcher per node.
-std::string srun_options(const Component& c) {
+// srun's --mpi: the spec's, else PMIx for an mpi job (its MPI library wires up through
+// Slurm's PMIx server, which pyxis makes reachable inside the container), else none.
+std::string mpi_plugin(const Plan& plan) {
+  if (!plan.slurm.mpi.empty()) return plan.slurm.mpi;
+  return plan.framework == Framework::Mpi ? "pmix" : "";
+}
+
+// srun's options for one component's tasks: one launcher per node. `container` is the pyxis
+// options, stated in every component (pyxis takes the same value twice).
+std::string srun_options(const Plan& plan, const Component& c, const std::string& container) {
   std::string out = "--ntasks-per-node=1 --kill-on-bad-exit=0";
   // Since Slurm 22.05 srun no longer inherits sbatch's --cpus-per-task, and a step
   // without it would confine each launcher and its training processes to one CPU.
   if (c.shape.cpus > 0) out += " --cpus-per-task=" + std::to_string(c.shape.cpus);
+  if (const std::string mpi = mpi_plugin(plan); !mpi.empty()) out += " --mpi=" + mpi;
+  if (!container.empty()) out += " \\\n  " + container;
+  return out;
+}
+
+// The pyxis options of the step (NVIDIA pyxis' srun flags): pai-launch and the job run in
+// the image, with the plan folder mounted at its own path, the spec's mounts and output at
+// theirs, then the spec's container mounts. "$job_dir" is the script's variable.
+std::string container_options(const Plan& plan) {
+  const SlurmContainer& c = plan.slurm.container;
+  if (c.image.empty()) return "";
+  std::string mounts;
+  for (const Mount& m : plan.mounts) {
+    mounts += "," + m.source + ":" + m.target + (m.read_only ? ":ro" : "");
+  }
+  if (!plan.output.empty()) mounts += "," + plan.output + ":" + plan.output;
+  for (const std::string& m : c.mounts) mounts += "," + m;
+  // One line each for the image and the mounts, the rest on a third.
+  std::string out = "--container-image=" + shell_quote(c.image) +
+                    " \\\n  --container-mounts=\"$job_dir:$job_dir\"" +
+                    (mounts.empty() ? "" : shell_quote(mounts));
+  std::string rest;
+  if (!c.workdir.empty()) rest += " --container-workdir=" + shell_quote(c.workdir);
+  if (c.writable != Switch::Unset) {
+    rest += c.writable == Switch::On ? " --container-writable" : " --container-readonly";
+  }
+  if (c.mount_home != Switch::Unset) {
+    rest += c.mount_home == Switch::On ? " --container-mount-home" : " --no-container-mount-home";
+  }
+  if (!c.name.empty()) rest += " --container-name=" + shell_quote(c.name);
+  if (!rest.empty()) out += " \\\n " + rest;
   return out;
 }
 
@@ -166,6 +226,30 @@ std::string joined(const std::vector<std::string>& items) {
 }
 
 }  // namespace
+
+void check_for_slurm(const Plan& plan, const JobSpec& spec, Diagnostics& diags) {
+  const int segment = plan.slurm.segment;
+  if (segment <= 0) return;
+  const std::vector<Component> components = components_of(plan);
+  for (std::size_t i = 0; i < components.size(); ++i) {
+    const Component& c = components[i];
+    if (c.nodes % segment == 0) continue;
+    const std::string what = components.size() > 1
+                                 ? "component " + std::to_string(i) +
+                                       " of the heterogeneous job (" + joined(c.roles) + ")"
+                                 : "the job";
+    diags.error(spec.where("slurm.segment"), "slurm.segment",
+                "--target slurm: segment " + std::to_string(segment) + " does not divide the " +
+                    std::to_string(c.nodes) + " nodes of " + what +
+                    ": Slurm allocates whole segments");
+  }
+}
+
+void use_container(Plan& plan) {
+  if (plan.slurm.container.image.empty()) return;
+  plan.runtime = Runtime::Host;
+  for (Role& role : plan.roles) role.launch_argv = role.command;
+}
 
 std::string render_slurm_script(const Plan& plan, const std::string& out_dir) {
   const std::string dir = trimmed(out_dir);
@@ -196,7 +280,7 @@ std::string render_slurm_script(const Plan& plan, const std::string& out_dir) {
       if (i > 0) out += "#SBATCH hetjob\n";
       out += "# component " + std::to_string(i) + ": " + joined(components[i].roles) + "\n";
     }
-    component_options(out, components[i], mem_stated);
+    component_options(out, plan, components[i], mem_stated);
     mem_stated = mem_stated || components[i].shape.mem_mib > 0;
   }
   out += kHeader;
@@ -207,10 +291,12 @@ std::string render_slurm_script(const Plan& plan, const std::string& out_dir) {
            shell_quote(dir) + "\n";
     out += "job_dir=${PAI_JOB_DIR:-$default_dir}\n";
   }
+  const std::string container = container_options(plan);
+  if (!container.empty()) out += kContainerCheck;
   std::string launch =
       "\"$PAI_LAUNCH\" run --plan \"$job_dir/plan.json\" --token-file "
       "\"$job_dir/job.token\" --slurm";
-  std::string srun = "srun " + srun_options(components.front());
+  std::string srun = "srun " + srun_options(plan, components.front(), container);
   if (heterogeneous) {
     // In a step over several components Slurm gives every task all their nodes sorted by
     // name (SLURM_JOB_NODELIST), while the launchers place the job on the nodes in order:
@@ -222,9 +308,10 @@ std::string render_slurm_script(const Plan& plan, const std::string& out_dir) {
              std::to_string(i) + ":?not a heterogeneous job of " +
              std::to_string(components.size()) + " components}\n";
     }
-    srun = "srun --het-group=0 " + srun_options(components.front());
+    srun = "srun --het-group=0 " + srun_options(plan, components.front(), container);
     for (std::size_t i = 1; i < components.size(); ++i) {
-      srun += " : \\\n  --het-group=" + std::to_string(i) + " " + srun_options(components[i]);
+      srun += " : \\\n  --het-group=" + std::to_string(i) + " " +
+              srun_options(plan, components[i], container);
     }
     launch = "env SLURM_JOB_NODELIST=\"$nodes\" \\\n  " + launch;
   }

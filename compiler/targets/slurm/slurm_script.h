@@ -28,22 +28,38 @@ inline constexpr const char* kSlurmSparePrefix = "slurm-spare-";
 /// used.
 void use_slurm_inventory(JobSpec& spec, Diagnostics& diags);
 
+/// Findings about running `plan` under Slurm, located by `spec`: a `slurm.segment` that does
+/// not divide the node count of the job (or of a component of a heterogeneous one), which
+/// Slurm allocates in whole segments (an error).
+void check_for_slurm(const Plan& plan, const JobSpec& spec, Diagnostics& diags);
+
+/// With a pyxis container (`slurm.container`), `plan` as the nodes run it: pai-launch runs in
+/// the container, so the job's processes run beside it, runtime host (each role's launch argv
+/// is its command, whatever runtime the spec named). Unchanged without a container.
+void use_container(Plan& plan);
+
 /// The sbatch script (job.sbatch) of a plan made for Slurm. `out_dir` is the folder
 /// pai-compile writes (-o as given): the script looks for plan.json and job.token there at
 /// run time, at the path as given when it is absolute, else under $SLURM_SUBMIT_DIR (the
 /// folder sbatch was run from); $PAI_JOB_DIR overrides it, $PAI_LAUNCH names the launcher.
 ///   #SBATCH --job-name, --time (timeLimit past pai's own stop, when the plan has one),
 ///   --signal=TERM@<stop_lead_seconds> (to the launchers), --no-requeue, --output/--error
-///   <out_dir>/logs/slurm-%j.out; then per node shape --nodes, --ntasks-per-node=1,
-///   --exclusive, --gres=gpu:N, --cpus-per-task=N, --mem=<MiB> (each only when the shape
+///   <out_dir>/logs/slurm-%j.out; then per node shape the spec's --partition, --account,
+///   --qos, --reservation, then --nodes, the spec's --segment, --ntasks-per-node=1,
+///   --exclusive, --gpus-per-node=N, --cpus-per-task=N, --mem=<MiB> (each only when the shape
 ///   states it). Nodes are taken in placement order (the roles' instances, then the spares,
 ///   which ask for the largest of every field); when consecutive nodes differ in shape, the
 ///   job is heterogeneous, one component (`#SBATCH hetjob`) per run of one shape, so that a
 ///   CPU-only role asks no GPU. Then srun (over every component, `--het-group`) starts
 ///   `"$PAI_LAUNCH" run --plan ... --token-file ... --slurm` on every node, in a
 ///   heterogeneous job with SLURM_JOB_NODELIST set to the components' node lists in order;
-///   the script exits with srun's status. Every
-///   value from the plan is quoted with shell_quote(). Deterministic.
+///   srun's --mpi is the spec's `slurm.mpi`, else pmix for an mpi job; with `slurm.container`
+///   srun runs pai-launch in that pyxis container (--container-image, --container-mounts of
+///   the plan folder, the spec's mounts and output and the container's own mounts,
+///   --container-workdir, --container-writable or --container-readonly,
+///   --container-mount-home or --no-container-mount-home, --container-name). The script exits
+///   with srun's status. Every value from the plan is quoted with shell_quote().
+///   Deterministic.
 std::string render_slurm_script(const Plan& plan, const std::string& out_dir);
 
 }  // namespace pai

@@ -12,6 +12,12 @@ bool SlurmTarget::replace_inventory(JobSpec& spec, Diagnostics& diags) const {
   return true;
 }
 
+void SlurmTarget::check_plan(const Plan& plan, const JobSpec& spec, Diagnostics& diags) const {
+  check_for_slurm(plan, spec, diags);
+}
+
+void SlurmTarget::adapt_plan(Plan& plan) const { use_container(plan); }
+
 void SlurmTarget::write_files(const Plan& plan, const std::string& dir,
                               const std::string& out_dir) const {
   make_directories(dir + "/logs");  // sbatch's --output; an earlier output's logs/ wins

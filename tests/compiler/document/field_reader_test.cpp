@@ -79,6 +79,20 @@ TEST_CASE("name classes") {
   CHECK_FALSE(is_env_name("A-B"));
 }
 
+TEST_CASE("matching takes a scalar of the shape its check accepts") {
+  Fixture f;
+  std::string out = "kept";
+  CHECK(f.reader.matching(scalar("gpu-a"), "slurm.partition", is_dns_label, "a partition", &out));
+  CHECK(out == "gpu-a");
+  CHECK_FALSE(
+      f.reader.matching(scalar("Gpu_A"), "slurm.partition", is_dns_label, "a partition", &out));
+  CHECK(out == "gpu-a");
+  CHECK(f.only_message() == "expected a partition, got \"Gpu_A\"");
+  Fixture g;
+  CHECK_FALSE(g.reader.matching(mapping({}), "p", is_dns_label, "a name", &out));
+  CHECK(g.only_message() == "expected a name, got a mapping");
+}
+
 TEST_CASE("integer accepts unquoted integers in range") {
   Fixture f;
   int value = 0;

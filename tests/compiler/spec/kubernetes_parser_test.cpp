@@ -23,6 +23,13 @@ Plan roce_job() {
   return job;
 }
 
+// The same job as an mpi one.
+Plan mpi_job() {
+  Plan job = roce_job();
+  job.framework = Framework::Mpi;
+  return job;
+}
+
 struct Parsed {
   Kubernetes k;
   Diagnostics diags;
@@ -58,6 +65,7 @@ TEST_CASE("kubernetes section: an empty section keeps every default") {
 
 TEST_CASE("kubernetes section: every field is read") {
   const Parsed p = parse(
+      "api: pytorchjob\n"
       "network: multus\n"
       "networks: [roce-a, team/roce-b@net2]\n"
       "rdma: {resource: rdma/hca, count: 2}\n"
@@ -96,11 +104,11 @@ TEST_CASE("kubernetes section: every field is read") {
   REQUIRE(p.k.volumes.size() == 2);
   CHECK(p.k.volumes[0] == ClaimVolume{"ckpt", "ckpt-pvc", "/ckpt", false});
   CHECK(p.k.volumes[1] == ClaimVolume{"datasets", "datasets", "/datasets", true});
-  CHECK(p.locations.at("kubernetes.volumes[1].claimName").line == 15);
+  CHECK(p.locations.at("kubernetes.volumes[1].claimName").line == 16);
 }
 
 TEST_CASE("kubernetes section: a gang section without minAvailable means every pod") {
-  const Parsed p = parse("schedulingPolicy: {queue: research}\n");
+  const Parsed p = parse("api: pytorchjob\nschedulingPolicy: {queue: research}\n");
   CHECK(errors(p).empty());
   CHECK(p.k.gang);
   CHECK(p.k.min_available == 0);
@@ -221,11 +229,13 @@ TEST_CASE(
 }
 
 TEST_CASE("kubernetes section: unknown keys are errors with a suggestion") {
-  const Parsed p = parse("netwrk: host\nqueue: a\n");
+  const Parsed p = parse("netwrk: host\nminAvailable: 2\nrequired: kubernetes.io/hostname\n");
   CHECK(errors(p) ==
         std::vector<std::string>{"kubernetes: unknown key \"netwrk\" (did you mean \"network\"?)",
-                                 "kubernetes: unknown key \"queue\" (did you mean "
-                                 "\"schedulingPolicy.queue\"?)"});
+                                 "kubernetes: unknown key \"minAvailable\" (did you mean "
+                                 "\"schedulingPolicy.minAvailable\"?)",
+                                 "kubernetes: unknown key \"required\" (did you mean "
+                                 "\"topology.required\"?)"});
 }
 
 TEST_CASE("kubernetes section: the settings reach plan.json and come back") {
@@ -233,16 +243,112 @@ TEST_CASE("kubernetes section: the settings reach plan.json and come back") {
   plan.compiler = "pai-compile test";
   CHECK(nlohmann::json::parse(plan_to_json_unkeyed(plan)).contains("kubernetes") == false);
   const Parsed p = parse(
-      "network: multus\nnetworks: [roce]\nrdma: {resource: rdma/hca, count: 2}\n"
+      "api: mpijob\nnetwork: multus\nnetworks: [roce]\nrdma: {resource: rdma/hca, count: 2}\n"
       "shmSize: 8Gi\nttlAfterFinished: 0\nschedulingPolicy: {queue: q}\n"
+      "scheduler: volcano\nqueue: team-a\ntopology: {preferred: example.com/block}\n"
       "nodeSelector: {pool: a}\ntolerations: [{operator: Exists}]\n"
-      "imagePullSecrets: [r]\nvolumes: [{name: v, claimName: c, mountPath: /v}]\n");
+      "imagePullSecrets: [r]\nvolumes: [{name: v, claimName: c, mountPath: /v}]\n",
+      mpi_job());
   REQUIRE(errors(p).empty());
   plan.kubernetes = p.k;
   const std::string text = plan_to_json_unkeyed(plan);
   const Plan back = plan_from_json(text, "plan.json", std::nullopt);
   CHECK(back.kubernetes == plan.kubernetes);
   CHECK(back.kubernetes.ttl_seconds == 0);
+  CHECK(back.kubernetes.api == KubernetesApi::MpiJob);
+  CHECK(back.kubernetes.kueue_queue == "team-a");
+  CHECK(back.kubernetes.topology_preferred == "example.com/block");
+  // Trainer v2's own settings, and the JobSet's restarts plan_for_pods() sets.
+  const Parsed trainer = parse(
+      "runtimeKind: ClusterTrainingRuntime\ntopology: "
+      "{required: kubernetes.io/hostname}\nqueue: q\n");
+  REQUIRE(errors(trainer).empty());
+  plan.kubernetes = trainer.k;
+  plan.kubernetes.jobset_max_restarts = 2;
+  const nlohmann::json json = nlohmann::json::parse(plan_to_json_unkeyed(plan));
+  CHECK(json["kubernetes"]["runtimeKind"] == "ClusterTrainingRuntime");
+  CHECK(json["kubernetes"]["jobSetMaxRestarts"] == 2);
+  CHECK_FALSE(json["kubernetes"].contains("api"));  // the default, trainer-v2
+  CHECK(plan_from_json(plan_to_json_unkeyed(plan), "plan.json", std::nullopt).kubernetes ==
+        plan.kubernetes);
+}
+
+TEST_CASE("kubernetes section: api is trainer-v2 unless it names a kind that runs the job") {
+  CHECK(parse("{}\n").k.api == KubernetesApi::TrainerV2);
+  CHECK(parse("api: pytorchjob\n").k.api == KubernetesApi::PyTorchJob);
+  CHECK(errors(parse("api: mpijob\n")) ==
+        std::vector<std::string>{"kubernetes.api: api mpijob runs framework mpi only (the "
+                                 "framework is custom); use trainer-v2 or pytorchjob"});
+  CHECK(errors(parse("api: pytorchjob\n", mpi_job())) ==
+        std::vector<std::string>{"kubernetes.api: api pytorchjob cannot run framework mpi (it "
+                                 "has no launcher pod for mpirun); use trainer-v2 or mpijob"});
+  CHECK(parse("api: mpijob\n", mpi_job()).k.api == KubernetesApi::MpiJob);
+  CHECK(errors(parse("api: trainer\n")) ==
+        std::vector<std::string>{"kubernetes.api: expected one of trainer-v2, pytorchjob, mpijob, "
+                                 "got \"trainer\" (did you mean \"trainer-v2\"?)"});
+}
+
+TEST_CASE("kubernetes section: runtimeKind belongs to trainer-v2") {
+  CHECK(parse("runtimeKind: ClusterTrainingRuntime\n").k.runtime_kind ==
+        TrainingRuntimeKind::Cluster);
+  CHECK(errors(parse("api: pytorchjob\nruntimeKind: TrainingRuntime\n")) ==
+        std::vector<std::string>{
+            "kubernetes.runtimeKind: runtimeKind is only used with api trainer-v2 (api is "
+            "pytorchjob)"});
+  CHECK(errors(parse("runtimeKind: ClusterTrainingRunTime\n")) ==
+        std::vector<std::string>{
+            "kubernetes.runtimeKind: expected one of TrainingRuntime, ClusterTrainingRuntime, got "
+            "\"ClusterTrainingRunTime\" (did you mean \"ClusterTrainingRuntime\"?)"});
+}
+
+TEST_CASE("kubernetes section: a TrainJob's gang is every pod, queued by Volcano only") {
+  CHECK(errors(parse("schedulingPolicy: {minAvailable: 2, queue: q}\n")) ==
+        std::vector<std::string>{
+            "kubernetes.schedulingPolicy.minAvailable: minAvailable is not used with api "
+            "trainer-v2: Trainer's PodGroup gangs every pod of the job (leave it out, or use api "
+            "pytorchjob or mpijob)",
+            "kubernetes.schedulingPolicy.queue: with api trainer-v2 the gang scheduler's queue is "
+            "Volcano's: it needs kubernetes.scheduler: volcano (for Kueue, use kubernetes.queue)"});
+  const Parsed volcano =
+      parse("scheduler: volcano\nschedulingPolicy: {queue: q, priorityClass: high}\n");
+  CHECK(errors(volcano).empty());
+  CHECK(volcano.k.scheduler == PodScheduler::Volcano);
+  CHECK(volcano.k.queue == "q");
+  CHECK(parse("schedulingPolicy: {priorityClass: high}\n").diags.all().empty());
+  CHECK(errors(parse("scheduler: volcan\n")) ==
+        std::vector<std::string>{"kubernetes.scheduler: expected one of default, volcano, got "
+                                 "\"volcan\" (did you mean \"volcano\"?)"});
+}
+
+TEST_CASE("kubernetes section: Kueue's queue and topology") {
+  const Parsed p = parse("queue: team-a\ntopology: {required: cloud.example.com/block}\n");
+  CHECK(errors(p).empty());
+  CHECK(p.k.kueue_queue == "team-a");
+  CHECK(p.k.topology_required == "cloud.example.com/block");
+  CHECK(p.k.topology_preferred.empty());
+  CHECK(p.locations.at("kubernetes.topology.required").line == 2);
+  CHECK(parse("queue: q\ntopology: {preferred: kubernetes.io/hostname}\n").k.topology_preferred ==
+        "kubernetes.io/hostname");
+  CHECK(errors(parse("queue: Team_A\n")) ==
+        std::vector<std::string>{
+            "kubernetes.queue: expected a Kueue LocalQueue name (lowercase letters, digits, '-' "
+            "and '.', at most 63 characters), got \"Team_A\""});
+  CHECK(errors(parse("queue: q\ntopology: {required: a, preferred: b}\n")) ==
+        std::vector<std::string>{
+            "kubernetes.topology.preferred: give either required or preferred, not both"});
+  CHECK(errors(parse("queue: q\ntopology: {}\n")) ==
+        std::vector<std::string>{
+            "kubernetes.topology: expected required or preferred: the node label the pods must "
+            "or should share (e.g. required: kubernetes.io/hostname)"});
+  CHECK(errors(parse("topology: {required: kubernetes.io/hostname}\n")) ==
+        std::vector<std::string>{
+            "kubernetes.topology: topology is Kueue's topology-aware scheduling: it needs "
+            "kubernetes.queue, the LocalQueue of a Kueue ClusterQueue with topology levels"});
+  CHECK(errors(parse("queue: q\ntopology: {required: \"-rack\", prefered: x}\n")) ==
+        std::vector<std::string>{
+            "kubernetes.topology: unknown key \"prefered\" (did you mean \"preferred\"?)",
+            "kubernetes.topology.required: expected a node label key ([prefix/]name, e.g. "
+            "kubernetes.io/hostname), got \"-rack\""});
 }
 
 }  // namespace kubernetes_parser_test

@@ -31,7 +31,7 @@ TEST_CASE("a target's defaults keep the spec's hosts, check nothing, and write n
 
   pai::Plan plan = pai::testing::make_test_plan();
   plan.image.clear();  // which the Kubernetes target would warn about
-  target.check_plan(plan, pai::Location{"job.yaml", 0, 0}, diags);
+  target.check_plan(plan, spec, diags);
   CHECK(diags.all().empty());
 
   const std::string plan_before = pai::plan_to_json_unkeyed(plan);

@@ -20,7 +20,7 @@ TEST_CASE("the bare target runs the plan on the spec's hosts and adds no files")
 
   pai::Plan plan = pai::testing::make_test_plan();
   const std::string before = pai::plan_to_json_unkeyed(plan);
-  bare.check_plan(plan, pai::Location{"job.yaml", 0, 0}, diags);
+  bare.check_plan(plan, spec, diags);
   bare.adapt_plan(plan);
   CHECK(pai::plan_to_json_unkeyed(plan) == before);
   CHECK(diags.all().empty());

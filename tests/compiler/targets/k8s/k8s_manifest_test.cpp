@@ -12,14 +12,22 @@ namespace k8s_manifest_test {
 using pai::Diagnostics;
 using pai::Location;
 using pai::Plan;
-using pai::testing::make_test_plan;
 
 namespace {
 
-// The test plan as an MPI job: its "ps" role (the last node rank) becomes the launcher.
+// The test plan as a training-operator v1 PyTorchJob: these cases are about the Kubeflow v1
+// manifests (trainer_manifest_test.cpp has Trainer v2's).
+Plan make_test_plan(int workers = 2, int nproc_per_node = 2) {
+  Plan plan = pai::testing::make_test_plan(workers, nproc_per_node);
+  plan.kubernetes.api = pai::KubernetesApi::PyTorchJob;
+  return plan;
+}
+
+// The test plan as an MPIJob: its "ps" role (the last node rank) becomes the launcher.
 Plan make_mpi_plan() {
   Plan plan = make_test_plan(3, 8);
   plan.framework = pai::Framework::Mpi;
+  plan.kubernetes.api = pai::KubernetesApi::MpiJob;
   plan.roles[1].name = "launcher";
   pai::place(plan, plan.hosts);
   return plan;
@@ -434,6 +442,26 @@ TEST_CASE("plan_for_pods names the pods as longest_pod_name counts them") {
   const Plan mpi = pai::plan_for_pods(make_mpi_plan());  // 3 workers + the launcher
   CHECK(mpi.placements[2].host.name == "test-job-worker-2");
   CHECK(mpi.placements.back().host.name == "test-job-launcher");
+}
+
+TEST_CASE("under Trainer v2 the pods are JobSet's hosts, and spares become its restarts") {
+  Plan plan = pai::testing::make_test_plan(2, 2);  // the default api, with one spare
+  const Plan pods = pai::plan_for_pods(plan);
+  REQUIRE(pods.placements.size() == 3);
+  CHECK(pods.placements[0].host.name == "test-job-node-0-0");
+  CHECK(pods.placements[0].host.address == "test-job-node-0-0.test-job");
+  CHECK(pods.placements[2].host.name == "test-job-node-0-2");
+  CHECK(pods.placements[2].role == "ps");
+  CHECK(pods.coordinator.address == "test-job-node-0-0.test-job");
+  CHECK(pods.spares.empty());
+  CHECK(pods.kubernetes.jobset_max_restarts == 1);
+  CHECK(pods.placements.back().host.name + pai::kPodRandomSuffix == pai::longest_pod_name(plan));
+  // The v1 kinds keep no count: a lost pod fails the job.
+  CHECK(pai::plan_for_pods(make_test_plan()).kubernetes.jobset_max_restarts == 0);
+  // What is rendered follows the api.
+  CHECK(pai::render_k8s_manifest(pods).find("kind: TrainJob\n") != std::string::npos);
+  CHECK(pai::render_k8s_manifest(pai::plan_for_pods(make_test_plan())).find("kind: PyTorchJob\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("a job name starting with a digit is an error for Kubernetes") {

@@ -21,10 +21,10 @@ TEST_CASE("the Kubernetes target keeps the spec's hosts and checks the plan for 
   CHECK_FALSE(k8s.replace_inventory(spec, diags));
   CHECK(spec.job.hosts[0].name == "node-0");
   pai::Plan plan = pai::testing::make_test_plan();
-  k8s.check_plan(plan, pai::Location{"job.yaml", 0, 0}, diags);
+  k8s.check_plan(plan, spec, diags);
   CHECK(diags.all().empty());
   plan.image.clear();
-  k8s.check_plan(plan, pai::Location{"job.yaml", 0, 0}, diags);
+  k8s.check_plan(plan, spec, diags);
   REQUIRE(diags.all().size() == 1);
   CHECK(diags.all()[0].severity == pai::Severity::Warning);
   CHECK(diags.all()[0].path == "image");
@@ -36,7 +36,7 @@ TEST_CASE("the Kubernetes target runs the plan in pods and writes k8s/job.yaml a
   k8s.adapt_plan(plan);
   CHECK(pai::plan_to_json_unkeyed(plan) ==
         pai::plan_to_json_unkeyed(pai::plan_for_pods(pai::testing::make_test_plan())));
-  CHECK(plan.placements[0].host.name == "test-job-master-0");
+  CHECK(plan.placements[0].host.name == "test-job-node-0-0");  // Trainer v2, the default
   pai::testing::TempDir dir;
   k8s.write_files(plan, dir.path(), "out");
   CHECK(pai::testing::slurp(dir / "k8s/job.yaml") == pai::render_k8s_manifest(plan));

@@ -5,9 +5,13 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "compiler/spec/slurm_parser.h"
 #include "libpai/shell_quote.h"
 #include "support/plan_fixture.h"
 #include "support/temp_dir.h"
@@ -132,6 +136,32 @@ Plan uniform_plan(int workers) {
   return plan;
 }
 
+// The srun options pyxis declares (tests/fixtures/pyxis/spank_options.txt): name -> whether it
+// takes an argument.
+std::map<std::string, bool> pyxis_options() {
+  std::ifstream in(std::string(PAI_SOURCE_DIR) + "/tests/fixtures/pyxis/spank_options.txt");
+  std::map<std::string, bool> options;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("--")) continue;
+    const std::size_t eq = line.find('=');
+    options[line.substr(0, eq)] = eq != std::string::npos;
+  }
+  return options;
+}
+
+// The test plan with a pyxis container and the spec's mounts and output (make_test_plan's).
+Plan container_plan() {
+  Plan plan = uniform_plan(1);
+  plan.spares.clear();
+  plan.slurm.container.image = "nvcr.io#nvidia/pytorch:25.01-py3";
+  plan.slurm.container.mounts = {"/lustre/ckpt:/ckpt", "tmpfs:/scratch"};
+  plan.slurm.container.workdir = "/workspace";
+  plan.slurm.container.writable = pai::Switch::On;
+  plan.slurm.container.mount_home = pai::Switch::Off;
+  plan.slurm.container.name = "llm";
+  return plan;
+}
+
 }  // namespace
 
 TEST_CASE("a job of one node shape asks for every node and that shape, exclusively") {
@@ -143,7 +173,7 @@ TEST_CASE("a job of one node shape asks for every node and that shape, exclusive
   CHECK(has_line(script, "#SBATCH --nodes=4"));
   CHECK(has_line(script, "#SBATCH --ntasks-per-node=1"));
   CHECK(has_line(script, "#SBATCH --exclusive"));
-  CHECK(has_line(script, "#SBATCH --gres=gpu:8"));
+  CHECK(has_line(script, "#SBATCH --gpus-per-node=8"));
   CHECK(has_line(script, "#SBATCH --cpus-per-task=97"));
   CHECK(has_line(script, "#SBATCH --mem=1638400"));
   CHECK(has_line(script, "#SBATCH --output=/shared/jobs/test-job/logs/slurm-%j.out"));
@@ -165,7 +195,7 @@ TEST_CASE("roles of different shapes are components of a heterogeneous job, in p
   const std::string components =
       "# component 0: worker\n"
       "#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n#SBATCH --exclusive\n"
-      "#SBATCH --gres=gpu:8\n#SBATCH --cpus-per-task=96\n#SBATCH --mem=1638400\n"
+      "#SBATCH --gpus-per-node=8\n#SBATCH --cpus-per-task=96\n#SBATCH --mem=1638400\n"
       "#SBATCH hetjob\n"
       "# component 1: ps\n"
       "#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n#SBATCH --exclusive\n"
@@ -173,7 +203,7 @@ TEST_CASE("roles of different shapes are components of a heterogeneous job, in p
       "#SBATCH hetjob\n"
       "# component 2: spares\n"
       "#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n#SBATCH --exclusive\n"
-      "#SBATCH --gres=gpu:8\n#SBATCH --cpus-per-task=96\n#SBATCH --mem=1638400\n";
+      "#SBATCH --gpus-per-node=8\n#SBATCH --cpus-per-task=96\n#SBATCH --mem=1638400\n";
   CHECK(script.find(components) != std::string::npos);
   // Job-wide options come once, before the first component.
   CHECK(script.find("#SBATCH --no-requeue\n") < script.find("# component 0"));
@@ -231,7 +261,7 @@ TEST_CASE("resources no role states are left to Slurm's defaults") {
   plan.spares.clear();
   const std::string script = pai::render_slurm_script(plan, "out");
   CHECK(has_line(script, "#SBATCH --nodes=2"));
-  CHECK(script.find("--gres") == std::string::npos);
+  CHECK(script.find("--gpus-per-node") == std::string::npos);
   CHECK(script.find("--cpus-per-task") == std::string::npos);
   CHECK(script.find("--mem") == std::string::npos);
   CHECK(has_line(script, "srun --ntasks-per-node=1 --kill-on-bad-exit=0 \\"));
@@ -283,6 +313,158 @@ TEST_CASE("SIGTERM comes to the launchers before the time limit, as long before 
   // Slurm's field holds at most 65535 seconds.
   plan.fault_tolerance.checkpoint_wait_seconds = 100000;
   CHECK(has_line(pai::render_slurm_script(plan, "out"), "#SBATCH --signal=TERM@65535"));
+}
+
+TEST_CASE("the spec's account, partition, QOS, reservation and segment are in every component") {
+  Plan plan = make_test_plan(2, 1);  // three components: workers, ps, the spare
+  plan.slurm.partition = "gpu,gpu-spot";
+  plan.slurm.account = "ml-research";
+  plan.slurm.qos = "high";
+  plan.slurm.reservation = "llm-run";
+  plan.slurm.segment = 1;
+  const std::string script = pai::render_slurm_script(plan, "out");
+  const std::string where =
+      "#SBATCH --partition=gpu,gpu-spot\n#SBATCH --account=ml-research\n#SBATCH --qos=high\n"
+      "#SBATCH --reservation=llm-run\n";
+  for (const char* component :
+       {"# component 0: worker\n", "# component 1: ps\n", "# component 2: spares\n"}) {
+    CHECK(script.find(component + where + "#SBATCH --nodes=") != std::string::npos);
+  }
+  CHECK(script.find("#SBATCH --nodes=1\n#SBATCH --segment=1\n#SBATCH --ntasks-per-node=1\n") !=
+        std::string::npos);
+  // None of them without the spec's settings.
+  const std::string plain = pai::render_slurm_script(make_test_plan(2, 1), "out");
+  for (const char* option : {"--partition", "--account", "--qos", "--reservation", "--segment"}) {
+    CHECK(plain.find(option) == std::string::npos);
+  }
+}
+
+TEST_CASE("a segment must divide the nodes of the job, or of each component") {
+  JobSpec spec;
+  spec.locations["slurm.segment"] = Location{"job.yaml", 30, 12};
+  Plan plan = uniform_plan(3);  // 4 workers and a spare of one shape: 5 nodes
+  Diagnostics diags;
+  plan.slurm.segment = 5;
+  pai::check_for_slurm(plan, spec, diags);
+  CHECK(diags.all().empty());
+  plan.slurm.segment = 2;
+  pai::check_for_slurm(plan, spec, diags);
+  REQUIRE(diags.all().size() == 1);
+  CHECK(diags.all()[0].loc.line == 30);
+  CHECK(diags.all()[0].path == "slurm.segment");
+  CHECK(diags.all()[0].message ==
+        "--target slurm: segment 2 does not divide the 5 nodes of the job: Slurm allocates "
+        "whole segments");
+  Diagnostics het;
+  Plan three = make_test_plan(2, 1);  // components of 2, 1 and 1 nodes
+  three.slurm.segment = 2;
+  pai::check_for_slurm(three, spec, het);
+  REQUIRE(het.all().size() == 2);
+  CHECK(het.all()[0].message ==
+        "--target slurm: segment 2 does not divide the 1 nodes of component 1 of the "
+        "heterogeneous job (ps): Slurm allocates whole segments");
+  CHECK(het.all()[1].message.find("component 2 of the heterogeneous job (spares)") !=
+        std::string::npos);
+}
+
+TEST_CASE("srun uses PMIx for an mpi job, or the spec's MPI plugin") {
+  Plan plan = uniform_plan(1);
+  plan.spares.clear();
+  CHECK(pai::render_slurm_script(plan, "out").find("--mpi") == std::string::npos);
+  plan.framework = pai::Framework::Mpi;
+  TempDir dir;
+  CHECK(run_script(dir, pai::render_slurm_script(plan, "/jobs/j"), "FAKE_SRUN_EXIT=0") == 0);
+  CHECK(slurp(dir / "srun.args") ==
+        srun_args("pai-launch", "/jobs/j", "--cpus-per-task=96\n--mpi=pmix\n"));
+  plan.slurm.mpi = "pmi2";
+  CHECK(has_line(pai::render_slurm_script(plan, "out"),
+                 "srun --ntasks-per-node=1 --kill-on-bad-exit=0 --cpus-per-task=96 --mpi=pmi2 \\"));
+  plan.framework = pai::Framework::PyTorch;
+  plan.slurm.mpi = "none";
+  CHECK(pai::render_slurm_script(plan, "out").find(" --mpi=none ") != std::string::npos);
+}
+
+TEST_CASE("with a container, srun runs pai-launch in pyxis with the plan folder mounted") {
+  const Plan plan = container_plan();
+  const std::string script = pai::render_slurm_script(plan, "/jobs/j");
+  TempDir dir;
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=0") == 0);
+  CHECK(slurp(dir / "srun.args") ==
+        "--ntasks-per-node=1\n--kill-on-bad-exit=0\n--cpus-per-task=96\n"
+        "--container-image=nvcr.io#nvidia/pytorch:25.01-py3\n"
+        "--container-mounts=/jobs/j:/jobs/j,/mnt/nas/data:/data:ro,/runs/test-job:/runs/test-job,"
+        "/lustre/ckpt:/ckpt,tmpfs:/scratch\n"
+        "--container-workdir=/workspace\n--container-writable\n--no-container-mount-home\n"
+        "--container-name=llm\n"
+        "pai-launch\nrun\n--plan\n/jobs/j/plan.json\n--token-file\n/jobs/j/job.token\n--slurm\n");
+  // A plan folder pyxis cannot mount is refused before srun.
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=0 PAI_JOB_DIR=/jobs/a,b") == 2);
+  CHECK(slurp(dir / "stderr") == "job.sbatch: pyxis cannot mount /jobs/a,b (it has ',' or ':')\n");
+  // The other settings of the container's switches.
+  Plan other = plan;
+  other.slurm.container.writable = pai::Switch::Off;
+  other.slurm.container.mount_home = pai::Switch::On;
+  other.slurm.container.name.clear();
+  other.slurm.container.workdir.clear();
+  const std::string second = pai::render_slurm_script(other, "/jobs/j");
+  CHECK(has_line(second, "  --container-readonly --container-mount-home \\"));
+  CHECK(second.find("--container-name") == std::string::npos);
+  CHECK(second.find("--container-workdir") == std::string::npos);
+  // Without one, nothing of pyxis.
+  CHECK(pai::render_slurm_script(uniform_plan(1), "/jobs/j").find("container") ==
+        std::string::npos);
+}
+
+TEST_CASE("every pyxis option the script passes is one pyxis declares, in its own form") {
+  const std::map<std::string, bool> declared = pyxis_options();
+  REQUIRE(declared.size() == 15);
+  REQUIRE(declared.at("--container-image"));
+  REQUIRE_FALSE(declared.at("--no-container-mount-home"));
+  for (const Plan& plan : {container_plan(), [] {
+                             Plan other = container_plan();
+                             other.slurm.container.writable = pai::Switch::Off;
+                             other.slurm.container.mount_home = pai::Switch::On;
+                             return other;
+                           }()}) {
+    TempDir dir;
+    REQUIRE(run_script(dir, pai::render_slurm_script(plan, "/jobs/j"), "FAKE_SRUN_EXIT=0") == 0);
+    std::istringstream args(slurp(dir / "srun.args"));
+    int checked = 0;
+    for (std::string arg; std::getline(args, arg);) {
+      if (!arg.starts_with("--container-") && !arg.starts_with("--no-container-")) continue;
+      const std::size_t eq = arg.find('=');
+      const std::string name = arg.substr(0, eq);
+      INFO(arg);
+      REQUIRE(declared.count(name) == 1);
+      CHECK(declared.at(name) == (eq != std::string::npos));
+      if (name == "--container-mounts") {
+        // Each entry as pyxis parses one (SRC:DST[:FLAGS], ',' between entries).
+        std::istringstream entries(arg.substr(eq + 1));
+        for (std::string entry; std::getline(entries, entry, ',');) {
+          std::string target;
+          CHECK(pai::is_pyxis_mount(entry, &target));
+        }
+      }
+      ++checked;
+    }
+    CHECK(checked == 6);
+  }
+}
+
+TEST_CASE("a container makes the job's runtime host: its processes run beside pai-launch") {
+  Plan plan = container_plan();
+  plan.runtime = pai::Runtime::Docker;
+  plan.roles[0].launch_argv = {"docker", "run", "img", "python", "train.py"};
+  pai::use_container(plan);
+  CHECK(plan.runtime == pai::Runtime::Host);
+  CHECK(plan.roles[0].launch_argv == plan.roles[0].command);
+  // Without a container the plan is left as it is.
+  Plan docker = uniform_plan(1);
+  docker.runtime = pai::Runtime::Docker;
+  docker.roles[0].launch_argv = {"docker", "run"};
+  pai::use_container(docker);
+  CHECK(docker.runtime == pai::Runtime::Docker);
+  CHECK(docker.roles[0].launch_argv == std::vector<std::string>{"docker", "run"});
 }
 
 }  // namespace slurm_script_test

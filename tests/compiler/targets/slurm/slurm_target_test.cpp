@@ -33,8 +33,10 @@ TEST_CASE("the Slurm target keeps the plan and writes job.sbatch and logs/") {
   const pai::SlurmTarget slurm;
   pai::Plan plan = pai::testing::make_test_plan();
   const std::string before = pai::plan_to_json_unkeyed(plan);
+  pai::JobSpec spec;
+  spec.job = plan;
   pai::Diagnostics diags;
-  slurm.check_plan(plan, pai::Location{"job.yaml", 0, 0}, diags);
+  slurm.check_plan(plan, spec, diags);
   slurm.adapt_plan(plan);
   CHECK(diags.all().empty());
   CHECK(pai::plan_to_json_unkeyed(plan) == before);
@@ -44,6 +46,23 @@ TEST_CASE("the Slurm target keeps the plan and writes job.sbatch and logs/") {
   CHECK((fs::status(dir / "job.sbatch").permissions() & fs::perms::owner_exec) != fs::perms::none);
   CHECK(fs::is_directory(dir / "logs"));
   CHECK(fs::is_empty(dir / "logs"));
+}
+
+TEST_CASE("the Slurm target checks the segment and runs a container's plan on the host runtime") {
+  const pai::SlurmTarget slurm;
+  pai::Plan plan = pai::testing::make_test_plan(2, 1);  // workers, ps, spare: 2 + 1 + 1 nodes
+  plan.slurm.segment = 2;
+  pai::JobSpec spec;
+  spec.job = plan;
+  spec.locations["slurm.segment"] = pai::Location{"job.yaml", 7, 12};
+  pai::Diagnostics diags;
+  slurm.check_plan(plan, spec, diags);
+  REQUIRE(diags.error_count() == 2);  // ps' and the spare's components
+  CHECK(diags.all()[0].loc.line == 7);
+  plan.slurm.container.image = "img";
+  plan.runtime = pai::Runtime::Apptainer;
+  slurm.adapt_plan(plan);
+  CHECK(plan.runtime == pai::Runtime::Host);
 }
 
 }  // namespace slurm_target_test

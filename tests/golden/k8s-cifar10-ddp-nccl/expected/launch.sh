@@ -59,7 +59,7 @@ trap 'kill $pids 2>/dev/null; exit 143' TERM
 
 # Runs "$@" NAME ADDRESS for every host: placement hosts in order, then spares.
 each_host() {
-  "$@" cifar10-ddp-nccl-master-0 cifar10-ddp-nccl-master-0
+  "$@" cifar10-ddp-nccl-node-0-0 cifar10-ddp-nccl-node-0-0.cifar10-ddp-nccl
   :
 }
 

@@ -59,8 +59,8 @@ trap 'kill $pids 2>/dev/null; exit 143' TERM
 
 # Runs "$@" NAME ADDRESS for every host: placement hosts in order, then spares.
 each_host() {
-  "$@" llama-13b-sft-master-0 llama-13b-sft-master-0
-  "$@" llama-13b-sft-worker-0 llama-13b-sft-worker-0
+  "$@" llama-13b-sft-node-0-0 llama-13b-sft-node-0-0.llama-13b-sft
+  "$@" llama-13b-sft-node-0-1 llama-13b-sft-node-0-1.llama-13b-sft
   :
 }
 

@@ -59,7 +59,7 @@ trap 'kill $pids 2>/dev/null; exit 143' TERM
 
 # Runs "$@" NAME ADDRESS for every host: placement hosts in order, then spares.
 each_host() {
-  "$@" local-demo-master-0 local-demo-master-0
+  "$@" local-demo-node-0-0 local-demo-node-0-0.local-demo
   :
 }
 

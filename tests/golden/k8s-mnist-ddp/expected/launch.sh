@@ -59,10 +59,10 @@ trap 'kill $pids 2>/dev/null; exit 143' TERM
 
 # Runs "$@" NAME ADDRESS for every host: placement hosts in order, then spares.
 each_host() {
-  "$@" mnist-ddp-master-0 mnist-ddp-master-0
-  "$@" mnist-ddp-worker-0 mnist-ddp-worker-0
-  "$@" mnist-ddp-worker-1 mnist-ddp-worker-1
-  "$@" mnist-ddp-worker-2 mnist-ddp-worker-2
+  "$@" mnist-ddp-node-0-0 mnist-ddp-node-0-0.mnist-ddp
+  "$@" mnist-ddp-node-0-1 mnist-ddp-node-0-1.mnist-ddp
+  "$@" mnist-ddp-node-0-2 mnist-ddp-node-0-2.mnist-ddp
+  "$@" mnist-ddp-node-0-3 mnist-ddp-node-0-3.mnist-ddp
   :
 }
 

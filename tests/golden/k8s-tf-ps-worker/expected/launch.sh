@@ -59,12 +59,12 @@ trap 'kill $pids 2>/dev/null; exit 143' TERM
 
 # Runs "$@" NAME ADDRESS for every host: placement hosts in order, then spares.
 each_host() {
-  "$@" wide-deep-ps-master-0 wide-deep-ps-master-0
-  "$@" wide-deep-ps-worker-0 wide-deep-ps-worker-0
-  "$@" wide-deep-ps-worker-1 wide-deep-ps-worker-1
-  "$@" wide-deep-ps-worker-2 wide-deep-ps-worker-2
-  "$@" wide-deep-ps-worker-3 wide-deep-ps-worker-3
-  "$@" wide-deep-ps-worker-4 wide-deep-ps-worker-4
+  "$@" wide-deep-ps-node-0-0 wide-deep-ps-node-0-0.wide-deep-ps
+  "$@" wide-deep-ps-node-0-1 wide-deep-ps-node-0-1.wide-deep-ps
+  "$@" wide-deep-ps-node-0-2 wide-deep-ps-node-0-2.wide-deep-ps
+  "$@" wide-deep-ps-node-0-3 wide-deep-ps-node-0-3.wide-deep-ps
+  "$@" wide-deep-ps-node-0-4 wide-deep-ps-node-0-4.wide-deep-ps
+  "$@" wide-deep-ps-node-0-5 wide-deep-ps-node-0-5.wide-deep-ps
   :
 }
 
