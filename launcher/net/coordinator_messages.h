@@ -59,6 +59,25 @@ struct Standby {
   bool operator==(const Standby&) const = default;
 };
 
+/// Longest NicVerdictNotice::evidence a node accepts.
+inline constexpr std::size_t kMaxNicEvidence = 1024;
+
+/// `nic-verdict`: a critical NIC verdict about one of the node's own RDMA ports (design §13):
+/// the node records it in its check history (sanityCheck.history), as a failed check.
+struct NicVerdictNotice {
+  static constexpr char kType[] = "nic-verdict";
+  std::string port;      ///< "mlx5_0/1"
+  std::string problem;   ///< "down", "flapping" or "errors"
+  std::string evidence;  ///< the verdict's sentence
+  bool operator==(const NicVerdictNotice&) const = default;
+  friend void fields(auto& v, Like<NicVerdictNotice> auto& m) {
+    v("port", m.port, ByteLength{1, 64});
+    v("problem", m.problem);
+    v.check("problem", [&] { return not_one_of(m.problem, {"down", "flapping", "errors"}); });
+    v("evidence", m.evidence, ByteLength{0, kMaxNicEvidence});
+  }
+};
+
 /// `run-checks`: run the sanity checks again (attempt `attempt` of the round).
 struct RunChecks {
   static constexpr char kType[] = "run-checks";
@@ -223,6 +242,7 @@ struct FabricConnect {
 /// What a coordinator sends a node launcher.
 using CoordinatorToNode =
     std::variant<Progress, Assign, Standby, RunChecks, Start, Stop, Kill, Finish, Exec, ExecStdin,
-                 ExecKill, SubscribeLogs, UnsubscribeLogs, Heartbeat, FabricListen, FabricConnect>;
+                 ExecKill, SubscribeLogs, UnsubscribeLogs, Heartbeat, FabricListen, FabricConnect,
+                 NicVerdictNotice>;
 
 }  // namespace pai::net

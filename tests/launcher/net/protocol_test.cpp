@@ -497,6 +497,27 @@ TEST_CASE("an NCCL link or a NIC port malformed, out of range or too many is ref
         "heartbeat: nics: more than 32 ports");
 }
 
+TEST_CASE("a NIC verdict for a node's history keeps its bytes - and is checked") {
+  coordinator_golden(NicVerdictNotice{.port = "mlx5_0/1", .problem = "flapping",
+                                      .evidence = "mlx5_0/1 (eth2): counters/link_downed +1 in 1 s"},
+                     R"({"evidence":"mlx5_0/1 (eth2): counters/link_downed +1 in 1 s",)"
+                     R"("port":"mlx5_0/1","problem":"flapping","type":"nic-verdict"})");
+  const auto error = [](const std::string& text) {
+    try {
+      parse_coordinator_to_node(Json::parse(text), 4);
+    } catch (const ProtocolError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error(R"({"type":"nic-verdict","port":"mlx5_0/1","problem":"slow","evidence":""})") ==
+        "nic-verdict: problem: expected \"down\", \"flapping\" or \"errors\", got \"slow\"");
+  CHECK(error(R"({"type":"nic-verdict","port":"","problem":"down","evidence":""})") ==
+        "nic-verdict: port: expected 1 to 64 bytes");
+  CHECK(error(R"({"type":"nic-verdict","problem":"down","evidence":""})") ==
+        "nic-verdict: port: missing");
+}
+
 TEST_CASE("coordinator messages to node launchers keep their bytes") {
   coordinator_golden(Progress{"0/3 joined; waiting for node-0: no connection; node-1: no "
                               "connection; node-2: no connection"},
