@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "launcher/logs/journal_events.h"
+#include "launcher/logs/journal_member_types.h"
 
 // Both walk the events' field tables with a visitor that looks only at the members' types and
 // options: the JSON type a member is written as, whether it is always written, its note.
@@ -16,34 +17,6 @@ namespace pai::launcher::journal {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// Item: a std::optional's, a std::vector's or a std::map's value type (void for others).
-template <class T>
-struct IsOptional : std::false_type {
-  using Item = void;
-};
-template <class T>
-struct IsOptional<std::optional<T>> : std::true_type {
-  using Item = T;
-};
-
-template <class T>
-struct IsVector : std::false_type {
-  using Item = void;
-};
-template <class T>
-struct IsVector<std::vector<T>> : std::true_type {
-  using Item = T;
-};
-
-template <class T>
-struct IsMap : std::false_type {
-  using Item = void;
-};
-template <class T>
-struct IsMap<std::map<std::string, T>> : std::true_type {
-  using Item = T;
-};
 
 // "strings" for "string", "arrays of strings" for "array of strings".
 std::string plural(const std::string& type) {
@@ -123,18 +96,6 @@ struct FieldFacts {
   }
 };
 
-// The type a member is written as: a std::optional's value when it is one.
-template <class T>
-struct WrittenAs {
-  using type = T;
-};
-template <class T>
-struct WrittenAs<std::optional<T>> {
-  using type = T;
-};
-template <class T>
-using Written = typename WrittenAs<T>::type;
-
 // Lists the fields of one table, nested objects' after their own row.
 class Describer {
  public:
@@ -143,7 +104,7 @@ class Describer {
 
   template <class T, class... Options>
   void operator()(const char* key, const T&, const Options&... options) {
-    using W = Written<T>;
+    using W = WrittenAs<T>;
     const std::string name = prefix_ + key;
     rows_.push_back(FieldDoc{name, type_text<W>(), FieldFacts::optional<T, Options...>,
                              FieldFacts::note_of(options...)});
@@ -176,7 +137,7 @@ class SchemaMaker {
 
   template <class T, class... Options>
   void operator()(const char* key, const T&, const Options&... options) {
-    Json schema = schema_of<Written<T>>();
+    Json schema = schema_of<WrittenAs<T>>();
     if (const std::string note = FieldFacts::note_of(options...); !note.empty()) {
       schema["description"] = note;
     }

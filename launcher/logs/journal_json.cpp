@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/logs/journal_member_types.h"
+
 // Writing and reading walk the events' field tables (journal_events.h, libpai/fields.h): the
 // writer sets each member as its JSON, the reader takes each member that is there with a JSON
 // type it can hold and counts the others.
@@ -17,21 +19,6 @@ namespace {
 
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
-
-template <class T>
-struct IsOptional : std::false_type {};
-template <class T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-
-template <class T>
-struct IsVector : std::false_type {};
-template <class T>
-struct IsVector<std::vector<T>> : std::true_type {};
-
-template <class T>
-struct IsMap : std::false_type {};
-template <class T>
-struct IsMap<std::map<std::string, T>> : std::true_type {};
 
 // A visitor of the tables that sets the members of one JSON object of type J (ordered for a
 // line, in table order; plain for the coordinator's records).

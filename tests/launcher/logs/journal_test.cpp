@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "launcher/logs/journal_json.h"
+#include "launcher/logs/journal_member_types.h"
 #include "support/temp_dir.h"
 
 namespace journal_test {
@@ -17,15 +18,6 @@ using namespace pai::launcher::journal;
 using Json = nlohmann::json;
 
 namespace {
-
-template <class T>
-struct IsOptional : std::false_type {};
-template <class T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-template <class T>
-struct IsVector : std::false_type {};
-template <class T>
-struct IsVector<std::vector<T>> : std::true_type {};
 
 template <class T>
 T sample(const std::string& key);
