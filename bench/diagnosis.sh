@@ -52,7 +52,8 @@ run_case() {
   JOURNAL=$WORK/$name.logs/coordinator/events.jsonl
 }
 
-# report CASE CLASS: one line for a fault case.
+# report CASE CLASS: one line for a fault case. The verdict is the first `diagnosis` record's
+# `class` and `rank`, which it writes in that order (docs/journal.md, schemas/journal.schema.json).
 report() {
   local at began verdict
   verdict=$(grep -o '"event":"diagnosis".*' "$JOURNAL" | head -n 1 |

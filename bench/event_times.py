@@ -9,7 +9,9 @@ when no file holds one. count: how many FILEs hold at least one EVENT. --attempt
 events after a "start" event of attempt N in the same file (a launcher journals "start" with
 the attempt, then one "process-started" per rank); --field keeps only events whose KEY is
 VALUE (compared as text). Missing or unreadable files count as holding nothing, so that a
-caller may poll journals that launchers are still creating.
+caller may poll journals that launchers are still creating. Events and their fields are those of
+docs/journal.md (schemas/journal.schema.json); a journal's first record, `journal`, is no event
+any caller asks for.
 """
 import argparse
 import datetime

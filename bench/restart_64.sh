@@ -34,6 +34,7 @@ run_once() {
     sleep 0.1
   done
   victim_journal=$logs/worker-$((VICTIM - 1))/events.jsonl
+  # `process-started` has `instance`, `rank`, `pid`, `log` in that order (docs/journal.md).
   victim=$(sed -n 's/.*"event":"process-started".*"pid":\([0-9]*\).*/\1/p' "$victim_journal" | head -1)
   # The victim is a rank that our own launcher started: it is ours to kill.
   killed=$(now_ms)

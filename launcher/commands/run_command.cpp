@@ -107,11 +107,11 @@ std::vector<checks::CheckResult> run_checks(const Plan& plan, const Placement& p
   auto results = checks::run_sanity_checks(plan, placement, options);
   checks::keep_history(plan, placement.host.name, &results);
   for (const auto& result : results) {
-    events.record("check", {{"name", result.name},
-                            {"status", std::string(checks::to_string(result.status))},
-                            {"summary", result.summary},
-                            {"figure", result.figure},
-                            {"seconds", result.seconds}});
+    events.record(journal::Check{.name = result.name,
+                                 .status = checks::to_string(result.status),
+                                 .summary = result.summary,
+                                 .figure = result.figure,
+                                 .seconds = result.seconds});
     say("check " + result.name + ": " + checks::to_string(result.status) + ": " + result.summary);
   }
   if (!checks::all_passed(results)) {
@@ -243,12 +243,12 @@ void open_journal(NodeRun& run, const RunOptions& options) {
   const Role* role = run.placement != nullptr ? find_role(run.plan, run.placement->role) : nullptr;
   // A journal that cannot take its first record (a full disk) stops the launch cleanly; later
   // failures only make it incomplete.
-  const bool written = run.events->record("launcher-started",
-                     {{"job", run.plan.name},
-                      {"node", run.node},
-                      {"instance", run.instance},
-                      {"processes", static_cast<std::int64_t>(role ? role->nproc_per_node : 0)},
-                      {"pid", static_cast<std::int64_t>(getpid())}});
+  const bool written =
+      run.events->record(journal::LauncherStarted{.job = run.plan.name,
+                                                  .node = run.node,
+                                                  .instance = run.instance,
+                                                  .processes = role ? role->nproc_per_node : 0,
+                                                  .pid = getpid()});
   if (!written) {
     throw SetupError("cannot write logs to " + run.log_dir + ": the journal " +
                      run.events->path() + " cannot be written (is the disk full?)");
@@ -290,9 +290,8 @@ std::string cgroup_name(const NodeRun& run) { return "pai-" + run.plan.name + ".
 bool passes_checks_alone(NodeRun& run) {
   const auto t = Clock::now();
   if (!checks::all_passed(run_checks(run.plan, *run.placement, *run.events))) {
-    run.events->record("job-failed", {{"job", run.plan.name},
-                                      {"reason", std::string("sanity checks failed")},
-                                      {"exitCode", std::int64_t{1}}});
+    run.events->record(
+        journal::JobFailed{.job = run.plan.name, .reason = "sanity checks failed", .exit_code = 1});
     say("error: sanity checks failed on " + run.placement->host.name + "; nothing was started" +
         took(t));
     return false;

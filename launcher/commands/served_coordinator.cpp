@@ -1,37 +1,12 @@
 #include "launcher/commands/served_coordinator.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <system_error>
 
 #include "libpai/write_all.h"
 
 namespace pai::launcher {
-
-namespace {
-
-// A coordinator Record as an events.jsonl event.
-EventFields event_fields(const nlohmann::json& fields) {
-  EventFields out;
-  if (!fields.is_object()) return out;
-  for (const auto& [key, value] : fields.items()) {
-    if (value.is_string()) {
-      out.emplace_back(key, value.get<std::string>());
-    } else if (value.is_boolean()) {
-      out.emplace_back(key, value.get<bool>());
-    } else if (value.is_number_integer()) {
-      out.emplace_back(key, value.get<std::int64_t>());
-    } else if (value.is_number()) {
-      out.emplace_back(key, value.get<double>());
-    } else {
-      out.emplace_back(key, value.dump());
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 ServedCoordinator::ServedCoordinator(const Plan& plan, coordinator::ServerOptions options,
                                      const std::string& log_dir) {
@@ -43,7 +18,7 @@ ServedCoordinator::ServedCoordinator(const Plan& plan, coordinator::ServerOption
   EventLog* journal = journal_.get();
   options.record = [journal](const coordinator::Record& r) {
     // A record that cannot be written is said once by the journal; the line below still tells.
-    journal->record(r.kind, event_fields(r.fields));
+    journal->record(r.event);
     // A line of several (a table) is prefixed line by line, so each can be told apart.
     std::string text;
     for (std::size_t start = 0; start < r.line.size();) {

@@ -82,7 +82,7 @@ std::vector<Action> CoordinatorMachine::Impl::serve(Body&& body) {
   } catch (const std::exception& e) {
     // A bug, not a peer's fault (those are ProtocolErrors, handled where they arise): say so
     // and keep serving the job.
-    state.record("internal-error", Json{{"error", e.what()}},
+    state.record(journal::InternalError{.error = e.what()},
                  std::string("internal error: ") + e.what());
   }
   state.took_instance.clear();
@@ -116,12 +116,11 @@ void CoordinatorMachine::Impl::received(int session, const Json& message, Clock:
     if (it == state.sessions.end()) return;
     const PeerSession s = it->second;
     const std::string who = s.peer.kind + " " + s.peer.node + " (" + s.peer.address + ")";
-    state.record("protocol-error",
-                 Json{{"session", session},
-                      {"peer", s.peer.kind},
-                      {"node", s.peer.node},
-                      {"address", s.peer.address},
-                      {"error", e.what()}},
+    state.record(journal::ProtocolError{.session = session,
+                                        .peer = s.peer.kind,
+                                        .node = s.peer.node,
+                                        .address = s.peer.address,
+                                        .error = e.what()},
                  "closing the connection of " + who + ": " + e.what());
     gone(session, std::string("protocol error: ") + e.what(), now);
     state.out->emplace_back(std::in_place_type<Close>, session, e.what());
@@ -242,12 +241,11 @@ void CoordinatorMachine::Impl::join(int session, const net::Join& message, Clock
   const int max_attempts = state.plan.sanity_check.max_attempts;
   node.last_event = node.health == Health::Ready ? "joined" : "joined; " + node.failed_text();
   state.record(
-      "join",
-      Json{{"node", name},
-           {"address", peer.address},
-           {"pid", message.pid},
-           {"ready", node.health == Health::Ready},
-           {"checks", Json::parse(message.checks)}},
+      journal::Join{.node = name,
+                    .address = peer.address,
+                    .pid = message.pid,
+                    .ready = node.health == Health::Ready,
+                    .checks = {message.checks}},
       node.health == Health::Ready ? std::string() : check_failure_line(node, max_attempts));
   if (state.phase == Phase::Rendezvous) {
     if (rendezvous.node_checked(n, now)) rendezvous_complete(now);
@@ -264,12 +262,10 @@ void CoordinatorMachine::Impl::checks(int node, const net::Checks& message, Cloc
   const bool ready = n.health == Health::Ready;
   n.last_event = ready ? "checks passed (attempt " + std::to_string(n.check_attempt) + ")"
                        : n.failed_text() + " (attempt " + std::to_string(n.check_attempt) + ")";
-  state.record("checks",
-               Json{{"node", n.name},
-                    {"attempt", n.check_attempt},
-                    {"ready", ready},
-                    {"checks", Json::parse(message.checks)}},
-               ready ? std::string() : check_failure_line(n, state.plan.sanity_check.max_attempts));
+  state.record(
+      journal::Checks{
+          .node = n.name, .attempt = n.check_attempt, .ready = ready, .checks = {message.checks}},
+      ready ? std::string() : check_failure_line(n, state.plan.sanity_check.max_attempts));
   if (state.phase == Phase::Rendezvous) {
     if (rendezvous.node_checked(node, now)) rendezvous_complete(now);
   } else {
@@ -280,8 +276,8 @@ void CoordinatorMachine::Impl::checks(int node, const net::Checks& message, Cloc
 void CoordinatorMachine::Impl::reject(int session, const std::string& reason) {
   const Peer peer = state.sessions.at(session).peer;
   state.record(
-      "peer-rejected",
-      Json{{"peer", peer.kind}, {"node", peer.node}, {"address", peer.address}, {"reason", reason}},
+      journal::PeerRejected{
+          .peer = peer.kind, .node = peer.node, .address = peer.address, .reason = reason},
       "rejected " + peer.kind + " " + peer.node + " from " + peer.address + ": " + reason);
   // The refused launcher says why, not just that the connection closed.
   if (peer.kind == "launcher") {
@@ -312,7 +308,7 @@ void CoordinatorMachine::Impl::fabric_over(Clock::time_point now) {
     n.failed_checks = "fabric";
     n.check_summary = e.why;
     n.last_event = "excluded: " + e.why;
-    state.record("node-excluded", Json{{"node", n.name}, {"reason", e.why}},
+    state.record(journal::NodeExcluded{.node = n.name, .reason = e.why},
                  n.name + " excluded: " + e.why);
     if (n.instance < 0) state.release(e.node, "spare " + n.name + " is not used: " + e.why);
   }
@@ -320,17 +316,16 @@ void CoordinatorMachine::Impl::fabric_over(Clock::time_point now) {
   if (state.unready_instances().empty()) return begin_job(now);
   if (state.spare_may_join()) {
     // Left to the rendezvous: a spare that joins takes the instance, or its timeout fails.
-    state.record("waiting-for-spare", Json{{"checks", "fabric"}},
+    state.record(journal::WaitingForSpare{.checks = "fabric"},
                  "the fabric check excluded nodes holding instances; waiting for a spare to join");
     return;
   }
   std::string reason =
       "the fabric check excluded nodes holding instances and no ready spare is left";
-  Json fields{{"reason", reason}, {"exitCode", 1}, {"report", report}};
   std::string line = "job failed: " + reason;
   for (const std::string& row : report) line += "\n" + row;
-  state.finish_job(1, reason + ": " + (report.empty() ? "" : report.front()), "job-failed",
-                   std::move(fields), line);
+  state.finish_job(1, reason + ": " + (report.empty() ? "" : report.front()),
+                   journal::JobFailed{.reason = reason, .exit_code = 1, .report = report}, line);
 }
 
 void CoordinatorMachine::Impl::begin_job(Clock::time_point now) {
@@ -371,7 +366,7 @@ void CoordinatorMachine::Impl::gone(int session, const std::string& why, Clock::
   n.health = Health::Absent;
   if (state.phase == Phase::Rendezvous) {
     n.last_event = "disconnected: " + why;
-    state.record("disconnected", Json{{"node", n.name}, {"reason", why}});
+    state.record(journal::Disconnected{.node = n.name, .reason = why});
     rendezvous.node_lost(node, now);
     if (fabric) {
       fabric->node_lost(node, now);

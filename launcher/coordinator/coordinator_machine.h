@@ -11,13 +11,13 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "launcher/logs/journal_events.h"
 #include "libpai/plan.h"
 
 namespace pai::launcher::coordinator {
@@ -59,12 +59,15 @@ struct Close {
   int session = 0;
   std::string reason;
 };
-/// Write an event to the coordinator's events.jsonl (`kind`, `fields`) and, when `line` is not
-/// empty, print "pai-launch: coordinator: <line>" on its terminal.
+/// Write `event` to the coordinator's events.jsonl and, when `line` is not empty, print
+/// "pai-launch: coordinator: <line>" on its terminal.
 struct Record {
-  std::string kind;
-  Json fields;
+  /// `kind` and `fields` are made from `event` by the journal's writer.
+  explicit Record(journal::Event event, std::string line = {});
+  journal::Event event;
   std::string line;
+  std::string kind;  ///< the event's name
+  Json fields;       ///< its fields as the journal writes them
 };
 /// The job is over: after the sends before it are flushed, the server stops.
 struct Finish {

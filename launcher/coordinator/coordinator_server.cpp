@@ -96,7 +96,7 @@ struct CoordinatorServer::Impl final : SessionListener {
   RefusalSummary refusals;
   // Connections closed before sending anything: port probes (every node's network check,
   // load balancers, scanners), not attempts that failed. Journaled apart, never shown.
-  RefusalSummary probes{"port-probes"};
+  RefusalSummary probes{RefusalSummary::Kind::PortProbes};
   std::optional<Clock::time_point> machine_wake;
   std::optional<Clock::time_point> watch_wake;
   bool finishing = false;
@@ -190,7 +190,7 @@ void CoordinatorServer::Impl::serve_metrics() {
       "http://" +
       (http.address.find(':') != std::string::npos ? "[" + http.address + "]" : http.address) +
       ":" + std::to_string(metrics_http->port()) + "/metrics";
-  emit(Record{"metrics-endpoint", Json{{"url", url}}, "serving metrics at " + url});
+  emit(Record{journal::MetricsEndpoint{.url = url}, "serving metrics at " + url});
 }
 
 void CoordinatorServer::Impl::run() {
@@ -201,7 +201,7 @@ void CoordinatorServer::Impl::run() {
       serve();
       return;
     } catch (const std::exception& e) {
-      emit(Record{"coordinator-error", Json{{"what", e.what()}},
+      emit(Record{journal::CoordinatorError{.what = e.what()},
                   std::string("internal error: ") + e.what()});
     }
   }
@@ -313,11 +313,10 @@ void CoordinatorServer::Impl::send(int id, const Json& message) {
   if (session.send(message) <= options.max_queued_output) return;
   std::string reason = "more than " + size_text(options.max_queued_output) +
                        " of output queued: the peer does not read";
-  emit(Record{
-      "connection-dropped",
-      Json{{"address", session.address()}, {"node", session.claim().node}, {"reason", reason}},
-      "dropped " + session.claim().peer + " " + session.claim().node + " (" + session.address() +
-          "): " + reason});
+  emit(Record{journal::ConnectionDropped{
+                  .address = session.address(), .node = session.claim().node, .reason = reason},
+              "dropped " + session.claim().peer + " " + session.claim().node + " (" +
+                  session.address() + "): " + reason});
   session.close();
   // Not now: the machine is being obeyed (this may be one of many sends it asked for).
   if (it->second.machine_knows) {
@@ -490,8 +489,8 @@ void CoordinatorServer::Impl::emit(const Record& record) {
 
 void CoordinatorServer::Impl::reject_record(const Session& session, const std::string& reason) {
   const net::PeerClaim& claim = session.claim();
-  emit(Record{"connection-rejected",
-              Json{{"address", session.address()}, {"node", claim.node}, {"reason", reason}},
+  emit(Record{journal::ConnectionRejected{
+                  .address = session.address(), .node = claim.node, .reason = reason},
               "rejected a connection from " + claim.peer + " " + claim.node + " (" +
                   session.address() + "): " + reason});
 }

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "launcher/logs/journal_json.h"
+
 namespace pai::launcher::coordinator {
 
 std::string Node::failed_text() const {
@@ -131,10 +133,15 @@ bool CoordinatorState::send_to_node(int node, const net::CoordinatorToNode& mess
   return true;
 }
 
-void CoordinatorState::record(std::string kind, Json fields, std::string line) {
-  metrics.recorded(kind, fields);
-  out->emplace_back(std::in_place_type<Record>, std::move(kind), std::move(fields),
-                    std::move(line));
+Record::Record(journal::Event e, std::string l)
+    : event(std::move(e)),
+      line(std::move(l)),
+      kind(journal::name_of(event)),
+      fields(journal::fields_json(event)) {}
+
+void CoordinatorState::record(journal::Event event, std::string line) {
+  metrics.recorded(event);
+  out->emplace_back(std::in_place_type<Record>, std::move(event), std::move(line));
 }
 
 void CoordinatorState::close(int session, const std::string& reason) {
@@ -159,23 +166,23 @@ void CoordinatorState::release(int node, const std::string& reason) {
   close(session, reason);
 }
 
-void CoordinatorState::finish_job(int exit_code, const std::string& reason, const std::string& kind,
-                                  Json fields, const std::string& line) {
-  finish_all(net::Finish{.exit_code = exit_code, .reason = reason}, kind, std::move(fields), line);
+void CoordinatorState::finish_job(int exit_code, const std::string& reason, journal::Event event,
+                                  const std::string& line) {
+  finish_all(net::Finish{.exit_code = exit_code, .reason = reason}, std::move(event), line);
 }
 
 void CoordinatorState::cancel_job(int exit_code, const std::string& who) {
   const std::string reason = "cancelled by " + who;
   finish_all(net::Finish{.exit_code = exit_code, .reason = reason, .cancelled = true},
-             "job-cancelled", Json{{"by", who}, {"exitCode", exit_code}}, "job " + reason);
+             journal::JobCancelled{.by = who, .exit_code = exit_code}, "job " + reason);
 }
 
-void CoordinatorState::finish_all(const net::Finish& finish, const std::string& kind, Json fields,
+void CoordinatorState::finish_all(const net::Finish& finish, journal::Event event,
                                   const std::string& line) {
   for (const auto& [id, session] : sessions) {
     if (session.launcher()) send(id, finish);
   }
-  record(kind, std::move(fields), line);
+  record(std::move(event), line);
   out->emplace_back(std::in_place_type<Finish>, finish.exit_code, finish.reason);
   phase = Phase::Finished;
 }

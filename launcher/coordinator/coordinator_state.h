@@ -143,21 +143,21 @@ struct CoordinatorState {
   void send(int session, const net::ControlReply& message);
   /// Sends to the node's live launcher; false when it has none.
   bool send_to_node(int node, const net::CoordinatorToNode& message);
-  void record(std::string kind, Json fields, std::string line = {});
+  /// Journals `event` (and counts it in the metrics); prints `line` when not empty.
+  void record(journal::Event event, std::string line = {});
   /// Closes a session and forgets it (the server owes no disconnected() for it); its node,
   /// if any, is no longer connected.
   void close(int session, const std::string& reason);
   /// Lets the node go: `finish` with exit code 0 and `reason`, then Close.
   void release(int node, const std::string& reason);
-  /// Ends the job: `finish` to every launcher, Record `kind` with `fields` and `line`, Finish.
   /// Ends the job as cancelled by `who` (a user's stop, not a failure): `finish` with
   /// `cancelled` to every launcher, a `job-cancelled` record. Nothing is restarted after.
   void cancel_job(int exit_code, const std::string& who);
-  void finish_job(int exit_code, const std::string& reason, const std::string& kind, Json fields,
+  /// Ends the job: `finish` to every launcher, Record `event` and `line`, Finish.
+  void finish_job(int exit_code, const std::string& reason, journal::Event event,
                   const std::string& line);
   /// finish_job's and cancel_job's common end: `finish` to every launcher, the record, Finish.
-  void finish_all(const net::Finish& finish, const std::string& kind, Json fields,
-                  const std::string& line);
+  void finish_all(const net::Finish& finish, journal::Event event, const std::string& line);
 };
 
 /// "a, b, c and 5 more": at most `max` names.

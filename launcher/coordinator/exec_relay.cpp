@@ -17,7 +17,7 @@ void ExecRelay::run(int client, const net::RunRequest& request) {
   }
   if (nodes.empty()) return reply_error(client, "no launcher is connected");
   const std::string& who = state_.sessions.at(client).peer.node;
-  state_.record("run", Json{{"argv", argv}, {"nodes", nodes}, {"by", who}},
+  state_.record(journal::Run{.argv = argv, .nodes = nodes, .by = who},
                 "running " + argv.front() + " on " + std::to_string(nodes.size()) + " node" +
                     (nodes.size() == 1 ? "" : "s") + " (requested by " + who + ")");
 }
@@ -36,7 +36,7 @@ void ExecRelay::rsh(int client, const net::RshRequest& request) {
   rsh_clients_.insert(client);
   state_.send(session, net::Exec{exec, argv, true});
   const std::string& who = state_.sessions.at(client).peer.node;
-  state_.record("rsh", Json{{"node", node}, {"argv", argv}, {"by", who}});
+  state_.record(journal::Rsh{.node = node, .argv = argv, .by = who});
 }
 
 void ExecRelay::client_stdin(int client, const net::RshStdin& message) {

@@ -36,16 +36,15 @@ FabricThresholds thresholds_of(const Plan& plan) {
   return t;
 }
 
-Json pair_json(const FabricPairResult& r, const std::vector<std::string>& names) {
-  Json j{{"round", r.round},
-         {"first", names.at(static_cast<std::size_t>(r.first))},
-         {"second", names.at(static_cast<std::size_t>(r.second))}};
+journal::FabricPair pair_record(const FabricPairResult& r, const std::vector<std::string>& names) {
+  journal::FabricPair j{.round = r.round,
+                        .first = names.at(static_cast<std::size_t>(r.first)),
+                        .second = names.at(static_cast<std::size_t>(r.second)),
+                        .error = r.error};
   if (r.error.empty()) {
-    j["gbps"] = r.gbps;
-    j["latencyUs"] = r.latency_us;
-    if (r.bus_gbs) j["busGBps"] = *r.bus_gbs;
-  } else {
-    j["error"] = r.error;
+    j.gbps = r.gbps;
+    j.latency_us = r.latency_us;
+    j.bus_gbs = r.bus_gbs;
   }
   return j;
 }
@@ -64,7 +63,7 @@ FabricCheck::FabricCheck(CoordinatorState& state)
 bool FabricCheck::start(Clock::time_point now) {
   const std::vector<FabricRequest> first = rounds_.start();
   if (first.empty()) {
-    state_.record("fabric-skipped", Json{{"nodes", members_.size()}},
+    state_.record(journal::FabricSkipped{.nodes = static_cast<std::int64_t>(members_.size())},
                   "fabric check skipped: fewer than 2 nodes to pair");
     return false;
   }
@@ -81,14 +80,14 @@ void FabricCheck::begin(const std::vector<FabricRequest>& requests, Clock::time_
   std::mt19937_64 random(key_state_);
   const int round = requests.front().round;
   const bool all_nodes = round == rounds_.all_nodes_round();
-  Json pairs = Json::array();
+  journal::FabricRound record{.round = round, .all_nodes = all_nodes};
   for (const FabricRequest& r : requests) {
     // Names the partner, not a secret: the data connections are plain TCP.
     char key[33];
     std::snprintf(key, sizeof key, "%016llx%016llx", static_cast<unsigned long long>(random()),
                   static_cast<unsigned long long>(random()));
     keys_.emplace_back(key);
-    pairs.push_back(Json::array({name(r.nodes.first), name(r.nodes.second)}));
+    record.pairs.push_back({name(r.nodes.first), name(r.nodes.second)});
     // NCCL where both ends have GPUs, after TCP; not in the all-nodes round, which looks for
     // congestion of the fabric alone.
     const int first_gpus = all_nodes ? 0 : nccl_gpus(r.nodes.first);
@@ -103,7 +102,7 @@ void FabricCheck::begin(const std::vector<FabricRequest>& requests, Clock::time_
                         net::FabricListen{r.round, r.pair, keys_.back(), listener});
   }
   key_state_ = random();
-  state_.record("fabric-round", Json{{"round", round}, {"pairs", pairs}, {"allNodes", all_nodes}},
+  state_.record(std::move(record),
                 "fabric check round " + std::to_string(round) +
                     (all_nodes ? " (all nodes at once, across the halves of the plan)" : "") +
                     ": " + std::to_string(requests.size()) + " pairs of " +
@@ -218,10 +217,10 @@ void FabricCheck::take(const FabricRequest& request, FabricPairResult figures,
   figures.first = r.nodes.first;
   figures.second = r.nodes.second;
   figures.round = r.round;
-  Json fields = pair_json(figures, names());
-  fields["pair"] = r.pair;
+  journal::FabricPair record = pair_record(figures, names());
+  record.pair = r.pair;
   const std::vector<FabricRequest> next = rounds_.result(r.round, r.pair, std::move(figures));
-  state_.record("fabric-pair", std::move(fields));
+  state_.record(std::move(record));
   if (!next.empty()) {
     begin(next, now);
   } else if (rounds_.done()) {
@@ -240,7 +239,7 @@ void FabricCheck::tick(Clock::time_point now) {
     if (r.round != round) continue;
     for (const FabricRequest& l : late) {
       if (l.nodes.first == r.first && l.nodes.second == r.second) {
-        state_.record("fabric-pair", pair_json(r, all));
+        state_.record(pair_record(r, all));
       }
     }
   }
@@ -259,18 +258,18 @@ std::optional<Clock::time_point> FabricCheck::next_deadline() const {
 void FabricCheck::finish() {
   const FabricVerdict& v = rounds_.verdict();
   const std::vector<std::string> all = names();
-  Json pairs = Json::array();
-  for (const FabricPairResult& r : rounds_.results()) pairs.push_back(pair_json(r, all));
-  Json bad_nodes = Json::array();
-  for (const FabricBadNode& b : v.bad_nodes) bad_nodes.push_back(all.at(b.node));
-  Json bad_links = Json::array();
+  journal::FabricVerdict record{.healthy = v.healthy(),
+                                .rounds = rounds_.round(),
+                                .median_gbps = v.median_gbps,
+                                .relative_floor_gbps = v.relative_floor_gbps};
+  for (const FabricPairResult& r : rounds_.results()) record.pairs.push_back(pair_record(r, all));
+  for (const FabricBadNode& b : v.bad_nodes) record.bad_nodes.push_back(all.at(b.node));
   for (const FabricBadLink& l : v.bad_links) {
-    bad_links.push_back(Json::array({all.at(l.first), all.at(l.second)}));
+    record.bad_links.push_back({all.at(l.first), all.at(l.second)});
   }
-  Json suspects = Json::array();
-  for (int s : v.suspects) suspects.push_back(all.at(s));
-  const int pair_rounds = rounds_.all_nodes_round() > 0 ? rounds_.all_nodes_round() - 1
-                                                          : rounds_.round();
+  for (int s : v.suspects) record.suspects.push_back(all.at(s));
+  const int pair_rounds =
+      rounds_.all_nodes_round() > 0 ? rounds_.all_nodes_round() - 1 : rounds_.round();
   std::string line = "fabric check failed after " + std::to_string(pair_rounds) + " rounds";
   if (v.healthy()) {
     char text[128];
@@ -280,41 +279,26 @@ void FabricCheck::finish() {
     line = text;
   }
   for (const std::string& row : report()) line += "\n" + row;
-  state_.record("fabric-verdict",
-                Json{{"healthy", v.healthy()},
-                     {"rounds", rounds_.round()},
-                     {"medianGbps", v.median_gbps},
-                     {"relativeFloorGbps", v.relative_floor_gbps},
-                     {"badNodes", bad_nodes},
-                     {"badLinks", bad_links},
-                     {"suspects", suspects},
-                     {"pairs", pairs}},
-                line);
+  state_.record(std::move(record), line);
   if (const auto& c = rounds_.congestion()) record_congestion(*c, all);
 }
 
 void FabricCheck::record_congestion(const FabricCongestion& c,
                                     const std::vector<std::string>& all) {
-  Json pairs = Json::array();
+  journal::FabricCongestion record{
+      .congested = c.congested(), .median_gbps = c.median_gbps, .median_ratio = c.median_ratio};
   for (std::size_t k = 0; k < c.results.size(); ++k) {
-    Json j = pair_json(c.results[k], all);
-    j["expectedGbps"] = c.expected_gbps[k];
-    pairs.push_back(std::move(j));
+    journal::FabricPair pair = pair_record(c.results[k], all);
+    pair.expected_gbps = c.expected_gbps[k];
+    record.pairs.push_back(std::move(pair));
   }
-  Json slow = Json::array();
   for (int k : c.slow) {
     const FabricPairResult& r = c.results[static_cast<std::size_t>(k)];
-    slow.push_back(Json::array({all.at(r.first), all.at(r.second)}));
+    record.slow_pairs.push_back({all.at(r.first), all.at(r.second)});
   }
   // A warning: congestion is the fabric's, no node is to blame or excluded.
   const std::string line = congestion_line(c, all);
-  state_.record("fabric-congestion",
-                Json{{"congested", c.congested()},
-                     {"medianGbps", c.median_gbps},
-                     {"medianRatio", c.median_ratio},
-                     {"slowPairs", slow},
-                     {"pairs", pairs}},
-                c.congested() || !c.slow.empty() ? "warning: " + line : line);
+  state_.record(std::move(record), c.congested() || !c.slow.empty() ? "warning: " + line : line);
 }
 
 std::vector<FabricExclusion> FabricCheck::exclusions() const {

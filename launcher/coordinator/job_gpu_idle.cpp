@@ -46,17 +46,17 @@ void JobGpuIdle::forget(int node) {
   attempts_.erase(node);
 }
 
-Json JobGpuIdle::record(const GpuIdleVerdict& v, int instance) const {
+journal::GpuIdle JobGpuIdle::record(const GpuIdleVerdict& v, int instance) const {
   const GpuIdle& g = state_.plan.monitoring.gpu_idle;
-  return Json{{"node", state_.nodes[static_cast<std::size_t>(v.node)].name},
-              {"instance", state_.instance_name(instance)},
-              {"gpu", v.gpu},
-              {"utilization", v.utilization},
-              {"maxUtilization", v.max_utilization},
-              {"thresholdPercent", g.threshold_percent},
-              {"windowSeconds", g.window_seconds},
-              {"idleSeconds", v.idle_for.count() / 1000},
-              {"action", to_string(g.action)}};
+  return journal::GpuIdle{.node = state_.nodes[static_cast<std::size_t>(v.node)].name,
+                          .instance = state_.instance_name(instance),
+                          .gpu = v.gpu,
+                          .utilization = v.utilization,
+                          .max_utilization = v.max_utilization,
+                          .threshold_percent = g.threshold_percent,
+                          .window_seconds = g.window_seconds,
+                          .idle_seconds = v.idle_for.count() / 1000,
+                          .action = to_string(g.action)};
 }
 
 std::string JobGpuIdle::reason(const GpuIdleVerdict& v) const {

@@ -30,9 +30,8 @@ class JobGpuIdle {
   /// The node's ranks stopped (pause, failure, restart): its episodes end.
   void forget(int node);
 
-  /// The journal record of a verdict: node, instance, gpu, utilization, maxUtilization,
-  /// thresholdPercent, windowSeconds, idleSeconds, action.
-  Json record(const GpuIdleVerdict& verdict, int instance) const;
+  /// The journal record of a verdict.
+  journal::GpuIdle record(const GpuIdleVerdict& verdict, int instance) const;
   /// Its terminal line: "gpu-idle: GPU 0 on node-1 (worker-0) below 30% for 15m (at most 12%,
   /// now 3%); warning only" or "...; restarting".
   std::string line(const GpuIdleVerdict& verdict, int instance) const;

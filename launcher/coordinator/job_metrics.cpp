@@ -61,32 +61,34 @@ RestartCause restart_cause(const std::string& signature) {
   return {label_text(kind), label_text(rest)};
 }
 
-void JobMetrics::recorded(const std::string& kind, const nlohmann::json& fields) {
-  if (kind == "restart") {
-    const std::string* signature = string_field(fields, "signature");
-    RestartCause cause = restart_cause(signature != nullptr ? *signature : "");
+void JobMetrics::recorded(const journal::Event& event) {
+  if (const auto* restart = std::get_if<journal::Restart>(&event)) {
+    RestartCause cause = restart_cause(restart->signature.value_or(""));
     RestartCause overflow{cause.reason, "other"};
     count(restarts_, cause, overflow);
     ++restarts_total_;
-  } else if (kind == "join" || kind == "checks") {
-    if (!fields.is_object() || !fields.contains("checks") || !fields["checks"].is_array()) return;
-    for (const auto& check : fields["checks"]) {
-      const std::string* name = string_field(check, "name");
-      const std::string* status = string_field(check, "status");
-      if (name == nullptr || status == nullptr) continue;
-      count(check_runs_, std::make_pair(label_text(*name), label_text(*status)),
-            std::make_pair(std::string("other"), label_text(*status)));
-    }
-  } else if (kind == "diagnosis") {
-    const std::string* cls = string_field(fields, "class");
-    const std::string* severity = string_field(fields, "severity");
-    if (cls == nullptr || severity == nullptr) return;
-    count(verdicts_, std::make_pair(label_text(*cls), label_text(*severity)),
-          std::make_pair(std::string("other"), label_text(*severity)));
-  } else if (kind == "gpu-idle") {
-    const std::string* node = string_field(fields, "node");
-    if (node == nullptr) return;
-    count(gpu_idle_verdicts_, label_text(*node), std::string("other"));
+  } else if (const auto* join = std::get_if<journal::Join>(&event)) {
+    count_checks(join->checks);
+  } else if (const auto* checks = std::get_if<journal::Checks>(&event)) {
+    count_checks(checks->checks);
+  } else if (const auto* verdict = std::get_if<journal::Diagnosis>(&event)) {
+    count(verdicts_, std::make_pair(label_text(verdict->cls), label_text(verdict->severity)),
+          std::make_pair(std::string("other"), label_text(verdict->severity)));
+  } else if (const auto* idle = std::get_if<journal::GpuIdle>(&event)) {
+    count(gpu_idle_verdicts_, label_text(idle->node), std::string("other"));
+  }
+}
+
+void JobMetrics::count_checks(const journal::RawJson& checks) {
+  // The protocol checked them; a journal event made by hand may hold anything.
+  const nlohmann::json list = nlohmann::json::parse(checks.text, nullptr, false);
+  if (!list.is_array()) return;
+  for (const auto& check : list) {
+    const std::string* name = string_field(check, "name");
+    const std::string* status = string_field(check, "status");
+    if (name == nullptr || status == nullptr) continue;
+    count(check_runs_, std::make_pair(label_text(*name), label_text(*status)),
+          std::make_pair(std::string("other"), label_text(*status)));
   }
 }
 

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/logs/journal_events.h"
 #include "launcher/net/protocol.h"
 
 namespace pai::launcher::coordinator {
@@ -55,10 +56,10 @@ class JobMetrics {
  public:
   using Clock = std::chrono::steady_clock;
 
-  /// A record the coordinator journals (CoordinatorState::record): "restart" {signature},
-  /// "join" and "checks" {checks: [{name, status}]}, "diagnosis" {class, severity} and
-  /// "gpu-idle" {node} are counted; others are ignored, as are fields of the wrong type.
-  void recorded(const std::string& kind, const nlohmann::json& fields);
+  /// An event the coordinator journals (CoordinatorState::record): restarts (by signature),
+  /// join and checks (their checks' {name, status}), diagnosis verdicts (class, severity) and
+  /// gpu-idle verdicts (node) are counted; others are ignored, as are checks of the wrong form.
+  void recorded(const journal::Event& event);
   /// The launcher of node `node` (an index of CoordinatorState::nodes) sent a heartbeat.
   void alive(int node, Clock::time_point now);
   /// Its instances' figures, once the job's run accepted the heartbeat (ranks checked).
@@ -89,6 +90,9 @@ class JobMetrics {
   std::optional<Clock::time_point> last_heartbeat(int node) const;
 
  private:
+  // Counts each check of a join's or checks' results by name and status.
+  void count_checks(const journal::RawJson& checks);
+
   std::map<RestartCause, std::uint64_t> restarts_;
   std::uint64_t restarts_total_ = 0;
   std::map<std::pair<std::string, std::string>, std::uint64_t> check_runs_;

@@ -27,7 +27,8 @@ ControlAnswer JobPause::pause(const std::string& who) {
     stopping.push_back(static_cast<int>(i));
   }
   const std::string text = "paused by " + who + ": stopping " + instances_text(stopping.size());
-  state_.record("paused", Json{{"by", who}, {"instances", stopping.size()}}, "job " + text);
+  state_.record(journal::Paused{.by = who, .instances = static_cast<std::int64_t>(stopping.size())},
+                "job " + text);
   return {true, text};
 }
 
@@ -38,7 +39,9 @@ ControlAnswer JobPause::resume(const std::string& who, std::vector<int>& startin
     if (state_.instances[i].paused) starting.push_back(static_cast<int>(i));
   }
   const std::string text = "resumed by " + who + ": starting " + instances_text(starting.size());
-  state_.record("resumed", Json{{"by", who}, {"instances", starting.size()}}, "job " + text);
+  state_.record(
+      journal::Resumed{.by = who, .instances = static_cast<std::int64_t>(starting.size())},
+      "job " + text);
   for (int i : starting) {
     Instance& inst = state_.instances[static_cast<std::size_t>(i)];
     inst.paused = false;

@@ -103,7 +103,7 @@ void JobRun::apply(const std::vector<PolicyAction>& actions) {
     } else if (const auto* failure = std::get_if<FailJob>(&action)) {
       fail(*failure);
     } else if (std::holds_alternative<CompleteJob>(action)) {
-      state_.finish_job(0, "the job succeeded", "job-succeeded", Json::object(), "job succeeded");
+      state_.finish_job(0, "the job succeeded", journal::JobSucceeded{}, "job succeeded");
     } else if (const auto* cancel = std::get_if<CancelJob>(&action)) {
       state_.cancel_job(cancel->exit_code, "the coordinator: " + cancel->reason);
     }
@@ -123,12 +123,11 @@ void JobRun::schedule_restart(const ScheduleRestart& restart, const std::string&
            std::to_string(restart.restart_count) + " of " +
            std::to_string(state_.plan.fault_tolerance.max_restarts) + "): " + restart.reason;
   }
-  state_.record("restart",
-                Json{{"instance", state_.instance_name(restart.instance)},
-                     {"attempt", restart.restart_count},
-                     {"delaySeconds", restart.delay_seconds},
-                     {"reason", restart.reason},
-                     {"signature", restart.signature}},
+  state_.record(journal::Restart{.instance = state_.instance_name(restart.instance),
+                                 .attempt = restart.restart_count,
+                                 .delay_seconds = restart.delay_seconds,
+                                 .reason = restart.reason,
+                                 .signature = restart.signature},
                 line);
 }
 
@@ -161,11 +160,10 @@ void JobRun::start_instance(int instance, int attempt, bool recheck) {
 
 void JobRun::stop_instance(const StopInstance& stop, const std::string& line) {
   Instance& inst = state_.instances.at(static_cast<std::size_t>(stop.instance));
-  state_.record("stop",
-                Json{{"instance", state_.instance_name(stop.instance)},
-                     {"signal", stop.signal},
-                     {"dumpStacks", stop.dump_stacks},
-                     {"reason", stop.reason}},
+  state_.record(journal::Stop{.instance = state_.instance_name(stop.instance),
+                              .signal = stop.signal,
+                              .dump_stacks = stop.dump_stacks,
+                              .reason = stop.reason},
                 line);
   inst.policy_stop = true;
   runs_.set_pending(stop.instance, false);
@@ -231,8 +229,8 @@ void JobRun::start_ready() {
     inst.gpus.clear();
     n.last_event = "started attempt " + std::to_string(inst.attempt);
     state_.record(
-        "start",
-        Json{{"instance", state_.instance_name(i)}, {"node", n.name}, {"attempt", inst.attempt}},
+        journal::Start{
+            .instance = state_.instance_name(i), .node = n.name, .attempt = inst.attempt},
         i == ready.front() ? "starting " + batch_names(state_, ready) + " (attempt " +
                                  std::to_string(inst.attempt) + ")"
                            : std::string());
@@ -247,7 +245,7 @@ void JobRun::fabric_progress(Clock::time_point now) {
     Node& n = state_.nodes[static_cast<std::size_t>(e.node)];
     n.excluded = e.why;
     n.last_event = "excluded: " + e.why;
-    state_.record("node-excluded", Json{{"node", n.name}, {"reason", e.why}},
+    state_.record(journal::NodeExcluded{.node = n.name, .reason = e.why},
                   n.name + " excluded: " + e.why);
     if (n.instance < 0) {
       state_.release(e.node, "spare " + n.name + " is not used: " + e.why);
@@ -269,30 +267,27 @@ void JobRun::fabric_progress(Clock::time_point now) {
 
 void JobRun::fail(const FailJob& failure) {
   std::string summary;
-  Json fields{{"reason", failure.reason},
-              {"exitCode", failure.exit_code},
-              {"localRank", failure.local_rank}};
+  journal::JobFailed record{
+      .reason = failure.reason, .exit_code = failure.exit_code, .local_rank = failure.local_rank};
   if (failure.instance >= 0) {
     summary = state_.instances.at(static_cast<std::size_t>(failure.instance)).failure_summary;
-    fields["instance"] = state_.instance_name(failure.instance);
-    fields["status"] = Json{{"code", failure.status.code}, {"signal", failure.status.signal}};
-    fields["classification"] = Json{{"retryable", failure.classification.retryable},
-                                    {"reason", failure.classification.reason},
-                                    {"matchedLine", failure.classification.matched_line},
-                                    {"signature", failure.classification.signature}};
-    fields["summary"] = summary;
+    record.instance = state_.instance_name(failure.instance);
+    record.status = journal::ExitStatus{failure.status.code, failure.status.signal};
+    record.classification = journal::ExitClassification{
+        failure.classification.retryable, failure.classification.reason,
+        failure.classification.matched_line, failure.classification.signature};
+    record.summary = summary;
   }
   std::string reason = summary.empty() ? failure.reason : failure.reason + "\n" + summary;
   if (!forensics_.evidence().empty() && !diagnosis_.hang_culprit()) {
-    fields["stackCulprit"] = forensics_.evidence();
+    record.stack_culprit = forensics_.evidence();
     reason += "\nculprit from the stacks: " + forensics_.evidence();
   }
-  state_.finish_job(failure.exit_code, reason, "job-failed", std::move(fields),
-                    "job failed: " + reason);
+  state_.finish_job(failure.exit_code, reason, std::move(record), "job failed: " + reason);
 }
 
 void JobRun::fail(const std::string& reason) {
-  state_.finish_job(1, reason, "job-failed", Json{{"reason", reason}, {"exitCode", 1}},
+  state_.finish_job(1, reason, journal::JobFailed{.reason = reason, .exit_code = 1},
                     "job failed: " + reason);
 }
 
@@ -346,13 +341,12 @@ void JobRun::exited(int node, const net::Exited& message, Clock::time_point now)
     line = name + " " + rank + " on " + n.name + " failed: " + event.classification.reason;
     n.last_event = rank + " failed: " + event.classification.reason;
   }
-  state_.record("exited",
-                Json{{"instance", name},
-                     {"localRank", event.local_rank},
-                     {"status", {{"code", event.status.code}, {"signal", event.status.signal}}},
-                     {"retryable", event.classification.retryable},
-                     {"reason", event.classification.reason},
-                     {"stopping", message.stopping}},
+  state_.record(journal::Exited{.instance = name,
+                                .local_rank = event.local_rank,
+                                .status = {event.status.code, event.status.signal},
+                                .retryable = event.classification.retryable,
+                                .reason = event.classification.reason,
+                                .stopping = message.stopping},
                 line);
   if (!paused()) feed(event);
 }
@@ -373,10 +367,9 @@ void JobRun::hang(int node, const net::Hang& message, Clock::time_point now) {
   if (state_.instances[static_cast<std::size_t>(message.instance)].run != Run::Running) return;
   const Classification c =
       classify_hang(state_.plan.fault_tolerance.policy, message.seconds, message.exiting);
-  state_.record("hang",
-                Json{{"instance", state_.instance_name(message.instance)},
-                     {"exiting", message.exiting},
-                     {"seconds", message.seconds}},
+  state_.record(journal::Hang{.instance = state_.instance_name(message.instance),
+                              .seconds = message.seconds,
+                              .exiting = message.exiting},
                 state_.instance_name(message.instance) + " on " +
                     state_.nodes[static_cast<std::size_t>(node)].name + ": " + c.reason);
   if (!paused()) feed(HangDetected{message.instance, c});
@@ -410,16 +403,16 @@ void JobRun::watch_gpus(int node, const std::vector<net::GpuSample>& gpus) {
   inst.gpus = gpus;
   if (paused() || state_.phase != Phase::Running) return;
   for (const GpuIdleVerdict& v : gpu_idle_.observe(node, inst.attempt, gpus, now_)) {
-    state_.record("gpu-idle", gpu_idle_.record(v, instance), gpu_idle_.line(v, instance));
+    state_.record(gpu_idle_.record(v, instance), gpu_idle_.line(v, instance));
     if (const auto failure = gpu_idle_.restart(v)) feed(HangDetected{instance, *failure});
   }
 }
 
 void JobRun::failure(int node, const net::Failure& message) {
   check_own(node, message.instance, message.kType, "instance");
-  state_.record("failure", Json{{"instance", state_.instance_name(message.instance)},
-                                {"rank", message.rank},
-                                {"summary", message.summary}});
+  state_.record(journal::Failure{.instance = state_.instance_name(message.instance),
+                                 .rank = message.rank,
+                                 .summary = message.summary});
   state_.instances[static_cast<std::size_t>(message.instance)].failure_summary = message.summary;
 }
 
@@ -431,19 +424,19 @@ void JobRun::forensics(int node, const net::Forensics& message) {
   for (int rank : verdict.culprits) {
     culprits += (culprits.empty() ? "" : ",") + std::to_string(rank);
   }
-  state_.record("forensics",
-                Json{{"instance", state_.instance_name(message.instance)},
-                     {"node", state_.nodes[static_cast<std::size_t>(node)].name},
-                     {"attempt", message.attempt},
-                     {"folder", message.folder},
-                     {"inCollective", ranks_at(verdict.reported, StackPlace::Collective)},
-                     {"outside", ranks_at(verdict.reported, StackPlace::Outside)},
-                     {"unknown", ranks_at(verdict.reported, StackPlace::Unknown)},
-                     {"culprits", culprits},
-                     {"evidence", verdict.evidence}},
-                verdict.changed && !verdict.culprits.empty()
-                    ? "hang forensics: the stacks name the culprit: " + verdict.evidence
-                    : std::string());
+  state_.record(
+      journal::Forensics{.instance = state_.instance_name(message.instance),
+                         .node = state_.nodes[static_cast<std::size_t>(node)].name,
+                         .attempt = message.attempt,
+                         .folder = message.folder,
+                         .in_collective = ranks_at(verdict.reported, StackPlace::Collective),
+                         .outside = ranks_at(verdict.reported, StackPlace::Outside),
+                         .unknown = ranks_at(verdict.reported, StackPlace::Unknown),
+                         .culprits = culprits,
+                         .evidence = verdict.evidence},
+      verdict.changed && !verdict.culprits.empty()
+          ? "hang forensics: the stacks name the culprit: " + verdict.evidence
+          : std::string());
 }
 
 // ---- Nodes ----
@@ -499,7 +492,7 @@ void JobRun::node_lost(int node, const std::string& why, Clock::time_point now) 
   // Its pairs in a fabric check before a restart fail now; the verdict waits for the rest.
   fabric_.node_lost(node, now);
   if (n.instance < 0) {
-    state_.record("spare-lost", Json{{"node", n.name}, {"reason", why}},
+    state_.record(journal::SpareLost{.node = n.name, .reason = why},
                   "spare " + n.name + " lost: " + why);
     fabric_progress(now);
     return;
@@ -507,8 +500,7 @@ void JobRun::node_lost(int node, const std::string& why, Clock::time_point now) 
   const int instance = n.instance;
   Instance& inst = state_.instances[static_cast<std::size_t>(instance)];
   state_.record(
-      "node-lost",
-      Json{{"node", n.name}, {"instance", state_.instance_name(instance)}, {"reason", why}},
+      journal::NodeLost{.node = n.name, .instance = state_.instance_name(instance), .reason = why},
       "node " + n.name + " (" + state_.instance_name(instance) + ") lost: " + why);
   inst.heartbeat.reset();
   if (inst.run == Run::Stopping) {
@@ -579,7 +571,7 @@ void JobRun::detect_hang(bool due) {
   auto hang = hang_watch_.check(state_, now_, due);
   if (!hang) return;
   Classification c = classify_hang(state_.plan.fault_tolerance.policy, hang->idle_seconds, false);
-  Json fields{{"seconds", hang->idle_seconds}, {"jobWide", true}};
+  journal::Hang record{.job_wide = true, .seconds = hang->idle_seconds};
   std::string blame = state_.instance_name(hang->instance) + " idle longest (" +
                       std::to_string(hang->idle_seconds) + "s)";
   // The instance idle longest is often only waiting for the stuck rank elsewhere: a hang
@@ -590,12 +582,12 @@ void JobRun::detect_hang(bool due) {
       state_.instances[static_cast<std::size_t>(culprit_instance)].run == Run::Running) {
     hang->instance = culprit_instance;
     const std::string cls = to_string(culprit->cls);
-    fields["culprit"] = Json{{"class", cls}, {"rank", culprit->rank}, {"node", culprit->node_name}};
+    record.culprit = journal::HangCulprit{cls, culprit->rank, culprit->node_name};
     blame = "the culprit: " + culprit->evidence;
     c.reason += "; " + cls + ": " + culprit->evidence;
   }
-  fields["instance"] = state_.instance_name(hang->instance);
-  state_.record("hang", std::move(fields),
+  record.instance = state_.instance_name(hang->instance);
+  state_.record(std::move(record),
                 "job-wide hang: no output or progress from any running instance for its hang "
                 "interval; " +
                     blame);
@@ -607,13 +599,12 @@ void JobRun::diagnose() {
   for (const Diagnosis& v : diagnosis_.decide(now_)) {
     const std::string cls = to_string(v.cls);
     const std::string severity = to_string(v.severity);
-    state_.record("diagnosis",
-                  Json{{"class", cls},
-                       {"rank", v.rank},
-                       {"node", v.node_name},
-                       {"gpu", v.gpu},
-                       {"evidence", v.evidence},
-                       {"severity", severity}},
+    state_.record(journal::Diagnosis{.cls = cls,
+                                     .node = v.node_name,
+                                     .rank = v.rank,
+                                     .gpu = v.gpu,
+                                     .severity = severity,
+                                     .evidence = v.evidence},
                   "diagnosis (" + severity + "): " + cls + ": " + v.evidence);
     if (state_.plan.fault_tolerance.diagnosis.action != DiagnosisAction::Isolate) continue;
     if (const auto isolation = diagnosis_.isolation(v, fabric_.wanted(started_))) {
@@ -628,14 +619,13 @@ void JobRun::isolate(const Diagnosis& verdict, const Isolation& isolation) {
     Node& n = state_.nodes[static_cast<std::size_t>(isolation.exclude_node)];
     n.excluded = "diagnosis " + cls;
     n.last_event = "excluded: " + cls;
-    state_.record("node-excluded",
-                  Json{{"node", n.name},
-                       {"instance", state_.instance_name(isolation.instance)},
-                       {"class", cls}},
-                  "isolating node " + n.name + " (" + state_.instance_name(isolation.instance) +
-                      "): a spare takes its place at the restart");
+    state_.record(
+        journal::NodeExcluded{
+            .node = n.name, .instance = state_.instance_name(isolation.instance), .cls = cls},
+        "isolating node " + n.name + " (" + state_.instance_name(isolation.instance) +
+            "): a spare takes its place at the restart");
   } else {
-    state_.record("diagnosis-restart", Json{{"class", cls}, {"suspects", isolation.suspects}},
+    state_.record(journal::DiagnosisRestart{.cls = cls, .suspects = isolation.suspects},
                   "restarting the job to test the links of " + name_list(isolation.suspects) +
                       ": the fabric check before the restart excludes the node that loses "
                       "packets");

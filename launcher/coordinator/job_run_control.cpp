@@ -34,7 +34,7 @@ ControlAnswer JobRun::kill(const std::string& instance, const std::string& who) 
   if (!state_.send_to_node(inst.node, net::Kill{i})) {
     return {false, instance + ": node " + n.name + " is not connected"};
   }
-  state_.record("kill", Json{{"instance", instance}, {"node", n.name}, {"by", who}},
+  state_.record(journal::Kill{.instance = instance, .node = n.name, .by = who},
                 "killing " + instance + " on " + n.name + " (requested by " + who + ")");
   return {true, "killing " + instance + " on " + n.name};
 }

@@ -61,14 +61,12 @@ void compare_facts(CoordinatorState& state, const std::vector<int>& nodes) {
   for (const auto& [check, facts] : seen) {
     for (const auto& [fact, values] : facts) {
       if (values.size() < 2) continue;
-      Json by_value = Json::object();
       std::string text;
       for (const auto& [value, names] : values) {
-        by_value[value] = names;
         if (!text.empty()) text += "; ";
         text += value + " on " + name_list(names);
       }
-      state.record("fact-mismatch", Json{{"check", check}, {"fact", fact}, {"values", by_value}},
+      state.record(journal::FactMismatch{.check = check, .fact = fact, .values = values},
                    "warning: " + check + " " + fact + " differs across nodes: " + text);
     }
   }

@@ -50,16 +50,11 @@ std::vector<Record> RefusalSummary::due(Clock::time_point now) {
   for (std::size_t i = 0; i < listed; ++i) {
     const auto& [address, reason] = entries[i]->first;
     const Count& count = entries[i]->second;
-    Json fields{{"count", count.count}, {"reason", reason}};
-    std::string from;
-    if (!address.empty()) {
-      fields["address"] = address;
-      from = " from " + address;
-    }
-    records.push_back(Record{event_, std::move(fields),
+    const std::string from = address.empty() ? "" : " from " + address;
+    records.push_back(record(count.count, reason, address,
                              count.shown
                                  ? "refused " + connections(count.count) + from + ": " + reason
-                                 : std::string()});
+                                 : std::string()));
   }
   std::size_t rest = untracked_count_;
   bool rest_shown = untracked_shown_;
@@ -68,11 +63,11 @@ std::vector<Record> RefusalSummary::due(Clock::time_point now) {
     rest_shown = rest_shown || entries[i]->second.shown;
   }
   if (rest > 0) {
-    records.push_back(Record{event_, Json{{"count", rest}},
+    records.push_back(record(rest, std::nullopt, "",
                              rest_shown ? "refused " + std::to_string(rest) + " more connection" +
                                               (rest == 1 ? "" : "s") +
                                               " from other addresses or for other reasons"
-                                        : std::string()});
+                                        : std::string()));
   }
 
   pending_.clear();
@@ -86,6 +81,18 @@ std::optional<Clock::time_point> RefusalSummary::next_due() const {
   if (pending_.empty() && untracked_count_ == 0) return std::nullopt;
   // Pending counts exist only after a report (the first refusal is reported at once).
   return last_report_ ? *last_report_ + interval_ : Clock::time_point{};
+}
+
+Record RefusalSummary::record(std::size_t count, std::optional<std::string> reason,
+                              const std::string& address, std::string line) const {
+  const auto n = static_cast<std::int64_t>(count);
+  if (kind_ == Kind::PortProbes) {
+    return Record{journal::PortProbes{.count = n, .reason = std::move(reason), .address = address},
+                  std::move(line)};
+  }
+  return Record{
+      journal::ConnectionsRefused{.count = n, .reason = std::move(reason), .address = address},
+      std::move(line)};
 }
 
 }  // namespace pai::launcher::coordinator

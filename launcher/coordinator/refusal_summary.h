@@ -16,8 +16,9 @@
 
 namespace pai::launcher::coordinator {
 
-/// Counts refused connections per (address, reason) and reports them as `event` records
-/// ("connections-refused"; the coordinator counts port probes apart as "port-probes"), at most one round of records per interval. A round lists at most kMaxListed
+/// Counts refused connections per (address, reason) and reports them as records of `kind`
+/// ("connections-refused"; the coordinator counts port probes apart as "port-probes"), at most
+/// one round of records per interval. A round lists at most kMaxListed
 /// (address, reason) pairs, the largest counts first (ties: the first seen first), as
 /// {address, count, reason} (no address when it is unknown), and sums the rest into one record
 /// {count} ("refused N more connections from other addresses or for other reasons"). At most
@@ -33,9 +34,12 @@ class RefusalSummary {
   /// Longer reasons are cut to this many bytes and "...".
   static constexpr std::size_t kMaxReason = 256;
 
-  explicit RefusalSummary(std::string event = "connections-refused",
+  /// Which event the records are: journal::ConnectionsRefused or journal::PortProbes.
+  enum class Kind { ConnectionsRefused, PortProbes };
+
+  explicit RefusalSummary(Kind kind = Kind::ConnectionsRefused,
                           std::chrono::milliseconds interval = std::chrono::seconds(1))
-      : event_(std::move(event)), interval_(interval) {}
+      : kind_(kind), interval_(interval) {}
 
   /// Counts one connection from `address` ("" when unknown: a failed accept) refused for
   /// `reason`. `shown` false: the refusal is journaled but not shown on the terminal (a port
@@ -55,7 +59,11 @@ class RefusalSummary {
     std::size_t first_seen = 0;  // order of arrival in this interval
     bool shown = false;
   };
-  std::string event_;
+  // A record of kind_ counting `count` refusals for `reason` (none: the rest) from `address`.
+  Record record(std::size_t count, std::optional<std::string> reason, const std::string& address,
+                std::string line) const;
+
+  Kind kind_;
   std::chrono::milliseconds interval_;
   std::map<std::pair<std::string, std::string>, Count> pending_;  // (address, reason)
   std::size_t untracked_count_ = 0;  // refusals of pairs beyond kMaxTracked

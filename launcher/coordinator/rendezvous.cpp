@@ -72,7 +72,7 @@ bool Rendezvous::tick(Clock::time_point now) {
                                duration_text(state_.settings.rendezvous_timeout) + ": " +
                                std::to_string(total - state_.unready_instances().size()) + "/" +
                                std::to_string(total) + " joined; missing " + missing_text(", ");
-    state_.finish_job(1, reason, "job-failed", Json{{"reason", reason}, {"exitCode", 1}},
+    state_.finish_job(1, reason, journal::JobFailed{.reason = reason, .exit_code = 1},
                       "job failed: " + reason);
     return false;
   }
@@ -104,18 +104,18 @@ bool Rendezvous::settle(Clock::time_point now) {
 void Rendezvous::progress(Clock::time_point now) {
   const std::string text = progress_text();
   const auto unready = state_.unready_instances();
-  Json waiting = Json::array();
+  journal::Progress record{
+      .ready = static_cast<std::int64_t>(state_.instances.size() - unready.size()),
+      .total = static_cast<std::int64_t>(state_.instances.size())};
   for (std::size_t k = 0; k < std::min(unready.size(), kRecordedNodes); ++k) {
     const Node& n = state_.nodes[static_cast<std::size_t>(
         state_.instances[static_cast<std::size_t>(unready[k])].node)];
-    waiting.push_back(
-        Json{{"node", n.name}, {"why", n.problem(state_.plan.sanity_check.max_attempts)}});
+    record.waiting.push_back({n.name, n.problem(state_.plan.sanity_check.max_attempts)});
   }
-  Json fields{{"ready", state_.instances.size() - unready.size()},
-              {"total", state_.instances.size()},
-              {"waiting", waiting}};
-  if (unready.size() > kRecordedNodes) fields["waitingMore"] = unready.size() - kRecordedNodes;
-  state_.record("progress", std::move(fields), text);
+  if (unready.size() > kRecordedNodes) {
+    record.waiting_more = static_cast<std::int64_t>(unready.size() - kRecordedNodes);
+  }
+  state_.record(std::move(record), text);
   for (const auto& [id, session] : state_.sessions) {
     if (session.node >= 0) state_.send(id, net::Progress{text});
   }

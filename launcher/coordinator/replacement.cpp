@@ -28,8 +28,8 @@ void replace_node(CoordinatorState& state, int instance, int spare, const std::s
   state.took_instance.push_back(spare);
 
   state.record(
-      "node-replaced",
-      Json{{"instance", name}, {"node", from.name}, {"spare", to.name}, {"reason", reason}},
+      journal::NodeReplaced{
+          .instance = name, .node = from.name, .spare = to.name, .reason = reason},
       from.name + " replaced by spare " + to.name + " as " + name + ": " + reason);
   state.release(old, "replaced by spare " + to.name + ": " + reason);
 }
@@ -60,7 +60,7 @@ CheckOutcome handle_failed_checks(CoordinatorState& state, int node) {
   }
   if (state.phase == Phase::Rendezvous && state.spare_may_join()) {
     // Spares start as slowly as any node: one may still join and take this instance.
-    state.record("waiting-for-spare", Json{{"node", n.name}, {"checks", n.failed_checks}},
+    state.record(journal::WaitingForSpare{.node = n.name, .checks = n.failed_checks},
                  n.name + " " + n.failed_text() + "; waiting for a spare to join");
     return CheckOutcome::Waiting;
   }
@@ -69,10 +69,10 @@ CheckOutcome handle_failed_checks(CoordinatorState& state, int node) {
   std::string reason =
       "node " + n.name + " " + n.failed_text() + " " + attempts + " with no ready spare left";
   if (!n.check_summary.empty()) reason += ": " + n.check_summary;
-  state.finish_job(
-      1, reason, "job-failed",
-      Json{{"reason", reason}, {"exitCode", 1}, {"node", n.name}, {"checks", n.failed_checks}},
-      "job failed: " + reason);
+  state.finish_job(1, reason,
+                   journal::JobFailed{
+                       .reason = reason, .exit_code = 1, .node = n.name, .checks = n.failed_checks},
+                   "job failed: " + reason);
   return CheckOutcome::JobFailed;
 }
 
@@ -83,26 +83,21 @@ bool assign_all(CoordinatorState& state, const std::string& why) {
     place(placed, hosts);
   } catch (const std::invalid_argument& e) {
     const std::string reason = std::string("cannot place the job on its nodes: ") + e.what();
-    state.finish_job(1, reason, "job-failed", Json{{"reason", reason}, {"exitCode", 1}},
+    state.finish_job(1, reason, journal::JobFailed{.reason = reason, .exit_code = 1},
                      "job failed: " + reason);
     return false;
   }
   state.placed = std::move(placed);
 
-  Json table = Json::array();
+  journal::Assignment record;
   for (std::size_t i = 0; i < state.instances.size(); ++i) {
     const Node& n = state.nodes[static_cast<std::size_t>(state.instances[i].node)];
-    table.push_back(Json{{"instance", state.instance_name(static_cast<int>(i))},
-                         {"node", n.name},
-                         {"address", n.host.address}});
+    record.instances.push_back({state.instance_name(static_cast<int>(i)), n.name, n.host.address});
   }
   const Endpoint& master = state.placed.master;
-  state.record(
-      "assignment",
-      Json{{"instances", table},
-           {"master", {{"host", master.host}, {"address", master.address}, {"port", master.port}}}},
-      why + "; MASTER_ADDR " + master.address + ":" + std::to_string(master.port) + " (" +
-          master.host + ")");
+  record.master = {master.host, master.address, master.port};
+  state.record(std::move(record), why + "; MASTER_ADDR " + master.address + ":" +
+                                      std::to_string(master.port) + " (" + master.host + ")");
   net::Assign assign{0, net::host_changes(net::planned_hosts(state.plan), hosts)};
   for (std::size_t i = 0; i < state.instances.size(); ++i) {
     assign.instance = static_cast<int>(i);

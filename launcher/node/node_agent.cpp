@@ -80,16 +80,15 @@ bool NodeAgent::join() {
     stopped_by_ = e.signal();
     const std::string why = "received " + signal_name(e.signal());
     say(why + " while waiting for the coordinator at " + where + "; stopping");
-    events_.record("node-stopping", {{"reason", why}, {"coordinator", where}});
+    events_.record(journal::NodeStopping{.reason = why, .coordinator = where});
     return false;
   } catch (const net::ConnectionError& e) {
     say(std::string("error: cannot join the coordinator: ") + e.what());
-    events_.record("coordinator-unreachable",
-                   {{"coordinator", where}, {"error", std::string(e.what())}});
+    events_.record(journal::CoordinatorUnreachable{.coordinator = where, .error = e.what()});
     return false;
   }
   say("joined the coordinator at " + where);
-  events_.record("joined", {{"coordinator", where}});
+  events_.record(journal::Joined{.coordinator = where});
   parts_.link.send(net::Join{.node = options_.node,
                              .checks = checks::to_json(options_.checks),
                              .pid = static_cast<std::int64_t>(::getpid()),
@@ -118,9 +117,8 @@ std::vector<PolicyAction> NodeAgent::decide(const PolicyEvent& event) {
     const std::string why = "received " + signal_name(s->signal);
     if (!finishing_) {
       parts_.link.send(net::Cancel{.signal = s->signal});
-      events_.record("job-cancelled", {{"job", plan_.name},
-                                       {"reason", why},
-                                       {"exitCode", static_cast<std::int64_t>(128 + s->signal)}});
+      events_.record(
+          journal::JobCancelled{.job = plan_.name, .reason = why, .exit_code = 128 + s->signal});
       say("job '" + plan_.name + "' cancelled: " + why);
     }
     finishing_ = true;
@@ -266,7 +264,7 @@ void NodeAgent::sample_gpus(net::NodeHeartbeat& beat) {
   if (!gpus) {
     gpus_unavailable_ = true;
     say("note: GPU utilization is not watched on this node: " + why);
-    events_.record("gpu-sampling-off", {{"node", options_.node}, {"reason", why}});
+    events_.record(journal::GpuSamplingOff{.node = options_.node, .reason = why});
     return;
   }
   beat.gpus = std::move(*gpus);
@@ -276,7 +274,7 @@ void NodeAgent::on_lost(const std::string& why) {
   if (finishing_) return;
   finishing_ = true;
   say("error: " + why + "; stopping this node's processes");
-  events_.record("coordinator-lost", {{"reason", why}});
+  events_.record(journal::CoordinatorLost{.reason = why});
   parts_.commands.kill_all();
   parts_.instances.finish(1, why);
 }
@@ -286,7 +284,7 @@ void NodeAgent::on_message(const Json& message) {
     dispatch(net::parse_coordinator_to_node(message, static_cast<int>(plan_.placements.size())));
   } catch (const net::ProtocolError& e) {
     say(std::string("warning: a message from the coordinator was not understood: ") + e.what());
-    events_.record("protocol-error", {{"error", std::string(e.what())}});
+    events_.record(journal::ProtocolError{.error = e.what()});
   }
 }
 
@@ -298,7 +296,7 @@ void NodeAgent::dispatch(const net::CoordinatorToNode& message) {
           [&](const net::Assign& m) { assign(m); },
           [&](const net::Standby&) {
             say("standby: " + options_.node + " is a spare and waits to be needed");
-            events_.record("standby", {{"node", options_.node}});
+            events_.record(journal::Standby{.node = options_.node});
           },
           [&](const net::RunChecks& m) { run_checks(m.attempt); },
           [&](const net::FabricListen& m) { fabric_listen(m); },
@@ -340,9 +338,8 @@ void NodeAgent::finish(const net::Finish& m) {
   // This node cancelled the job itself: it already said and journaled so.
   if (m.cancelled && finishing_) return;
   if (m.cancelled) {
-    events_.record("job-cancelled", {{"job", plan_.name},
-                                     {"reason", m.reason},
-                                     {"exitCode", static_cast<std::int64_t>(m.exit_code)}});
+    events_.record(
+        journal::JobCancelled{.job = plan_.name, .reason = m.reason, .exit_code = m.exit_code});
     say("job '" + plan_.name + "' " + m.reason);  // "cancelled by ..."
   } else if (m.exit_code != 0 && m.exit_code != 2) {
     say_failure(m.reason);
@@ -383,11 +380,11 @@ void NodeAgent::assign(const net::Assign& m) {
       std::to_string(p.node_rank) + ", ranks " + std::to_string(p.first_rank) +
       (last > p.first_rank ? "-" + std::to_string(last) : "") + "); master " +
       plan_.master.address + ":" + std::to_string(plan_.master.port));
-  events_.record("assigned",
-                 {{"instance", p.role + "-" + std::to_string(p.index)},
-                  {"nodeRank", static_cast<std::int64_t>(p.node_rank)},
-                  {"firstRank", static_cast<std::int64_t>(p.first_rank)},
-                  {"master", plan_.master.address + ":" + std::to_string(plan_.master.port)}});
+  events_.record(
+      journal::Assigned{.instance = p.role + "-" + std::to_string(p.index),
+                        .node_rank = p.node_rank,
+                        .first_rank = p.first_rank,
+                        .master = plan_.master.address + ":" + std::to_string(plan_.master.port)});
 }
 
 // MPI jobs: the hostfile of the final assignment, for the launcher role's mpirun.
@@ -431,9 +428,8 @@ void NodeAgent::run_checks(int attempt) {
   check_options.coordinator_served_here = options_.serves_coordinator;
   parts_.checks.start(p, check_options, [this](std::vector<checks::CheckResult> results) {
     for (const auto& r : results) {
-      events_.record("check", {{"name", r.name},
-                               {"status", std::string(checks::to_string(r.status))},
-                               {"summary", r.summary}});
+      events_.record(journal::Check{
+          .name = r.name, .status = checks::to_string(r.status), .summary = r.summary});
     }
     parts_.link.send(net::Checks{.checks = checks::to_json(results)});
   });
@@ -451,12 +447,12 @@ void NodeAgent::fabric_connect(const net::FabricConnect& m) {
 
 void NodeAgent::fabric_report(net::NodeToCoordinator message) {
   if (const auto* r = std::get_if<net::FabricResult>(&message)) {
-    events_.record("fabric-result", {{"round", r->round},
-                                     {"pair", r->pair},
-                                     {"error", r->error},
-                                     {"outKbps", r->out_kbps},
-                                     {"inKbps", r->in_kbps},
-                                     {"latencyNs", r->latency_ns}});
+    events_.record(journal::FabricResult{.round = r->round,
+                                         .pair = r->pair,
+                                         .error = r->error,
+                                         .out_kbps = r->out_kbps,
+                                         .in_kbps = r->in_kbps,
+                                         .latency_ns = r->latency_ns});
     if (!r->error.empty()) {
       say("fabric check round " + std::to_string(r->round) + ": " + r->error);
     } else {

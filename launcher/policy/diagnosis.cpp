@@ -400,125 +400,240 @@ bool Diagnoser::stale(const Latest& latest, Clock::time_point now) const {
          static_cast<double>(latest.sample.window_us) * settings_.stale_windows;
 }
 
+// ---- Hangs: judge_hangs' steps, in the order diagnosis.h states the rules ----
+
+namespace {
+
+constexpr std::int64_t kNoOne = std::numeric_limits<std::int64_t>::max();
+
+// A rank's latest sample (a Diagnoser::Latest) shows a collective open.
+template <class Latest>
+bool inside(const Latest& latest) {
+  return latest.known && latest.sample.open_ms >= 0;
+}
+
+// How long the collective open in the rank's latest sample has been open at `now`.
+template <class Latest>
+std::int64_t open_for(const Latest& latest, Clock::time_point now) {
+  return latest.sample.open_ms + ms_since(now, latest.received);
+}
+
+}  // namespace
+
+/// What the ranks inside collectives show at a decide(): N, who waits in it, who is past it,
+/// who has not reached it.
+struct Diagnoser::HangScene {
+  std::int64_t seq = 0;      ///< N: the lowest collective a waiter is in
+  std::string collective;    ///< "all_reduce #152"
+  int waiting = 0;           ///< ranks inside N
+  int op = 0;                ///< N's operation
+  std::int64_t longest = 0;  ///< the longest a rank has been inside N
+  /// The shortest time a rank has been inside N or a later collective.
+  std::int64_t shortest = kNoOne;
+  /// The lowest `entered` of ranks outside collectives that have not entered N; kNoOne: none.
+  std::int64_t behind = kNoOne;
+  /// Ranks inside a later collective than N: they completed N, which a message lost on its way
+  /// to the ranks still in N did not. Their newest collective, its operation and their count.
+  std::int64_t newest = 0;
+  int newest_op = 0;
+  int ahead = 0;
+};
+
 void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) {
-  // A hang's episode ends once its collective completed anywhere.
+  end_hang_episodes();
+  if (settings_.hang_seconds <= 0) return;
+  const std::optional<HangScene> scene = hang_scene(now);
+  if (!scene) return;
+  if (scene->behind != kNoOne) return name_ranks_behind(*scene, now, out);
+  name_comm_hang(*scene, now, out);
+}
+
+// A hang's episode ends once its collective completed anywhere.
+void Diagnoser::end_hang_episodes() {
   std::int64_t completed = 0;
   for (const Latest& latest : ranks_) {
     if (latest.known) completed = std::max(completed, latest.sample.exited);
   }
   std::erase_if(reported_hangs_, [&](const HangKey& key) { return std::get<2>(key) <= completed; });
-  if (settings_.hang_seconds <= 0) return;
-  const std::int64_t threshold_ms = std::min(settings_.hang_seconds, kMaxField / 1000) * 1000;
-  auto open_for = [&](const Latest& latest) {
-    return latest.sample.open_ms + ms_since(now, latest.received);
-  };
-  auto inside = [](const Latest& latest) { return latest.known && latest.sample.open_ms >= 0; };
+}
 
-  std::int64_t seq = std::numeric_limits<std::int64_t>::max();
-  bool fresh = false;  // one waiter's own report, not only an extrapolation of an old one
+std::int64_t Diagnoser::hang_threshold_ms() const {
+  return std::min(settings_.hang_seconds, kMaxField / 1000) * 1000;
+}
+
+auto Diagnoser::hang_scene(Clock::time_point now) const -> std::optional<HangScene> {
+  // The waiters: in a collective for hang_seconds, one of them with a report of its own, not
+  // only an extrapolation of an old one.
+  const std::int64_t threshold = hang_threshold_ms();
+  HangScene scene;
+  scene.seq = kNoOne;
+  bool fresh = false;
   for (const Latest& latest : ranks_) {
-    if (!inside(latest) || open_for(latest) < threshold_ms) continue;
-    seq = std::min(seq, latest.open_seq);
+    if (!inside(latest) || open_for(latest, now) < threshold) continue;
+    scene.seq = std::min(scene.seq, latest.open_seq);
     fresh = fresh || !stale(latest, now);
   }
-  if (!fresh) return;
-
-  int waiting = 0;
-  std::int64_t longest = 0;
-  std::int64_t shortest = std::numeric_limits<std::int64_t>::max();
-  int op = 0;
-  std::int64_t behind = std::numeric_limits<std::int64_t>::max();
-  // Ranks inside a later collective than N: they completed N, which a message lost on its way
-  // to the ranks still in N did not. Their newest collective, its operation and their count.
-  std::int64_t newest = seq;
-  int newest_op = 0;
-  int ahead = 0;
+  if (!fresh) return std::nullopt;
+  scene.newest = scene.seq;
   for (const Latest& latest : ranks_) {
-    if (inside(latest) && latest.open_seq == seq) {
-      ++waiting;
-      longest = std::max(longest, open_for(latest));
-      shortest = std::min(shortest, open_for(latest));
-      op = latest.sample.open_op;
-    } else if (inside(latest) && latest.open_seq > seq) {
-      ++ahead;
-      shortest = std::min(shortest, open_for(latest));
-      if (latest.open_seq >= newest) newest_op = latest.sample.open_op;
-      newest = std::max(newest, latest.open_seq);
+    if (inside(latest) && latest.open_seq == scene.seq) {
+      ++scene.waiting;
+      scene.longest = std::max(scene.longest, open_for(latest, now));
+      scene.shortest = std::min(scene.shortest, open_for(latest, now));
+      scene.op = latest.sample.open_op;
+    } else if (inside(latest) && latest.open_seq > scene.seq) {
+      ++scene.ahead;
+      scene.shortest = std::min(scene.shortest, open_for(latest, now));
+      if (latest.open_seq >= scene.newest) scene.newest_op = latest.sample.open_op;
+      scene.newest = std::max(scene.newest, latest.open_seq);
     } else if (latest.known && has_telemetry(latest.sample) && latest.sample.open_ms < 0 &&
-               latest.sample.entered < seq) {
-      behind = std::min(behind, latest.sample.entered);
+               latest.sample.entered < scene.seq) {
+      scene.behind = std::min(scene.behind, latest.sample.entered);
     }
   }
-  const std::string collective = collective_op_name(op) + " #" + std::to_string(seq);
-  // Who is inside collective `n`: their names; "rank 1 (node-2)", "rank 1 (node-2) and rank 5
-  // (node-3)", "4 ranks"; their number.
-  auto inside_of = [&](std::int64_t n) {
-    std::vector<std::string> names;
-    for (const Latest& latest : ranks_) {
-      if (inside(latest) && latest.open_seq == n) names.push_back(who(latest.sample));
-    }
-    return names;
-  };
-  auto count_in = [&](std::int64_t n) { return static_cast<int>(inside_of(n).size()); };
-  auto laggards = [&](std::int64_t n) {
-    const std::vector<std::string> names = inside_of(n);
-    if (names.size() > 2) return std::to_string(names.size()) + " ranks";
-    return names.size() == 2 ? names[0] + " and " + names[1] : names.at(0);
-  };
-  auto stale_note = [&](const Latest& latest) {
-    return stale(latest, now)
-               ? "; " + node_text(latest.sample) + " has sent nothing for " +
-                     seconds(ms_since(now, latest.received)) + ", so these are its last figures"
-               : std::string();
-  };
+  scene.collective = collective_op_name(scene.op) + " #" + std::to_string(scene.seq);
+  return scene;
+}
 
-  if (behind != std::numeric_limits<std::int64_t>::max()) {
-    for (const Latest& latest : ranks_) {
-      const RankSample& s = latest.sample;
-      if (!latest.known || !has_telemetry(s) || s.open_ms >= 0 || s.entered != behind) continue;
-      if (!reported_hangs_.insert({DiagnosisClass::RankNonCommHang, s.rank, seq}).second) continue;
-      out.push_back({DiagnosisClass::RankNonCommHang, s.rank, s.node, s.node_name, s.gpu,
-                     who(s) + " never entered " + collective + " that " + std::to_string(waiting) +
-                         (waiting == 1 ? " rank has" : " ranks have") + " waited in for " +
-                         seconds(longest) + "; " + last_step(s) + ", its last record " +
-                         seconds(s.quiet_ms + ms_since(now, latest.received)) + " ago" +
-                         stale_note(latest),
-                     Severity::Critical});
-    }
-    return;
-  }
+std::string Diagnoser::stale_note(const Latest& latest, Clock::time_point now) const {
+  return stale(latest, now)
+             ? "; " + node_text(latest.sample) + " has sent nothing for " +
+                   seconds(ms_since(now, latest.received)) + ", so these are its last figures"
+             : std::string();
+}
 
-  // A rank that sends nothing could be the one behind: every rank must be seen waiting.
-  if (waiting + ahead != world_size_ || shortest < threshold_ms) return;
-  // Reported once naming nobody and once naming a node: evidence that comes later (a
-  // retransmission timeout that takes seconds to back off) can still name the culprit. Keyed
-  // by the newest collective: N completed on the ranks ahead, which ends N's episodes.
-  constexpr int kNobody = -1, kSomeone = -2;
-  if (reported_hangs_.contains({DiagnosisClass::RankCommHang, kSomeone, newest})) return;
-  Diagnosis d{DiagnosisClass::RankCommHang, -1, -1, "", -1, "", Severity::Critical};
-  d.evidence = "all " + std::to_string(world_size_) + " ranks have been inside " +
-               (ahead == 0 ? collective
-                           : "collectives: " + std::to_string(ahead) + " in " +
-                                 collective_op_name(newest_op) + " #" + std::to_string(newest) +
-                                 (ahead > count_in(newest) ? " or an earlier one" : "") + ", " +
-                                 laggards(seq) + " still in " + collective +
-                                 ", which the others completed,") +
-               " for at least " + seconds(shortest) + "; ";
-  std::map<int, std::int64_t> growth;
-  std::map<int, std::string> names;
-  std::vector<const RankSample*> samples;
+// RankNonCommHang: the ranks furthest behind N, each once.
+void Diagnoser::name_ranks_behind(const HangScene& scene, Clock::time_point now,
+                                  std::vector<Diagnosis>& out) {
   for (const Latest& latest : ranks_) {
+    const RankSample& s = latest.sample;
+    if (!latest.known || !has_telemetry(s) || s.open_ms >= 0 || s.entered != scene.behind) continue;
+    if (!reported_hangs_.insert({DiagnosisClass::RankNonCommHang, s.rank, scene.seq}).second) {
+      continue;
+    }
+    out.push_back({DiagnosisClass::RankNonCommHang, s.rank, s.node, s.node_name, s.gpu,
+                   who(s) + " never entered " + scene.collective + " that " +
+                       std::to_string(scene.waiting) +
+                       (scene.waiting == 1 ? " rank has" : " ranks have") + " waited in for " +
+                       seconds(scene.longest) + "; " + last_step(s) + ", its last record " +
+                       seconds(s.quiet_ms + ms_since(now, latest.received)) + " ago" +
+                       stale_note(latest, now),
+                   Severity::Critical});
+  }
+}
+
+// Who is inside collective `n`: "rank 1 (node-2)", "rank 1 (node-2) and rank 5 (node-3)",
+// "4 ranks".
+std::vector<std::string> Diagnoser::inside_of(std::int64_t n) const {
+  std::vector<std::string> names;
+  for (const Latest& latest : ranks_) {
+    if (inside(latest) && latest.open_seq == n) names.push_back(who(latest.sample));
+  }
+  return names;
+}
+
+std::string Diagnoser::comm_hang_opening(const HangScene& scene) const {
+  if (scene.ahead == 0) {
+    return "all " + std::to_string(world_size_) + " ranks have been inside " + scene.collective +
+           " for at least " + seconds(scene.shortest) + "; ";
+  }
+  const std::vector<std::string> laggards = inside_of(scene.seq);
+  const std::string still = laggards.size() > 2    ? std::to_string(laggards.size()) + " ranks"
+                            : laggards.size() == 2 ? laggards[0] + " and " + laggards[1]
+                                                   : laggards.at(0);
+  const int in_newest = static_cast<int>(inside_of(scene.newest).size());
+  return "all " + std::to_string(world_size_) +
+         " ranks have been inside collectives: " + std::to_string(scene.ahead) + " in " +
+         collective_op_name(scene.newest_op) + " #" + std::to_string(scene.newest) +
+         (scene.ahead > in_newest ? " or an earlier one" : "") + ", " + still + " still in " +
+         scene.collective + ", which the others completed, for at " + "least " +
+         seconds(scene.shortest) + "; ";
+}
+
+namespace {
+
+// The figures of a RankCommHang's network: which node the lost packets point to.
+struct HangNetwork {
+  std::vector<const RankSample*> samples;  // every rank's latest
+  std::map<int, std::string> names;        // node -> its name
+  // Node -> the growth of its ranks' TCP retransmits since they were first seen waiting.
+  std::map<int, std::int64_t> growth;
+  std::set<std::pair<int, int>> edges;  // stalled connections: (lower node, higher node)
+};
+
+// The network of the ranks' latest samples (Diagnoser::Latest each).
+template <class Ranks>
+HangNetwork network_of(const Ranks& ranks) {
+  HangNetwork net;
+  for (const auto& latest : ranks) {
     if (!latest.known) continue;
     const RankSample& s = latest.sample;
-    samples.push_back(&s);
-    names[s.node] = node_text(s);
+    net.samples.push_back(&s);
+    net.names[s.node] = node_text(s);
     if (latest.retrans_at_open >= 0 && s.tcp_retrans >= 0) {
-      growth[s.node] += std::max<std::int64_t>(0, s.tcp_retrans - latest.retrans_at_open);
+      net.growth[s.node] += std::max<std::int64_t>(0, s.tcp_retrans - latest.retrans_at_open);
     }
   }
+  for (const RankSample* sample : net.samples) {
+    for (int peer : sample->stalled_peer_nodes) {
+      if (peer != sample->node && net.names.contains(peer)) {
+        net.edges.insert(std::minmax(sample->node, peer));
+      }
+    }
+  }
+  return net;
+}
+
+void name_node(Diagnosis& d, int node, const std::string& name) {
+  d.node = node;
+  d.node_name = name;
+}
+
+// Packets lost at one node stall the connections it has with the nodes it talks to, in either
+// direction (its sends go unacknowledged, and so do theirs): one node at an end of every
+// stalled connection, of two or more, is the culprit.
+bool end_of_every_stalled_connection(const HangNetwork& net, const DiagnosisSettings&,
+                                     Diagnosis& d) {
+  if (net.edges.size() < 2) return false;
+  std::set<int> cover = {net.edges.begin()->first, net.edges.begin()->second};
+  for (const std::pair<int, int>& edge : net.edges) {
+    std::erase_if(cover, [&](int node) { return node != edge.first && node != edge.second; });
+  }
+  if (cover.size() != 1) return false;
+  const int node = *cover.begin();
+  name_node(d, node, net.names.at(node));
+  const std::string list =
+      first_edges(net.edges, [&](int a, int b) { return net.names.at(a == node ? b : a); });
+  d.evidence += d.node_name + " is an end of every stalled connection (to " + list + ")";
+  return true;
+}
+
+// Packets lost at one node leave every peer waiting on it: their connections to it stall. The
+// node more than half of the other nodes' stalled connections lead to, if no other ties it.
+bool named_by_most_stalled_connections(const HangNetwork& net, const DiagnosisSettings&,
+                                       Diagnosis& d) {
+  std::set<int> reporting;
+  for (const RankSample* sample : net.samples) reporting.insert(sample->node);
+  std::pair<std::size_t, int> blamed{0, -1};  // (nodes naming it, node)
+  bool tied = false;
+  for (const auto& [node, by] : blamers_of(net.samples, stalled_peers_of)) {
+    if (!net.names.contains(node)) continue;
+    tied = by.size() == blamed.first || (tied && by.size() < blamed.first);
+    if (by.size() > blamed.first) blamed = {by.size(), node};
+  }
+  const std::size_t others = reporting.size() - 1;
+  if (blamed.second < 0 || tied || 2 * blamed.first <= others) return false;
+  name_node(d, blamed.second, net.names.at(blamed.second));
+  d.evidence += "the connections of " + std::to_string(blamed.first) + " of the " +
+                std::to_string(others) + " other nodes to " + d.node_name + " are stalled";
+  return true;
+}
+
+// The node whose TCP retransmits grew most during the hang, at least twice any other's.
+bool retransmits_grew_most(const HangNetwork& net, const DiagnosisSettings&, Diagnosis& d) {
   std::pair<std::int64_t, int> top{0, -1};  // (growth, node)
   std::int64_t runner_up = 0;
-  for (const auto& [node, grown] : growth) {
+  for (const auto& [node, grown] : net.growth) {
     if (grown > top.first) {
       runner_up = top.first;
       top = {grown, node};
@@ -526,82 +641,76 @@ void Diagnoser::judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out) 
       runner_up = std::max(runner_up, grown);
     }
   }
-  // Packets lost at one node stall the connections it has with the nodes it talks to, in
-  // either direction (its sends go unacknowledged, and so do theirs): one node at an end of
-  // every stalled connection, of two or more, is the culprit.
-  std::set<std::pair<int, int>> edges;  // (lower node, higher node)
-  for (const RankSample* sample : samples) {
-    for (int peer : sample->stalled_peer_nodes) {
-      if (peer != sample->node && names.contains(peer)) {
-        edges.insert(std::minmax(sample->node, peer));
-      }
-    }
+  if (top.first <= 0 || top.first < 2 * runner_up) return false;
+  name_node(d, top.second, net.names.at(top.second));
+  d.evidence += d.node_name + "'s TCP retransmits grew by " + std::to_string(top.first) +
+                " during the hang, other nodes' by at most " + std::to_string(runner_up);
+  return true;
+}
+
+// Packets are lost, but not clearly at one node: the ends of the stalled connections are
+// suspects, and nobody is named. Round-trip times then say nothing: the estimate of a
+// connection that loses packets grows at the victim's end as much as at the culprit's (seen:
+// a victim 9.7x the median, isolated in the culprit's place).
+bool stalled_connections_suspected(const HangNetwork& net, const DiagnosisSettings&, Diagnosis& d) {
+  if (net.edges.empty()) return false;
+  const std::string list = first_edges(
+      net.edges, [&](int a, int b) { return net.names.at(a) + " - " + net.names.at(b); });
+  std::set<int> ends;
+  for (const auto& [a, b] : net.edges) ends.insert({a, b});
+  d.suspect_nodes.assign(ends.begin(), ends.end());
+  d.evidence += net.edges.size() == 1
+                    ? "the connection " + list + " is stalled; either end may be at fault"
+                    : std::to_string(net.edges.size()) + " stalled connections (" + list +
+                          ") have no node in common";
+  return true;
+}
+
+// The one node whose RTT is an outlier, as for RankCommSlow.
+bool rtt_outlier(const HangNetwork& net, const DiagnosisSettings& settings, Diagnosis& d) {
+  const std::vector<SlowLink> links = slow_links(net.samples, settings);
+  if (links.size() != 1) return false;
+  name_node(d, links[0].node, links[0].name);
+  d.evidence += describe(links[0]);
+  return true;
+}
+
+bool nobody_stands_out(const HangNetwork&, const DiagnosisSettings&, Diagnosis& d) {
+  d.evidence += "no rank is behind and no node's network stands out";
+  return true;
+}
+
+using CommHangRule = bool (*)(const HangNetwork&, const DiagnosisSettings&, Diagnosis&);
+constexpr CommHangRule kCommHangRules[] = {end_of_every_stalled_connection,
+                                           named_by_most_stalled_connections,
+                                           retransmits_grew_most,
+                                           stalled_connections_suspected,
+                                           rtt_outlier,
+                                           nobody_stands_out};
+
+}  // namespace
+
+// RankCommHang: every rank waits in N or later; the network names the node, or nobody.
+void Diagnoser::name_comm_hang(const HangScene& scene, Clock::time_point now,
+                               std::vector<Diagnosis>& out) {
+  // A rank that sends nothing could be the one behind: every rank must be seen waiting.
+  if (scene.waiting + scene.ahead != world_size_ || scene.shortest < hang_threshold_ms()) return;
+  // Reported once naming nobody and once naming a node: evidence that comes later (a
+  // retransmission timeout that takes seconds to back off) can still name the culprit. Keyed
+  // by the newest collective: N completed on the ranks ahead, which ends N's episodes.
+  constexpr int kNobody = -1, kSomeone = -2;
+  if (reported_hangs_.contains({DiagnosisClass::RankCommHang, kSomeone, scene.newest})) return;
+  Diagnosis d{
+      DiagnosisClass::RankCommHang, -1, -1, "", -1, comm_hang_opening(scene), Severity::Critical};
+  const HangNetwork net = network_of(ranks_);
+  for (const CommHangRule rule : kCommHangRules) {
+    if (rule(net, settings_, d)) break;
   }
-  std::set<int> cover;  // the nodes at an end of every edge
-  if (edges.size() >= 2) {
-    cover = {edges.begin()->first, edges.begin()->second};
-    for (const std::pair<int, int>& edge : edges) {
-      std::erase_if(cover, [&](int node) { return node != edge.first && node != edge.second; });
-    }
-  }
-  // Packets lost at one node leave every peer waiting on it: their connections to it stall.
-  std::set<int> reporting;
-  for (const RankSample* sample : samples) reporting.insert(sample->node);
-  std::pair<std::size_t, int> blamed{0, -1};  // (nodes naming it, node)
-  bool tied = false;
-  for (const auto& [node, by] : blamers_of(samples, stalled_peers_of)) {
-    if (!names.contains(node)) continue;
-    tied = by.size() == blamed.first || (tied && by.size() < blamed.first);
-    if (by.size() > blamed.first) blamed = {by.size(), node};
-  }
-  const std::size_t others = reporting.size() - 1;
-  const std::vector<SlowLink> links = slow_links(samples, settings_);
-  if (cover.size() == 1) {
-    d.node = *cover.begin();
-    d.node_name = names[d.node];
-    const std::string list = first_edges(edges, [&](int a, int b) {
-      return names[a == d.node ? b : a];
-    });
-    d.evidence += d.node_name + " is an end of every stalled connection (to " + list + ")";
-  } else if (blamed.second >= 0 && !tied && 2 * blamed.first > others) {
-    d.node = blamed.second;
-    d.node_name = names[blamed.second];
-    d.evidence += "the connections of " + std::to_string(blamed.first) + " of the " +
-                  std::to_string(others) + " other nodes to " + d.node_name +
-                  " are stalled";
-  } else if (top.first > 0 && top.first >= 2 * runner_up) {
-    d.node = top.second;
-    d.node_name = names[top.second];
-    d.evidence += d.node_name + "'s TCP retransmits grew by " + std::to_string(top.first) +
-                  " during the hang, other nodes' by at most " + std::to_string(runner_up);
-  } else if (!edges.empty()) {
-    // Packets are lost, but not clearly at one node. Round-trip times then say nothing: the
-    // estimate of a connection that loses packets grows at the victim's end as much as at
-    // the culprit's (seen: a victim 9.7x the median, isolated in the culprit's place).
-    const std::string list =
-        first_edges(edges, [&](int a, int b) { return names[a] + " - " + names[b]; });
-    std::set<int> ends;
-    for (const auto& [a, b] : edges) ends.insert({a, b});
-    d.suspect_nodes.assign(ends.begin(), ends.end());
-    d.evidence += edges.size() == 1
-                      ? "the connection " + list + " is stalled; either end may be at fault"
-                      : std::to_string(edges.size()) + " stalled connections (" + list +
-                            ") have no node in common";
-  } else if (links.size() == 1) {
-    d.node = links[0].node;
-    d.node_name = links[0].name;
-    d.evidence += describe(links[0]);
-  } else {
-    d.evidence += "no rank is behind and no node's network stands out";
-  }
-  if (!reported_hangs_
-           .insert({DiagnosisClass::RankCommHang, d.node >= 0 ? kSomeone : kNobody, newest})
-           .second) {
-    return;
-  }
+  const HangKey key{DiagnosisClass::RankCommHang, d.node >= 0 ? kSomeone : kNobody, scene.newest};
+  if (!reported_hangs_.insert(key).second) return;
   for (const Latest& latest : ranks_) {
     if (!stale(latest, now)) continue;
-    d.evidence += stale_note(latest);
+    d.evidence += stale_note(latest, now);
     break;
   }
   out.push_back(std::move(d));

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -126,9 +127,10 @@ struct DiagnosisSettings {
 ///
 /// Slow rules, judged per round: a round closes when every rank of the world has sent a new
 /// sample, or when a rank sends its next one: complete when every rank judged had sent one in
-/// it, else incomplete (someone is late or stale, so nobody is judged from stale data). A complete round counts when every rank
-/// progressed in its window (steps > 0, or exited grew since its previous sample); other
-/// rounds neither count nor break a streak. Shares are of each rank's own window.
+/// it, else incomplete (someone is late or stale, so nobody is judged from stale data). A complete
+/// round counts when every rank progressed in its window (steps > 0, or exited grew since its
+/// previous sample); other rounds neither count nor break a streak. Shares are of each rank's own
+/// window.
 ///  * RankNonCommSlow: the rank with the highest compute share (1 - comm_us / window_us) has
 ///    at least slow_factor times the median of the others' and min_excess_share more, and at
 ///    least slow_factor times the median of its own node's other ranks (if any). Compute is the
@@ -189,11 +191,25 @@ class Diagnoser {
   };
   using HangKey = std::tuple<DiagnosisClass, int, std::int64_t>;  // class, rank, collective
 
+  struct HangScene;
+
   void close_round(bool complete);
   void judge_round();
   bool update(Streak& streak, bool hit) const;
-  void judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out);
   bool stale(const Latest& latest, Clock::time_point now) const;
+
+  // The hang rules, step by step (diagnosis.cpp).
+  void judge_hangs(Clock::time_point now, std::vector<Diagnosis>& out);
+  void end_hang_episodes();
+  std::int64_t hang_threshold_ms() const;
+  /// Where the waiters are; nullopt when none has waited hang_seconds with a fresh sample.
+  std::optional<HangScene> hang_scene(Clock::time_point now) const;
+  void name_ranks_behind(const HangScene& scene, Clock::time_point now,
+                         std::vector<Diagnosis>& out);
+  void name_comm_hang(const HangScene& scene, Clock::time_point now, std::vector<Diagnosis>& out);
+  std::string comm_hang_opening(const HangScene& scene) const;
+  std::vector<std::string> inside_of(std::int64_t collective) const;
+  std::string stale_note(const Latest& latest, Clock::time_point now) const;
 
   int world_size_;
   DiagnosisSettings settings_;

@@ -26,7 +26,7 @@ class JobHistoryBuilder {
   /// whose folder is named `folder` ("worker-0", "spare-node-4").
   void begin_journal(bool coordinator, const std::string& folder);
   /// One record of the current journal, in file order.
-  void add(const JournalRecord& record);
+  void add(const journal::Entry& entry);
   /// Ends the current journal with what reading it found.
   void end_journal(const JournalInfo& info);
 

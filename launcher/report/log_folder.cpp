@@ -63,7 +63,7 @@ JobHistory read_log_folder(const std::string& log_dir) {
     JournalInfo info;
     info.path = path;
     try {
-      info.stats = read_journal(path, [&](const JournalRecord& r) { builder.add(r); });
+      info.stats = read_journal(path, [&](const journal::Entry& r) { builder.add(r); });
     } catch (const std::system_error& e) {
       throw LogFolderError(e.what());
     }

@@ -128,6 +128,12 @@ std::string journals(const JobHistory& h) {
     std::string problems;
     auto add = [&](const std::string& text) { problems += (problems.empty() ? "" : "; ") + text; };
     if (j.stats.malformed > 0) add(std::to_string(j.stats.malformed) + " malformed lines");
+    if (j.stats.unknown > 0) {
+      add(std::to_string(j.stats.unknown) + " records of events this version does not know");
+    }
+    if (j.stats.mistyped > 0) {
+      add(std::to_string(j.stats.mistyped) + " fields of the wrong type, read as defaults");
+    }
     if (j.stats.oversized > 0) add(std::to_string(j.stats.oversized) + " lines over 1 MiB");
     if (j.stats.partial_last_line) {
       add("a partial last line (written while the job ran, or cut off by a kill)");

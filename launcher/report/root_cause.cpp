@@ -12,36 +12,60 @@ constexpr std::size_t kMaxReasonsShown = 3;
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-// A failed job: the launcher's own words for it.
-void failed(const JournalRecord& r, RootCause& rc) {
-  rc.outcome = JobOutcome::Failed;
-  const std::string reason = r.text("reason").value_or("");
-  rc.headline = first_line(reason);
-  // The coordinator writes the failure summary as a field of its own and after the reason.
-  rc.summary = r.text("summary").value_or("");
-  if (rc.summary.empty() && reason.find('\n') != std::string::npos) {
-    rc.summary = reason.substr(reason.find('\n') + 1);
-  }
-  if (const auto inst = r.text("instance")) rc.details.push_back("instance: " + *inst);
-  if (const auto rank = r.integer("rank"); rank && *rank >= 0) {
-    rc.details.push_back("rank: " + std::to_string(*rank));
-  }
-  if (const RecordFields status = r.object("status"); !status.fields.empty()) {
-    rc.details.push_back("exit status: " + exit_status_text(status));
-  }
-  const RecordFields c = r.object("classification");
-  if (!c.fields.empty()) {
-    rc.details.push_back("classification: " + c.text("reason").value_or(""));
-    if (const auto line = c.text("matchedLine"); line && !line->empty()) {
-      rc.details.push_back("matched line: " + *line);
+// The end in the journal's own words, one kind of end each.
+struct EndWords {
+  RootCause& rc;
+  std::int64_t job_restarts;
+
+  void operator()(const journal::JobSucceeded&) const {
+    rc.outcome = JobOutcome::Succeeded;
+    rc.exit_code = 0;
+    rc.headline = "the job succeeded";
+    if (job_restarts > 0) {
+      rc.headline +=
+          " after " + std::to_string(job_restarts) + " restart" + (job_restarts == 1 ? "" : "s");
     }
-  } else if (const auto line = r.text("matchedLine"); line && !line->empty()) {
-    rc.details.push_back("matched line: " + *line);
   }
-  if (const auto culprit = r.text("stackCulprit"); culprit && !culprit->empty()) {
-    rc.details.push_back("culprit from the stacks: " + *culprit);
+
+  void operator()(const journal::JobCancelled& e) const {
+    rc.outcome = JobOutcome::Cancelled;
+    rc.exit_code = e.exit_code;
+    rc.headline = e.by ? "cancelled by " + *e.by : "cancelled: " + e.reason.value_or("");
   }
-}
+
+  // A node's launcher ends with the coordinator's (or its own) exit code and reason.
+  void operator()(const journal::Finish& e) const {
+    rc.exit_code = e.exit_code;
+    rc.outcome = e.exit_code == 0 ? JobOutcome::Succeeded : JobOutcome::Failed;
+    rc.headline = first_line(e.reason);
+  }
+
+  // A failed job: the launcher's own words for it.
+  void operator()(const journal::JobFailed& e) const {
+    rc.outcome = JobOutcome::Failed;
+    rc.exit_code = e.exit_code;
+    rc.headline = first_line(e.reason);
+    // The coordinator writes the failure summary as a field of its own and after the reason.
+    rc.summary = e.summary.value_or("");
+    if (rc.summary.empty() && e.reason.find('\n') != std::string::npos) {
+      rc.summary = e.reason.substr(e.reason.find('\n') + 1);
+    }
+    if (e.instance) rc.details.push_back("instance: " + *e.instance);
+    if (e.rank && *e.rank >= 0) rc.details.push_back("rank: " + std::to_string(*e.rank));
+    if (e.status) rc.details.push_back("exit status: " + exit_status_text(*e.status));
+    if (e.classification) {
+      rc.details.push_back("classification: " + e.classification->reason);
+      if (!e.classification->matched_line.empty()) {
+        rc.details.push_back("matched line: " + e.classification->matched_line);
+      }
+    } else if (e.matched_line && !e.matched_line->empty()) {
+      rc.details.push_back("matched line: " + *e.matched_line);
+    }
+    if (e.stack_culprit && !e.stack_culprit->empty()) {
+      rc.details.push_back("culprit from the stacks: " + *e.stack_culprit);
+    }
+  }
+};
 
 }  // namespace
 
@@ -55,25 +79,7 @@ RootCause find_root_cause(const RootCauseEvidence& ev) {
                            (last->where.empty() ? "" : " on " + last->where) + ": " + last->text);
     }
   } else {
-    const JournalRecord& r = *ev.end;
-    rc.exit_code = r.integer("exitCode").value_or(r.event == "job-succeeded" ? 0 : -1);
-    if (r.event == "job-succeeded") {
-      rc.outcome = JobOutcome::Succeeded;
-      rc.headline = "the job succeeded";
-      if (ev.job_restarts > 0) {
-        rc.headline += " after " + std::to_string(ev.job_restarts) + " restart" +
-                       (ev.job_restarts == 1 ? "" : "s");
-      }
-    } else if (r.event == "job-cancelled") {
-      rc.outcome = JobOutcome::Cancelled;
-      const auto by = r.text("by");
-      rc.headline = by ? "cancelled by " + *by : "cancelled: " + r.text("reason").value_or("");
-    } else if (r.event == "finish") {
-      rc.outcome = rc.exit_code == 0 ? JobOutcome::Succeeded : JobOutcome::Failed;
-      rc.headline = first_line(r.text("reason").value_or(""));
-    } else {
-      failed(r, rc);
-    }
+    std::visit(EndWords{rc, ev.job_restarts}, *ev.end);
   }
   const bool succeeded = rc.outcome == JobOutcome::Succeeded;
   if (rc.summary.empty() && !succeeded) rc.summary = ev.failure_summary;

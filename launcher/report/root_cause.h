@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "launcher/report/job_history.h"
@@ -14,13 +15,17 @@
 
 namespace pai::launcher::report {
 
+/// The events that end a job in a journal.
+using JobEnd =
+    std::variant<journal::JobSucceeded, journal::JobFailed, journal::JobCancelled, journal::Finish>;
+
 /// What the journals said that bears on the root cause.
 struct RootCauseEvidence {
-  const JournalRecord* end = nullptr;  ///< job-succeeded/-failed/-cancelled or finish; null: none
-  std::int64_t job_restarts = 0;       ///< the highest restart count
-  std::vector<std::string> verdicts;   ///< the latest diagnosis verdicts, "CLASS (severity): ..."
-  std::string stack_culprit;           ///< the evidence of the latest forensics that named one
-  std::string failure_summary;         ///< the latest failure summary a launcher sent
+  const JobEnd* end = nullptr;        ///< the record that ended the job; null: none
+  std::int64_t job_restarts = 0;      ///< the highest restart count
+  std::vector<std::string> verdicts;  ///< the latest diagnosis verdicts, "CLASS (severity): ..."
+  std::string stack_culprit;          ///< the evidence of the latest forensics that named one
+  std::string failure_summary;        ///< the latest failure summary a launcher sent
   std::vector<std::pair<std::string, std::int64_t>> restart_reasons;  ///< reason, times
   const KeyEvent* latest_event = nullptr;                             ///< for a job without an end
 };

@@ -194,7 +194,7 @@ std::vector<RankTelemetrySummary> Supervisor::Impl::telemetry_of(Instance& inst,
 std::string Supervisor::Impl::on_control(int i, const ControlRequest& request, int peer_pid) {
   Instance& inst = instances[i];
   if (const auto* n = std::get_if<NotifyRequest>(&request)) {
-    events.record("notify", {{"instance", inst.name}, {"message", n->text}});
+    events.record(journal::Notify{.instance = inst.name, .message = n->text});
     say(inst.name + ": notify: " + terminal_safe(n->text));
   } else if (const auto* p = std::get_if<ProgressRequest>(&request)) {
     inst.last_step = p->step;
@@ -202,15 +202,15 @@ std::string Supervisor::Impl::on_control(int i, const ControlRequest& request, i
   } else if (const auto* h = std::get_if<HangIntervalRequest>(&request)) {
     inst.hang.set_interval(h->seconds);
     inst.hang.activity(Clock::now());
-    events.record("hang-interval", {{"instance", inst.name},
-                                    {"seconds", static_cast<std::int64_t>(inst.hang.interval())},
-                                    {"default", h->seconds == 0},
-                                    {"off", h->seconds < 0}});
+    events.record(journal::HangInterval{.instance = inst.name,
+                                        .seconds = inst.hang.interval(),
+                                        .is_default = h->seconds == 0,
+                                        .off = h->seconds < 0});
   } else if (const auto* x = std::get_if<ExitHangIntervalRequest>(&request)) {
     inst.hang.set_exit_interval(x->seconds);
-    events.record("exit-hang-interval", {{"instance", inst.name},
-                                         {"seconds", inst.hang.exit_interval()},
-                                         {"default", x->seconds == 0}});
+    events.record(journal::ExitHangInterval{.instance = inst.name,
+                                            .seconds = inst.hang.exit_interval(),
+                                            .is_default = x->seconds == 0});
   } else if (const auto* e = std::get_if<RetryableErrorRequest>(&request)) {
     const auto& known = added_retryable_errors;
     if (std::find(known.begin(), known.end(), e->text) != known.end()) return "";
@@ -218,7 +218,7 @@ std::string Supervisor::Impl::on_control(int i, const ControlRequest& request, i
       return "too many retryable errors (limit " + std::to_string(kMaxAddedRetryableErrors) + ")";
     }
     added_retryable_errors.push_back(e->text);
-    events.record("retryable-error", {{"instance", inst.name}, {"text", e->text}});
+    events.record(journal::RetryableError{.instance = inst.name, .text = e->text});
   } else if (const auto* c = std::get_if<CheckpointRequest>(&request)) {
     on_checkpoint(i, *c, peer_pid);
   }
@@ -232,9 +232,7 @@ void Supervisor::Impl::on_checkpoint(int i, const CheckpointRequest& c, int peer
   if (c.phase == Phase::Begin) {
     const int rank = rank_of_process(i, peer_pid);
     saving.push_back({c.step, rank});
-    EventFields fields = {{"instance", inst.name}, {"step", c.step}};
-    if (rank >= 0) fields.emplace_back("rank", static_cast<std::int64_t>(rank));
-    events.record("checkpoint-started", fields);
+    events.record(journal::CheckpointStarted{.instance = inst.name, .step = c.step, .rank = rank});
     return;
   }
   // The entry of this step, the sender's own when several ranks save the same step.
@@ -248,10 +246,10 @@ void Supervisor::Impl::on_checkpoint(int i, const CheckpointRequest& c, int peer
   }
   if (it != saving.end()) saving.erase(it);
   if (c.phase == Phase::Done) {
-    events.record("checkpoint", {{"instance", inst.name}, {"step", c.step}, {"path", c.text}});
+    events.record(journal::Checkpoint{.instance = inst.name, .step = c.step, .path = c.text});
   } else {
-    events.record("checkpoint-failed",
-                  {{"instance", inst.name}, {"step", c.step}, {"reason", c.text}});
+    events.record(
+        journal::CheckpointFailed{.instance = inst.name, .step = c.step, .reason = c.text});
     say(inst.name + ": checkpoint of step " + std::to_string(c.step) +
         " failed: " + terminal_safe(c.text));
   }
@@ -276,9 +274,8 @@ void Supervisor::Impl::forget_saves_of(Instance& inst, int global_rank) {
   });
   if (gone == saving.end()) return;
   for (auto it = gone; it != saving.end(); ++it) {
-    events.record("checkpoint-abandoned", {{"instance", inst.name},
-                                           {"step", it->step},
-                                           {"rank", static_cast<std::int64_t>(global_rank)}});
+    events.record(
+        journal::CheckpointAbandoned{.instance = inst.name, .step = it->step, .rank = global_rank});
   }
   saving.erase(gone, saving.end());
   end_checkpoint_wait(inst);
@@ -343,8 +340,7 @@ void Supervisor::apply(const PolicyAction& action) {
 
 void Supervisor::kill_instance(int instance) {
   Impl::Instance& inst = impl_->instances.at(instance);
-  impl_->events.record("kill",
-                       {{"instance", inst.name}, {"reason", std::string("pai-launch kill")}});
+  impl_->events.record(journal::Kill{.instance = inst.name, .reason = "pai-launch kill"});
   impl_->signal_group(inst, SIGKILL);
 }
 

@@ -68,10 +68,10 @@ void Supervisor::Impl::execute(const PolicyAction& action) {
   if (const auto* a = std::get_if<StopInstance>(&action)) return stop_instance(*a);
   if (const auto* a = std::get_if<ScheduleRestart>(&action)) {
     Instance& inst = instances[a->instance];
-    events.record("restart", {{"instance", inst.name},
-                              {"attempt", static_cast<std::int64_t>(a->restart_count)},
-                              {"backoffSeconds", a->delay_seconds},
-                              {"reason", a->reason}});
+    events.record(journal::Restart{.instance = inst.name,
+                                   .attempt = a->restart_count,
+                                   .backoff_seconds = a->delay_seconds,
+                                   .reason = a->reason});
     say("restarting " + inst.name + " in " + std::to_string(a->delay_seconds) + "s (attempt " +
         std::to_string(a->restart_count) + "): " + a->reason);
     inst.restart_at = Clock::now() + std::chrono::seconds(a->delay_seconds);
@@ -79,15 +79,14 @@ void Supervisor::Impl::execute(const PolicyAction& action) {
   }
   if (const auto* a = std::get_if<FailJob>(&action)) return fail_job(*a);
   if (const auto* a = std::get_if<CancelJob>(&action)) {
-    events.record("job-cancelled", {{"job", plan.name},
-                                    {"reason", a->reason},
-                                    {"exitCode", static_cast<std::int64_t>(a->exit_code)}});
+    events.record(
+        journal::JobCancelled{.job = plan.name, .reason = a->reason, .exit_code = a->exit_code});
     say("job '" + plan.name + "' cancelled: " + a->reason);
     exit_code = a->exit_code;
     done = true;
     return;
   }
-  events.record("job-succeeded", {{"job", plan.name}});
+  events.record(journal::JobSucceeded{.job = plan.name});
   say("job '" + plan.name + "' succeeded");
   exit_code = 0;
   done = true;
@@ -97,9 +96,8 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
   Instance& inst = instances[i];
   const Role& role = *inst.role;
   const auto t0 = Clock::now();
-  events.record("start", {{"instance", inst.name},
-                          {"attempt", static_cast<std::int64_t>(attempt)},
-                          {"processes", static_cast<std::int64_t>(role.nproc_per_node)}});
+  events.record(
+      journal::Start{.instance = inst.name, .attempt = attempt, .processes = role.nproc_per_node});
   inst.ranks.clear();
   inst.ranks.resize(role.nproc_per_node);
   inst.pgid = 0;
@@ -175,9 +173,8 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
       say("error: " + inst.name + " rank " + std::to_string(rank.global_rank) + ": " + e.what());
       if (rank.output) rank.output->close();
       rank.output.reset();
-      events.record("spawn-failed", {{"instance", inst.name},
-                                     {"rank", static_cast<std::int64_t>(rank.global_rank)},
-                                     {"error", std::string(e.what())}});
+      events.record(
+          journal::SpawnFailed{.instance = inst.name, .rank = rank.global_rank, .error = e.what()});
       inst.ranks.resize(r);
       finish(2, "out of file descriptors starting " + inst.name);
       return;
@@ -190,9 +187,8 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
         rank.output->note("pai-launch: " + problem + "\n");
         rank.output->close();
       }
-      events.record("spawn-failed", {{"instance", inst.name},
-                                     {"rank", static_cast<std::int64_t>(rank.global_rank)},
-                                     {"error", problem}});
+      events.record(
+          journal::SpawnFailed{.instance = inst.name, .rank = rank.global_rank, .error = problem});
       Classification c = classify_failure(failed_start, "", plan.fault_tolerance.policy, {});
       push(ProcessExited{i, r, failed_start, c});
       break;
@@ -209,10 +205,8 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
       rank.telemetry = std::make_unique<RankTelemetry>(rank.telemetry_path, rank.global_rank,
                                                        Clock::now(), rank.peers_path);
     }
-    events.record("process-started", {{"instance", inst.name},
-                                      {"rank", static_cast<std::int64_t>(rank.global_rank)},
-                                      {"pid", static_cast<std::int64_t>(rank.pid)},
-                                      {"log", rank.log_path}});
+    events.record(journal::ProcessStarted{
+        .instance = inst.name, .rank = rank.global_rank, .pid = rank.pid, .log = rank.log_path});
   }
   if (inst.live > 0) {
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -233,10 +227,8 @@ void Supervisor::Impl::signal_group(const Instance& inst, int sig) {
 
 void Supervisor::Impl::stop_instance(const StopInstance& a) {
   Instance& inst = instances[a.instance];
-  events.record("stop", {{"instance", inst.name},
-                         {"signal", static_cast<std::int64_t>(a.signal)},
-                         {"dumpStacks", a.dump_stacks},
-                         {"reason", a.reason}});
+  events.record(journal::Stop{
+      .instance = inst.name, .signal = a.signal, .dump_stacks = a.dump_stacks, .reason = a.reason});
   inst.hang.stop();
   if (inst.live == 0) return;
   inst.stopping = true;
@@ -255,7 +247,7 @@ void Supervisor::Impl::stop_instance(const StopInstance& a) {
     // A checkpoint being written is what the next attempt resumes from: let it finish.
     std::int64_t step = 0;
     for (const auto& saving : inst.checkpoints_saving) step = std::max(step, saving.step);
-    events.record("checkpoint-wait", {{"instance", inst.name}, {"step", step}, {"seconds", wait}});
+    events.record(journal::CheckpointWait{.instance = inst.name, .step = step, .seconds = wait});
     say(inst.name + ": waiting up to " + format_duration(wait) + " for the checkpoint of step " +
         std::to_string(step) + " before stopping");
     signal_at = std::max(signal_at, now + std::chrono::seconds(wait));
@@ -284,10 +276,8 @@ void Supervisor::Impl::dump_stacks(Instance& inst) {
     // Only to processes that catch them: by default SIGUSR1 kills and SIGQUIT dumps core.
     const int quit = inst.pgid > 0 ? signal_catchers(inst.pgid, SIGQUIT) : 0;
     const int usr1 = inst.pgid > 0 ? signal_catchers(inst.pgid, SIGUSR1) : 0;
-    events.record("stack-dump", {{"instance", inst.name},
-                                 {"method", std::string("SIGQUIT, SIGUSR1")},
-                                 {"sigquit", static_cast<std::int64_t>(quit)},
-                                 {"sigusr1", static_cast<std::int64_t>(usr1)}});
+    events.record(journal::StackDump{
+        .instance = inst.name, .method = "SIGQUIT, SIGUSR1", .sigquit = quit, .sigusr1 = usr1});
     if (quit + usr1 == 0) {
       say(inst.name + ": no process catches SIGUSR1 or SIGQUIT, so no stacks were asked for (the "
                       "pai SDK registers faulthandler; or set hang.dumpCommand, e.g. 'py-spy dump "
@@ -298,7 +288,7 @@ void Supervisor::Impl::dump_stacks(Instance& inst) {
   const std::string leader = std::to_string(inst.ranks.empty() ? 0 : inst.ranks[0].pid);
   std::string cmd =
       replace_all(replace_all(command, "{pid}", leader), "{pgid}", std::to_string(inst.pgid));
-  events.record("stack-dump", {{"instance", inst.name}, {"command", cmd}});
+  events.record(journal::StackDump{.instance = inst.name, .command = cmd});
   SpawnRequest request;
   request.argv = {"/bin/sh", "-c", cmd};
   request.stdout_fd = options.terminal_stderr;
@@ -336,11 +326,11 @@ FailureReport Supervisor::Impl::failure_report(const FailJob& f) const {
 
 void Supervisor::Impl::fail_job(const FailJob& f) {
   const FailureReport report = failure_report(f);
-  events.record("job-failed", {{"job", plan.name},
-                               {"reason", f.reason},
-                               {"exitCode", static_cast<std::int64_t>(f.exit_code)},
-                               {"rank", static_cast<std::int64_t>(report.rank)},
-                               {"matchedLine", f.classification.matched_line}});
+  events.record(journal::JobFailed{.job = plan.name,
+                                   .reason = f.reason,
+                                   .exit_code = f.exit_code,
+                                   .rank = report.rank,
+                                   .matched_line = f.classification.matched_line});
   write_all(options.terminal_stderr, format_failure_summary(report));
   exit_code = f.exit_code;
   done = true;
@@ -354,7 +344,7 @@ void Supervisor::Impl::finish(int code, const std::string& reason) {
   }
   finishing = true;
   exit_code = code;
-  events.record("finish", {{"exitCode", static_cast<std::int64_t>(code)}, {"reason", reason}});
+  events.record(journal::Finish{.exit_code = code, .reason = reason});
   for (int i = 0; i < static_cast<int>(instances.size()); ++i) {
     if (instances[i].live > 0 && !instances[i].stopping) {
       stop_instance(StopInstance{i, SIGTERM, false, reason});

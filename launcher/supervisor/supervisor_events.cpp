@@ -21,7 +21,7 @@ void Supervisor::Impl::on_signals() {
       reap();
       continue;
     }
-    events.record("signal", {{"signal", static_cast<std::int64_t>(sig)}});
+    events.record(journal::Signal{.signal = sig});
     say("received " + signal_name(sig) + ", stopping the job (grace period " +
         std::to_string(plan.fault_tolerance.grace_period_seconds) + "s)");
     push(StopRequested{sig});
@@ -70,21 +70,21 @@ void Supervisor::Impl::reap() {
     } else if (inst.live > 0) {
       inst.hang.rank_succeeded(Clock::now());
     }
-    EventFields fields = {{"instance", inst.name},
-                          {"rank", static_cast<std::int64_t>(rank.global_rank)},
-                          {"pid", static_cast<std::int64_t>(pid)},
-                          {"status", describe(exit)},
-                          {"exitCode", static_cast<std::int64_t>(exit.shell_code())}};
+    journal::Exit record{.instance = inst.name,
+                         .rank = rank.global_rank,
+                         .pid = pid,
+                         .status = describe(exit),
+                         .exit_code = exit.shell_code()};
     if (const auto usage = containment->usage(inst.name, r)) {
       // The kernel's word beats a guess from the exit status: SIGKILL by the OOM killer.
       if (usage->oom_kills > 0 && !inst.stopping && !exit.success()) c = classify_oom_kill(exit);
-      fields.emplace_back("cpuSeconds", usage->cpu_seconds);
-      if (usage->memory_peak_bytes) fields.emplace_back("memoryPeakBytes", *usage->memory_peak_bytes);
+      record.cpu_seconds = usage->cpu_seconds;
+      record.memory_peak_bytes = usage->memory_peak_bytes;
     }
-    fields.emplace_back("retryable", c.retryable);
-    fields.emplace_back("classification", c.reason);
-    fields.emplace_back("matchedLine", c.matched_line);
-    events.record("exit", fields);
+    record.retryable = c.retryable;
+    record.classification = c.reason;
+    record.matched_line = c.matched_line;
+    events.record(record);
     if (hooks != nullptr && !inst.stopping && !exit.success()) {
       FailJob f{c.reason, 1, i, r, exit, c};
       hooks->failure_summary(i, rank.global_rank, format_failure_summary(failure_report(f)));
@@ -139,8 +139,7 @@ void Supervisor::Impl::on_deadlines() {
     if (inst.signal_at && *inst.signal_at <= now) send_stop_signal(inst);
     if (inst.kill_at && *inst.kill_at <= now) {
       inst.kill_at.reset();
-      events.record("kill",
-                    {{"instance", inst.name}, {"reason", std::string("grace period over")}});
+      events.record(journal::Kill{.instance = inst.name, .reason = "grace period over"});
       say(inst.name + ": grace period over, sending SIGKILL");
       signal_group(inst, SIGKILL);
     }
@@ -153,10 +152,10 @@ void Supervisor::Impl::on_deadlines() {
       const bool exiting = verdict == HangWatch::Verdict::StuckExiting;
       const std::int64_t seconds = exiting ? inst.hang.exit_interval() : inst.hang.interval();
       Classification c = classify_hang(plan.fault_tolerance.policy, seconds, exiting);
-      events.record("hang", {{"instance", inst.name},
-                             {"seconds", seconds},
-                             {"exiting", exiting},
-                             {"lastStep", inst.last_step}});
+      events.record(journal::Hang{.instance = inst.name,
+                                  .seconds = seconds,
+                                  .exiting = exiting,
+                                  .last_step = inst.last_step});
       say(inst.name + ": " + c.reason);
       inst.hang.stop();
       push(HangDetected{i, c});

@@ -73,16 +73,15 @@ void Supervisor::Impl::complete_forensics(int i) {
   for (const auto& [rank, verdict] : stack_verdicts) node.push_back(verdict);
   const std::vector<int> culprits = stack_culprits(node);
   const std::string evidence = stack_evidence(node);
-  events.record("forensics",
-                {{"instance", inst.name},
-                 {"attempt", static_cast<std::int64_t>(inst.attempt)},
-                 {"folder", report.folder},
-                 {"inCollective", ranks_at(report.ranks, StackPlace::Collective)},
-                 {"outside", ranks_at(report.ranks, StackPlace::Outside)},
-                 {"unknown", ranks_at(report.ranks, StackPlace::Unknown)},
-                 {"culprit", static_cast<std::int64_t>(culprits.empty() ? -1 : culprits.front())},
-                 {"evidence", evidence},
-                 {"errors", joined(report.errors)}});
+  events.record(journal::Forensics{.instance = inst.name,
+                                   .attempt = inst.attempt,
+                                   .folder = report.folder,
+                                   .in_collective = ranks_at(report.ranks, StackPlace::Collective),
+                                   .outside = ranks_at(report.ranks, StackPlace::Outside),
+                                   .unknown = ranks_at(report.ranks, StackPlace::Unknown),
+                                   .culprit = culprits.empty() ? -1 : culprits.front(),
+                                   .evidence = evidence,
+                                   .errors = joined(report.errors)});
   for (const std::string& error : report.errors) say("warning: hang forensics: " + error);
   if (evidence.empty()) {
     say(inst.name + ": hang forensics in " + report.folder +

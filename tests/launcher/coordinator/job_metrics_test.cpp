@@ -5,7 +5,7 @@
 namespace job_metrics_test {
 
 using namespace pai::launcher::coordinator;
-using Json = nlohmann::json;
+namespace journal = pai::launcher::journal;
 
 TEST_CASE("a restart's cause comes from the failure's signature") {
   CHECK(restart_cause("exit:1") == RestartCause{"exit-code", "1"});
@@ -21,14 +21,13 @@ TEST_CASE("a restart's cause comes from the failure's signature") {
 
 TEST_CASE("restarts - check runs and verdicts are counted from records") {
   JobMetrics m;
-  m.recorded("restart", Json{{"instance", "worker-0"}, {"signature", "exit:3"}});
-  m.recorded("restart", Json{{"instance", "worker-1"}, {"signature", "exit:3"}});
-  m.recorded("checks",
-             Json{{"checks", Json::array({Json{{"name", "gpu"}, {"status", "passed"}},
-                                          Json{{"name", "burn"}, {"status", "failed"}}})}});
-  m.recorded("join", Json{{"checks", Json::array({Json{{"name", "gpu"}, {"status", "passed"}}})}});
-  m.recorded("diagnosis", Json{{"class", "RankCommSlow"}, {"severity", "warning"}});
-  m.recorded("exited", Json{{"signature", "exit:3"}});  // not a restart
+  m.recorded(journal::Restart{.instance = "worker-0", .signature = "exit:3"});
+  m.recorded(journal::Restart{.instance = "worker-1", .signature = "exit:3"});
+  m.recorded(journal::Checks{.checks = {"[{\"name\":\"gpu\",\"status\":\"passed\"},"
+                                        "{\"name\":\"burn\",\"status\":\"failed\"}]"}});
+  m.recorded(journal::Join{.checks = {"[{\"name\":\"gpu\",\"status\":\"passed\"}]"}});
+  m.recorded(journal::Diagnosis{.cls = "RankCommSlow", .severity = "warning"});
+  m.recorded(journal::Exited{.reason = "exit:3"});  // not a restart
   CHECK(m.restarts_total() == 2);
   CHECK(m.restarts() == std::map<RestartCause, std::uint64_t>{{{"exit-code", "3"}, 2}});
   using Key = std::pair<std::string, std::string>;
@@ -37,13 +36,13 @@ TEST_CASE("restarts - check runs and verdicts are counted from records") {
   CHECK(m.verdicts() == std::map<Key, std::uint64_t>{{{"RankCommSlow", "warning"}, 1}});
 }
 
-TEST_CASE("records with fields of the wrong type count only what they can") {
+TEST_CASE("records without a signature or with checks of the wrong form count only what they can") {
   JobMetrics m;
-  m.recorded("restart", Json{{"signature", 7}});
-  m.recorded("restart", Json::array());
-  m.recorded("checks", Json{{"checks", "none"}});
-  m.recorded("checks", Json{{"checks", Json::array({Json{{"name", 1}, {"status", "passed"}}, 3})}});
-  m.recorded("diagnosis", Json{{"class", "RankCommHang"}});
+  m.recorded(journal::Restart{.instance = "worker-0"});  // a node's: no signature
+  m.recorded(journal::Restart{.signature = ""});
+  m.recorded(journal::Checks{.checks = {"none"}});
+  m.recorded(journal::Checks{.checks = {"{\"name\":\"gpu\",\"status\":\"passed\"}"}});
+  m.recorded(journal::Checks{.checks = {"[{\"name\":1,\"status\":\"passed\"},3]"}});
   CHECK(m.restarts_total() == 2);
   CHECK(m.restarts() == std::map<RestartCause, std::uint64_t>{{{"unknown", ""}, 2}});
   CHECK(m.check_runs().empty());
@@ -53,9 +52,9 @@ TEST_CASE("records with fields of the wrong type count only what they can") {
 TEST_CASE("ever-new label values stop at kMaxLabelSets - the rest count as other") {
   JobMetrics m;
   for (int k = 0; k < 100; ++k) {
-    m.recorded("restart", Json{{"signature", "pattern:error " + std::to_string(k)}});
-    m.recorded("checks", Json{{"checks", Json::array({Json{{"name", "c" + std::to_string(k)},
-                                                           {"status", "passed"}}})}});
+    m.recorded(journal::Restart{.signature = "pattern:error " + std::to_string(k)});
+    m.recorded(journal::Checks{
+        .checks = {"[{\"name\":\"c" + std::to_string(k) + "\",\"status\":\"passed\"}]"}});
   }
   CHECK(m.restarts_total() == 100);
   CHECK(m.restarts().size() == kMaxLabelSets + 1);

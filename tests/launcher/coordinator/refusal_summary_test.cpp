@@ -22,7 +22,7 @@ std::size_t total_count(const std::vector<Record>& records) {
 }  // namespace
 
 TEST_CASE("the first refusal is reported at once and the rest once an interval") {
-  RefusalSummary summary("connections-refused", 1000ms);
+  RefusalSummary summary(RefusalSummary::Kind::ConnectionsRefused, 1000ms);
   const Clock::time_point t0 = Clock::now();
   CHECK_FALSE(summary.next_due());
   CHECK(summary.due(t0).empty());
@@ -57,7 +57,7 @@ TEST_CASE("the first refusal is reported at once and the rest once an interval")
 }
 
 TEST_CASE("a round lists the largest counts and sums the rest in one record") {
-  RefusalSummary summary("connections-refused", 1000ms);
+  RefusalSummary summary(RefusalSummary::Kind::ConnectionsRefused, 1000ms);
   const Clock::time_point t0 = Clock::now();
   REQUIRE(summary.refused("10.0.0.1", kGarbage, t0).size() == 1);
 
@@ -85,7 +85,7 @@ TEST_CASE("a round lists the largest counts and sums the rest in one record") {
 }
 
 TEST_CASE("a flood of distinct reasons is counted in bounded memory and records") {
-  RefusalSummary summary("connections-refused", 1000ms);
+  RefusalSummary summary(RefusalSummary::Kind::ConnectionsRefused, 1000ms);
   const Clock::time_point t0 = Clock::now();
   REQUIRE(summary.refused("10.0.0.1", kGarbage, t0).size() == 1);
   // Every connection a different reason (the peer chooses what a reason quotes).
@@ -100,7 +100,7 @@ TEST_CASE("a flood of distinct reasons is counted in bounded memory and records"
 }
 
 TEST_CASE("long reasons are cut") {
-  RefusalSummary summary("connections-refused", 1000ms);
+  RefusalSummary summary(RefusalSummary::Kind::ConnectionsRefused, 1000ms);
   auto record =
       summary.refused("10.0.0.1", "hello: invalid JSON: " + std::string(20000, 'x'), Clock::now());
   REQUIRE(record.size() == 1);
@@ -110,7 +110,7 @@ TEST_CASE("long reasons are cut") {
 }
 
 TEST_CASE("port probes are journaled but not shown") {
-  RefusalSummary summary("connections-refused", 1000ms);
+  RefusalSummary summary(RefusalSummary::Kind::ConnectionsRefused, 1000ms);
   const Clock::time_point t0 = Clock::now();
   auto probe = summary.refused("127.0.0.2", "closed before sending anything", t0, false);
   REQUIRE(probe.size() == 1);

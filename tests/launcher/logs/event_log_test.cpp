@@ -16,31 +16,32 @@ using namespace pai::launcher;
 using pai::testing::slurp;
 using pai::testing::TempDir;
 
-TEST_CASE("an event is one JSON line with time and name first") {
-  CHECK(format_event(1'700'000'000'123, "exit",
-                     {{"rank", std::int64_t{3}},
-                      {"status", std::string("exit code 1")},
-                      {"retryable", false},
-                      {"seconds", 1.5}}) ==
-        "{\"time\":\"2023-11-14T22:13:20.123Z\",\"event\":\"exit\",\"rank\":3,"
-        "\"status\":\"exit code 1\",\"retryable\":false,\"seconds\":1.5}\n");
-}
-
-TEST_CASE("invalid UTF-8 and newlines in fields cannot break the line") {
-  const std::string line = format_event(0, "notify", {{"message", std::string("a\nb\xff")}});
-  CHECK(line ==
-        "{\"time\":\"1970-01-01T00:00:00.000Z\",\"event\":\"notify\",\"message\":"
-        "\"a\\nb\xef\xbf\xbd\"}\n");
-}
-
-TEST_CASE("records are appended to the journal file at once") {
+TEST_CASE("records are appended to the journal file at once, after its header") {
   TempDir dir;
   EventLog log(dir / "events.jsonl");
-  log.record("start", {{"instance", std::string("worker-0")}});
-  CHECK(slurp(dir / "events.jsonl").find("\"event\":\"start\",\"instance\":\"worker-0\"}\n") !=
+  CHECK(slurp(dir / "events.jsonl").find("\"event\":\"journal\",\"format\":2,") !=
         std::string::npos);
-  log.record("stop", {});
-  CHECK(pai::testing::count_lines_with(slurp(dir / "events.jsonl"), "\"event\"") == 2);
+  log.record(journal::Start{.instance = "worker-0"});
+  CHECK(slurp(dir / "events.jsonl").find("\"event\":\"start\",\"instance\":\"worker-0\",") !=
+        std::string::npos);
+  log.record(journal::Stop{});
+  CHECK(pai::testing::count_lines_with(slurp(dir / "events.jsonl"), "\"event\"") == 3);
+}
+
+TEST_CASE("a journal appended to keeps its first record: no second header") {
+  TempDir dir;
+  const std::string path = dir / "events.jsonl";
+  EventLog(path).record(journal::Joined{.coordinator = "a:1"});
+  EventLog(path).record(journal::Joined{.coordinator = "b:2"});
+  const std::string text = slurp(path);
+  CHECK(pai::testing::count_lines_with(text, "\"event\":\"journal\"") == 1);
+  CHECK(text.find("\"event\":\"journal\"") == text.find("\"event\""));
+  CHECK(pai::testing::count_lines_with(text, "\"event\":\"joined\"") == 2);
+  // One of an earlier launcher (format 1, no header) gets none either.
+  const std::string old = dir / "old.jsonl";
+  pai::testing::spit(old, "{\"time\":\"2026-01-02T03:04:05.000Z\",\"event\":\"joined\"}\n");
+  EventLog(old).record(journal::Joined{.coordinator = "c:3"});
+  CHECK(pai::testing::count_lines_with(slurp(old), "\"event\":\"journal\"") == 0);
 }
 
 TEST_CASE("an unwritable journal is an exception naming the path") {
@@ -72,8 +73,8 @@ TEST_CASE("a full disk drops records, says so once and never throws") {
   Warnings warnings(dir);
   EventLog log("/dev/full", warnings.fd);  // every write fails with ENOSPC
   CHECK_FALSE(log.incomplete());
-  CHECK_FALSE(log.record("start", {{"instance", std::string("worker-0")}}));
-  CHECK_FALSE(log.record("stop", {}));
+  CHECK_FALSE(log.record(journal::Start{.instance = "worker-0"}));
+  CHECK_FALSE(log.record(journal::Stop{}));
   CHECK(log.lost() == 2);
   CHECK(log.incomplete());
   CHECK(warnings.text() ==
@@ -86,7 +87,7 @@ TEST_CASE("a record cut short by the disk is removed: no torn last line") {
   Warnings warnings(dir);
   const std::string path = dir / "events.jsonl";
   EventLog log(path, warnings.fd);
-  REQUIRE(log.record("first", {}));
+  REQUIRE(log.record(journal::Joined{.coordinator = "first"}));
   const std::size_t whole = slurp(path).size();
   // A file size limit a few bytes past the first record: the next write is partial (EFBIG
   // after it, with SIGXFSZ ignored as the launcher does).
@@ -96,8 +97,8 @@ TEST_CASE("a record cut short by the disk is removed: no torn last line") {
   rlimit small = saved;
   small.rlim_cur = whole + 20;
   REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
-  const bool second = log.record("second", {{"padding", std::string(100, 'x')}});
-  const bool third = log.record("third", {{"padding", std::string(100, 'y')}});
+  const bool second = log.record(journal::Joined{.coordinator = std::string(100, 'x')});
+  const bool third = log.record(journal::Joined{.coordinator = std::string(100, 'y')});
   ::setrlimit(RLIMIT_FSIZE, &saved);
   ::signal(SIGXFSZ, SIG_DFL);
   CHECK_FALSE(second);
@@ -107,8 +108,8 @@ TEST_CASE("a record cut short by the disk is removed: no torn last line") {
   CHECK(text.back() == '\n');
   CHECK(log.lost() == 2);
   // Once there is room again, records are whole again.
-  CHECK(log.record("fourth", {}));
-  CHECK(pai::testing::count_lines_with(slurp(path), "\"event\"") == 2);
+  CHECK(log.record(journal::Joined{.coordinator = "fourth"}));
+  CHECK(pai::testing::count_lines_with(slurp(path), "\"event\"") == 3);  // with the header
   CHECK(pai::testing::count_lines_with(warnings.text(), "warning") == 1);
 }
 

@@ -95,8 +95,10 @@ TEST_CASE("a rank blocked outside collectives is named RankNonCommHang and blame
   std::map<std::string, std::string> forensics;
   const std::string journal = run_job(plan, &forensics);
   INFO(journal);
-  CHECK(count_lines_with(journal, "\"class\":\"RankNonCommHang\"") == 1);
+  CHECK(count_lines_with(journal, "\"event\":\"diagnosis\",\"class\":\"RankNonCommHang\"") == 1);
   CHECK(count_lines_with(journal, "\"event\":\"diagnosis\"") == 1);
+  // The job-wide hang names the verdict's rank as its culprit (a JSON object in the record).
+  CHECK(count_lines_with(journal, "\"culprit\":{\"class\":\"RankNonCommHang\",\"rank\":1,") == 1);
   // The job-wide hang blames the instance of rank 1 (worker-0), not the one idle longest.
   CHECK(count_lines_with(journal, "\"instance\":\"worker-0\",\"jobWide\":true") == 1);
   CHECK(count_lines_with(journal, "rank 1 (node-1") >= 2);

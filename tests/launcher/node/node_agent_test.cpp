@@ -90,7 +90,8 @@ class AgentHarness {
     return fresh;
   }
 
-  /// The journal's records since the last journal(), without their time.
+  /// The journal's records since the last journal(), without their time (nor the journal's
+  /// header record).
   Messages journal() {
     Messages out;
     std::istringstream lines(pai::testing::slurp(events.path()));
@@ -98,6 +99,7 @@ class AgentHarness {
     for (std::string line; std::getline(lines, line); ++n) {
       if (n < journaled_) continue;
       Json record = Json::parse(line);
+      if (record.value("event", "") == "journal") continue;
       record.erase("time");
       out.push_back(record);
     }
@@ -752,7 +754,8 @@ TEST_CASE("logs stream from the instance's log files while subscribed") {
 
 TEST_CASE("a failure's summary is the coordinator's to print - once for launchers sharing a terminal") {
   const std::string reason =
-      "worker-1 local rank 0: exit code 3\npai-launch:   root cause: rank 2\npai-launch:   | boom\n";
+      "worker-1 local rank 0: exit code 3\npai-launch:   root cause: rank 2\npai-launch:   | "
+      "boom\n";
   AgentHarness other;
   other.join_and_assign(1);
   other.receive(Json{{"type", "finish"}, {"exitCode", 1}, {"reason", reason}});

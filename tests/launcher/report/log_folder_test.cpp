@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "launcher/report/journal_fixture.h"
+#include "launcher/report/report_html.h"
 
 namespace log_folder_test {
 
@@ -81,6 +82,16 @@ TEST_CASE("a job killed mid-way is read up to its last whole record") {
   REQUIRE(h.journals.size() == 1);
   CHECK(h.journals[0].stats.partial_last_line);
   CHECK(h.journals[0].stats.records == 9);
+}
+
+TEST_CASE("the report of a log folder of format 1 is the one the launcher that wrote it made") {
+  // tests/fixtures/journal-format1: a real run's journals and its launcher's report.html.
+  const std::string dir = std::string(PAI_SOURCE_DIR) + "/tests/fixtures/journal-format1";
+  std::string html = render_report_html(read_log_folder(dir));
+  for (std::size_t at = 0; (at = html.find(dir, at)) != std::string::npos;) {
+    html.replace(at, dir.size(), "/tmp/j1/out/logs");
+  }
+  CHECK(html == slurp(dir + "/report.html"));
 }
 
 }  // namespace log_folder_test

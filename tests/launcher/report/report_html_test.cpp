@@ -21,9 +21,9 @@ JobHistory history_of(const std::string& journal, const std::string& folder = "w
   b.begin_journal(folder == "coordinator", folder);
   std::istringstream in(journal);
   for (std::string l; std::getline(in, l);) {
-    JournalRecord r;
-    REQUIRE(parse_journal_line(l, r));
-    b.add(r);
+    const auto r = entry_of(l);
+    REQUIRE(r);
+    b.add(*r);
   }
   b.end_journal(JournalInfo{"/logs/" + folder + "/events.jsonl", {}});
   return b.finish("/logs");

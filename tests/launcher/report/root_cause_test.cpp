@@ -1,6 +1,9 @@
 #include "launcher/report/root_cause.h"
 
 #include <catch2/catch.hpp>
+#include <optional>
+#include <type_traits>
+#include <variant>
 
 #include "launcher/report/journal_fixture.h"
 
@@ -11,16 +14,24 @@ using namespace pai::testing;
 
 namespace {
 
-JournalRecord record(const std::string& text) {
-  JournalRecord r;
-  REQUIRE(parse_journal_line(text, r));
-  return r;
+// The end of a job `text` (a journal line) reads as.
+JobEnd record(const std::string& text) {
+  const auto r = entry_of(text);
+  REQUIRE(r);
+  std::optional<JobEnd> end;
+  std::visit(
+      [&](const auto& e) {
+        if constexpr (std::is_constructible_v<JobEnd, decltype(e)>) end = e;
+      },
+      r->event);
+  REQUIRE(end);
+  return *end;
 }
 
 }  // namespace
 
 TEST_CASE("a one-node job's failure: reason, rank and matched line as the launcher wrote them") {
-  const JournalRecord end =
+  const JobEnd end =
       record(line(0, "job-failed",
                   {{"job", s("t")},
                    {"reason", s("worker-0 local rank 1: exit code 3: not retryable")},
@@ -40,20 +51,20 @@ TEST_CASE("a one-node job's failure: reason, rank and matched line as the launch
 }
 
 TEST_CASE("a cancel says why - a node's finish is an end too - a success ignores old culprits") {
-  const JournalRecord cancelled =
+  const JobEnd cancelled =
       record(line(0, "job-cancelled", {{"reason", s("received SIGTERM")}, {"exitCode", i(143)}}));
   RootCauseEvidence ev;
   ev.end = &cancelled;
   CHECK(find_root_cause(ev).headline == "cancelled: received SIGTERM");
   CHECK(find_root_cause(ev).outcome == JobOutcome::Cancelled);
 
-  const JournalRecord finish =
+  const JobEnd finish =
       record(line(0, "finish", {{"exitCode", i(1)}, {"reason", s("node-2 lost\nmore")}}));
   ev.end = &finish;
   CHECK(find_root_cause(ev).headline == "node-2 lost");
   CHECK(find_root_cause(ev).outcome == JobOutcome::Failed);
 
-  const JournalRecord ok = record(line(0, "job-succeeded"));
+  const JobEnd ok = record(line(0, "job-succeeded"));
   ev.end = &ok;
   ev.stack_culprit = "rank 3 outside";
   ev.failure_summary = "an old failure";
