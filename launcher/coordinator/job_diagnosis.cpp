@@ -1,7 +1,9 @@
 #include "launcher/coordinator/job_diagnosis.h"
 
+#include <algorithm>
 #include <chrono>
 
+#include "launcher/policy/tcp_slow_peers.h"
 #include "libpai/enum_names.h"
 
 namespace pai::launcher::coordinator {
@@ -11,6 +13,8 @@ namespace {
 // Samples close a round when every rank has sent one, and heartbeats come once a second:
 // judging more often finds nothing new, and at 65,536 ranks costs a core.
 constexpr auto kDecideEvery = std::chrono::seconds(1);
+// An NCCL link with transfers in flight and none completed for this long counts as stalled.
+constexpr std::int64_t kNcclStalledMs = 1000;
 
 DiagnosisSettings settings_of(const DiagnosisPolicy& policy) {
   DiagnosisSettings s;
@@ -70,6 +74,22 @@ void JobDiagnosis::observe(int node, const net::HeartbeatInstance& beat, Clock::
       const int peer_node = node_at(peer, now);
       if (peer_node >= 0) s.stalled_peer_nodes.push_back(peer_node);
     }
+    // NCCL's own links (the plugin's per-peer figures): sends as rates, stalls as stalled
+    // connections are on TCP.
+    for (const net::NcclPeer& peer : t.nccl_peers) {
+      const int peer_node = node_of_rank(peer.peer);
+      if (peer_node < 0) continue;
+      if (peer.dir == "send" && peer.busy_us > 0) {
+        s.nccl_sends.push_back(
+            {node, peer_node, static_cast<double>(peer.bytes), static_cast<double>(peer.busy_us)});
+      }
+      const bool listed = std::find(s.stalled_peer_nodes.begin(), s.stalled_peer_nodes.end(),
+                                    peer_node) != s.stalled_peer_nodes.end();
+      if (peer.stalled_ms >= kNcclStalledMs && !listed &&
+          s.stalled_peer_nodes.size() < kMaxSlowPeers) {
+        s.stalled_peer_nodes.push_back(peer_node);
+      }
+    }
     observed_ = diagnoser_.observe(s, now) || observed_;
   }
 }
@@ -111,6 +131,16 @@ void JobDiagnosis::restarted(int instance) {
   const Placement& p = state_.placed.placements[static_cast<std::size_t>(instance)];
   for (int r = p.first_rank; r <= last_rank(state_.placed, p); ++r) diagnoser_.forget(r);
   if (hang_culprit_ && instance_of(*hang_culprit_) == instance) hang_culprit_.reset();
+}
+
+int JobDiagnosis::node_of_rank(std::int64_t rank) const {
+  for (const Placement& p : state_.placed.placements) {
+    if (rank >= p.first_rank && rank <= last_rank(state_.placed, p)) {
+      const int instance = static_cast<int>(&p - state_.placed.placements.data());
+      return state_.instances[static_cast<std::size_t>(instance)].node;
+    }
+  }
+  return -1;
 }
 
 int JobDiagnosis::instance_of(const Diagnosis& verdict) const {

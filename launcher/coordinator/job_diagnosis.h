@@ -56,6 +56,8 @@ class JobDiagnosis {
   std::optional<Isolation> isolation(const Diagnosis& verdict, bool links_testable) const;
 
  private:
+  /// The node now running global rank `rank`, -1 if none.
+  int node_of_rank(std::int64_t rank) const;
   /// The index of the node at `address` (a plan or peer address), -1 if none.
   int node_at(const std::string& address, Clock::time_point now);
 

@@ -378,17 +378,33 @@ void Diagnoser::judge_round() {
 
   // A slow link slows every rank alike, so it is only judged when no rank stands out.
   const double comm = 1 - median_without(sorted, sorted.size());
-  const std::vector<SlowLink> links = !outlier && comm >= settings_.comm_share
-                                          ? slow_links(samples, settings_)
-                                          : std::vector<SlowLink>{};
+  const bool links_judged = !outlier && comm >= settings_.comm_share;
+  // Node -> (its name, what shows it slow): the TCP round-trip times, else, on fabrics where
+  // NCCL's transfers carry no TCP, their rates.
+  std::map<int, std::pair<std::string, std::string>> slow;
+  if (links_judged) {
+    for (const SlowLink& link : slow_links(samples, settings_)) {
+      slow[link.node] = {link.name, describe(link)};
+    }
+    if (slow.empty()) {
+      std::vector<NcclSend> sends;
+      std::map<int, std::string> names;
+      for (const RankSample* s : samples) {
+        sends.insert(sends.end(), s->nccl_sends.begin(), s->nccl_sends.end());
+        names[s->node] = node_text(*s);
+      }
+      for (const NcclSlowNode& n : nccl_slow_nodes(sends, settings_.rtt_factor)) {
+        if (names.contains(n.node)) slow[n.node] = {names[n.node], nccl_evidence(n, names[n.node])};
+      }
+    }
+  }
   std::set<int> nodes;
   for (const RankSample* s : samples) nodes.insert(s->node);
   for (int node : nodes) {
-    const auto link =
-        std::find_if(links.begin(), links.end(), [&](const SlowLink& l) { return l.node == node; });
-    if (!update(node_streaks_[node], link != links.end())) continue;
-    pending_.push_back({DiagnosisClass::RankCommSlow, -1, node, link->name, -1,
-                        describe(*link) + " while ranks spend " + percent(comm) +
+    const auto found = slow.find(node);
+    if (!update(node_streaks_[node], found != slow.end())) continue;
+    pending_.push_back({DiagnosisClass::RankCommSlow, -1, node, found->second.first, -1,
+                        found->second.second + " while ranks spend " + percent(comm) +
                             " of each window in collectives, " +
                             std::to_string(settings_.slow_windows) + " windows in a row",
                         Severity::Warning});

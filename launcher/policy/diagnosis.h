@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "launcher/policy/nccl_links.h"
 #include "libpai/enum_names.h"
 
 namespace pai::launcher {
@@ -44,6 +45,10 @@ struct RankSample {
   /// Nodes that its connections wait on for a retransmission timeout (nothing acknowledged
   /// for a while); at most kMaxSlowPeers
   std::vector<int> stalled_peer_nodes = {};
+  /// Its NCCL sends in the world communicator in the window (pai's NCCL profiler plugin),
+  /// each to the node of the receiving rank: the link evidence on RDMA fabrics, where no TCP
+  /// connection carries the traffic (nccl_links.h)
+  std::vector<NcclSend> nccl_sends = {};
 };
 
 /// What is wrong. A hang stops the job; a slow rank or link only costs it time.

@@ -422,6 +422,63 @@ std::vector<int> named_nodes(const std::vector<Diagnosis>& verdicts) {
   return nodes;
 }
 
+// Training windows of 4 nodes of 2 ranks on RDMA: the same TCP round-trip time everywhere
+// (no TCP connection carries NCCL's traffic), each rank sending 1 GB a window to the next
+// node of a ring; links touching node `slow` at a fifth of the others' rate.
+std::vector<Diagnosis> rdma_ring(Diagnoser& d, int windows, int slow) {
+  std::vector<Diagnosis> out;
+  for (int w = 0; w < windows; ++w) {
+    std::vector<RankSample> window = training(w, busy(0.3));
+    for (RankSample& s : window) {
+      s.node = s.rank / 2;
+      s.node_name = "node-" + std::to_string(s.node);
+      s.gpu = s.rank % 2;
+      const int next = (s.node + 1) % 4;
+      const double seconds = (s.node == slow || next == slow) ? 5 : 1;
+      s.nccl_sends = {{s.node, next, 1e9, seconds * 1e5}};
+    }
+    append(out, tick(d, 1000 * (w + 1), window));
+  }
+  return out;
+}
+
+TEST_CASE("on RDMA, where TCP shows nothing, the node of the slow NCCL links is named") {
+  Diagnoser d(kRanks);
+  const std::vector<Diagnosis> v = rdma_ring(d, 20, 2);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].cls == DiagnosisClass::RankCommSlow);
+  CHECK(v[0].node == 2);
+  CHECK(v[0].node_name == "node-2");
+  CHECK(v[0].evidence ==
+        "NCCL transfers to and from node-2 run at 2.0 GB/s, 5.0x below the other links' median "
+        "of 10.0 GB/s (4 links) while ranks spend 70% of each window in collectives, 5 windows "
+        "in a row");
+  // A healthy ring names nobody.
+  Diagnoser healthy(kRanks);
+  CHECK(rdma_ring(healthy, 20, -1).empty());
+}
+
+TEST_CASE("a slow TCP link is the evidence when there is one - NCCL's rates are not asked") {
+  // The ring's NCCL figures alone name node 2 (above); node 1's TCP round-trip time stands out.
+  std::vector<Diagnosis> out;
+  Diagnoser d(kRanks);
+  for (int w = 0; w < 20; ++w) {
+    std::vector<RankSample> window = training(w, busy(0.3));
+    for (RankSample& s : window) {
+      s.node = s.rank / 2;
+      s.node_name = "node-" + std::to_string(s.node);
+      s.gpu = s.rank % 2;
+      if (s.node == 1) s.tcp_rtt_us = 5000;
+      const int next = (s.node + 1) % 4;
+      s.nccl_sends = {{s.node, next, 1e9, (s.node == 2 || next == 2 ? 5 : 1) * 1e5}};
+    }
+    append(out, tick(d, 1000 * (w + 1), window));
+  }
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].node == 1);
+  CHECK(out[0].evidence.starts_with("node-1's TCP round-trip time is 5.0 ms"));
+}
+
 TEST_CASE("a slow node's neighbour, slow only towards it, is not named with it") {
   // Node 1's links are all slow (a rate limit on its port): its ranks' RTT is high to every
   // peer, so they name no peer in particular. Node 2, its ring neighbour, waits on it: half its
