@@ -7,9 +7,7 @@
 
 namespace pai::checks {
 
-namespace {
-
-std::string utc_now() {
+std::string history_time_now() {
   std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
   gmtime_r(&now, &tm);
@@ -18,11 +16,9 @@ std::string utc_now() {
   return text;
 }
 
-}  // namespace
-
 HistoryRecord history_record(const std::string& node, const std::vector<CheckResult>& results) {
   HistoryRecord record;
-  record.time = utc_now();
+  record.time = history_time_now();
   record.node = node;
   record.passed = all_passed(results);
   for (const auto& r : results) {

@@ -14,6 +14,9 @@
 
 namespace pai::checks {
 
+/// Now, as a history record's time: "2024-05-01T10:00:00Z" (UTC).
+std::string history_time_now();
+
 /// The record of `node`'s run of `results`, timed now.
 HistoryRecord history_record(const std::string& node, const std::vector<CheckResult>& results);
 

@@ -6,6 +6,7 @@
 #include "launcher/coordinator/coordinator_state.h"
 #include "launcher/coordinator/fabric_check.h"
 #include "launcher/coordinator/job_control.h"
+#include "launcher/coordinator/job_lint.h"
 #include "launcher/coordinator/job_run.h"
 #include "launcher/coordinator/metrics_text.h"
 #include "launcher/coordinator/node_checks.h"
@@ -34,6 +35,7 @@ struct CoordinatorMachine::Impl {
   /// The fabric check while it runs (between the rendezvous and the first start).
   std::optional<FabricCheck> fabric;
   bool fabric_ran = false;
+  bool lint_ran = false;
   JobControl control;
   /// How often each launcher gets a heartbeat of ours.
   std::chrono::milliseconds beat_period;
@@ -56,6 +58,15 @@ struct CoordinatorMachine::Impl {
   /// The fabric check is over: its exclusions take effect, then the job begins, waits for a
   /// spare or fails.
   void fabric_over(Clock::time_point now);
+  /// Takes `excluded` out of the job (spares take their instances; spares among them are
+  /// released), as `check` ("fabric", "lint") run by `who` decided. True when every instance
+  /// is ready to start; false when the job waits for a spare or failed (with `report`).
+  bool exclude(const std::vector<FabricExclusion>& excluded, const std::string& check,
+               const std::string& who, const std::vector<std::string>& report);
+  /// The fabric lint of the nodes ready at the rendezvous (job_lint.h): recorded and shown
+  /// when it finds anything; with `sanityCheck.lint: exclude` the nodes it may take out are
+  /// excluded. As exclude() when it excluded any; true otherwise.
+  bool lint_nodes();
   /// The fabric check running, for a node's fabric report: the one after the rendezvous or
   /// the one before a restart; nullptr when the report is late (a check that is over);
   /// ProtocolError when no check ever ran.
@@ -288,6 +299,10 @@ void CoordinatorMachine::Impl::reject(int session, const std::string& reason) {
 
 void CoordinatorMachine::Impl::rendezvous_complete(Clock::time_point now) {
   if (fabric) return;  // fabric_over() goes on
+  if (!lint_ran) {
+    lint_ran = true;
+    if (!lint_nodes()) return;
+  }
   if (state.plan.sanity_check.enabled && state.plan.sanity_check.fabric.enabled && !fabric_ran) {
     fabric_ran = true;
     fabric.emplace(state);
@@ -301,11 +316,17 @@ void CoordinatorMachine::Impl::fabric_over(Clock::time_point now) {
   const std::vector<FabricExclusion> excluded = fabric->exclusions();
   const std::vector<std::string> report = fabric->report();
   fabric.reset();
+  if (exclude(excluded, "fabric", "the fabric check", report)) begin_job(now);
+}
+
+bool CoordinatorMachine::Impl::exclude(const std::vector<FabricExclusion>& excluded,
+                                       const std::string& check, const std::string& who,
+                                       const std::vector<std::string>& report) {
   for (const FabricExclusion& e : excluded) {
     Node& n = state.nodes[static_cast<std::size_t>(e.node)];
     n.excluded = e.why;
     n.health = Health::Failed;
-    n.failed_checks = "fabric";
+    n.failed_checks = check;
     n.check_summary = e.why;
     n.last_event = "excluded: " + e.why;
     state.record(journal::NodeExcluded{.node = n.name, .reason = e.why},
@@ -313,19 +334,53 @@ void CoordinatorMachine::Impl::fabric_over(Clock::time_point now) {
     if (n.instance < 0) state.release(e.node, "spare " + n.name + " is not used: " + e.why);
   }
   replace_failed_nodes(state);
-  if (state.unready_instances().empty()) return begin_job(now);
+  if (state.unready_instances().empty()) return true;
   if (state.spare_may_join()) {
     // Left to the rendezvous: a spare that joins takes the instance, or its timeout fails.
-    state.record(journal::WaitingForSpare{.checks = "fabric"},
-                 "the fabric check excluded nodes holding instances; waiting for a spare to join");
-    return;
+    state.record(journal::WaitingForSpare{.checks = check},
+                 who + " excluded nodes holding instances; waiting for a spare to join");
+    return false;
   }
-  std::string reason =
-      "the fabric check excluded nodes holding instances and no ready spare is left";
+  std::string reason = who + " excluded nodes holding instances and no ready spare is left";
   std::string line = "job failed: " + reason;
   for (const std::string& row : report) line += "\n" + row;
   state.finish_job(1, reason + ": " + (report.empty() ? "" : report.front()),
                    journal::JobFailed{.reason = reason, .exit_code = 1, .report = report}, line);
+  return false;
+}
+
+bool CoordinatorMachine::Impl::lint_nodes() {
+  std::vector<int> ready;
+  for (std::size_t k = 0; k < state.nodes.size(); ++k) {
+    const Node& n = state.nodes[k];
+    if (n.session >= 0 && n.health == Health::Ready) ready.push_back(static_cast<int>(k));
+  }
+  const auto facts = facts_of(state, ready);
+  const LintReport report = lint_fabric(facts, lint_plan(state.plan));
+  const auto disagree = disagreements(facts, report);
+  if (report.outliers.empty() && report.contradictions.empty() && disagree.empty()) return true;
+  journal::FabricLint record;
+  for (const LintFinding& f : report.outliers) {
+    record.outliers.push_back({f.node, f.key, f.value, f.majority});
+  }
+  for (const LintFinding& f : report.contradictions) {
+    record.contradictions.push_back({f.node, f.key, f.value, f.why});
+  }
+  for (const auto& [key, values] : disagree) record.disagreements.push_back({key, values});
+  std::vector<FabricExclusion> excluded;
+  if (state.plan.sanity_check.lint == LintAction::Exclude) {
+    for (const std::string& name : report.excludable) {
+      const int node = state.find_node(name);
+      if (node < 0) continue;
+      excluded.push_back({node, "fabric lint: " + first_finding(report, name)});
+      record.excluded.push_back(name);
+    }
+  }
+  const std::vector<std::string> lines = lint_lines(report, disagree);
+  std::string text;
+  for (const std::string& line : lines) text += (text.empty() ? "warning: " : "\nwarning: ") + line;
+  state.record(std::move(record), text);
+  return excluded.empty() || exclude(excluded, "lint", "the fabric lint", lines);
 }
 
 void CoordinatorMachine::Impl::begin_job(Clock::time_point now) {
@@ -347,7 +402,6 @@ void CoordinatorMachine::Impl::begin_job(Clock::time_point now) {
       state.send_to_node(static_cast<int>(k), net::Standby{});
     }
   }
-  compare_facts(state, ready);
   job.emplace(state);
   job->start(now);
 }

@@ -86,6 +86,16 @@ std::vector<std::string> lint_lines(
   return lines;
 }
 
+std::string first_finding(const LintReport& report, const std::string& node) {
+  for (const LintFinding& f : report.outliers) {
+    if (f.node == node) return f.key + " is " + f.value + ", the other nodes' " + f.majority;
+  }
+  for (const LintFinding& f : report.contradictions) {
+    if (f.node == node) return f.key + " is " + f.value + ": " + f.why;
+  }
+  return "";
+}
+
 std::vector<std::string> drift_lines(const std::vector<FactChange>& changes, std::size_t max) {
   std::vector<std::string> lines;
   for (std::size_t i = 0; i < changes.size() && i < max; ++i) {

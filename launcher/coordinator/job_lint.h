@@ -36,6 +36,10 @@ std::vector<std::string> lint_lines(
     const std::map<std::string, std::map<std::string, std::vector<std::string>>>& disagree,
     std::size_t max = 20);
 
+/// The first finding about node `node`: "port.mlx5_0/1.mtu is 1500, the other nodes' 4200";
+/// "" when there is none.
+std::string first_finding(const LintReport& report, const std::string& node);
+
 /// The terminal lines of a drift: "node-2: port.mlx5_0/1.mtu 4200 -> 1500".
 std::vector<std::string> drift_lines(const std::vector<FactChange>& changes, std::size_t max = 20);
 

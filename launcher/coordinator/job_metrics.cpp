@@ -76,6 +76,9 @@ void JobMetrics::recorded(const journal::Event& event) {
           std::make_pair(std::string("other"), label_text(verdict->severity)));
   } else if (const auto* idle = std::get_if<journal::GpuIdle>(&event)) {
     count(gpu_idle_verdicts_, label_text(idle->node), std::string("other"));
+  } else if (const auto* nic = std::get_if<journal::Nic>(&event)) {
+    count(nic_verdicts_, std::make_pair(label_text(nic->node), label_text(nic->problem)),
+          std::make_pair(std::string("other"), label_text(nic->problem)));
   }
 }
 

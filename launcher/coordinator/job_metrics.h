@@ -57,8 +57,9 @@ class JobMetrics {
   using Clock = std::chrono::steady_clock;
 
   /// An event the coordinator journals (CoordinatorState::record): restarts (by signature),
-  /// join and checks (their checks' {name, status}), diagnosis verdicts (class, severity) and
-  /// gpu-idle verdicts (node) are counted; others are ignored, as are checks of the wrong form.
+  /// join and checks (their checks' {name, status}), diagnosis verdicts (class, severity),
+  /// gpu-idle verdicts (node) and NIC verdicts (node, problem) are counted; others are
+  /// ignored, as are checks of the wrong form.
   void recorded(const journal::Event& event);
   /// The launcher of node `node` (an index of CoordinatorState::nodes) sent a heartbeat.
   void alive(int node, Clock::time_point now);
@@ -80,6 +81,10 @@ class JobMetrics {
   const std::map<std::string, std::uint64_t>& gpu_idle_verdicts() const {
     return gpu_idle_verdicts_;
   }
+  /// NIC verdicts by (node name, problem).
+  const std::map<std::pair<std::string, std::string>, std::uint64_t>& nic_verdicts() const {
+    return nic_verdicts_;
+  }
   /// Steps of every rank, indexed by global rank (ranks beyond the end have reported none).
   const std::vector<RankSteps>& ranks() const { return ranks_; }
   /// Time inside timed steps, summed over every rank.
@@ -98,6 +103,7 @@ class JobMetrics {
   std::map<std::pair<std::string, std::string>, std::uint64_t> check_runs_;
   std::map<std::pair<std::string, std::string>, std::uint64_t> verdicts_;
   std::map<std::string, std::uint64_t> gpu_idle_verdicts_;
+  std::map<std::pair<std::string, std::string>, std::uint64_t> nic_verdicts_;
   std::vector<RankSteps> ranks_;
   std::int64_t step_us_total_ = 0;
   std::vector<std::optional<std::int64_t>> instance_steps_;

@@ -79,15 +79,15 @@ std::string JobNic::evidence(int node) const {
   return state_.nodes[static_cast<std::size_t>(node)].name + " " + it->second;
 }
 
-Json JobNic::record(const NicVerdict& v) const {
-  return Json{{"node", state_.nodes[static_cast<std::size_t>(v.node)].name},
-              {"port", v.port},
-              {"netdev", v.netdev},
-              {"problem", to_string(v.problem)},
-              {"counter", v.counter},
-              {"rate", v.rate},
-              {"evidence", v.evidence},
-              {"severity", v.critical ? "critical" : "warning"}};
+journal::Nic JobNic::record(const NicVerdict& v) const {
+  return journal::Nic{.node = state_.nodes[static_cast<std::size_t>(v.node)].name,
+                      .port = v.port,
+                      .netdev = v.netdev,
+                      .problem = to_string(v.problem),
+                      .counter = v.counter,
+                      .rate = v.rate,
+                      .evidence = v.evidence,
+                      .severity = v.critical ? "critical" : "warning"};
 }
 
 std::string JobNic::line(const NicVerdict& v) const {

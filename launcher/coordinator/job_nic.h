@@ -38,7 +38,7 @@ class JobNic {
   /// on `node` this attempt, for the diagnosis' evidence; "" when none.
   std::string evidence(int node) const;
   /// The record of a verdict: node, port, netdev, problem, counter, rate, evidence, severity.
-  Json record(const NicVerdict& verdict) const;
+  journal::Nic record(const NicVerdict& verdict) const;
   /// Its terminal line: "nic (critical): node-3 mlx5_2/1 (eth4): ...".
   std::string line(const NicVerdict& verdict) const;
 

@@ -1,5 +1,6 @@
 #include "launcher/coordinator/job_run.h"
 
+#include <algorithm>
 #include <csignal>
 #include <utility>
 
@@ -44,6 +45,7 @@ JobRun::JobRun(CoordinatorState& state)
       diagnosis_(state),
       forensics_(state),
       gpu_idle_(state),
+      nic_(state),
       pause_(state, runs_) {}
 
 void JobRun::start(Clock::time_point now) {
@@ -214,6 +216,7 @@ void JobRun::start_ready() {
   }
   if (ready.empty() || fabric_.holds_starts(now_, started_)) return;  // fabric_progress() goes on
   started_ = true;
+  note_drift(ready);
   for (int i : ready) {
     Instance& inst = state_.instances[static_cast<std::size_t>(i)];
     Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
@@ -226,6 +229,7 @@ void JobRun::start_ready() {
     diagnosis_.restarted(i);
     forensics_.restarted(i);
     gpu_idle_.forget(inst.node);
+    nic_.forget(inst.node);
     inst.gpus.clear();
     n.last_event = "started attempt " + std::to_string(inst.attempt);
     state_.record(
@@ -391,8 +395,57 @@ void JobRun::heartbeat(int node, const net::NodeHeartbeat& message, Clock::time_
     diagnosis_.observe(node, e, now);
   }
   watch_gpus(node, message.gpus);
+  watch_nics(node, message);
   diagnose();
   detect_hang(false);
+}
+
+void JobRun::watch_nics(int node, const net::NodeHeartbeat& message) {
+  const int instance = state_.nodes[static_cast<std::size_t>(node)].instance;
+  if (message.nics.empty() || instance < 0 || paused() || state_.phase != Phase::Running) return;
+  if (state_.instances[static_cast<std::size_t>(instance)].run != Run::Running) return;
+  // The node's ranks sit in collectives when their median share of the window does.
+  std::vector<double> shares;
+  for (const net::HeartbeatInstance& e : message.instances) {
+    for (const net::RankTelemetry& t : e.telemetry) {
+      if (t.window_us > 0) {
+        shares.push_back(static_cast<double>(t.comm_us) / static_cast<double>(t.window_us));
+      }
+    }
+  }
+  std::sort(shares.begin(), shares.end());
+  const bool in_collectives = !shares.empty() && shares[shares.size() / 2] >= 0.5;
+  for (const NicVerdict& v : nic_.observe(node, message.nics, in_collectives, now_)) apply_nic(v);
+}
+
+void JobRun::apply_nic(const NicVerdict& v) {
+  state_.record(nic_.record(v), nic_.line(v));
+  if (v.critical) {
+    state_.send_to_node(
+        v.node, net::NicVerdictNotice{
+                    .port = v.port, .problem = to_string(v.problem), .evidence = v.evidence});
+  }
+}
+
+void JobRun::note_drift(const std::vector<int>& starting) {
+  std::vector<int> nodes;
+  for (int i : starting) nodes.push_back(state_.instances[static_cast<std::size_t>(i)].node);
+  auto facts = facts_of(state_, nodes);
+  const int attempt = state_.instances[static_cast<std::size_t>(starting.front())].attempt;
+  if (run_facts_attempt_ >= 0) {
+    const std::vector<FactChange> changes = fact_drift(run_facts_, facts);
+    if (!changes.empty()) {
+      journal::FabricDrift record{.attempt = attempt, .since = run_facts_attempt_, .changes = {}};
+      for (const FactChange& c : changes) {
+        record.changes.push_back({c.node, c.key, c.before, c.after});
+      }
+      std::string text = "fabric drift since attempt " + std::to_string(run_facts_attempt_) + ":";
+      for (const std::string& line : drift_lines(changes)) text += "\n  " + line;
+      state_.record(std::move(record), text);
+    }
+  }
+  run_facts_ = std::move(facts);
+  run_facts_attempt_ = attempt;
 }
 
 void JobRun::watch_gpus(int node, const std::vector<net::GpuSample>& gpus) {
@@ -491,6 +544,7 @@ void JobRun::node_lost(int node, const std::string& why, Clock::time_point now) 
   n.last_event = "lost: " + why;
   // Its pairs in a fabric check before a restart fail now; the verdict waits for the rest.
   fabric_.node_lost(node, now);
+  nic_.forget(node);
   if (n.instance < 0) {
     state_.record(journal::SpareLost{.node = n.name, .reason = why},
                   "spare " + n.name + " lost: " + why);
@@ -545,6 +599,9 @@ void JobRun::tick(Clock::time_point now) {
   }
   fabric_.tick(now);
   fabric_progress(now);
+  if (!paused() && state_.phase == Phase::Running) {
+    for (const NicVerdict& v : nic_.decide(now)) apply_nic(v);
+  }
   diagnose();
   detect_hang(true);
 }
@@ -560,6 +617,7 @@ std::optional<Clock::time_point> JobRun::next_deadline() const {
   consider(runs_.next_backoff());
   if (state_.plan.fault_tolerance.hang.enabled) consider(hang_watch_.next_deadline());
   consider(diagnosis_.next_due());
+  consider(nic_.next_due());
   consider(fabric_.next_deadline());
   return next;
 }
@@ -596,9 +654,16 @@ void JobRun::detect_hang(bool due) {
 
 void JobRun::diagnose() {
   if (paused() || state_.phase != Phase::Running) return;
-  for (const Diagnosis& v : diagnosis_.decide(now_)) {
+  for (Diagnosis v : diagnosis_.decide(now_)) {
     const std::string cls = to_string(v.cls);
     const std::string severity = to_string(v.severity);
+    // A link verdict on RDMA: what the node's ports said, when they said anything.
+    const bool link =
+        v.cls == DiagnosisClass::RankCommSlow || v.cls == DiagnosisClass::RankCommHang;
+    if (link && v.node >= 0) {
+      const std::string nic = nic_.evidence(v.node);
+      if (!nic.empty()) v.evidence += "; its NIC: " + nic;
+    }
     state_.record(journal::Diagnosis{.cls = cls,
                                      .node = v.node_name,
                                      .rank = v.rank,

@@ -4,8 +4,8 @@
 // state and decide; the hub applies what they decide: the instances' bookkeeping
 // (InstanceRuns), the fabric check before restarts (RestartFabric), the job-wide hang
 // (JobHangWatch), the ranks' diagnosis and its isolation (JobDiagnosis), hang forensics
-// (JobForensics), GPU idleness (JobGpuIdle) and pausing (JobPause). Restarts are preceded by
-// sanity checks and lost or failing nodes are replaced by spares (node_checks.h,
+// (JobForensics), GPU idleness (JobGpuIdle), NIC verdicts (JobNic) and pausing (JobPause). Restarts
+// are preceded by sanity checks and lost or failing nodes are replaced by spares (node_checks.h,
 // replacement.h). Internal to launcher/coordinator/.
 #pragma once
 
@@ -21,6 +21,8 @@
 #include "launcher/coordinator/job_forensics.h"
 #include "launcher/coordinator/job_gpu_idle.h"
 #include "launcher/coordinator/job_hang.h"
+#include "launcher/coordinator/job_lint.h"
+#include "launcher/coordinator/job_nic.h"
 #include "launcher/coordinator/job_pause.h"
 #include "launcher/coordinator/restart_fabric.h"
 #include "launcher/coordinator/run_view.h"
@@ -108,6 +110,13 @@ class JobRun final : public RunView {
   /// instance runs; each GPU-idle verdict is recorded and shown, and with
   /// `monitoring.gpuIdle.action: restart` fails the instance as retryable.
   void watch_gpus(int node, const std::vector<net::GpuSample>& gpus);
+  /// The RDMA ports of node `node`'s heartbeat (JobNic): each verdict recorded and shown, a
+  /// critical one sent to its node for its check history.
+  void watch_nics(int node, const net::NodeHeartbeat& message);
+  void apply_nic(const NicVerdict& verdict);
+  /// At a start after the first: what changed in the starting nodes' facts since the attempt
+  /// that last ran (`fabric-drift`); the facts kept for the next start.
+  void note_drift(const std::vector<int>& starting);
 
   /// ProtocolError (on `field` of the message of `type`) unless `node` holds `instance`.
   void check_own(int node, int instance, const char* type, const char* field) const;
@@ -125,7 +134,11 @@ class JobRun final : public RunView {
   JobDiagnosis diagnosis_;
   JobForensics forensics_;
   JobGpuIdle gpu_idle_;
+  JobNic nic_;
   JobPause pause_;
+  // The starting nodes' facts at the latest start, and its attempt (drift compares with them).
+  std::vector<std::pair<std::string, NodeFacts>> run_facts_;
+  int run_facts_attempt_ = -1;
   std::deque<PolicyEvent> queue_;
   bool draining_ = false;
   Clock::time_point now_;

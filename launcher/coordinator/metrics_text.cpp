@@ -250,6 +250,15 @@ void counter_series(Exposition& x, const CoordinatorState& state, Clock::time_po
   for (const auto& [node, n] : m.gpu_idle_verdicts()) {
     x.sample("pai_gpu_idle_verdicts_total").label("node", node).value(n);
   }
+  x.family("pai_nic_verdicts_total", "counter",
+           "NIC verdicts (faultTolerance.diagnosis.nic) by node and problem: down, flapping, "
+           "errors, congestion, slow.");
+  for (const auto& [key, n] : m.nic_verdicts()) {
+    x.sample("pai_nic_verdicts_total")
+        .label("node", key.first)
+        .label("problem", key.second)
+        .value(n);
+  }
   x.family("pai_training_step_seconds_total", "counter",
            "Time inside timed training steps, summed over every rank (telemetry).");
   x.sample("pai_training_step_seconds_total").value(static_cast<double>(m.step_us_total()) / 1e6);

@@ -48,28 +48,4 @@ void request_checks(CoordinatorState& state, int node, bool new_round) {
   state.send_to_node(node, net::RunChecks{n.check_attempt});
 }
 
-void compare_facts(CoordinatorState& state, const std::vector<int>& nodes) {
-  // check -> fact -> value -> nodes; std::map keeps the warnings in a stable order.
-  std::map<std::string, std::map<std::string, std::map<std::string, std::vector<std::string>>>>
-      seen;
-  for (int node : nodes) {
-    const Node& n = state.nodes.at(static_cast<std::size_t>(node));
-    for (const checks::CheckResult& r : n.checks) {
-      for (const auto& [fact, value] : r.facts) seen[r.name][fact][value].push_back(n.name);
-    }
-  }
-  for (const auto& [check, facts] : seen) {
-    for (const auto& [fact, values] : facts) {
-      if (values.size() < 2) continue;
-      std::string text;
-      for (const auto& [value, names] : values) {
-        if (!text.empty()) text += "; ";
-        text += value + " on " + name_list(names);
-      }
-      state.record(journal::FactMismatch{.check = check, .fact = fact, .values = values},
-                   "warning: " + check + " " + fact + " differs across nodes: " + text);
-    }
-  }
-}
-
 }  // namespace pai::launcher::coordinator

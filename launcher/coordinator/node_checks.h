@@ -25,8 +25,4 @@ std::string check_failure_line(const Node& node, int max_attempts);
 /// the next attempt of the current one. The node is Checking until it answers.
 void request_checks(CoordinatorState& state, int node, bool new_round);
 
-/// Records a warning ("fact-mismatch") for each fact of a check whose value differs between
-/// `nodes`, naming which nodes have which value.
-void compare_facts(CoordinatorState& state, const std::vector<int>& nodes);
-
 }  // namespace pai::launcher::coordinator

@@ -52,19 +52,67 @@ struct Checks {
   }
 };
 
-struct FactMismatch {
-  static constexpr char kName[] = "fact-mismatch";
+struct FabricLint {
+  static constexpr char kName[] = "fabric-lint";
   static constexpr Journals kIn = Journals::Coordinator;
   static constexpr char kAbout[] =
-      "A fact the checks found (a driver version, a GPU model) differs across the nodes.";
-  std::string check = {};
-  std::string fact = {};
-  std::map<std::string, std::vector<std::string>> values = {};  ///< value -> the nodes with it
-  bool operator==(const FactMismatch&) const = default;
-  friend void fields(auto& v, Like<FactMismatch> auto& m) {
-    v("check", m.check);
-    v("fact", m.fact);
-    v("values", m.values, note("each value and the nodes that have it"));
+      "The nodes' fingerprints compared at the rendezvous: nodes whose facts differ from the "
+      "majority's, settings that contradict the plan, facts the nodes disagree on.";
+  std::vector<LintOutlier> outliers = {};
+  std::vector<LintContradiction> contradictions = {};
+  std::vector<LintDisagreement> disagreements = {};
+  std::vector<std::string> excluded = {};  ///< nodes taken out (sanityCheck.lint: exclude)
+  bool operator==(const FabricLint&) const = default;
+  friend void fields(auto& v, Like<FabricLint> auto& m) {
+    v("outliers", m.outliers);
+    v("contradictions", m.contradictions);
+    v("disagreements", m.disagreements);
+    v("excluded", m.excluded, note("the nodes `sanityCheck.lint: exclude` takes out"));
+  }
+};
+
+struct FabricDrift {
+  static constexpr char kName[] = "fabric-drift";
+  static constexpr Journals kIn = Journals::Coordinator;
+  static constexpr char kAbout[] =
+      "At a start after the first: the facts that changed on each node since the attempt that "
+      "last ran.";
+  int attempt = 0;  ///< the attempt starting
+  int since = 0;    ///< the attempt the facts are compared with
+  std::vector<FactChanged> changes = {};
+  bool operator==(const FabricDrift&) const = default;
+  friend void fields(auto& v, Like<FabricDrift> auto& m) {
+    v("attempt", m.attempt);
+    v("since", m.since);
+    v("changes", m.changes);
+  }
+};
+
+struct Nic {
+  static constexpr char kName[] = "nic";
+  static constexpr Journals kIn = Journals::Coordinator;
+  static constexpr char kAbout[] =
+      "A NIC verdict: a node's RDMA port down, flapping, with rising error counters, in a "
+      "congestion storm or moving far fewer bytes than the others (launcher/policy/"
+      "nic_verdict.h).";
+  std::string node = {};
+  std::string port = {};     ///< "mlx5_0/1"
+  std::string netdev = {};   ///< "eth2"; "" none
+  std::string problem = {};  ///< down, flapping, errors, congestion, slow
+  std::string counter = {};  ///< the counter that shows it; "state" for down
+  double rate = 0;           ///< its rate per second (bytes per second for slow)
+  std::string evidence = {};
+  std::string severity = {};  ///< "critical" or "warning"
+  bool operator==(const Nic&) const = default;
+  friend void fields(auto& v, Like<Nic> auto& m) {
+    v("node", m.node);
+    v("port", m.port);
+    v("netdev", m.netdev);
+    v("problem", m.problem, note("`down`, `flapping`, `errors`, `congestion` or `slow`"));
+    v("counter", m.counter, note("`hw_counters/local_ack_timeout_err`...; `state` for down"));
+    v("rate", m.rate, note("per second; bytes per second for `slow`"));
+    v("evidence", m.evidence);
+    v("severity", m.severity, note("`critical` or `warning`"));
   }
 };
 

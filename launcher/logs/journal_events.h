@@ -63,9 +63,9 @@ using Event = std::variant<
     HangInterval, ExitHangInterval, RetryableError, CheckpointStarted, Checkpoint,
     CheckpointFailed, CheckpointAbandoned, CheckpointWait, Finish, NodeStopping,
     CoordinatorUnreachable, Joined, GpuSamplingOff, CoordinatorLost, Standby, Assigned,
-    FabricResult,
+    FabricResult, NicVerdict,
     // The coordinator's
-    Join, Checks, FactMismatch, Progress, PeerRejected, Assignment, Disconnected, NodeLost,
+    Join, Checks, FabricLint, FabricDrift, Nic, Progress, PeerRejected, Assignment, Disconnected, NodeLost,
     SpareLost, NodeReplaced, NodeExcluded, WaitingForSpare, FabricSkipped, FabricRound,
     FabricPair, FabricVerdict, FabricCongestion, Exited, Failure, GpuIdle, Diagnosis,
     DiagnosisRestart, Paused, Resumed, Run, Rsh, MetricsEndpoint, ConnectionsRefused,

@@ -398,4 +398,23 @@ struct FabricResult {
   }
 };
 
+struct NicVerdict {
+  static constexpr char kName[] = "nic-verdict";
+  static constexpr Journals kIn = Journals::Node;
+  static constexpr char kAbout[] =
+      "The coordinator's critical NIC verdict about one of this node's ports; with "
+      "sanityCheck.history it is recorded there as a failed check.";
+  std::string port = {};
+  std::string problem = {};
+  std::string evidence = {};
+  std::string history = {};  ///< the history file it was recorded in; "" when none
+  bool operator==(const NicVerdict&) const = default;
+  friend void fields(auto& v, Like<NicVerdict> auto& m) {
+    v("port", m.port);
+    v("problem", m.problem);
+    v("evidence", m.evidence);
+    v("history", m.history, note("the check history file; empty without sanityCheck.history"));
+  }
+};
+
 }  // namespace pai::launcher::journal

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "libpai/fields.h"
 
@@ -107,6 +109,62 @@ struct WaitingNode {
   friend void fields(auto& v, Like<WaitingNode> auto& m) {
     v("node", m.node);
     v("why", m.why);
+  }
+};
+
+/// A node whose fact differs from the majority's, in a `fabric-lint` record.
+struct LintOutlier {
+  std::string node = {};
+  std::string key = {};       ///< the fact: "port.mlx5_0/1.mtu"
+  std::string value = {};     ///< "(missing)" when the node lacks it
+  std::string majority = {};  ///< the other nodes' value
+  bool operator==(const LintOutlier&) const = default;
+  friend void fields(auto& v, Like<LintOutlier> auto& m) {
+    v("node", m.node);
+    v("key", m.key);
+    v("value", m.value);
+    v("majority", m.majority);
+  }
+};
+
+/// A node's setting that contradicts the plan, in a `fabric-lint` record.
+struct LintContradiction {
+  std::string node = {};
+  std::string key = {};
+  std::string value = {};
+  std::string why = {};  ///< what it contradicts
+  bool operator==(const LintContradiction&) const = default;
+  friend void fields(auto& v, Like<LintContradiction> auto& m) {
+    v("node", m.node);
+    v("key", m.key);
+    v("value", m.value);
+    v("why", m.why);
+  }
+};
+
+/// A fact the nodes disagree on without a majority to name an outlier by.
+struct LintDisagreement {
+  std::string key = {};
+  std::map<std::string, std::vector<std::string>> values = {};  ///< value -> the nodes with it
+  bool operator==(const LintDisagreement&) const = default;
+  friend void fields(auto& v, Like<LintDisagreement> auto& m) {
+    v("key", m.key);
+    v("values", m.values, note("each value and the nodes that have it"));
+  }
+};
+
+/// One fact that changed on a node between two rounds of checks, in a `fabric-drift` record.
+struct FactChanged {
+  std::string node = {};
+  std::string key = {};
+  std::string before = {};  ///< "(missing)" when it was not there
+  std::string after = {};   ///< "(missing)" when it is gone
+  bool operator==(const FactChanged&) const = default;
+  friend void fields(auto& v, Like<FactChanged> auto& m) {
+    v("node", m.node);
+    v("key", m.key);
+    v("before", m.before);
+    v("after", m.after);
   }
 };
 

@@ -8,6 +8,8 @@
 #include <filesystem>
 
 #include "launcher/checks/check_result_json.h"
+#include "launcher/checks/history_check.h"
+#include "launcher/checks/node_history.h"
 #include "launcher/net/client.h"
 #include "launcher/net/heartbeat_rhythm.h"
 #include "launcher/net/host_changes.h"
@@ -207,6 +209,24 @@ void NodeAgent::say(const std::string& text) {
   write_all(options_.supervisor.terminal_stderr, "pai-launch: " + text + "\n");
 }
 
+namespace {
+
+// The wire form of a rank's NCCL links (launcher/supervisor/peer_traffic.h).
+std::vector<net::NcclPeer> nccl_peers_of(const RankTelemetrySummary& t) {
+  std::vector<net::NcclPeer> out;
+  for (const PeerLinkSummary& p : t.peers) {
+    if (out.size() == net::kMaxNcclPeers) break;
+    out.push_back(net::NcclPeer{.peer = p.peer,
+                                .dir = p.direction == 1 ? "send" : "recv",
+                                .bytes = p.bytes,
+                                .busy_us = p.busy_us,
+                                .stalled_ms = p.stalled_ms});
+  }
+  return out;
+}
+
+}  // namespace
+
 net::NodeHeartbeat NodeAgent::heartbeat() {
   net::NodeHeartbeat beat;
   if (local_instance_ >= 0) {
@@ -241,10 +261,13 @@ net::NodeHeartbeat NodeAgent::heartbeat() {
                                                      .tcp_rtt_us = t.tcp_rtt_us,
                                                      .tcp_retrans = t.tcp_retrans,
                                                      .tcp_slow_peers = t.tcp_slow_peers,
-                                                     .tcp_stalled_peers = t.tcp_stalled_peers});
+                                                     .tcp_stalled_peers = t.tcp_stalled_peers,
+                                                     .nccl_peers = nccl_peers_of(t),
+                                                     .nccl_peer_links = t.peer_links});
       }
       beat.instances.push_back(std::move(entry));
       sample_gpus(beat);
+      beat.nics = parts_.nics.window();
       return beat;
     }
   }
@@ -320,8 +343,30 @@ void NodeAgent::dispatch(const net::CoordinatorToNode& message) {
           [&](const net::ExecKill& m) { parts_.commands.kill(m.id); },
           [&](const net::SubscribeLogs& m) { subscribe_logs(m); },
           [&](const net::UnsubscribeLogs&) { parts_.logs.unsubscribe(); },
+          [&](const net::NicVerdictNotice& m) { record_nic_verdict(m); },
       },
       message);
+}
+
+void NodeAgent::record_nic_verdict(const net::NicVerdictNotice& m) {
+  const CheckHistory& history = plan_.sanity_check.history;
+  std::string file;
+  if (!history.dir.empty()) {
+    checks::HistoryRecord record;
+    record.time = checks::history_time_now();
+    record.node = options_.node;
+    record.passed = false;
+    record.failed = {"nic"};
+    record.summary = "nic: " + m.port + " " + m.problem + ": " + m.evidence;
+    try {
+      checks::append_history(history.dir, record);
+      file = checks::history_path(history.dir, options_.node);
+    } catch (const checks::HistoryError& e) {
+      say(std::string("warning: the NIC verdict is not in the check history: ") + e.what());
+    }
+  }
+  events_.record(journal::NicVerdict{
+      .port = m.port, .problem = m.problem, .evidence = m.evidence, .history = file});
 }
 
 // The runner's number of the instance `message` names (it must be ours).

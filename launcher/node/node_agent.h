@@ -26,6 +26,7 @@
 #include "launcher/node/instance_runner.h"
 #include "launcher/node/log_subscription.h"
 #include "launcher/node/monotonic_clock.h"
+#include "launcher/node/nic_telemetry.h"
 #include "launcher/node/sanity_check_runner.h"
 #include "launcher/supervisor/supervisor.h"
 #include "libpai/plan.h"
@@ -61,6 +62,7 @@ struct NodeAgentParts {
   MonotonicClock& clock;
   GpuSampler& gpus;
   FabricRunner& fabric;
+  NicTelemetry& nics;
 };
 
 /// This node's part of a multi-node job (docs/protocol.md, "Node launcher").
@@ -122,6 +124,9 @@ class NodeAgent final : public SupervisorHooks {
   /// gpu_sample_interval() of the plan's gpuIdle window); once, a note when they cannot be.
   void sample_gpus(net::NodeHeartbeat& beat);
   void dispatch(const net::CoordinatorToNode& message);
+  /// A critical NIC verdict about this node's port: journalled, and with
+  /// sanityCheck.history recorded there as a failed check.
+  void record_nic_verdict(const net::NicVerdictNotice& message);
   template <class Message>
   int local_of(const Message& message, int instance) const;
   void assign(const net::Assign& m);

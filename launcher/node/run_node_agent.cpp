@@ -12,6 +12,7 @@
 #include "launcher/node/node_link.h"
 #include "launcher/node/nvml_gpu_sampler.h"
 #include "launcher/node/remote_exec.h"
+#include "launcher/node/sysfs_nic_telemetry.h"
 #include "launcher/os/signals.h"
 #include "launcher/supervisor/supervisor.h"
 
@@ -109,8 +110,9 @@ struct RealNode {
         checks(plan, options.node, supervisor),
         fabric(plan, supervisor.loop(), {},
                [this](bool on) { supervisor.set_reap_known_only(on); }),
+        nics(plan),
         agent(plan, options, events,
-              NodeAgentParts{link, runner, commands, logs, checks, clock, gpus, fabric}) {
+              NodeAgentParts{link, runner, commands, logs, checks, clock, gpus, fabric, nics}) {
     hooks.agent = &agent;
     // The coordinator decides job-wide hangs from every node's heartbeats.
     supervisor.set_job_wide_hangs(true);
@@ -126,6 +128,7 @@ struct RealNode {
   BackgroundFabric fabric;
   SteadyClock clock;
   NvmlGpuSampler gpus;
+  SysfsNicTelemetry nics;
   NodeAgent agent;
 };
 

@@ -71,22 +71,6 @@ std::optional<double> bytes_rate(const NicPortSample& s) {
 
 }  // namespace
 
-const char* to_string(NicProblem problem) {
-  switch (problem) {
-    case NicProblem::Down:
-      return "down";
-    case NicProblem::Flapping:
-      return "flapping";
-    case NicProblem::Errors:
-      return "errors";
-    case NicProblem::Congestion:
-      return "congestion";
-    case NicProblem::Slow:
-      return "slow";
-  }
-  return "errors";
-}
-
 std::optional<NicVerdict> NicWatch::sighting(int node, PortState& p, NicProblem problem, bool seen,
                                              int needed, const std::string& counter, double rate,
                                              const std::string& what) {

@@ -7,6 +7,7 @@
 // (faultTolerance.diagnosis.nic) and their defaults name nothing on a healthy fabric.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -14,6 +15,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "libpai/enum_names.h"
 
 namespace pai::launcher {
 
@@ -47,9 +50,6 @@ struct NicPortSample {
 
 /// What is wrong with a port.
 enum class NicProblem { Down, Flapping, Errors, Congestion, Slow };
-
-/// "down", "flapping", "errors", "congestion", "slow".
-const char* to_string(NicProblem problem);
 
 /// One finding, once per episode: a port named again only after it was seen clear.
 struct NicVerdict {
@@ -110,3 +110,16 @@ class NicWatch {
 };
 
 }  // namespace pai::launcher
+
+namespace pai {
+/// "down", "flapping", "errors", "congestion", "slow" (to_string, enum_from_string).
+template <>
+struct EnumNames<launcher::NicProblem> {
+  static constexpr std::array<EnumName<launcher::NicProblem>, 5> table{
+      {{launcher::NicProblem::Down, "down"},
+       {launcher::NicProblem::Flapping, "flapping"},
+       {launcher::NicProblem::Errors, "errors"},
+       {launcher::NicProblem::Congestion, "congestion"},
+       {launcher::NicProblem::Slow, "slow"}}};
+};
+}  // namespace pai

@@ -117,6 +117,7 @@ struct JobHistoryBuilder::Impl {
   void handle(std::int64_t ms, const journal::Hang& e);
   void handle(std::int64_t ms, const journal::Diagnosis& e);
   void handle(std::int64_t ms, const journal::Forensics& e);
+  void handle(std::int64_t ms, const journal::Nic& e);
   void handle(std::int64_t ms, const journal::NodeReplaced& e);
   void handle(std::int64_t ms, const journal::NodeLost& e);
   void handle(std::int64_t ms, const journal::NodeExcluded& e);

@@ -216,6 +216,14 @@ void JobHistoryBuilder::Impl::handle(std::int64_t ms, const journal::Forensics& 
   instance_mark(e.instance, Mark{ms, MarkKind::Forensics, text, 1});
 }
 
+void JobHistoryBuilder::Impl::handle(std::int64_t ms, const journal::Nic& e) {
+  const std::string text =
+      "nic (" + e.severity + "): " + e.port + " " + e.problem + ": " + e.evidence;
+  // A critical port is a cause a reader looks for; a warning stays a mark on its node.
+  if (e.severity == "critical") key_event(ms, e.node, journal::Nic::kName, text);
+  node_mark(e.node, Mark{ms, MarkKind::Diagnosis, text, 1});
+}
+
 // ---- Nodes ----
 
 void JobHistoryBuilder::Impl::handle(std::int64_t ms, const journal::NodeReplaced& e) {

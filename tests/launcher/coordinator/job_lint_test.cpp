@@ -50,6 +50,16 @@ TEST_CASE("lint lines: outliers, contradictions, then facts two sides disagree o
                                  "and 2 more"});
 }
 
+TEST_CASE("a node's first finding is its first outlier - else its first contradiction") {
+  LintReport report;
+  report.outliers = {{"node-2", "mtu", "1500", "4200", ""}};
+  report.contradictions = {{"node-2", "gidType", "IB/RoCE v1", "", "not RoCE v2"},
+                           {"node-3", "gidType", "IB/RoCE v1", "", "not RoCE v2"}};
+  CHECK(first_finding(report, "node-2") == "mtu is 1500, the other nodes' 4200");
+  CHECK(first_finding(report, "node-3") == "gidType is IB/RoCE v1: not RoCE v2");
+  CHECK(first_finding(report, "node-1").empty());
+}
+
 TEST_CASE("drift lines name each change and cut a long list") {
   const std::vector<FactChange> changes = {{"node-1", "mtu", "4200", "1500"},
                                            {"node-2", "kernel", "6.1", "(missing)"}};

@@ -2,12 +2,14 @@
 
 #include <catch2/catch.hpp>
 
+#include "machine_harness.h"
 #include "support/plan_fixture.h"
 
 namespace job_nic_test {
 
 using namespace pai::launcher;
 using namespace pai::launcher::coordinator;
+using namespace pai::launcher::coordinator::testing;
 using namespace std::chrono_literals;
 
 namespace {
@@ -57,12 +59,14 @@ TEST_CASE("errors on one node's port are named with its node - and are its evide
   CHECK(nic.line(v[0]) ==
         "nic (critical): node-1 mlx5_0/1 (eth2): hw_counters/local_ack_timeout_err +340/s for 2 "
         "heartbeats");
-  const Json record = nic.record(v[0]);
-  CHECK(record.at("node") == "node-1");
-  CHECK(record.at("problem") == "errors");
-  CHECK(record.at("counter") == "hw_counters/local_ack_timeout_err");
-  CHECK(record.at("rate") == 340.0);
-  CHECK(record.at("severity") == "critical");
+  const pai::launcher::journal::Nic record = nic.record(v[0]);
+  CHECK(record.node == "node-1");
+  CHECK(record.port == "mlx5_0/1");
+  CHECK(record.netdev == "eth2");
+  CHECK(record.problem == "errors");
+  CHECK(record.counter == "hw_counters/local_ack_timeout_err");
+  CHECK(record.rate == 340.0);
+  CHECK(record.severity == "critical");
   CHECK(nic.evidence(1) ==
         "node-1 mlx5_0/1 (eth2): hw_counters/local_ack_timeout_err +340/s for 2 heartbeats");
   CHECK(nic.evidence(0).empty());
@@ -100,6 +104,98 @@ TEST_CASE("diagnosis off - or nic off - judges nothing") {
   nic.observe(0, {port({})}, true, kT0);
   CHECK(nic.observe(0, {down}, true, kT0 + 1s).empty());
   CHECK_FALSE(nic.next_due().has_value());
+}
+
+// ---- The job's run: what a verdict does ----
+
+namespace {
+
+// A heartbeat of a node running `instance` whose ranks sit in collectives 70% of the window,
+// with its one port as `nic`.
+Json nic_beat(int instance, const pai::net::NicPort& nic) {
+  pai::net::NodeHeartbeat beat;
+  pai::net::RankTelemetry rank{.rank = 2 * instance, .window_us = 1'000'000, .comm_us = 700'000};
+  beat.instances.push_back(pai::net::HeartbeatInstance{.instance = instance,
+                                                       .idle_ms = 0,
+                                                       .hang_interval = 1800,
+                                                       .step = 1,
+                                                       .ranks = {},
+                                                       .telemetry = {rank}});
+  beat.nics = {nic};
+  return pai::net::to_json(beat);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a critical NIC verdict is recorded, shown, counted, sent to its node - and is evidence") {
+  MachineHarness h(pai::testing::make_test_plan());
+  h.join_all();
+  h.clear();
+  const auto bad = port({{"hw_counters/local_ack_timeout_err", 340}});
+  for (int beat = 0; beat < 3; ++beat) {
+    h.receive("node-0", nic_beat(0, port({})));
+    h.receive("node-1", nic_beat(1, bad));
+    h.receive("node-2", nic_beat(2, port({})));
+    h.advance(1s);
+  }
+  const auto records = h.records("nic");
+  REQUIRE(records.size() == 1);  // named once per episode
+  CHECK(records[0].fields == Json{{"node", "node-1"},
+                                  {"port", "mlx5_0/1"},
+                                  {"netdev", "eth2"},
+                                  {"problem", "errors"},
+                                  {"counter", "hw_counters/local_ack_timeout_err"},
+                                  {"rate", 340.0},
+                                  {"evidence",
+                                   "mlx5_0/1 (eth2): hw_counters/local_ack_timeout_err +340/s "
+                                   "for 2 heartbeats"},
+                                  {"severity", "critical"}});
+  CHECK(records[0].line ==
+        "nic (critical): node-1 mlx5_0/1 (eth2): hw_counters/local_ack_timeout_err +340/s for 2 "
+        "heartbeats");
+  CHECK(h.only("node-1", "nic-verdict") ==
+        Json{{"type", "nic-verdict"},
+             {"port", "mlx5_0/1"},
+             {"problem", "errors"},
+             {"evidence",
+              "mlx5_0/1 (eth2): hw_counters/local_ack_timeout_err +340/s for 2 "
+              "heartbeats"}});
+  CHECK(h.sent("node-0", "nic-verdict").empty());
+  CHECK(h.sent("node-1", "stop").empty());  // a verdict restarts nothing
+  const std::string metrics = h.machine.metrics(h.now);
+  CHECK(metrics.find("\npai_nic_verdicts_total{node=\"node-1\",problem=\"errors\"} 1\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("a warning NIC verdict stays with the coordinator") {
+  MachineHarness h(pai::testing::make_test_plan());
+  h.join_all();
+  h.clear();
+  for (int beat = 0; beat < 4; ++beat) {
+    h.receive("node-0", nic_beat(0, port({{"hw_counters/np_cnp_sent", 90000}})));
+    h.receive("node-1", nic_beat(1, port({{"hw_counters/np_cnp_sent", 10}})));
+    h.receive("node-2", nic_beat(2, port({{"hw_counters/np_cnp_sent", 10}})));
+    h.advance(1s);
+  }
+  const auto records = h.records("nic");
+  REQUIRE(records.size() == 1);
+  CHECK(records[0].fields.at("node") == "node-0");
+  CHECK(records[0].fields.at("problem") == "congestion");
+  CHECK(records[0].fields.at("severity") == "warning");
+  CHECK(h.sent("node-0", "nic-verdict").empty());
+}
+
+TEST_CASE("ports of a node that is not running, or of a paused job, are not judged") {
+  MachineHarness h(pai::testing::make_test_plan());
+  h.join_all();
+  h.receive("node-1", exited(1, 0, 1, 0, true, "exit code 1"));  // sync: every instance stops
+  h.clear();
+  for (int beat = 0; beat < 3; ++beat) {
+    h.receive("node-1", nic_beat(1, port({{"hw_counters/local_ack_timeout_err", 340}})));
+    h.advance(1s);
+  }
+  CHECK(h.records("nic").empty());
 }
 
 }  // namespace job_nic_test

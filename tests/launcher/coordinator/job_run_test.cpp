@@ -77,6 +77,41 @@ TEST_CASE("sync - a failure stops every instance - then all restart after the ba
   }
 }
 
+TEST_CASE("a restart whose nodes' facts changed records the drift since the attempt that ran") {
+  MachineHarness h(test_plan());
+  h.join_all();
+  CHECK(h.records("fabric-drift").empty());  // the first start has nothing to compare with
+  h.receive("node-1", retryable_exit(1));
+  for (int i = 0; i < 3; ++i) h.stopped(kNodes[i], i);
+  h.advance(10s);
+  h.clear();
+  h.checks("node-0");
+  h.checks("node-1", passing_checks("560.35.03"));  // its driver was upgraded meanwhile
+  h.checks("node-2");
+  const auto drift = h.records("fabric-drift");
+  REQUIRE(drift.size() == 1);
+  CHECK(drift[0].fields == Json{{"attempt", 1},
+                                {"since", 0},
+                                {"changes",
+                                 {{{"node", "node-1"},
+                                   {"key", "gpu.driver"},
+                                   {"before", "550.54.15"},
+                                   {"after", "560.35.03"}}}}});
+  CHECK(drift[0].line ==
+        "fabric drift since attempt 0:\n  node-1: gpu.driver 550.54.15 -> 560.35.03");
+
+  // The next restart compares with attempt 1: nothing changed since.
+  h.receive("node-1", retryable_exit(1));
+  for (int i = 0; i < 3; ++i) h.stopped(kNodes[i], i);
+  h.advance(20s);
+  h.clear();
+  h.checks("node-0");
+  h.checks("node-1", passing_checks("560.35.03"));
+  h.checks("node-2");
+  REQUIRE(h.sent("node-0", "start").size() == 1);
+  CHECK(h.records("fabric-drift").empty());
+}
+
 TEST_CASE("async - only the failed instance stops and restarts") {
   MachineHarness h(test_plan(pai::FaultToleranceMode::Async));
   h.join_all();

@@ -56,22 +56,4 @@ TEST_CASE("run-checks starts a new round or counts the next attempt") {
   CHECK(std::get<Send>(out[1]).session == 7);
 }
 
-TEST_CASE("equal facts are not warned about") {
-  CoordinatorState state(pai::testing::make_test_plan(), CoordinatorSettings{},
-                         Clock::time_point{});
-  std::vector<Action> out;
-  state.out = &out;
-  CheckResult gpu = make_result("gpu", CheckResult::Passed, "ok");
-  gpu.facts = {{"driver", "550"}};
-  state.nodes[0].checks = {gpu};
-  state.nodes[1].checks = {gpu};
-  compare_facts(state, {0, 1});
-  CHECK(out.empty());
-  state.nodes[1].checks[0].facts["driver"] = "535";
-  compare_facts(state, {0, 1});
-  REQUIRE(out.size() == 1);
-  CHECK(std::get<Record>(out[0]).fields.at("values") ==
-        Json{{"535", {"node-1"}}, {"550", {"node-0"}}});
-}
-
 }  // namespace node_checks_test

@@ -238,16 +238,51 @@ TEST_CASE("a progress record names 64 waiting nodes and counts the rest") {
   CHECK(progress[0].fields.at("waitingMore") == 35);
 }
 
-TEST_CASE("a fact that differs across nodes is recorded as a warning naming who has what") {
+TEST_CASE("the fabric lint names a node whose fact differs from the majority's") {
   MachineHarness h;
   h.join("node-0");
   h.join("node-1", passing_checks("535.104.05"));
   h.join("node-2");
-  const auto warnings = h.records("fact-mismatch");
-  REQUIRE(warnings.size() == 1);
-  CHECK(warnings[0].line ==
-        "warning: gpu driver differs across nodes: 535.104.05 on node-1; 550.54.15 on node-0 "
-        "and node-2");
+  const auto lint = h.records("fabric-lint");
+  REQUIRE(lint.size() == 1);
+  CHECK(lint[0].line ==
+        "warning: fabric lint: node-1 gpu.driver is 535.104.05, the other nodes' 550.54.15");
+  CHECK(lint[0].fields.at("outliers") == Json::array({{{"node", "node-1"},
+                                                       {"key", "gpu.driver"},
+                                                       {"value", "535.104.05"},
+                                                       {"majority", "550.54.15"}}}));
+  CHECK(lint[0].fields.at("excluded") == Json::array());
+  CHECK(h.sent("node-1", "assign").size() == 1);  // warn: it stays in the job
+}
+
+TEST_CASE("with lint exclude the node the majority contradicts is replaced by a spare") {
+  pai::Plan plan = pai::testing::make_test_plan();
+  plan.sanity_check.lint = pai::LintAction::Exclude;
+  MachineHarness h(plan);
+  h.join("spare-0");
+  h.join("node-0");
+  h.join("node-1", passing_checks("535.104.05"));
+  h.join("node-2");
+  const auto lint = h.records("fabric-lint");
+  REQUIRE(lint.size() == 1);
+  CHECK(lint[0].fields.at("excluded") == Json::array({"node-1"}));
+  REQUIRE(h.records("node-excluded").size() == 1);
+  CHECK(h.records("node-excluded")[0].line ==
+        "node-1 excluded: fabric lint: gpu.driver is 535.104.05, the other nodes' 550.54.15");
+  CHECK(h.records("node-replaced").size() == 1);
+}
+
+TEST_CASE("two nodes that disagree are named without blame") {
+  pai::Plan plan = pai::testing::make_test_plan(1, 2);
+  MachineHarness h(plan);
+  h.join("node-0");
+  h.join("node-1", passing_checks("535.104.05"));
+  const auto lint = h.records("fabric-lint");
+  REQUIRE(lint.size() == 1);
+  CHECK(lint[0].line ==
+        "warning: fabric lint: gpu.driver differs across nodes: 535.104.05 on node-1; "
+        "550.54.15 on node-0");
+  CHECK(lint[0].fields.at("outliers") == Json::array());
 }
 
 TEST_CASE("a spare failing its checks is released") {

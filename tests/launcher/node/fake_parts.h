@@ -22,6 +22,7 @@
 #include "launcher/node/instance_runner.h"
 #include "launcher/node/log_subscription.h"
 #include "launcher/node/monotonic_clock.h"
+#include "launcher/node/nic_telemetry.h"
 #include "launcher/node/sanity_check_runner.h"
 
 namespace pai::launcher::testing {
@@ -230,6 +231,20 @@ class FakeGpuSampler final : public GpuSampler {
     ++samples;
     if (!gpus) *reason = why;
     return gpus;
+  }
+};
+
+/// A node's RDMA ports as the test sets them.
+class FakeNicTelemetry final : public NicTelemetry {
+ public:
+  /// What window() returns.
+  std::vector<net::NicPort> ports;
+  /// Times window() was called.
+  int windows = 0;
+
+  std::vector<net::NicPort> window() override {
+    ++windows;
+    return ports;
   }
 };
 

@@ -10,6 +10,7 @@
 
 #include "fake_parts.h"
 #include "launcher/checks/check_result_json.h"
+#include "launcher/checks/node_history.h"
 #include "launcher/net/protocol.h"
 #include "support/plan_fixture.h"
 #include "support/temp_dir.h"
@@ -60,7 +61,7 @@ class AgentHarness {
         options(options_for(node, dir, terminal_)),
         events(dir / "events.jsonl"),
         agent(plan, options, events,
-              NodeAgentParts{link, instances, commands, logs, checks, clock, gpus, fabric}) {}
+              NodeAgentParts{link, instances, commands, logs, checks, clock, gpus, fabric, nics}) {}
   ~AgentHarness() { ::close(terminal_); }
 
   pai::testing::TempDir dir;
@@ -80,6 +81,7 @@ class AgentHarness {
   FakeClock clock;
   FakeGpuSampler gpus;
   FakeFabricRunner fabric;
+  FakeNicTelemetry nics;
   NodeAgent agent;
 
   /// What the agent wrote on its terminal since the last said().
@@ -646,6 +648,93 @@ TEST_CASE("heartbeats carry the activity of the instance while it runs") {
                                      {"lost", 5},
                                      {"tcpRttUs", 120},
                                      {"tcpRetrans", 4}}}}}));
+}
+
+TEST_CASE("heartbeats carry the node's RDMA ports and the ranks' NCCL links while it runs") {
+  AgentHarness node;
+  const auto t = node.clock.time;
+  REQUIRE(node.agent.join());
+  node.receive(Json{{"type", "assign"}, {"instance", 1}, {"hosts", Json::array()}});
+  node.link.take();
+  node.nics.ports = {pai::net::NicPort{.port = "mlx5_0/1",
+                                       .netdev = "eth2",
+                                       .state = "ACTIVE",
+                                       .window_ms = 1000,
+                                       .counters = {{"port_rcv_errors", 3}}}};
+  node.agent.on_deadline(t);
+  CHECK(node.nics.windows == 0);  // nothing runs: no window to read
+  CHECK_FALSE(node.link.take().at(0).contains("nics"));
+
+  node.instances.current_activity = InstanceActivity{true, 0, 1800, 1, {}, {}};
+  RankTelemetrySummary rank{.rank = 2, .step = 1, .window_us = 1'000'000};
+  rank.peers = {PeerLinkSummary{.peer = 0, .direction = 1, .bytes = 4096, .busy_us = 80},
+                PeerLinkSummary{.peer = 3, .direction = 2, .stalled_ms = 1500}};
+  rank.peer_links = 5;
+  // More links than the wire carries: the first kMaxNcclPeers go.
+  for (std::size_t i = 0; i < pai::net::kMaxNcclPeers; ++i)
+    rank.peers.push_back(PeerLinkSummary{.peer = 4});
+  node.instances.current_activity.telemetry = {rank};
+  node.agent.on_deadline(t + 1s);
+  const Messages sent = node.link.take();
+  REQUIRE(sent.size() == 1);
+  CHECK(node.nics.windows == 1);
+  CHECK(sent[0]["nics"] == Json::parse(R"([{"port":"mlx5_0/1","netdev":"eth2","state":"ACTIVE",
+      "windowMs":1000,"counters":[{"counter":"port_rcv_errors","delta":3}]}])"));
+  const Json& telemetry = sent[0]["instances"][0]["telemetry"][0];
+  CHECK(telemetry["ncclPeerLinks"] == 5);
+  REQUIRE(telemetry["ncclPeers"].size() == pai::net::kMaxNcclPeers);
+  CHECK(telemetry["ncclPeers"][0] ==
+        Json{{"peer", 0}, {"dir", "send"}, {"bytes", 4096}, {"busyUs", 80}, {"stalledMs", -1}});
+  CHECK(telemetry["ncclPeers"][1] ==
+        Json{{"peer", 3}, {"dir", "recv"}, {"bytes", 0}, {"busyUs", 0}, {"stalledMs", 1500}});
+  // What the agent sends, the coordinator reads.
+  CHECK(std::holds_alternative<pai::net::NodeHeartbeat>(
+      pai::net::parse_node_to_coordinator(sent[0], 4)));
+}
+
+TEST_CASE("a critical NIC verdict is journaled and recorded in the check history as failed") {
+  AgentHarness node;
+  node.plan.sanity_check.history.dir = node.dir / "history";
+  node.join_and_assign(1);
+  const Json verdict = {{"type", "nic-verdict"},
+                        {"port", "mlx5_0/1"},
+                        {"problem", "flapping"},
+                        {"evidence", "went down 3 times in 10 s"}};
+  node.receive(verdict);
+  const std::string file = pai::checks::history_path(node.dir / "history", "node-1");
+  CHECK(node.journal() == Messages{{{"event", "nic-verdict"},
+                                    {"port", "mlx5_0/1"},
+                                    {"problem", "flapping"},
+                                    {"evidence", "went down 3 times in 10 s"},
+                                    {"history", file}}});
+  const auto read = pai::checks::read_history(node.dir / "history", "node-1");
+  REQUIRE(read.records.size() == 1);
+  CHECK_FALSE(read.records[0].passed);
+  CHECK(read.records[0].failed == Strings{"nic"});
+  CHECK(read.records[0].summary == "nic: mlx5_0/1 flapping: went down 3 times in 10 s");
+  // Two such verdicts quarantine the node at its next rendezvous, as two failed checks would.
+  node.receive(verdict);
+  node.journal();
+  CHECK(pai::checks::is_quarantined(node.dir / "history", "node-1", {5, 2}).quarantined);
+  CHECK(node.said().empty());
+}
+
+TEST_CASE(
+    "a NIC verdict that cannot be recorded in the history is still journaled, with a warning") {
+  AgentHarness node;
+  // The history folder is a file: no record can be written there.
+  pai::testing::spit(node.dir / "history", "not a folder");
+  node.plan.sanity_check.history.dir = node.dir / "history";
+  node.join_and_assign(1);
+  node.receive(Json{
+      {"type", "nic-verdict"}, {"port", "mlx5_0/1"}, {"problem", "down"}, {"evidence", "DOWN"}});
+  CHECK(node.said().starts_with(
+      "pai-launch: warning: the NIC verdict is not in the check history: "));
+  CHECK(node.journal() == Messages{{{"event", "nic-verdict"},
+                                    {"port", "mlx5_0/1"},
+                                    {"problem", "down"},
+                                    {"evidence", "DOWN"},
+                                    {"history", ""}}});
 }
 
 TEST_CASE("GPUs are sampled with the heartbeat while the instance runs - once per interval") {

@@ -134,11 +134,12 @@ TEST_CASE("diagnosis off - or a node forgotten - gives nothing") {
 }
 
 TEST_CASE("problems have names for records and metrics") {
-  CHECK(std::string(to_string(NicProblem::Down)) == "down");
-  CHECK(std::string(to_string(NicProblem::Flapping)) == "flapping");
-  CHECK(std::string(to_string(NicProblem::Errors)) == "errors");
-  CHECK(std::string(to_string(NicProblem::Congestion)) == "congestion");
-  CHECK(std::string(to_string(NicProblem::Slow)) == "slow");
+  CHECK(std::string(pai::to_string(NicProblem::Down)) == "down");
+  CHECK(std::string(pai::to_string(NicProblem::Flapping)) == "flapping");
+  CHECK(std::string(pai::to_string(NicProblem::Errors)) == "errors");
+  CHECK(std::string(pai::to_string(NicProblem::Congestion)) == "congestion");
+  CHECK(std::string(pai::to_string(NicProblem::Slow)) == "slow");
+  CHECK(pai::enum_from_string<NicProblem>("flapping") == NicProblem::Flapping);
 }
 
 }  // namespace nic_verdict_test

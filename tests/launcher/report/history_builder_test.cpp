@@ -302,6 +302,32 @@ TEST_CASE("a restart to test the links of a hang's suspects is a key event") {
   CHECK(h.key_events[0].text == "restarted to test the links of node-2, node-3");
 }
 
+TEST_CASE("NIC verdicts are marks on their node - a critical one a key event too") {
+  const auto nic = [](std::int64_t ms, const char* problem, const char* severity) {
+    return line(ms, "nic",
+                {{"node", s("node-1")},
+                 {"port", s("mlx5_0/1")},
+                 {"netdev", s("eth2")},
+                 {"problem", s(problem)},
+                 {"counter", s("hw_counters/np_cnp_sent")},
+                 {"rate", i(9000)},
+                 {"evidence", s("mlx5_0/1 (eth2): ...")},
+                 {"severity", s(severity)}});
+  };
+  JobHistoryBuilder b;
+  feed(b, true, "coordinator",
+       line(0, "start", {{"instance", s("worker-0")}, {"node", s("node-1")}, {"attempt", i(0)}}) +
+           nic(100, "congestion", "warning") + nic(200, "flapping", "critical"));
+  const JobHistory h = b.finish("/logs");
+  REQUIRE(h.lanes.size() == 1);
+  CHECK(count_of(h.lanes[0], MarkKind::Diagnosis) == 2);
+  CHECK(first_of(h.lanes[0], MarkKind::Diagnosis)->text ==
+        "nic (warning): mlx5_0/1 congestion: mlx5_0/1 (eth2): ...");
+  REQUIRE(h.key_events.size() == 1);
+  CHECK(h.key_events[0].what == "nic");
+  CHECK(h.key_events[0].text == "nic (critical): mlx5_0/1 flapping: mlx5_0/1 (eth2): ...");
+}
+
 TEST_CASE("a cancelled job says who cancelled it") {
   JobHistoryBuilder b;
   feed(b, true, "coordinator",
