@@ -5,7 +5,9 @@
 // ProxyOp to the ring's next rank (send) and one from its previous rank (receive), each with 4
 // ProxyStep transfers of 512 KiB: send SendGPUWait, SendPeerWait, SendWait, stop; receive
 // RecvWait, RecvFlushWait, RecvGPUWait, stop). No GPU, no NCCL, no TCP between the ranks: the
-// transfers are sleeps, `factor` times longer on a link one of whose ends is a slow rank.
+// transfers are sleeps, `factor` times longer on a link one of whose ends is a slow rank, and
+// every rank's collective lasts as long as the slowest rank's, as a ring makes it (the fast
+// ranks wait inside the collective, outside their transfers).
 //
 //   fake_nccl_job SECONDS [SLOW_RANK [FACTOR]]     (RANK, WORLD_SIZE from pai's env contract)
 #include <dlfcn.h>
@@ -80,6 +82,8 @@ int main(int argc, char** argv) {
   const auto step_time = [&](int a, int b) {
     return std::chrono::microseconds(a == slow || b == slow ? 1500 * factor : 1500);
   };
+  // The slowest rank's 4 sends and 4 receives.
+  const auto ring_time = 8 * std::chrono::microseconds(slow >= 0 ? 1500 * factor : 1500);
   const auto end = Clock::now() + std::chrono::duration<double>(seconds);
   int collectives = 0;
   while (Clock::now() < end) {
@@ -95,6 +99,7 @@ int main(int argc, char** argv) {
     kernel.type = ncclProfileKernelCh;
     kernel.parentObj = c;
     void* k = p.start(kernel, p.context);
+    const auto collective_start = Clock::now();
     for (const bool send : {true, false}) {
       ncclProfilerEventDescr_v5_t op{};
       op.type = ncclProfileProxyOp;
@@ -129,6 +134,7 @@ int main(int argc, char** argv) {
       }
       p.stop(o);
     }
+    std::this_thread::sleep_until(collective_start + ring_time);  // waiting on the ring
     p.stop(k);  // the GPU work is done: the collective exits
     ++collectives;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));  // "compute"

@@ -137,7 +137,7 @@ say "a. ${HEALTHY_RUNS:-2} healthy runs: no nic verdict"
 for n in 1 2 3 4; do node_tree "$n" errors >/dev/null; done
 compile errors "[]" "sleep 6" "" ""
 for n in 1 2 3 4; do start_node errors "$n"; done
-wait_output errors/node-1 "starting worker-0"
+expect_said errors/node-1 "coordinator: starting worker-0"
 sleep 1
 first_rise=$(now_ms)
 for _ in $(seq 1 30); do
@@ -161,7 +161,7 @@ history_checks="  history: {dir: $history, window: 5, maxFailures: 2}"
 for n in 1 2 3 4 5; do node_tree "$n" flaps >/dev/null; done
 compile flaps "[{name: node-5, address: $SUBNET.5}]" "sleep 6" "" "$history_checks"
 for n in 1 2 3 4 5; do start_node flaps "$n"; done
-wait_output flaps/node-1 "starting worker-0"
+expect_said flaps/node-1 "coordinator: starting worker-0"
 sleep 1
 "$fake_sysfs" add "$work/sys/flaps/node-2" "$PORT/counters/link_downed" 1
 sleep 2  # seen clear for several heartbeats: the episode ends
