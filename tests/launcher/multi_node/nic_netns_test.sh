@@ -18,7 +18,8 @@
 #      the job runs on node-1..4; with `exclude` (only node-2 misconfigured) the spare takes it.
 #   e. NCCL transfers: 4 ranks of fake_nccl_job drive pai's NCCL profiler plugin (through its
 #      real entry points, as NCCL 2.28.9 does) with no TCP between them; the links touching
-#      rank 2 (node-3) are 5x slower: RankCommSlow names node-3 from the transfers alone.
+#      rank 2 (node-3) are 5x slower: RankCommSlow names node-3 from the transfers alone, and
+#      its evidence names node-3's port, whose ACK timeouts rise meanwhile.
 #   After each scenario no process is left in any node's namespace.
 #
 #   nic_netns_test.sh BUILD_DIR   (BUILD_DIR holds compiler/pai-compile, launcher/pai-launch,
@@ -212,12 +213,26 @@ say "d. lint: MTU, NCCL and GPU path named at the rendezvous; with exclude the s
 
 # --- e. NCCL transfers name the slow node with no TCP between the ranks.
 for n in 1 2 3 4; do node_tree "$n" nccl >/dev/null; done
-compile nccl "[]" "$fake_nccl_job 10 2 5" "  diagnosis: {ncclProfiler: true, slowWindows: 3}" ""
+compile nccl "[]" "$fake_nccl_job 10 2 5" "  diagnosis: {ncclProfiler: true, slowWindows: 5}" ""
 for n in 1 2 3 4; do start_node nccl "$n"; done
+expect_said nccl/node-1 "coordinator: starting worker-0"
+# node-3's port also times out ACKs from the start: its NIC verdict (2 heartbeats) comes before
+# the link verdict (5 windows), whose evidence then names the port and counter.
+(
+  for _ in $(seq 1 80); do
+    "$fake_sysfs" add "$work/sys/nccl/node-3" "$PORT/hw_counters/local_ack_timeout_err" 50
+    sleep 0.1
+  done
+) &
+errors_pid=$!
 expect_success nccl/node-{1,2,3,4}
+wait "$errors_pid"
 expect_said nccl/node-1 "RankCommSlow: NCCL transfers to and from node-3 run at"
 if grep -q "RankCommSlow: NCCL transfers to and from node-[124]" "$work/nccl/node-1.err"; then
   fail "nccl: another node named: $(grep RankCommSlow "$work/nccl/node-1.err")"
 fi
+grep "RankCommSlow: NCCL transfers to and from node-3" "$work/nccl/node-1.err" |
+  grep -q "its NIC: node-3 mlx5_0/1 (eth2): hw_counters/local_ack_timeout_err" ||
+  fail "nccl: the link verdict does not name node-3's port: $(grep RankCommSlow "$work/nccl/node-1.err")"
 expect_no_leftovers nccl
-say "e. NCCL transfers 5x slower on node-3's links: RankCommSlow named node-3 alone"
+say "e. NCCL transfers 5x slower on node-3's links: RankCommSlow named node-3 alone, with its port's ACK timeouts"
