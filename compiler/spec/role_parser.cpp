@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "compiler/document/parameters.h"
+#include "compiler/spec/exec_limits.h"
 
 namespace pai {
 
@@ -43,7 +44,11 @@ void parse_command(const Node& node, const std::string& path,
                    const std::map<std::string, std::string>& parameters, FieldReader& reader,
                    std::vector<std::string>* out) {
   if (node.is_scalar()) {
-    *out = {"/bin/sh", "-c", reader.substitute(node, node.scalar, parameters, path)};
+    std::string script = reader.substitute(node, node.scalar, parameters, path);
+    if (const std::string problem = exec_string_problem(script); !problem.empty()) {
+      reader.error(node, path, "the command " + problem);
+    }
+    *out = {"/bin/sh", "-c", std::move(script)};
     return;
   }
   if (!node.is_sequence()) {
@@ -62,6 +67,9 @@ void parse_command(const Node& node, const std::string& path,
     std::string word;
     if (reader.string(item, item_path, &word)) {
       argv.push_back(reader.substitute(item, word, parameters, item_path));
+      if (const std::string problem = exec_string_problem(argv.back()); !problem.empty()) {
+        reader.error(item, item_path, "the argument " + problem);
+      }
     }
   }
   *out = std::move(argv);
@@ -84,6 +92,10 @@ void parse_env(const Node& node, const std::string& path,
     std::string text;
     if (reader.scalar_value(value, var_path, &text)) {
       role->env.emplace_back(name, reader.substitute(value, text, parameters, var_path));
+      const std::string entry = name + "=" + role->env.back().second;
+      if (const std::string problem = exec_string_problem(entry); !problem.empty()) {
+        reader.error(value, var_path, name + "=value " + problem);
+      }
     }
   }
   std::sort(role->env.begin(), role->env.end());

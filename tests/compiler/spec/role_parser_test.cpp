@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "compiler/document/yaml_loader.h"
+#include "compiler/spec/exec_limits.h"
 
 namespace role_parser_test {
 
@@ -66,6 +67,50 @@ TEST_CASE("parse_role suggests the nested field for a misplaced key") {
   const auto p = parse("command: x\ngpu: 8\n");
   REQUIRE(p->diags.all().size() == 1);
   CHECK(p->diags.all()[0].message == "unknown key \"gpu\" (did you mean \"resources.gpu\"?)");
+}
+
+TEST_CASE("parse_role refuses exec strings over MAX_ARG_STRLEN, at the field") {
+  const std::string at_limit(kMaxExecString - 1, 'a');  // with its NUL: exactly the limit
+  const std::string over(kMaxExecString, 'a');
+  // NAME=value is the exec string: a value of limit-3 bytes under "AB=" fits with its NUL.
+  const auto ok = parse("command: [run, " + at_limit + "]\nenv: {AB: " +
+                        std::string(kMaxExecString - 4, 'v') + "}\n");
+  CHECK(ok->diags.all().empty());
+
+  const auto p = parse("command: [run, " + over + "]\nenv:\n  AB: " +
+                       std::string(kMaxExecString - 3, 'v') + "\n");
+  REQUIRE(p->diags.all().size() == 2);
+  const Diagnostic& arg = p->diags.all()[0];
+  CHECK(arg.path == "roles.w.command[1]");
+  CHECK(arg.loc.line == 1);
+  CHECK(arg.loc.column == 16);
+  CHECK(arg.message == "the argument is 131073 bytes with its terminating NUL, over the kernel's "
+                       "limit of 131072 for one argument or NAME=value (MAX_ARG_STRLEN): exec "
+                       "would fail with E2BIG");
+  const Diagnostic& env = p->diags.all()[1];
+  CHECK(env.path == "roles.w.env.AB");
+  CHECK(env.loc.line == 3);
+  CHECK(env.message.starts_with("AB=value is 131073 bytes with its terminating NUL"));
+}
+
+TEST_CASE("parse_role refuses a command script that parameters make too long") {
+  const auto p = parse("command: \"echo ${parameters.big}\"\n",
+                       {{"big", std::string(kMaxExecString, 'x')}});
+  REQUIRE(p->diags.all().size() == 1);
+  CHECK(p->diags.all()[0].path == "roles.w.command");
+  CHECK(p->diags.all()[0].message.starts_with("the command is 131078 bytes"));
+}
+
+TEST_CASE("parse_role refuses a NUL byte in an env value or an argument") {
+  const auto p = parse("command: [run, \"a\\0b\"]\nenv: {TOKEN: \"abc\\0def\"}\n");
+  REQUIRE(p->diags.all().size() == 2);
+  CHECK(p->diags.all()[0].path == "roles.w.command[1]");
+  CHECK(p->diags.all()[0].message.starts_with("the argument holds a NUL byte at byte 1"));
+  CHECK(p->diags.all()[1].path == "roles.w.env.TOKEN");
+  CHECK(p->diags.all()[1].message ==
+        "TOKEN=value holds a NUL byte at byte 9: a process is given the text before it, and "
+        "the env script and the launcher would disagree");
+  CHECK(exec_string_problem("plain").empty());
 }
 
 }  // namespace role_parser_test
