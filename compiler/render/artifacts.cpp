@@ -52,15 +52,15 @@ void check_output(const Plan& plan, const std::string& out) {
 // The files of a fresh folder need no temporary names: the folder is swapped in whole. That
 // halves the metadata work for 10,000 env scripts.
 void write_roles(const Plan& plan, const std::string& seal, const std::string& dir) {
-  make_directories(dir);
+  make_private_directory(dir);
   for (const Role& role : plan.roles) {
     write_new_file(dir + "/" + role.name + ".json", role_to_json(plan, role, seal),
-                   FileAccess::Public);
+                   FileAccess::Private);
   }
 }
 
 void write_env_scripts(const Plan& plan, const std::string& dir) {
-  make_directories(dir);
+  make_private_directory(dir);
   ProcessContext ctx;
   if (plan.framework == Framework::Mpi) ctx.hostfile = "hostfile";
   std::string path = dir + "/";
@@ -71,7 +71,7 @@ void write_env_scripts(const Plan& plan, const std::string& dir) {
     path += '-';
     path += std::to_string(p.index);
     path += ".sh";
-    write_new_file(path, render_env_script(plan, p, ctx), FileAccess::Public);
+    write_new_file(path, render_env_script(plan, p, ctx), FileAccess::Private);
   }
 }
 
@@ -89,7 +89,7 @@ std::string write_artifacts(const Plan& plan, const ArtifactOptions& options) {
   return replace_output_folder(options.out_dir, folder, [&](const std::string& out) {
     // The plan is sealed with the job token (libpai/plan_seal.h): a launcher that has the
     // token refuses the plan once edited, and refuses it next to another compile's token.
-    write_new_file(out + "/plan.json", plan_to_json(plan, token), FileAccess::Public);
+    write_new_file(out + "/plan.json", plan_to_json(plan, token), FileAccess::Private);
     write_roles(plan, plan_seal(plan, token), out + "/roles");
     // The MPI launcher role runs mpirun; it holds no ranks.
     std::vector<std::string> exclude;

@@ -83,6 +83,11 @@ void make_directories(const std::string& path) {
   if (!S_ISDIR(st.st_mode)) fail("cannot create directory", path, ENOTDIR);
 }
 
+void make_private_directory(const std::string& path) {
+  make_directories(path);
+  if (::chmod(path.c_str(), 0700) != 0) fail("cannot create directory", path, errno);
+}
+
 void remove_tree(const std::string& path) {
   std::error_code ec;
   std::filesystem::remove_all(path, ec);

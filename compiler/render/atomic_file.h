@@ -29,6 +29,11 @@ void write_file_atomic(const std::string& path, std::string_view content, FileAc
 /// a directory.
 void make_directories(const std::string& path);
 
+/// make_directories, then sets `path`'s mode to exactly 0700 whatever the umask: a folder of
+/// files that hold secrets (env values in env scripts, plans and manifests). Throws
+/// std::runtime_error "cannot create directory '<path>': <reason>".
+void make_private_directory(const std::string& path);
+
 /// Removes `path` and, for a folder, everything in it; symbolic links are removed, never
 /// followed. Nothing to remove is fine. Throws std::runtime_error
 /// "cannot remove '<path>': <reason>".

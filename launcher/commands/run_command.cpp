@@ -230,7 +230,7 @@ void open_journal(NodeRun& run, const RunOptions& options) {
   const auto t = Clock::now();
   run.log_dir =
       options.log_dir.empty() ? default_log_dir(run.plan, options.plan_path) : options.log_dir;
-  if (std::string why = make_dirs(run.log_dir + "/" + run.instance, 0755); !why.empty()) {
+  if (std::string why = make_dirs(run.log_dir + "/" + run.instance, 0750); !why.empty()) {
     throw SetupError("cannot write logs to " + run.log_dir + ": " + why);
   }
   try {
@@ -367,7 +367,7 @@ std::unique_ptr<ServedCoordinator> serve_coordinator(const NodeRun& run, const R
   const Plan& plan = run.plan;
   const auto t = Clock::now();
   const std::string dir = run.log_dir + "/coordinator";
-  if (std::string why = make_dirs(dir, 0755); !why.empty()) {
+  if (std::string why = make_dirs(dir, 0750); !why.empty()) {
     throw SetupError("cannot write logs to " + dir + ": " + why);
   }
   coordinator::ServerOptions server_options;

@@ -16,7 +16,7 @@ namespace pai::launcher {
 
 EventLog::EventLog(const std::string& path, int warn_fd)
     : path_(path),
-      fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)),
+      fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640)),
       warn_fd_(warn_fd) {
   if (fd_ < 0) throw std::system_error(errno, std::system_category(), "cannot write " + path);
   // Not for a journal appended to (a launcher restarted into the same folder), nor for one

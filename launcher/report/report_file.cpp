@@ -17,7 +17,7 @@ namespace pai::launcher::report {
 void write_report(const std::string& log_dir, const std::string& out_path) {
   const std::string html = render_report_html(read_log_folder(log_dir));
   const std::string temp = out_path + ".tmp-" + std::to_string(::getpid());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
   if (fd < 0) throw std::system_error(errno, std::system_category(), "cannot write " + out_path);
   const bool written = write_all(fd, html);
   const int write_error = errno;

@@ -89,7 +89,7 @@ std::string xid_lines(const std::string& kmsg, std::string* error) {
 
 // Writes `text` to `path`; false with `error` set when it could not be written whole.
 bool write_file(const std::string& path, const std::string& text, std::string* error) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
   if (fd < 0) {
     *error = path + ": " + errno_text(errno);
     return false;

@@ -34,7 +34,7 @@ std::vector<char>& read_buffer() {
 RankOutput::RankOutput(std::string log_path, const std::string& prefix, int color_index,
                        const Terminal& terminal)
     : log_path_(std::move(log_path)), tail_(kLogTailBytes) {
-  log_fd_ = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  log_fd_ = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
   if (log_fd_ < 0) throw_fd_error("cannot write " + log_path_);
   for (Stream* s : {&out_, &err_}) {
     int fds[2];

@@ -18,7 +18,7 @@ void KubernetesTarget::adapt_plan(Plan& plan) const { plan = plan_for_pods(plan)
 void KubernetesTarget::write_files(const Plan& plan, const std::string& dir,
                                    const std::string&) const {
   make_directories(dir + "/k8s");
-  write_new_file(dir + "/k8s/job.yaml", render_k8s_manifest(plan), FileAccess::Public);
+  write_new_file(dir + "/k8s/job.yaml", render_k8s_manifest(plan), FileAccess::Private);
 }
 
 }  // namespace pai

@@ -96,8 +96,27 @@ TEST_CASE("write_artifacts writes every artifact of design §4 - rendered by lib
         pai::render_env_script(plan, plan.placements[2], pai::ProcessContext{}));
   CHECK(files.at("launch.sh") == pai::render_launch_script(plan));
   CHECK(mode_of(out + "/launch.sh") == 0755);
-  CHECK(mode_of(out + "/plan.json") == 0644);
-  CHECK(mode_of(out + "/env/worker-0.sh") == 0644);
+  // Env values are secrets (API keys, OpenPAI secrets): only the owner reads what holds them.
+  CHECK(mode_of(out + "/plan.json") == 0600);
+  CHECK(mode_of(out + "/env/worker-0.sh") == 0600);
+  CHECK(mode_of(out + "/roles/worker.json") == 0600);
+  CHECK(mode_of(out + "/env") == 0700);
+  CHECK(mode_of(out + "/roles") == 0700);
+  CHECK(mode_of(out + "/hostfile") == 0644);
+}
+
+TEST_CASE("write_artifacts keeps env-bearing files private whatever the umask") {
+  TempDir dir;
+  const pai::Plan plan = pai::testing::make_test_plan(2, 1);
+  const mode_t old = ::umask(0);
+  const std::string out = dir / "out";
+  pai::write_artifacts(plan, {out, "", pai::HostfileStyle::OpenMpi});
+  ::umask(old);
+  CHECK(mode_of(out + "/plan.json") == 0600);
+  CHECK(mode_of(out + "/env/worker-1.sh") == 0600);
+  CHECK(mode_of(out + "/env") == 0700);
+  CHECK(mode_of(out + "/job.token") == 0600);
+  CHECK(mode_of(out + "/hostfile") == 0644);
 }
 
 TEST_CASE("write_artifacts is deterministic for a token - a new token changes only the seal") {

@@ -51,6 +51,12 @@ TEST_CASE("the default log directory is <output>/logs") {
   auto r = run_launcher(dir, {"run", "--plan", write_plan(dir, plan), "--node-rank", "0"});
   CHECK(r.code == 0);
   CHECK(slurp(dir / "out/logs/worker-0/rank-0.attempt-0.log") == "hi\n");
+  // Logs may hold what ranks print of their env: other users cannot enter the folders.
+  for (const std::string folder : {"out/logs", "out/logs/worker-0"}) {
+    struct stat st {};
+    REQUIRE(::stat((dir / folder).c_str(), &st) == 0);
+    CHECK((st.st_mode & 0007) == 0);
+  }
 }
 
 TEST_CASE("a missing plan is a clear error - exit 2") {

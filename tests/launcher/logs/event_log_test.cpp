@@ -1,6 +1,7 @@
 #include "launcher/logs/event_log.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -26,6 +27,16 @@ TEST_CASE("records are appended to the journal file at once, after its header") 
         std::string::npos);
   log.record(journal::Stop{});
   CHECK(pai::testing::count_lines_with(slurp(dir / "events.jsonl"), "\"event\"") == 3);
+}
+
+TEST_CASE("a new journal is not readable by other users") {
+  TempDir dir;
+  const mode_t old = ::umask(0);
+  { EventLog log(dir / "events.jsonl"); }
+  ::umask(old);
+  struct stat st {};
+  REQUIRE(::stat((dir / "events.jsonl").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
 }
 
 TEST_CASE("a journal appended to keeps its first record: no second header") {

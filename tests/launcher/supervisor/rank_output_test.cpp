@@ -1,6 +1,7 @@
 #include "launcher/supervisor/rank_output.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -40,6 +41,21 @@ TEST_CASE("both pipes reach the log file and the terminal - EOF flushes a partia
   CHECK(slurp(dir / "terminal") ==
         "[worker-0/0] out line\n[worker-0/0] partial\n[worker-0/0] err line\n");
   CHECK(output.tail().last_lines(1) == "pai-launch: noted");
+}
+
+TEST_CASE("a rank's log is not readable by other users") {
+  TempDir dir;
+  const int term = ::open((dir / "terminal").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const mode_t old = ::umask(0);
+  {
+    RankOutput output(dir / "rank-0.attempt-0.log", "[worker-0/0]", 0,
+                      Terminal{term, term, false, false});
+  }
+  ::umask(old);
+  ::close(term);
+  struct stat st {};
+  REQUIRE(::stat((dir / "rank-0.attempt-0.log").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
 }
 
 TEST_CASE("an unwritable log file is an error naming it") {
