@@ -538,15 +538,15 @@ struct GpuIdle {
 /// detection.
 struct Monitoring {
   int metrics_port = 0;                     ///< 1..65535; 0 = no metrics endpoint
-  std::string metrics_address = "0.0.0.0";  ///< numeric IPv4 or IPv6 address to bind
+  /// Numeric IPv4 or IPv6 address to bind; "" = the coordinator's own listening address, so
+  /// the endpoint is no more exposed than the coordinator port.
+  std::string metrics_address;
   GpuIdle gpu_idle;                         ///< spec `monitoring.gpuIdle`
   friend void fields(auto& v, Like<Monitoring> auto& m) {
     v("gpuIdle", m.gpu_idle, field::present_if(!(m.gpu_idle == GpuIdle{})));
     // The endpoint's two settings are there both or neither (off: a port of 0).
     v.together(m.metrics_port != 0, [&](auto& endpoint) {
       endpoint("metricsAddress", m.metrics_address);
-      endpoint.check("metricsAddress",
-                     [&] { return m.metrics_address.empty() ? "expected an address" : ""; });
       endpoint("metricsPort", m.metrics_port);
       endpoint.check("metricsPort", [&] {
         return m.metrics_port < 1 || m.metrics_port > 65535 ? "expected a port from 1 to 65535"

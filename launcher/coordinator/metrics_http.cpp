@@ -7,8 +7,10 @@
 #include <boost/asio/write.hpp>
 #include <exception>
 #include <stdexcept>
-#include <unordered_set>
+#include <unordered_map>
 #include <utility>
+
+#include "launcher/coordinator/handshake_slots.h"
 
 namespace pai::launcher::coordinator {
 
@@ -124,7 +126,8 @@ struct MetricsHttpServer::Impl : std::enable_shared_from_this<Impl> {
         retry(io),
         options(std::move(opts)),
         render(std::move(render_fn)),
-        content_type(std::move(type)) {}
+        content_type(std::move(type)),
+        slots(options.max_per_address, options.max_connections) {}
 
   void listen();
   void accept();
@@ -136,7 +139,10 @@ struct MetricsHttpServer::Impl : std::enable_shared_from_this<Impl> {
   MetricsHttpOptions options;
   std::function<std::string()> render;
   std::string content_type;
-  std::unordered_set<Connection*> live;
+  // Every open connection holds a slot from accept to close, by id (ids grow with arrival).
+  HandshakeSlots slots;
+  std::unordered_map<int, Connection*> live;
+  int next_id = 0;
   bool closed = false;
   int bound_port = 0;
 };
@@ -145,23 +151,22 @@ struct MetricsHttpServer::Impl : std::enable_shared_from_this<Impl> {
 // thus outlives it.
 class MetricsHttpServer::Impl::Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(std::shared_ptr<Impl> server, tcp::socket socket)
-      : server_(std::move(server)), socket_(std::move(socket)), deadline_(server_->io) {
-    server_->live.insert(this);
+  Connection(std::shared_ptr<Impl> server, tcp::socket socket, int id)
+      : server_(std::move(server)), socket_(std::move(socket)), deadline_(server_->io), id_(id) {
+    server_->live.emplace(id_, this);
   }
-  ~Connection() { server_->live.erase(this); }
+  ~Connection() {
+    server_->live.erase(id_);
+    server_->slots.release(id_);
+  }
 
-  /// Reads a request and answers it; with `busy`, answers 503 without reading.
-  void start(bool busy) {
+  /// Reads a request and answers it.
+  void start() {
     deadline_.expires_after(server_->options.timeout);
     deadline_.async_wait([self = shared_from_this()](const error_code& ec) {
       if (!ec) self->close();
     });
-    if (busy) {
-      respond(error_answer(503, "too many scrapes at once"));
-    } else {
-      read();
-    }
+    read();
   }
 
   void close() {
@@ -239,6 +244,7 @@ class MetricsHttpServer::Impl::Connection : public std::enable_shared_from_this<
   std::string request_;
   std::string response_;
   std::array<char, 1024> discard_;
+  int id_;
 };
 
 void MetricsHttpServer::Impl::listen() {
@@ -260,16 +266,17 @@ void MetricsHttpServer::Impl::accept() {
   acceptor.async_accept([self = shared_from_this()](const error_code& ec, tcp::socket socket) {
     if (self->closed || ec == asio::error::operation_aborted) return;
     if (!ec) {
-      const std::size_t open = self->live.size();
-      if (open < 2 * self->options.max_connections) {
-        // Past the cap a client is told to come back later, past twice the cap (a flood) it
-        // is closed at once: either way the loop holds at most twice the cap.
-        std::make_shared<Connection>(self, std::move(socket))
-            ->start(open >= self->options.max_connections);
-      } else {
-        error_code ignored;
-        socket.close(ignored);
+      error_code peer_ec;
+      const tcp::endpoint peer = socket.remote_endpoint(peer_ec);
+      const std::string address = peer_ec ? std::string("?") : peer.address().to_string();
+      const int id = self->next_id++;
+      if (const auto evicted = self->slots.admit(id, address)) {
+        // Its handlers end with the close and drop it; its slot is already free.
+        if (const auto it = self->live.find(evicted->id); it != self->live.end()) {
+          it->second->close();
+        }
       }
+      std::make_shared<Connection>(self, std::move(socket), id)->start();
     }
     if (!ec || ec == asio::error::connection_aborted) {
       self->accept();
@@ -289,15 +296,16 @@ void MetricsHttpServer::Impl::shutdown() {
   acceptor.close(ignored);
   retry.cancel();
   // close() may end a connection whose handlers then drop it: iterate over a copy.
-  const std::unordered_set<Connection*> open = live;
-  for (Connection* c : open) c->close();
+  const std::unordered_map<int, Connection*> open = live;
+  for (const auto& [id, c] : open) c->close();
 }
 
 MetricsHttpServer::MetricsHttpServer(asio::io_context& io, MetricsHttpOptions options,
                                      std::function<std::string()> render,
                                      std::string content_type) {
-  if (options.max_connections == 0) {
-    throw std::invalid_argument("MetricsHttpServer: max_connections must be at least 1");
+  if (options.max_connections == 0 || options.max_per_address == 0) {
+    throw std::invalid_argument(
+        "MetricsHttpServer: max_connections and max_per_address must be at least 1");
   }
   impl_ =
       std::make_shared<Impl>(io, std::move(options), std::move(render), std::move(content_type));

@@ -1,8 +1,10 @@
 // The metrics endpoint: a small HTTP/1.1 server on the coordinator's own Boost.Asio loop that
 // answers GET /metrics with what a callback renders, and nothing else. One request per
 // connection (each answer says "Connection: close"); bounded: request size, time per
-// connection and connections at once, so a slow or hostile client costs the loop nothing but
-// a socket. Internal to launcher/coordinator/.
+// connection, and connections at once in all and per address, kept as the coordinator port
+// keeps its handshakes (handshake_slots.h): a newcomer evicts the oldest connection, so slow
+// or idle clients, even from the scraper's own address, cannot keep a scrape out. Internal to
+// launcher/coordinator/.
 #pragma once
 
 #include <chrono>
@@ -19,11 +21,13 @@ class io_context;
 namespace pai::launcher::coordinator {
 
 struct MetricsHttpOptions {
-  std::string address = "0.0.0.0";  ///< numeric address to bind
-  int port = 0;                     ///< 0 = any (tests)
-  /// Connections served at once. Beyond it a client is answered 503 without being read;
-  /// beyond twice it (a flood) it is closed at once. At least 1.
-  std::size_t max_connections = 8;
+  std::string address = "127.0.0.1";  ///< numeric address to bind
+  int port = 0;                       ///< 0 = any (tests)
+  /// Connections open at once, in all and from one address; at either cap a new connection
+  /// evicts (closes) the oldest one of its address, or of the address holding the most. At
+  /// least 1 each.
+  std::size_t max_connections = 32;
+  std::size_t max_per_address = 8;
   /// A request whose head (request line and headers) is longer is answered 431 and closed.
   std::size_t max_request_bytes = 8192;
   /// A connection still open this long after it was accepted (slow request, slow reader) is
@@ -52,7 +56,7 @@ class MetricsHttpServer {
  public:
   /// Binds and listens on `options.address`:`options.port` and accepts on `io`, whose thread
   /// calls `render` for each GET /metrics. Throws std::runtime_error "cannot serve metrics on
-  /// ADDR:PORT: REASON"; std::invalid_argument for max_connections 0.
+  /// ADDR:PORT: REASON"; std::invalid_argument for a cap of 0.
   MetricsHttpServer(boost::asio::io_context& io, MetricsHttpOptions options,
                     std::function<std::string()> render, std::string content_type);
   /// Closes the listening socket and every connection (on the loop's thread, or with the loop

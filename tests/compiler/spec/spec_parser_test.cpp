@@ -423,11 +423,11 @@ TEST_CASE("timeLimit is a duration - none by default, zero refused") {
 TEST_CASE("monitoring - off by default - a port and a numeric address") {
   const Monitoring none = parse(kMinimal)->spec.job.monitoring;
   CHECK(none.metrics_port == 0);
-  CHECK(none.metrics_address == "0.0.0.0");
+  CHECK(none.metrics_address.empty());  // the coordinator's address
   const auto p = parse(kMinimal + "monitoring: {metricsPort: 9400}\n");
   CHECK(p->diags.all().empty());
   CHECK(p->spec.job.monitoring.metrics_port == 9400);
-  CHECK(p->spec.job.monitoring.metrics_address == "0.0.0.0");
+  CHECK(p->spec.job.monitoring.metrics_address.empty());
   const auto v6 = parse(kMinimal + "monitoring: {metricsPort: 9400, metricsAddress: '::1'}\n");
   CHECK(v6->diags.all().empty());
   CHECK(v6->spec.job.monitoring.metrics_address == "::1");

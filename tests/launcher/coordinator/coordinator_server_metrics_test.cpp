@@ -52,6 +52,21 @@ TEST_CASE("the server serves the plan's metrics on its loop - and journals where
   CHECK(http_status(http_get("127.182.0.1", 9400, "/")) == "HTTP/1.1 404 Not Found");
 }
 
+TEST_CASE("without metricsAddress the metrics are served on the coordinator's own address") {
+  Journal journal;
+  Plan plan = loopback_plan();
+  plan.monitoring.metrics_port = 9402;
+  plan.monitoring.metrics_address = "";
+  auto options = server_options(journal);
+  options.listen_address = "127.182.0.2";
+  CoordinatorServer server(plan, options);
+  const auto endpoint = journal.wait_for("metrics-endpoint");
+  REQUIRE(endpoint);
+  CHECK(endpoint->fields == Json{{"url", "http://127.182.0.2:9402/metrics"}});
+  CHECK(http_status(http_get("127.182.0.2", 9402, "/metrics")) == "HTTP/1.1 200 OK");
+  CHECK(http_get("127.182.0.1", 9402, "/metrics").empty());  // not every address
+}
+
 TEST_CASE("a plan without monitoring serves no metrics") {
   Journal journal;
   Plan plan = loopback_plan();

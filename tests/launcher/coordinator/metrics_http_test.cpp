@@ -1,5 +1,8 @@
 #include "launcher/coordinator/metrics_http.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -7,8 +10,10 @@
 #include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <deque>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "support/http_get.h"
 
@@ -152,22 +157,84 @@ TEST_CASE("a client that sends nothing is closed after the timeout") {
   ::close(fd);
 }
 
-TEST_CASE("connections beyond the cap get 503 - the ones inside it are still served") {
+TEST_CASE("a new connection evicts the oldest of its address - the others are still served") {
   MetricsHttpOptions options;
-  options.max_connections = 2;
+  options.max_per_address = 2;
   Served s(options);
   const int idle1 = connect_to(s.server->port());
+  std::this_thread::sleep_for(50ms);  // accepted first: the oldest
   const int idle2 = connect_to(s.server->port());
-  std::this_thread::sleep_for(100ms);  // both accepted
-  CHECK(status_line(exchange(s.server->port(), "GET /metrics HTTP/1.1\r\n\r\n")) ==
-        "HTTP/1.1 503 Service Unavailable");
+  std::this_thread::sleep_for(50ms);
   const std::string request = "GET /metrics HTTP/1.1\r\n\r\n";
-  REQUIRE(::write(idle1, request.data(), request.size()) > 0);
-  CHECK(status_line(pai::testing::read_until_closed(idle1)) == "HTTP/1.1 200 OK");
+  CHECK(status_line(exchange(s.server->port(), request)) == "HTTP/1.1 200 OK");
+  CHECK(pai::testing::read_until_closed(idle1, 2s).empty());  // evicted: closed, no answer
+  REQUIRE(::write(idle2, request.data(), request.size()) > 0);
+  CHECK(status_line(pai::testing::read_until_closed(idle2)) == "HTTP/1.1 200 OK");
   ::close(idle1);
   ::close(idle2);
-  std::this_thread::sleep_for(100ms);  // both gone: room again
-  CHECK(status_line(exchange(s.server->port(), request)) == "HTTP/1.1 200 OK");
+}
+
+TEST_CASE("200 slow connections from the scraper's own address keep out no scrape") {
+  Served s;
+  std::vector<int> slow;
+  for (int i = 0; i < 200; ++i) {
+    const int fd = connect_to(s.server->port());
+    REQUIRE(::write(fd, "GET /metr", 9) == 9);  // a request head that never ends
+    slow.push_back(fd);
+  }
+  int answered = 0;
+  for (int i = 0; i < 30; ++i) {
+    if (status_line(exchange(s.server->port(), "GET /metrics HTTP/1.1\r\n\r\n")) ==
+        "HTTP/1.1 200 OK") {
+      ++answered;
+    }
+  }
+  CHECK(answered >= 29);
+  for (const int fd : slow) ::close(fd);
+}
+
+TEST_CASE("a flood of slow connections from another address keeps out no scrape") {
+  Served s;
+  const int port = s.server->port();
+  std::atomic<bool> done{false};
+  std::atomic<int> opened{0};
+  // 127.0.0.2 is loopback too: another client address for the server.
+  std::thread flood([&] {
+    std::deque<int> open;
+    while (!done) {
+      const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in from{};
+      from.sin_family = AF_INET;
+      ::inet_pton(AF_INET, "127.0.0.2", &from.sin_addr);
+      sockaddr_in to{};
+      to.sin_family = AF_INET;
+      to.sin_port = htons(static_cast<std::uint16_t>(port));
+      ::inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+      if (::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0 ||
+          ::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
+        ::close(fd);
+        continue;
+      }
+      (void)!::write(fd, "GET /", 5);
+      open.push_back(fd);
+      ++opened;
+      if (open.size() > 200) {
+        ::close(open.front());
+        open.pop_front();
+      }
+    }
+    for (const int fd : open) ::close(fd);
+  });
+  while (opened < 200) std::this_thread::sleep_for(10ms);
+  int answered = 0;
+  for (int i = 0; i < 30; ++i) {
+    if (status_line(exchange(port, "GET /metrics HTTP/1.1\r\n\r\n")) == "HTTP/1.1 200 OK") {
+      ++answered;
+    }
+  }
+  done = true;
+  flood.join();
+  CHECK(answered >= 29);
 }
 
 TEST_CASE("an address in use is an error naming it") {
@@ -184,6 +251,9 @@ TEST_CASE("an address in use is an error naming it") {
                                        std::to_string(options.port) + ": Address already in use");
   }
   options.max_connections = 0;
+  CHECK_THROWS_AS(MetricsHttpServer(io, options, kRender, "text/plain"), std::invalid_argument);
+  options.max_connections = 4;
+  options.max_per_address = 0;
   CHECK_THROWS_AS(MetricsHttpServer(io, options, kRender, "text/plain"), std::invalid_argument);
 }
 
