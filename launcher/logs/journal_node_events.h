@@ -57,13 +57,17 @@ struct ProcessStarted {
   std::string instance = {};
   std::int64_t rank = 0;  ///< global rank
   std::int64_t pid = 0;
-  std::string log = {};  ///< its log file
+  std::string log = {};                     ///< its log file
+  std::optional<std::string> log_error = {};  ///< why the log file could not be created
   bool operator==(const ProcessStarted&) const = default;
   friend void fields(auto& v, Like<ProcessStarted> auto& m) {
     v("instance", m.instance);
     v("rank", m.rank, note("global rank"));
     v("pid", m.pid);
     v("log", m.log);
+    v("logError", m.log_error,
+      note("why its log file could not be created (a read-only or full file system): its "
+           "output went to the terminal only"));
   }
 };
 

@@ -35,7 +35,10 @@ RankOutput::RankOutput(std::string log_path, const std::string& prefix, int colo
                        const Terminal& terminal)
     : log_path_(std::move(log_path)), tail_(kLogTailBytes) {
   log_fd_ = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-  if (log_fd_ < 0) throw_fd_error("cannot write " + log_path_);
+  if (log_fd_ < 0) {
+    if (errno == EMFILE || errno == ENFILE) throw_fd_error("cannot write " + log_path_);
+    log_error_ = "cannot write " + log_path_ + ": " + std::strerror(errno);
+  }
   for (Stream* s : {&out_, &err_}) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {

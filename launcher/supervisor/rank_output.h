@@ -25,9 +25,11 @@ struct Terminal {
 /// close_child_ends(), watch(); after the process died drain(); finally close().
 class RankOutput {
  public:
-  /// Creates `log_path` (truncating) and the pipes; `prefix` is "[worker-0/3]".
-  /// Throws std::runtime_error "cannot write <path>: <why>" or "cannot create pipes: <why>",
-  /// DescriptorsExhausted (os/fd.h) when out of file descriptors.
+  /// Creates `log_path` (truncating) and the pipes; `prefix` is "[worker-0/3]". A log that
+  /// cannot be created (a read-only or full file system, a folder gone) is not the rank's
+  /// failure: its output then goes to the terminal and the tail alone, and log_error() says
+  /// why. Throws std::runtime_error "cannot create pipes: <why>", DescriptorsExhausted
+  /// (os/fd.h) when out of file descriptors.
   RankOutput(std::string log_path, const std::string& prefix, int color_index,
              const Terminal& terminal);
   ~RankOutput();
@@ -50,6 +52,8 @@ class RankOutput {
 
   const OutputTail& tail() const { return tail_; }
   const std::string& log_path() const { return log_path_; }
+  /// "" when the log file was created; else "cannot write <path>: <why>".
+  const std::string& log_error() const { return log_error_; }
 
  private:
   struct Stream {
@@ -63,6 +67,7 @@ class RankOutput {
   void close_stream(Stream& s);
 
   std::string log_path_;
+  std::string log_error_;
   int log_fd_ = -1;
   OutputTail tail_;
   Stream out_, err_;

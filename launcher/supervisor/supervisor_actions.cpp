@@ -144,6 +144,10 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
     ExitStatus failed_start{126, 0};
     try {
       rank.output = std::make_unique<RankOutput>(rank.log_path, prefix, rank.global_rank, terminal);
+      if (!rank.output->log_error().empty()) {
+        say("warning: " + rank.output->log_error() + "; " + inst.name + " rank " +
+            std::to_string(rank.global_rank) + " runs with its output on the terminal only");
+      }
       SpawnRequest request;
       request.argv = role.launch_argv;
       request.env = base;
@@ -205,8 +209,13 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
       rank.telemetry = std::make_unique<RankTelemetry>(rank.telemetry_path, rank.global_rank,
                                                        Clock::now(), rank.peers_path);
     }
+    const std::string& log_error = rank.output->log_error();
     events.record(journal::ProcessStarted{
-        .instance = inst.name, .rank = rank.global_rank, .pid = rank.pid, .log = rank.log_path});
+        .instance = inst.name,
+        .rank = rank.global_rank,
+        .pid = rank.pid,
+        .log = rank.log_path,
+        .log_error = log_error.empty() ? std::nullopt : std::optional<std::string>(log_error)});
   }
   if (inst.live > 0) {
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

@@ -268,6 +268,33 @@ TEST_CASE("a journal that fills up during the job never ends it") {
   CHECK(journal.back() == '\n');
 }
 
+TEST_CASE("a rank log that cannot be created at a restart is a warning - the rank runs") {
+  TempDir dir;
+  // Attempt 0 takes its instance's log folder away (as a file system gone read-only or
+  // unmounted would) and fails; attempt 1 cannot create its log, runs all the same and
+  // succeeds. The journal was open before and stays with the folder that was moved.
+  const std::string logs = dir / "logs";
+  pai::Plan plan = local_plan("run-log-gone",
+                         "if [ \"$PAI_RESTART_COUNT\" = 0 ]; then mv " + logs + "/worker-0 " +
+                             logs + "/moved && ln -s /nonexistent/pai " + logs +
+                             "/worker-0 && exit 1; fi; echo second attempt; exit 0");
+  plan.fault_tolerance.max_restarts = 1;
+  plan.fault_tolerance.policy = pai::RestartPolicy::OnFailure;
+  auto r = run_launcher(dir, {"run", "--plan", write_plan(dir, plan), "--log-dir", logs});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(count_lines_with(r.err, "pai-launch: warning: cannot write " + logs +
+                                    "/worker-0/rank-0.attempt-1.log: No such file or directory; "
+                                    "worker-0 rank 0 runs with its output on the terminal "
+                                    "only") == 1);
+  CHECK(count_lines_with(r.out, "second attempt") == 1);
+  CHECK(count_lines_with(r.err, "cannot execute") == 0);
+  const std::string journal = slurp(logs + "/moved/events.jsonl");
+  CHECK(count_lines_with(journal, "\"logError\":\"cannot write " + logs +
+                                      "/worker-0/rank-0.attempt-1.log: No such file or "
+                                      "directory\"") == 1);
+}
+
 TEST_CASE("a control folder others can write to is refused before any process starts") {
   TempDir dir;
   const std::string path =

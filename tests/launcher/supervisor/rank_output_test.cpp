@@ -58,14 +58,23 @@ TEST_CASE("a rank's log is not readable by other users") {
   CHECK((st.st_mode & 07777) == 0640);
 }
 
-TEST_CASE("an unwritable log file is an error naming it") {
-  try {
-    RankOutput output("/nonexistent/rank-0.attempt-0.log", "[w]", 0, Terminal{});
-    FAIL("no error");
-  } catch (const std::runtime_error& e) {
-    CHECK(std::string(e.what()) ==
-          "cannot write /nonexistent/rank-0.attempt-0.log: No such file or directory");
-  }
+TEST_CASE("a log file that cannot be created leaves the output on the terminal - and says why") {
+  TempDir dir;
+  const int term = ::open((dir / "terminal").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  RankOutput output(dir / "gone/rank-0.attempt-0.log", "[w]", 0,
+                    Terminal{term, term, false, false});
+  CHECK(output.log_error() == "cannot write " + (dir / "gone/rank-0.attempt-0.log") +
+                                  ": No such file or directory");
+  const int out = dup(output.child_stdout());
+  output.close_child_ends();
+  REQUIRE(write(out, "still here\n", 11) == 11);
+  ::close(out);
+  output.drain();
+  output.note("pai-launch: noted\n");  // to the tail alone
+  output.close();
+  ::close(term);
+  CHECK(slurp(dir / "terminal") == "[w] still here\n");
+  CHECK(output.tail().text().find("still here\npai-launch: noted\n") != std::string::npos);
 }
 
 }  // namespace rank_output_test
