@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <thread>
 
 #include "launcher/commands/torchrun_facts.h"
@@ -161,6 +162,33 @@ TEST_CASE("a rank that fails once is restarted, and each rank sees torchrun's va
   CHECK(env.count("NODE_RANK") == 0);
   CHECK(env.count("NNODES") == 0);
   CHECK(pai::testing::leftover_processes("tr-restart").empty());
+}
+
+TEST_CASE("standalone makes its own token and run id - metrics when asked - the report") {
+  TempDir dir;
+  ::unsetenv("PAI_JOB_TOKEN");
+  const int port = pai::launcher::free_port();
+  REQUIRE(port > 0);
+  // Each rank fetches the coordinator's metrics while the job runs.
+  const std::string fetch = "import os, urllib.request; open('" + dir.path() +
+                            "/metrics.' + os.environ['RANK'], 'w').write(urllib.request.urlopen("
+                            "'http://127.0.0.1:" +
+                            std::to_string(port) + "/metrics').read().decode())";
+  const RunResult r = torchrun(
+      dir, {"--standalone", "--nproc-per-node", "2", "--pai-metrics-port", std::to_string(port),
+            "--pai-checks", "none", "--no-python", "/usr/bin/python3", "-c", fetch});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  // The run id is a new UUID, and the job's name.
+  const std::regex uuid(
+      "job '([0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})'");
+  std::smatch id;
+  REQUIRE(std::regex_search(r.err, id, uuid));
+  const std::string metrics = pai::testing::slurp(dir / "metrics.1");
+  CHECK(metrics.find("pai_job_info{job=\"" + id[1].str() + "\"} 1\n") != std::string::npos);
+  CHECK(metrics.find("pai_job_state{state=\"running\"} 1\n") != std::string::npos);
+  CHECK(r.err.find("pai-launch: report: " + (dir / "logs") + "/" + id[1].str() + "_") !=
+        std::string::npos);
 }
 
 TEST_CASE("a failed job exits 1 and shows the exception its rank recorded in the error file") {
