@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "libpai/env_overlay.h"
+#include "libpai/framework_env.h"
 
 namespace pai {
 namespace {
@@ -105,6 +106,28 @@ void add_fabric_presets(EnvList& env, const Fabric& fabric) {
   }
 }
 
+// What torchrun's agent (torch.distributed.elastic's LocalElasticAgent) adds for its workers,
+// besides the ranks: the job's shape and its restart budget under torchelastic's names, and
+// the NCCL error handling it turns on unless the role's env says otherwise.
+void add_torchelastic_vars(EnvList& env, const Plan& plan, const Role& role) {
+  env.emplace_back("GROUP_WORLD_SIZE", std::to_string(plan.nodes));
+  env.emplace_back(
+      "TORCHELASTIC_MAX_RESTARTS",
+      std::to_string(plan.fault_tolerance.restart_enabled ? plan.fault_tolerance.max_restarts : 0));
+  env.emplace_back("TORCHELASTIC_RUN_ID", plan.name);
+  // The ranks build their own TCPStore on MASTER_ADDR:MASTER_PORT: pai's agent has none to
+  // share with them.
+  env.emplace_back("TORCHELASTIC_USE_AGENT_STORE", "False");
+  // torch >= 2.2 reads the first, older versions the second; torchrun sets the one its torch
+  // reads, pai cannot know which torch the script imports.
+  for (const char* name : {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "NCCL_ASYNC_ERROR_HANDLING"}) {
+    if (std::none_of(role.env.begin(), role.env.end(),
+                     [&](const auto& kv) { return kv.first == name; })) {
+      env.emplace_back(name, "1");
+    }
+  }
+}
+
 const Role& role_of(const Plan& plan, const Placement& placement) {
   if (placement.role_index >= 0 && placement.role_index < static_cast<int>(plan.roles.size()) &&
       plan.roles[static_cast<std::size_t>(placement.role_index)].name == placement.role) {
@@ -160,6 +183,7 @@ EnvList job_env(const Plan& plan) {
       std::to_string(plan.fault_tolerance.restart_enabled ? plan.fault_tolerance.max_restarts : 0));
   if (!plan.output.empty()) env.emplace_back("PAI_OUTPUT_DIR", plan.output);
   add_fabric_presets(env, plan.fabric);
+  overlay_env(env, framework_job_env(plan));
   return env;
 }
 
@@ -169,20 +193,25 @@ EnvList instance_env(const Plan& plan, const Placement& placement, const Process
   const std::string node_rank = std::to_string(placement.node_rank);
   const std::string nproc = std::to_string(role.nproc_per_node);
   const bool per_node = role.env_convention == EnvConvention::PerNode;
+  const bool torchrun = role.env_convention == EnvConvention::Torchrun;
   // DLC/ACP: a perNode command runs its own `torchrun --nproc_per_node=$NPROC_PER_NODE`, so
   // one launcher process per node must still announce one worker per GPU.
   const bool gpus_per_node = per_node && role.nproc_per_node == 1 && role.resources.gpu > 0;
-  env.emplace_back("NODE_RANK", node_rank);
+  // torchrun's workers see no NODE_RANK, NNODES or NPROC_PER_NODE: a script that reads them
+  // must behave under pai as under torchrun.
+  if (!torchrun) env.emplace_back("NODE_RANK", node_rank);
   env.emplace_back("GROUP_RANK", node_rank);
-  env.emplace_back("NNODES", std::to_string(plan.nodes));
-  env.emplace_back("NPROC_PER_NODE",
-                   gpus_per_node ? std::to_string(role.resources.gpu) : nproc);
+  if (!torchrun) {
+    env.emplace_back("NNODES", std::to_string(plan.nodes));
+    env.emplace_back("NPROC_PER_NODE", gpus_per_node ? std::to_string(role.resources.gpu) : nproc);
+  }
   env.emplace_back("LOCAL_WORLD_SIZE", nproc);
   env.emplace_back("ROLE_NAME", role.name);
   env.emplace_back(
       "ROLE_WORLD_SIZE",
       std::to_string(per_node ? static_cast<std::int64_t>(role.instances)
                               : static_cast<std::int64_t>(role.instances) * role.nproc_per_node));
+  if (torchrun) add_torchelastic_vars(env, plan, role);
   if (per_node) {
     env.emplace_back("WORLD_SIZE", std::to_string(plan.nodes));
     env.emplace_back("RANK", node_rank);
@@ -254,9 +283,14 @@ EnvList process_env(const Plan& plan, const Placement& placement, int local_rank
   EnvList env = job_env(plan);
   overlay_env(env, instance_env(plan, placement, ctx));
   overlay_env(env, rank_env(plan, placement, local_rank));
+  overlay_env(env, framework_rank_env(plan, placement, local_rank));
   if (!ctx.telemetry_file.empty()) overlay_env(env, {{"PAI_TELEMETRY_FILE", ctx.telemetry_file}});
   if (!ctx.telemetry_peers_file.empty()) {
     overlay_env(env, {{"PAI_TELEMETRY_PEERS_FILE", ctx.telemetry_peers_file}});
+  }
+  if (!ctx.error_file.empty() &&
+      role_of(plan, placement).env_convention == EnvConvention::Torchrun) {
+    overlay_env(env, {{"TORCHELASTIC_ERROR_FILE", ctx.error_file}});
   }
   return env;
 }
@@ -328,6 +362,18 @@ bool is_reserved_env_name(const std::string& name) {
     }
   }
   return false;
+}
+
+bool is_reserved_env_name(const std::string& name, const Plan& plan) {
+  if (is_reserved_env_name(name) || is_framework_env_name(plan.framework, name)) return true;
+  // torchrun's own names are the contract's only in a job that has a torchrun role.
+  static constexpr std::array<std::string_view, 5> kTorchrun = {
+      "GROUP_WORLD_SIZE", "TORCHELASTIC_MAX_RESTARTS", "TORCHELASTIC_RUN_ID",
+      "TORCHELASTIC_USE_AGENT_STORE", "TORCHELASTIC_ERROR_FILE"};
+  const bool torchrun = std::any_of(plan.roles.begin(), plan.roles.end(), [](const Role& r) {
+    return r.env_convention == EnvConvention::Torchrun;
+  });
+  return torchrun && std::find(kTorchrun.begin(), kTorchrun.end(), name) != kTorchrun.end();
 }
 
 }  // namespace pai

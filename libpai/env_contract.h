@@ -39,6 +39,10 @@ struct ProcessContext {
   /// (libpai-nccl-profiler.so), found by the launcher. Given only when the plan asks
   /// (fault_tolerance.diagnosis.nccl_profiler) and the role's env does not set the variable.
   std::string nccl_profiler;
+  /// TORCHELASTIC_ERROR_FILE of a rank of an envConvention torchrun role: where
+  /// torch.distributed.elastic's `@record` writes the exception that ended the rank (a
+  /// per-process field, like telemetry_file), which the launcher shows as the root cause.
+  std::string error_file;
   /// PAI_USER_NAME (and OpenPAI's older PAI_USERNAME): the user the job's processes run as,
   /// OpenPAI's "user who submitted the job".
   std::string user_name;
@@ -54,25 +58,37 @@ inline constexpr int kOpenPaiPeerEnvMaxInstances = 128;
 /// PAI_MIN_FAILED_TASK_COUNT_<role>, PAI_MIN_SUCCEEDED_TASK_COUNT_<role> and the older names
 /// PAI_JOB_TASK_COUNT, PAI_TASKS_NUM, PAI_JOB_TASK_ROLE_COUNT, PAI_TASK_ROLES_NUM,
 /// PAI_JOB_TASK_ROLE_LIST, PAI_TASK_ROLE_INSTANCES) and fabric presets (NCCL_*, GLOO_*),
-/// PAI_JOB_NAME, PAI_OUTPUT_DIR, PAI_MAX_RESTARTS, MASTER_ADDR/MASTER_PORT.
+/// PAI_JOB_NAME, PAI_OUTPUT_DIR, PAI_MAX_RESTARTS, MASTER_ADDR/MASTER_PORT, and the
+/// framework's presets (JAX_COORDINATOR_ADDRESS, RAY_ADDRESS, DMLC_TRACKER_URI, Megatron's
+/// CUDA_DEVICE_MAX_CONNECTIONS, ...; docs/frameworks.md).
 EnvList job_env(const Plan& plan);
 
 /// Variables identical for every process of one instance (node-level ranks, the
 /// instance's OpenPAI variables - PAI_CONTAINER_HOST_IP, PAI_CONTAINER_HOST_<label>_PORT_LIST,
 /// PAI_CONTAINER_HOST_PORT_LIST, ... - and the role's user env which overrides presets).
+/// An envConvention torchrun role gets torchrun's agent variables instead of NODE_RANK, NNODES
+/// and NPROC_PER_NODE: GROUP_WORLD_SIZE, TORCHELASTIC_MAX_RESTARTS, TORCHELASTIC_RUN_ID (the
+/// job's name), TORCHELASTIC_USE_AGENT_STORE=False and, unless the role's env sets them,
+/// TORCH_NCCL_ASYNC_ERROR_HANDLING=1 and NCCL_ASYNC_ERROR_HANDLING=1.
 EnvList instance_env(const Plan& plan, const Placement& placement, const ProcessContext& ctx);
 
 /// Variables that differ between the processes of one instance (RANK, LOCAL_RANK, ...).
 EnvList rank_env(const Plan& plan, const Placement& placement, int local_rank);
 
 /// The complete environment contract of one process: job_env, then instance_env, then
-/// rank_env, then ctx's PAI_TELEMETRY_FILE and PAI_TELEMETRY_PEERS_FILE; a later layer's value
-/// for a name replaces an earlier one in place.
+/// rank_env and the framework's per-process variables (JAX_PROCESS_ID, DMLC_TASK_ID), then
+/// ctx's PAI_TELEMETRY_FILE, PAI_TELEMETRY_PEERS_FILE and (envConvention torchrun)
+/// TORCHELASTIC_ERROR_FILE; a later layer's value for a name replaces an earlier one in place.
 EnvList process_env(const Plan& plan, const Placement& placement, int local_rank,
                     const ProcessContext& ctx);
 
 /// True for the contract's rank variables that a role's `env` may not override
 /// (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, PAI_RESTART_COUNT, ...).
 bool is_reserved_env_name(const std::string& name);
+
+/// The same, the variables `plan`'s framework sets for every process (JAX_PROCESS_ID,
+/// DMLC_TASK_ID, RAY_ADDRESS, PAI_TENSOR_PARALLEL_SIZE, ...; docs/frameworks.md) and, in a
+/// plan with an envConvention torchrun role, torchrun's (GROUP_WORLD_SIZE, TORCHELASTIC_*).
+bool is_reserved_env_name(const std::string& name, const Plan& plan);
 
 }  // namespace pai

@@ -35,15 +35,20 @@ inline constexpr const char* kLauncherRunDir = "/tmp/pai";
 
 /// How each process is wrapped.
 enum class Runtime { Host, Docker, Apptainer };
-/// The training framework; selects defaults (env convention, MPI rules).
-enum class Framework { PyTorch, Mpi, TensorFlow, DeepSpeed, Custom };
+/// The training framework; selects defaults and presets (docs/frameworks.md): the env
+/// convention, MPI's rules, each framework's own variables (JAX_*, DMLC_*, RAY_ADDRESS,
+/// Megatron's CUDA settings) and its launch shape (Ray's head and workers, XGBoost's tracker).
+enum class Framework { PyTorch, Mpi, TensorFlow, DeepSpeed, Custom, Jax, Ray, XGBoost, Megatron };
 /// Network fabric preset for NCCL/Gloo.
 enum class FabricType { None, Roce, Ib, Ethernet };
 /// Which flavour of the env contract (design §5) a role's processes get.
 ///   PerProcess: torch style, RANK/WORLD_SIZE count processes.
 ///   PerNode: DLC/ACP style, RANK/WORLD_SIZE count nodes; the user's command runs its own
 ///            torchrun/mpirun/deepspeed.
-enum class EnvConvention { PerProcess, PerNode };
+///   Torchrun: exactly the variables torchrun's agent gives its workers (RANK, GROUP_RANK,
+///             GROUP_WORLD_SIZE, TORCHELASTIC_*, ...; no NODE_RANK, NNODES, NPROC_PER_NODE),
+///             plus pai's own PAI_*: what `pai-launch torchrun` runs (docs/torchrun.md).
+enum class EnvConvention { PerProcess, PerNode, Torchrun };
 /// sync: a failure restarts the whole job; async: only the failed instance.
 enum class FaultToleranceMode { Sync, Async };
 /// Which failures are retried.
@@ -76,11 +81,15 @@ struct EnumNames<Runtime> {
 };
 template <>
 struct EnumNames<Framework> {
-  static constexpr std::array<EnumName<Framework>, 5> table{{{Framework::PyTorch, "pytorch"},
+  static constexpr std::array<EnumName<Framework>, 9> table{{{Framework::PyTorch, "pytorch"},
                                                              {Framework::Mpi, "mpi"},
                                                              {Framework::TensorFlow, "tensorflow"},
                                                              {Framework::DeepSpeed, "deepspeed"},
-                                                             {Framework::Custom, "custom"}}};
+                                                             {Framework::Custom, "custom"},
+                                                             {Framework::Jax, "jax"},
+                                                             {Framework::Ray, "ray"},
+                                                             {Framework::XGBoost, "xgboost"},
+                                                             {Framework::Megatron, "megatron"}}};
 };
 template <>
 struct EnumNames<FabricType> {
@@ -91,8 +100,10 @@ struct EnumNames<FabricType> {
 };
 template <>
 struct EnumNames<EnvConvention> {
-  static constexpr std::array<EnumName<EnvConvention>, 2> table{
-      {{EnvConvention::PerProcess, "perProcess"}, {EnvConvention::PerNode, "perNode"}}};
+  static constexpr std::array<EnumName<EnvConvention>, 3> table{
+      {{EnvConvention::PerProcess, "perProcess"},
+       {EnvConvention::PerNode, "perNode"},
+       {EnvConvention::Torchrun, "torchrun"}}};
 };
 template <>
 struct EnumNames<FaultToleranceMode> {
@@ -758,6 +769,22 @@ struct Slurm {
   }
 };
 
+/// Megatron-LM's model-parallel sizes (spec `megatron`, framework megatron): their product
+/// must divide the world size, which the compiler checks; the ranks get them as
+/// PAI_TENSOR_PARALLEL_SIZE, PAI_PIPELINE_PARALLEL_SIZE, PAI_CONTEXT_PARALLEL_SIZE and the
+/// data-parallel size that is left as PAI_DATA_PARALLEL_SIZE.
+struct Megatron {
+  int tensor_parallel = 1;
+  int pipeline_parallel = 1;
+  int context_parallel = 1;
+  bool operator==(const Megatron&) const = default;
+  friend void fields(auto& v, Like<Megatron> auto& m) {
+    v("contextParallel", m.context_parallel, AtLeast{1});
+    v("pipelineParallel", m.pipeline_parallel, AtLeast{1});
+    v("tensorParallel", m.tensor_parallel, AtLeast{1});
+  }
+};
+
 struct Plan {
   int plan_version = kPlanVersion;
   std::string compiler;  ///< "pai-compile X.Y.Z" that wrote it
@@ -792,6 +819,8 @@ struct Plan {
   Kubernetes kubernetes;
   /// Settings of the Slurm target (spec `slurm`); defaults when absent.
   Slurm slurm;
+  /// Megatron-LM's parallel sizes (spec `megatron`); all 1 when absent.
+  Megatron megatron;
 
   // --- Assigned by place() (placement.h); recomputed when a spare replaces a node. ---
   std::vector<Placement> placements;  ///< roles in order, instances in order
@@ -840,6 +869,7 @@ struct Plan {
       field::present_if(m.monitoring.metrics_port != 0 || !(m.monitoring.gpu_idle == GpuIdle{})));
     v("kubernetes", m.kubernetes, field::present_if(!(m.kubernetes == Kubernetes{})));
     v("slurm", m.slurm, field::present_if(!(m.slurm == Slurm{})));
+    v("megatron", m.megatron, field::present_if(!(m.megatron == Megatron{})));
     v("placements", m.placements);
     v("coordinator", m.coordinator);
     v("master", m.master);

@@ -46,3 +46,19 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# python3-xgboost, for the xgboost preset's test (tests/launcher/multi_node/xgboost_job_test.py),
+# cannot be installed beside libboost1.81-dev: its python3-scipy depends on python3-pythran,
+# which depends on libboost-dev, Boost 1.74, which conflicts with 1.81. The test needs only the
+# packages' files: they are unpacked, without dpkg, into $PAI_TEST_DEPS/xgboost.
+xgboost_dir=${PAI_TEST_DEPS:-/opt/pai-test-deps}/xgboost
+if [[ ${1:-} != --demo ]] && ! /usr/bin/python3 -c 'import xgboost' 2>/dev/null &&
+  [[ ! -d $xgboost_dir/usr/lib/python3/dist-packages/xgboost ]]; then
+  echo "deps: unpacking python3-xgboost and python3-scipy into $xgboost_dir"
+  debs=$(mktemp -d)
+  chmod a+rwx "$debs"  # apt-get downloads as its _apt user
+  mkdir -p "$xgboost_dir"
+  (cd "$debs" && apt-get download -qq python3-xgboost libxgboost0 libdmlc0 python3-scipy)
+  for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$xgboost_dir"; done
+  rm -rf "$debs"
+fi

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "compiler/plan/framework_launch.h"
 #include "compiler/plan/runtime_wrap.h"
 #include "libpai/placement.h"
 
@@ -30,6 +31,7 @@ std::string blamed_field(const Plan& plan) {
 Plan make_plan(const JobSpec& spec, Diagnostics& diags) {
   Plan plan = spec.job;
   plan.compiler = "pai-compile " PAI_VERSION;
+  add_framework_needs(plan, spec.ray);
   try {
     place(plan, plan.hosts);
   } catch (const std::invalid_argument& e) {
@@ -37,7 +39,11 @@ Plan make_plan(const JobSpec& spec, Diagnostics& diags) {
     diags.error(spec.where(path), path, e.what());
   }
   // After placement, so that docker's -e list names the instance's real ports and peers.
-  for (Role& role : plan.roles) role.launch_argv = wrap_command(plan, role);
+  for (Role& role : plan.roles) {
+    Role shaped = role;
+    shaped.command = framework_command(plan, role, spec.ray);
+    role.launch_argv = wrap_command(plan, shaped);
+  }
   return plan;
 }
 

@@ -15,7 +15,6 @@ const std::vector<std::string> kRoleKeys = {
     "workingDir", "env",          "ports",         "completion"};
 const std::vector<std::string> kResourceKeys = {"gpu", "cpu", "memory", "shm"};
 const std::vector<std::string> kCompletionKeys = {"minSucceeded", "minFailed"};
-const std::vector<std::string> kEnvConventions = {"perProcess", "perNode"};
 
 bool is_port_label(const std::string& s) {
   return !s.empty() && ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')) &&
@@ -149,7 +148,8 @@ bool is_role_name(const std::string& name) {
 }
 
 Role parse_role(const Node& node, const std::string& path, const std::string& name,
-                const std::map<std::string, std::string>& parameters, FieldReader& reader) {
+                const std::map<std::string, std::string>& parameters, FieldReader& reader,
+                bool command_required) {
   Role role;
   role.name = name;
   static const std::vector<std::string> kNested = {
@@ -181,12 +181,11 @@ Role parse_role(const Node& node, const std::string& path, const std::string& na
   role.env_convention =
       role.nproc_per_node == 1 ? EnvConvention::PerNode : EnvConvention::PerProcess;
   if (const Node* n = reader.optional(node, path, "envConvention")) {
-    size_t index = 0;
-    if (reader.enumeration(*n, join_path(path, "envConvention"), kEnvConventions, &index)) {
-      role.env_convention = index == 0 ? EnvConvention::PerProcess : EnvConvention::PerNode;
-    }
+    reader.enumeration(*n, join_path(path, "envConvention"), enum_values<EnvConvention>(),
+                       &role.env_convention);
   }
-  if (const Node* n = reader.required(node, path, "command")) {
+  if (const Node* n = command_required ? reader.required(node, path, "command")
+                                       : reader.optional(node, path, "command")) {
     parse_command(*n, join_path(path, "command"), parameters, reader, &role.command);
   }
   if (const Node* n = reader.optional(node, path, "workingDir")) {

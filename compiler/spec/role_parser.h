@@ -17,7 +17,10 @@ bool is_role_name(const std::string& name);
 /// Parses the role `name` at `path` ("roles.<name>") from `node`: defaults filled in,
 /// nprocPerNode "gpu" resolved, the env convention chosen, the command turned into argv
 /// and ${parameters.x} substituted from `parameters`. Fields with errors keep defaults.
+/// `command` is required unless `command_required` is false (a Ray job's worker roles, whose
+/// command pai renders).
 Role parse_role(const Node& node, const std::string& path, const std::string& name,
-                const std::map<std::string, std::string>& parameters, FieldReader& reader);
+                const std::map<std::string, std::string>& parameters, FieldReader& reader,
+                bool command_required = true);
 
 }  // namespace pai

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "compiler/document/field_reader.h"
+#include "compiler/spec/framework_parser.h"
 #include "compiler/spec/host_list.h"
 #include "compiler/spec/kubernetes_parser.h"
 #include "compiler/spec/policy_parser.h"
@@ -19,10 +20,11 @@ namespace pai {
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "apiVersion",  "kind",       "name",       "description", "image",     "runtime",
-    "framework",   "parameters", "hosts",      "spares",      "portRange", "coordinator",
-    "masterRole",  "fabric",     "mounts",     "output",      "roles",     "faultTolerance",
-    "sanityCheck", "timeLimit",  "monitoring", "kubernetes",  "slurm"};
+    "apiVersion", "kind",        "name",           "description", "image",
+    "runtime",    "framework",   "parameters",     "hosts",       "spares",
+    "portRange",  "coordinator", "masterRole",     "fabric",      "mounts",
+    "output",     "roles",       "faultTolerance", "sanityCheck", "timeLimit",
+    "monitoring", "kubernetes",  "slurm",          "megatron",    "ray"};
 const std::vector<std::string> kPortRangeKeys = {"min", "max"};
 const std::vector<std::string> kCoordinatorKeys = {"host", "port"};
 const std::vector<std::string> kMonitoringKeys = {"metricsPort", "metricsAddress", "gpuIdle"};
@@ -120,6 +122,7 @@ void SpecParser::parse(const Node& root) {
   if (const Node* n = reader_.optional(root, "", "slurm")) {
     parse_slurm(*n, "slurm", job, reader_, &job.slurm);
   }
+  parse_framework_sections(root, reader_, spec_);
 }
 
 void SpecParser::parse_identity(const Node& root) {
@@ -295,11 +298,20 @@ void SpecParser::parse_roles(const Node& node, const Node* master) {
                         "(it is used in env var names)");
       continue;
     }
-    roles.push_back(parse_role(value, path, key.scalar, spec_.parameters, reader_));
+    // A Ray job's workers run what pai renders (`ray start --address ...`); the head's
+    // command is the entrypoint.
+    const bool ray_worker = spec_.job.framework == Framework::Ray && key.scalar != "head";
+    roles.push_back(parse_role(value, path, key.scalar, spec_.parameters, reader_, !ray_worker));
   }
   std::sort(roles.begin(), roles.end(),
             [](const Role& a, const Role& b) { return a.name < b.name; });
   std::string master_name = roles.empty() ? std::string() : roles.front().name;
+  // A Ray job's head is its master: instance 0, where RAY_ADDRESS points.
+  if (spec_.job.framework == Framework::Ray) {
+    for (const Role& role : roles) {
+      if (role.name == "head") master_name = "head";
+    }
+  }
   if (master && reader_.string(*master, "masterRole", &master_name)) {
     // Rank order: the master role first, the others keep their name order.
     std::stable_partition(roles.begin(), roles.end(),

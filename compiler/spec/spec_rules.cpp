@@ -6,6 +6,7 @@
 
 #include "compiler/document/did_you_mean.h"
 #include "compiler/document/field_reader.h"
+#include "compiler/spec/framework_rules.h"
 #include "compiler/spec/pod_names.h"
 #include "libpai/env_contract.h"
 
@@ -74,6 +75,7 @@ void RuleChecker::check() {
   check_names();
   check_mounts();
   check_kubernetes();
+  check_framework(spec_, diags_);
 }
 
 void RuleChecker::check_hosts() {
@@ -192,7 +194,7 @@ void RuleChecker::check_role(const Role& role, const std::string& path, size_t f
     }
   }
   for (const auto& [name, value] : role.env) {
-    if (is_reserved_env_name(name)) {
+    if (is_reserved_env_name(name, spec_.job)) {
       error(join_path(path, "env." + name),
             name + " is set by pai for every process and cannot be overridden");
     }

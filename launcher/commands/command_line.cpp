@@ -14,6 +14,7 @@
 #include "launcher/commands/report_command.h"
 #include "launcher/commands/rsh_command.h"
 #include "launcher/commands/run_command.h"
+#include "launcher/commands/torchrun_command.h"
 #include "libpai/duration.h"
 
 namespace pai::launcher {
@@ -231,6 +232,15 @@ int launch_main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "rsh") == 0) {
     return rsh_command(std::vector<std::string>(argv + 2, argv + argc));
   }
+  // torchrun takes torchrun's command line, which it parses itself; a link named torchrun to
+  // pai-launch is torchrun (`ln -s pai-launch torchrun`).
+  const char* slash = argc >= 1 ? std::strrchr(argv[0], '/') : nullptr;
+  if (argc >= 1 && std::strcmp(slash != nullptr ? slash + 1 : argv[0], "torchrun") == 0) {
+    return torchrun_command(std::vector<std::string>(argv + 1, argv + argc));
+  }
+  if (argc >= 2 && std::strcmp(argv[1], "torchrun") == 0) {
+    return torchrun_command(std::vector<std::string>(argv + 2, argv + argc));
+  }
   CLI::App app{"pai-launch: start, supervise and restart the processes of a pai job on this node"};
   app.set_version_flag("--version", std::string("pai-launch ") + PAI_VERSION);
   app.require_subcommand(1);
@@ -241,7 +251,11 @@ int launch_main(int argc, char** argv) {
   sub.check = add_check(app, flags);
   sub.report = add_report(app, flags);
   sub.control = add_controls(app, flags.control);
-  // Listed for --help; launch_main() hands `rsh` over before CLI11 sees it.
+  // Listed for --help; launch_main() hands `torchrun` and `rsh` over before CLI11 sees them.
+  app.add_subcommand("torchrun",
+                     "run torchrun's command line as a pai job: torchrun [torchrun's options] "
+                     "SCRIPT [ARGS...] (also as a link named torchrun)")
+      ->allow_extras();
   app.add_subcommand("rsh",
                      "Open MPI's remote shell agent: rsh [ssh options] HOST COMMAND... runs "
                      "COMMAND on a node of the running job")

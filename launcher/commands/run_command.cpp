@@ -19,6 +19,7 @@
 #include "launcher/checks/sanity_checks.h"
 #include "launcher/commands/coordinator_address.h"
 #include "launcher/commands/served_coordinator.h"
+#include "launcher/commands/torchrun_facts.h"
 #include "launcher/logs/event_log.h"
 #include "launcher/node/node_identity.h"
 #include "launcher/node/run_node_agent.h"
@@ -32,8 +33,6 @@
 #include "libpai/plan_json.h"
 #include "libpai/terminal_text.h"
 #include "libpai/write_all.h"
-
-extern char** environ;
 
 namespace pai::launcher {
 
@@ -164,24 +163,11 @@ bool runs_in_job(const Plan& plan, const RunOptions& options) {
          plan.monitoring.metrics_port != 0;
 }
 
-// This process's environment (Slurm's variables among it).
-std::map<std::string, std::string> environment() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string_view entry(*e);
-    const std::size_t eq = entry.find('=');
-    if (eq != std::string_view::npos) {
-      env.emplace(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
-    }
-  }
-  return env;
-}
-
 // --slurm: the allocation's nodes become the plan's hosts; this node is the one Slurm names.
 NodeHints place_on_slurm_allocation(Plan& plan) {
   const auto t = Clock::now();
   try {
-    const SlurmAllocation allocation = read_slurm_allocation(environment());
+    const SlurmAllocation allocation = read_slurm_allocation(process_environment());
     apply_slurm_allocation(plan, allocation);
     say("slurm: job " + allocation.job_id + ", " + std::to_string(allocation.nodes.size()) +
         " node(s); this is " + allocation.node_name + "; coordinator at " +
@@ -318,6 +304,7 @@ std::string nccl_profiler_of(const NodeRun& run) {
 
 SupervisorOptions supervisor_options_alone(const NodeRun& run, const RunOptions& options) {
   SupervisorOptions supervisor;
+  supervisor.console = options.console;
   supervisor.nccl_profiler = nccl_profiler_of(run);
   supervisor.log_dir = run.log_dir;
   supervisor.control_dir = run.control_dir;
@@ -361,35 +348,15 @@ int run_alone(NodeRun& run, const RunOptions& options, Clock::time_point start) 
 
 // ---- a node of a job with a coordinator ----
 
-// Starts the job's coordinator, journaling to `<log_dir>/coordinator/events.jsonl`.
-std::unique_ptr<ServedCoordinator> serve_coordinator(const NodeRun& run, const RunOptions& options,
-                                                     const std::string& token) {
-  const Plan& plan = run.plan;
-  const auto t = Clock::now();
-  const std::string dir = run.log_dir + "/coordinator";
-  if (std::string why = make_dirs(dir, 0750); !why.empty()) {
-    throw SetupError("cannot write logs to " + dir + ": " + why);
-  }
-  coordinator::ServerOptions server_options;
-  server_options.listen_address = numeric_address(plan.coordinator.address) && !options.slurm
-                                      ? plan.coordinator.address
-                                      : "0.0.0.0";
-  server_options.port = plan.coordinator.port;
-  server_options.token = token;
-  server_options.settings.rendezvous_timeout = options.rendezvous_timeout;
-  server_options.settings.heartbeat_interval = options.heartbeat_interval;
-  server_options.settings.addresses_from_peers = options.slurm;
-  std::unique_ptr<ServedCoordinator> served;
+// Starts the job's coordinator (serve_coordinator(), below); a failure is a setup error.
+std::unique_ptr<ServedCoordinator> serve_coordinator_of(const NodeRun& run,
+                                                        const RunOptions& options,
+                                                        const std::string& token) {
   try {
-    served = std::make_unique<ServedCoordinator>(plan, std::move(server_options), dir);
+    return serve_coordinator(run.plan, options, token, run.log_dir);
   } catch (const std::runtime_error& e) {
     throw SetupError(e.what());
   }
-  say("coordinator: listening on " + plan.coordinator.address + ":" +
-      std::to_string(served->port()) + " for " + std::to_string(plan.nodes) + " instance(s)" +
-      (plan.spares.empty() ? "" : " and " + std::to_string(plan.spares.size()) + " spare(s)") +
-      took(t));
-  return served;
 }
 
 // The checks whose results the node joins with (none when the plan disables them).
@@ -450,6 +417,7 @@ NodeAgentOptions agent_options(const NodeRun& run, const RunOptions& options,
   agent.serves_coordinator = hosts_coordinator;
   agent.run_dir = run.control_dir;
   agent.supervisor.log_dir = run.log_dir;
+  agent.supervisor.console = options.console;
   agent.supervisor.control_dir = run.control_dir;
   agent.supervisor.cgroup_name = cgroup_name(run);
   agent.supervisor.nccl_profiler = nccl_profiler_of(run);
@@ -463,13 +431,13 @@ NodeAgentOptions agent_options(const NodeRun& run, const RunOptions& options,
   return agent;
 }
 
-int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start) {
+int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start,
+               std::unique_ptr<ServedCoordinator> coordinator) {
   const std::string& token = run.token->secret;
   // The coordinator first: the other launchers may already be knocking, and this node's
   // network check tests that it answers.
   const bool hosts_coordinator = run.node == run.plan.coordinator.host;
-  std::unique_ptr<ServedCoordinator> coordinator;
-  if (hosts_coordinator) coordinator = serve_coordinator(run, options, token);
+  if (hosts_coordinator && !coordinator) coordinator = serve_coordinator_of(run, options, token);
 
   const NodeAgentOptions agent = agent_options(
       run, options, token, check_before_joining(run, hosts_coordinator), hosts_coordinator);
@@ -491,7 +459,48 @@ int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start)
   return finish_run(run, code, start);
 }
 
+// Everything after the plan is in hand: identify, journal, run, clean up.
+int run_loaded(NodeRun& run, const NodeHints& hints, const RunOptions& options,
+               Clock::time_point start, std::unique_ptr<ServedCoordinator> coordinator) {
+  identify_this_node(run, hints);
+  require_token(run, options);
+  open_journal(run, options);
+  run.control_dir = make_control_dir(run, options);
+  const int code = run.in_job ? run_in_job(run, options, start, std::move(coordinator))
+                              : run_alone(run, options, start);
+  // Empty once the supervisor removed its socket and rings; the job's folder stays while
+  // another launcher of the job on this machine has one in it.
+  ::rmdir(run.control_dir.c_str());
+  ::rmdir(std::filesystem::path(run.control_dir).parent_path().c_str());
+  return code;
+}
+
 }  // namespace
+
+std::unique_ptr<ServedCoordinator> serve_coordinator(const Plan& plan, const RunOptions& options,
+                                                     const std::string& token,
+                                                     const std::string& log_dir) {
+  const auto t = Clock::now();
+  const std::string dir = log_dir + "/coordinator";
+  if (std::string why = make_dirs(dir, 0750); !why.empty()) {
+    throw std::runtime_error("cannot write logs to " + dir + ": " + why);
+  }
+  coordinator::ServerOptions server_options;
+  server_options.listen_address = numeric_address(plan.coordinator.address) && !options.slurm
+                                      ? plan.coordinator.address
+                                      : "0.0.0.0";
+  server_options.port = plan.coordinator.port;
+  server_options.token = token;
+  server_options.settings.rendezvous_timeout = options.rendezvous_timeout;
+  server_options.settings.heartbeat_interval = options.heartbeat_interval;
+  server_options.settings.addresses_from_peers = options.slurm || options.addresses_from_peers;
+  auto served = std::make_unique<ServedCoordinator>(plan, std::move(server_options), dir);
+  say("coordinator: listening on " + plan.coordinator.address + ":" +
+      std::to_string(served->port()) + " for " + std::to_string(plan.nodes) + " instance(s)" +
+      (plan.spares.empty() ? "" : " and " + std::to_string(plan.spares.size()) + " spare(s)") +
+      took(t));
+  return served;
+}
 
 int run_command(const RunOptions& options) {
   block_consumed_signals();
@@ -503,17 +512,23 @@ int run_command(const RunOptions& options) {
     run.in_job = runs_in_job(run.plan, options);
     const NodeHints hints = options.slurm ? place_on_slurm_allocation(run.plan)
                                           : NodeHints{options.node, options.node_rank};
-    identify_this_node(run, hints);
-    require_token(run, options);
-    open_journal(run, options);
-    run.control_dir = make_control_dir(run, options);
-    const int code =
-        run.in_job ? run_in_job(run, options, start) : run_alone(run, options, start);
-    // Empty once the supervisor removed its socket and rings; the job's folder stays while
-    // another launcher of the job on this machine has one in it.
-    ::rmdir(run.control_dir.c_str());
-    ::rmdir(std::filesystem::path(run.control_dir).parent_path().c_str());
-    return code;
+    return run_loaded(run, hints, options, start, nullptr);
+  } catch (const SetupError& e) {
+    return fail(e.what());
+  }
+}
+
+int run_plan(PlanToRun plan, const RunOptions& options) {
+  block_consumed_signals();
+  raise_descriptor_limit();
+  const auto start = Clock::now();
+  try {
+    NodeRun run;
+    run.plan = std::move(plan.plan);
+    run.token = std::move(plan.token);
+    run.in_job = runs_in_job(run.plan, options);
+    return run_loaded(run, NodeHints{plan.node, std::nullopt}, options, start,
+                      std::move(plan.coordinator));
   } catch (const SetupError& e) {
     return fail(e.what());
   }

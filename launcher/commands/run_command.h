@@ -4,10 +4,15 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "launcher/commands/served_coordinator.h"
+#include "launcher/supervisor/supervisor.h"
 #include "libpai/plan.h"
+#include "libpai/plan_seal.h"
 
 namespace pai::launcher {
 
@@ -31,11 +36,42 @@ struct RunOptions {
   /// --heartbeat-interval: between launchers and the coordinator; a peer silent for 5
   /// intervals is lost.
   std::chrono::milliseconds heartbeat_interval{1000};
+  /// The coordinator takes each node's address from its connection (the plan's are
+  /// placeholders): set with --slurm, and by `pai-launch torchrun`, whose nodes are known only
+  /// when they join.
+  bool addresses_from_peers = false;
+  /// Which streams of each local rank reach the terminal (SupervisorOptions::console).
+  std::vector<ConsoleStreams> console;
+};
+
+/// A plan made in memory (`pai-launch torchrun`), to run as `run` runs a plan.json.
+struct PlanToRun {
+  /// The plan, placed, its `seal` set (plan_seal()) so that the coordinator refuses a node
+  /// that made another plan.
+  Plan plan;
+  /// The job token; `file` holds it (PAI_TOKEN_FILE). Needed when the job has a coordinator.
+  std::optional<JobToken> token;
+  /// This node's host name in the plan.
+  std::string node;
+  /// The job's coordinator, already listening, when this node serves it (null: run_plan
+  /// starts it when this node is the plan's coordinator host).
+  std::unique_ptr<ServedCoordinator> coordinator;
 };
 
 /// Runs the command, printing each phase with its timing on stderr. Returns the exit code of
 /// design §6: 0 success, 1 the job failed, 2 a usage, plan, node or log-dir error (nothing
 /// started), 126/127 a command that cannot run, 128+N stopped by signal N.
 int run_command(const RunOptions& options);
+
+/// Runs this node's part of `plan` as run_command() runs a loaded plan.json (options.plan_path
+/// is not read; options.log_dir must be set). Same exit codes.
+int run_plan(PlanToRun plan, const RunOptions& options);
+
+/// Starts serving `plan`'s coordinator as `run` does on the coordinator's host, journaling to
+/// `<log_dir>/coordinator/events.jsonl`. Throws std::runtime_error with the message for the
+/// user ("cannot listen on ADDRESS:PORT: Address already in use", "cannot write logs to ...").
+std::unique_ptr<ServedCoordinator> serve_coordinator(const Plan& plan, const RunOptions& options,
+                                                     const std::string& token,
+                                                     const std::string& log_dir);
 
 }  // namespace pai::launcher

@@ -37,6 +37,7 @@ void JobControl::request(int client, const net::ControlRequest& message, JobRun*
           [&](const net::RshRequest& m) { exec_.rsh(client, m); },
           [&](const net::RshStdin& m) { exec_.client_stdin(client, m); },
           [&](const net::LogsRequest& m) { logs_.subscribe(client, m); },
+          [&](const net::ClaimRequest& m) { reply(client, claims_.claim(m.identity, client)); },
           [&](const net::Heartbeat&) {},
       },
       message);

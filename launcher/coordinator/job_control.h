@@ -8,13 +8,15 @@
 #include "launcher/coordinator/exec_relay.h"
 #include "launcher/coordinator/job_run.h"
 #include "launcher/coordinator/log_subscriptions.h"
+#include "launcher/coordinator/node_claims.h"
 #include "launcher/net/protocol.h"
 
 namespace pai::launcher::coordinator {
 
 class JobControl {
  public:
-  explicit JobControl(CoordinatorState& state) : state_(state), exec_(state), logs_(state) {}
+  explicit JobControl(CoordinatorState& state)
+      : state_(state), exec_(state), logs_(state), claims_(state) {}
 
   /// A request from control session `client`; `job` is null before the job runs. Throws
   /// net::ProtocolError for a request that cannot be served (stdin without a command).
@@ -38,6 +40,7 @@ class JobControl {
   CoordinatorState& state_;
   ExecRelay exec_;
   LogSubscriptions logs_;
+  NodeClaims claims_;
 };
 
 }  // namespace pai::launcher::coordinator

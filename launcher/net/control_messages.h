@@ -56,6 +56,18 @@ struct RunRequest {
   friend void fields(auto& v, Like<RunRequest> auto& m) { v("argv", m.argv); }
 };
 
+/// `claim`: which node of the job a launcher is, for one that cannot tell (`pai-launch
+/// torchrun` without --node-rank, as torchrun's c10d rendezvous gives node ranks): answered
+/// with OkReply whose text is the node's name (the same node again for the same `identity`),
+/// or ErrorReply when every node has a launcher or a claim. The claim holds while its
+/// connection stays open.
+struct ClaimRequest {
+  static constexpr char kType[] = "claim";
+  std::string identity;  ///< the asking launcher, unique per process ("host:pid:nonce")
+  bool operator==(const ClaimRequest&) const = default;
+  friend void fields(auto& v, Like<ClaimRequest> auto& m) { v("identity", m.identity); }
+};
+
 /// `rsh`: run `argv` on node `node` with stdin from the client.
 struct RshRequest {
   static constexpr char kType[] = "rsh";
@@ -99,7 +111,7 @@ struct LogsRequest {
 /// What a control client (`pai-launch status|stop|start|cancel|kill|run|logs|rsh`) asks.
 using ControlRequest =
     std::variant<StatusRequest, PauseRequest, ResumeRequest, CancelRequest, KillRequest, RunRequest,
-                 RshRequest, RshStdin, LogsRequest, Heartbeat>;
+                 RshRequest, RshStdin, LogsRequest, ClaimRequest, Heartbeat>;
 
 // ---- Coordinator -> control client ----
 

@@ -150,6 +150,7 @@ template Json to_json(const RunRequest&);
 template Json to_json(const RshRequest&);
 template Json to_json(const RshStdin&);
 template Json to_json(const LogsRequest&);
+template Json to_json(const ClaimRequest&);
 template Json to_json(const ControlRequest&);
 template Json to_json(const StatusReply&);
 template Json to_json(const OkReply&);

@@ -20,15 +20,19 @@ struct FailureReport {
   std::string status;  ///< describe(ExitStatus), empty for a hang
   Classification classification;
   std::string last_lines;  ///< the last kSummaryLogLines lines of its output
-  std::string log_path;    ///< the full log of the failed attempt
+  /// What the rank recorded in its error file (TORCHELASTIC_ERROR_FILE, error_file.h): the
+  /// exception, and its traceback; empty when it recorded nothing.
+  std::string error_message;
+  std::string error_traceback;
+  std::string log_path;  ///< the full log of the failed attempt
   /// The culprit hang forensics named from the ranks' stacks, with where they are; "" none.
   std::string culprit;
 };
 
 /// The multi-line summary, each line starting with "pai-launch: ", ending in a newline:
-/// the reason, the rank and its exit code or signal, the culprit named by the stacks, the
-/// classification, the matched line,
-/// the last lines of its log (indented by "  | ") and where the full log is.
+/// the reason, the rank and its exit code or signal, the exception from its error file, the
+/// culprit named by the stacks, the classification, the matched line, the last lines of the
+/// error file's traceback or else of its log (indented by "  | ") and where the full log is.
 std::string format_failure_summary(const FailureReport& report);
 
 }  // namespace pai::launcher

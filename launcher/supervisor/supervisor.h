@@ -68,6 +68,12 @@ struct InstanceActivity {
   std::vector<RankTelemetrySummary> telemetry;
 };
 
+/// Whether a local rank's stdout and stderr are relayed to the terminal.
+struct ConsoleStreams {
+  bool out = true;
+  bool err = true;
+};
+
 /// How the supervisor runs, beyond the plan.
 struct SupervisorOptions {
   /// Root of the logs: instance `<role>-<i>` writes
@@ -95,6 +101,10 @@ struct SupervisorOptions {
   /// Where relayed stdout and stderr go; prefixes are colored when the descriptor is a TTY.
   int terminal_stdout = 1;
   int terminal_stderr = 2;
+  /// Which streams of each local rank reach the terminal (torchrun's --redirects, --tee and
+  /// --local-ranks-filter), indexed by local rank; a rank past the end shows both. Every stream
+  /// is kept whole in the rank's log file all the same.
+  std::vector<ConsoleStreams> console;
 };
 
 /// Supervises the given instances of `plan` until the job completes or fails.

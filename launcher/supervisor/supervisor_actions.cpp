@@ -14,6 +14,7 @@
 #include "launcher/os/fd.h"
 #include "launcher/os/process.h"
 #include "launcher/policy/failure_classifier.h"
+#include "launcher/supervisor/error_file.h"
 #include "launcher/supervisor/failure_summary.h"
 #include "launcher/supervisor/latest_checkpoint.h"
 #include "launcher/supervisor/supervisor_impl.h"
@@ -140,10 +141,23 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
     create_telemetry_files_of(inst, rank);
     ctx.telemetry_file = rank.telemetry_path;
     ctx.telemetry_peers_file = rank.peers_path;
+    if (role.env_convention == EnvConvention::Torchrun) {
+      // A file left by an earlier run in this log folder must not be taken for this rank's.
+      rank.error_path = inst.log_dir + "/rank-" + std::to_string(rank.global_rank) + ".attempt-" +
+                        std::to_string(attempt) + ".error.json";
+      ::unlink(rank.error_path.c_str());
+      ctx.error_file = rank.error_path;
+    }
     std::string problem;
     ExitStatus failed_start{126, 0};
     try {
-      rank.output = std::make_unique<RankOutput>(rank.log_path, prefix, rank.global_rank, terminal);
+      Terminal shown = terminal;
+      if (r < static_cast<int>(options.console.size())) {
+        // A stream kept off the terminal still goes to the log file (torchrun's --redirects).
+        if (!options.console[r].out) shown.stdout_fd = -1;
+        if (!options.console[r].err) shown.stderr_fd = -1;
+      }
+      rank.output = std::make_unique<RankOutput>(rank.log_path, prefix, rank.global_rank, shown);
       if (!rank.output->log_error().empty()) {
         say("warning: " + rank.output->log_error() + "; " + inst.name + " rank " +
             std::to_string(rank.global_rank) + " runs with its output on the terminal only");
@@ -327,6 +341,12 @@ FailureReport Supervisor::Impl::failure_report(const FailJob& f) const {
       }
       if (rank.output) report.last_lines = rank.output->tail().last_lines(kSummaryLogLines);
       report.log_path = rank.log_path;
+      if (f.local_rank >= 0 && !rank.error_path.empty()) {
+        if (const auto error = read_error_file(rank.error_path)) {
+          report.error_message = error->message;
+          report.error_traceback = error->traceback;
+        }
+      }
     }
   }
   report.culprit = stack_culprit;

@@ -44,6 +44,7 @@ struct Supervisor::Impl {
     std::string log_path;
     std::string telemetry_path;          // its telemetry ring; empty = none
     std::string peers_path;              // its per-peer table; empty = none
+    std::string error_path;              // its TORCHELASTIC_ERROR_FILE; empty = none
     std::unique_ptr<RankTelemetry> telemetry;  // follows the ring while the rank runs
     std::unique_ptr<RankOutput> output;  // null when it could not be created
   };

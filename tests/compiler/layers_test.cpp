@@ -28,6 +28,7 @@ const pai::testing::LayerTable kAllowed = {
     {"compiler/openpai", {"compiler/document", "libpai"}},
     {"compiler/plan", {"compiler/spec", "compiler/document", "libpai"}},
     {"compiler/render", {"libpai"}},
+    {"compiler/torchrun", {"compiler/plan", "compiler/spec", "compiler/document", "libpai"}},
     {"compiler/targets", {"compiler/spec", "compiler/document", "libpai"}},
     {"compiler/targets/bare", {"compiler/targets", "compiler/spec", "compiler/document", "libpai"}},
     {"compiler/targets/k8s",

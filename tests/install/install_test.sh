@@ -106,7 +106,8 @@ check_command() {
 }
 check_command pai-compile
 while read -r command; do
-  [[ $command == rsh ]] && continue  # parses ssh's options itself: no CLI11 --help
+  # rsh and torchrun parse ssh's and torchrun's options themselves: no CLI11 --help.
+  [[ $command == rsh || $command == torchrun ]] && continue
   check_command pai-launch "$command"
 done < <(commands)
 ((checked > 40)) || fail "only $checked options were found in --help: is its format still CLI11's?"

@@ -23,7 +23,8 @@ namespace {
 
 // Folder (relative to the root) -> folders it may include from, besides itself. "launcher" is
 // main.cpp alone. Folders not listed here may not exist under launcher/. compiler/'s rows are
-// tests/compiler/layers_test.cpp's.
+// tests/compiler/layers_test.cpp's; `pai-launch torchrun` plans with the compiler's torchrun
+// folder (and reports its diagnostics), the only compiler code in pai-launch.
 const pai::testing::LayerTable kAllowed = {
     {"libpai", {}},
     {"launcher/os", {"libpai"}},
@@ -41,7 +42,7 @@ const pai::testing::LayerTable kAllowed = {
     {"launcher/commands",
      {"launcher/node", "launcher/coordinator", "launcher/report", "launcher/supervisor",
       "launcher/checks", "launcher/net", "launcher/logs", "launcher/policy", "launcher/os",
-      "libpai"}},
+      "compiler/torchrun", "compiler/document", "libpai"}},
     {"launcher", {"launcher/commands", "libpai"}},
 };
 

@@ -35,9 +35,9 @@ void check_table(std::size_t enumerators) {
 
 TEST_CASE("every named enum of the plan lists each enumerator once") {
   check_table<Runtime>(3);
-  check_table<Framework>(5);
+  check_table<Framework>(9);
   check_table<FabricType>(4);
-  check_table<EnvConvention>(2);
+  check_table<EnvConvention>(3);
   check_table<FaultToleranceMode>(2);
   check_table<RestartPolicy>(4);
   check_table<Inventory>(2);
@@ -47,6 +47,8 @@ TEST_CASE("enum spellings are the spec's and plan.json's") {
   CHECK(std::string(to_string(Framework::DeepSpeed)) == "deepspeed");
   CHECK(std::string(to_string(RestartPolicy::ExitCodeAndErrorMsg)) == "exitCodeAndErrorMsg");
   CHECK(std::string(to_string(EnvConvention::PerProcess)) == "perProcess");
+  CHECK(std::string(to_string(EnvConvention::Torchrun)) == "torchrun");
+  CHECK(std::string(to_string(Framework::XGBoost)) == "xgboost");
   CHECK(enum_from_string<FabricType>("roce") == FabricType::Roce);
 }
 

@@ -426,6 +426,86 @@ TEST_CASE("is_reserved_env_name covers rank and OpenPAI contract names") {
   }
 }
 
+TEST_CASE("envConvention torchrun gives exactly torchrun's worker variables, and pai's") {
+  pai::Plan plan = pai::testing::make_test_plan(2, 4);
+  plan.roles[0].env_convention = pai::EnvConvention::Torchrun;
+  plan.fault_tolerance.max_restarts = 5;
+  pai::ProcessContext ctx = context();
+  ctx.error_file = "/logs/worker-1/rank-6.attempt-2.error.json";
+  const EnvList env = pai::process_env(plan, at(plan, "worker", 1), 2, ctx);
+  // torch.distributed.elastic's LocalElasticAgent gives its workers these (and
+  // TORCHELASTIC_ERROR_FILE from its process context).
+  CHECK(value_of(env, "RANK") == "6");
+  CHECK(value_of(env, "LOCAL_RANK") == "2");
+  CHECK(value_of(env, "WORLD_SIZE") == "9");
+  CHECK(value_of(env, "LOCAL_WORLD_SIZE") == "4");
+  CHECK(value_of(env, "GROUP_RANK") == "1");
+  CHECK(value_of(env, "GROUP_WORLD_SIZE") == "3");
+  CHECK(value_of(env, "ROLE_NAME") == "worker");
+  CHECK(value_of(env, "ROLE_RANK") == "6");
+  CHECK(value_of(env, "ROLE_WORLD_SIZE") == "8");
+  CHECK(value_of(env, "TORCHELASTIC_RESTART_COUNT") == "2");
+  CHECK(value_of(env, "TORCHELASTIC_MAX_RESTARTS") == "5");
+  CHECK(value_of(env, "TORCHELASTIC_RUN_ID") == "test-job");
+  CHECK(value_of(env, "TORCHELASTIC_USE_AGENT_STORE") == "False");
+  CHECK(value_of(env, "TORCHELASTIC_ERROR_FILE") == ctx.error_file);
+  CHECK(value_of(env, "TORCH_NCCL_ASYNC_ERROR_HANDLING") == "1");
+  CHECK(value_of(env, "NCCL_ASYNC_ERROR_HANDLING") == "1");
+  CHECK(has(env, "MASTER_ADDR"));
+  CHECK(has(env, "MASTER_PORT"));
+  // Not torchrun's: a script that reads them must see what it sees under torchrun.
+  for (const char* name : {"NODE_RANK", "NNODES", "NPROC_PER_NODE", "PET_NNODES"}) {
+    INFO(name);
+    CHECK_FALSE(has(env, name));
+  }
+  // Every other variable is pai's own.
+  const std::set<std::string> torchrun = {
+      "RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE",
+      "ROLE_NAME", "ROLE_RANK", "ROLE_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
+      "TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_MAX_RESTARTS", "TORCHELASTIC_RUN_ID",
+      "TORCHELASTIC_USE_AGENT_STORE", "TORCHELASTIC_ERROR_FILE", "TORCH_NCCL_ASYNC_ERROR_HANDLING",
+      "NCCL_ASYNC_ERROR_HANDLING",
+      // The role's own env and the fabric preset of make_test_plan().
+      "PYTHONUNBUFFERED", "NCCL_IB_TC", "NCCL_IB_GID_INDEX", "NCCL_CROSS_NIC", "NCCL_SOCKET_IFNAME",
+      "GLOO_SOCKET_IFNAME", "NCCL_IB_HCA"};
+  for (const auto& [name, value] : env) {
+    INFO(name);
+    CHECK((torchrun.count(name) == 1 || name.rfind("PAI_", 0) == 0));
+  }
+}
+
+TEST_CASE("torchrun's names are reserved in a job with a torchrun role only") {
+  pai::Plan plan = pai::testing::make_test_plan(1, 2);
+  for (const char* name : {"TORCHELASTIC_RUN_ID", "TORCHELASTIC_MAX_RESTARTS", "GROUP_WORLD_SIZE",
+                           "TORCHELASTIC_ERROR_FILE", "TORCHELASTIC_USE_AGENT_STORE"}) {
+    INFO(name);
+    CHECK_FALSE(pai::is_reserved_env_name(name, plan));
+  }
+  plan.roles[1].env_convention = pai::EnvConvention::Torchrun;
+  for (const char* name : {"TORCHELASTIC_RUN_ID", "TORCHELASTIC_MAX_RESTARTS", "GROUP_WORLD_SIZE",
+                           "TORCHELASTIC_ERROR_FILE", "TORCHELASTIC_USE_AGENT_STORE"}) {
+    INFO(name);
+    CHECK(pai::is_reserved_env_name(name, plan));
+  }
+  CHECK(pai::is_reserved_env_name("RANK", plan));
+  CHECK_FALSE(pai::is_reserved_env_name("TORCHELASTIC_TIMER_FILE", plan));
+}
+
+TEST_CASE("envConvention torchrun leaves NCCL's error handling to a role's env that sets it") {
+  pai::Plan plan = pai::testing::make_test_plan(1, 2);
+  plan.roles[0].env_convention = pai::EnvConvention::Torchrun;
+  plan.roles[0].env = {{"TORCH_NCCL_ASYNC_ERROR_HANDLING", "0"}};
+  const EnvList env = pai::process_env(plan, at(plan, "worker", 0), 0, {});
+  CHECK(value_of(env, "TORCH_NCCL_ASYNC_ERROR_HANDLING") == "0");
+  CHECK(value_of(env, "NCCL_ASYNC_ERROR_HANDLING") == "1");
+  // The error file is a torchrun role's alone.
+  plan.roles[0].env_convention = pai::EnvConvention::PerProcess;
+  pai::ProcessContext ctx;
+  ctx.error_file = "/logs/e.json";
+  CHECK_FALSE(
+      has(pai::process_env(plan, at(plan, "worker", 0), 0, ctx), "TORCHELASTIC_ERROR_FILE"));
+}
+
 TEST_CASE("env of 10000 instances x 8 ranks is computed") {
   pai::Plan plan = pai::testing::make_test_plan(10000, 8);
   EnvList job = pai::job_env(plan);

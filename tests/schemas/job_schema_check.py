@@ -53,6 +53,15 @@ CROSS_FIELD_RULES = [
     # framework mpi needs a launcher role; docker and apptainer need an image.
     r'^framework: framework mpi needs a role named "launcher"',
     r'^runtime: runtime (docker|apptainer) needs an image',
+    # framework ray: a head role of one instance, the master; one process per node. megatron:
+    # the parallel sizes divide the world size. The frameworks' own variables are reserved.
+    r'^roles: framework ray needs a role named "head"',
+    r'^roles\.head\.instances: the Ray head has one instance, got ',
+    r'^masterRole: the master role of a ray job is its head',
+    r'^roles\.\w+\.nprocPerNode: a Ray node runs one `ray start`',
+    r'^roles\.\w+\.command: a Ray worker runs `ray start ',
+    r'^megatron\.\w+: tensorParallel \d+ x pipelineParallel \d+ x contextParallel \d+ = \d+ does not divide the world size ',
+    r'^roles\.\w+\.env\.(JAX_|DMLC_|RAY_|PAI_|TORCHELASTIC_|GROUP_WORLD_SIZE)\w*: \w+ is set by pai for every process and cannot be overridden$',
     # The job's name with its longest pod suffix (-worker-<N>) is a DNS label.
     r'^name: name "[^"]*" is too long for the job\'s pods: ',
     # kubernetes: gang size against the pods; network against networks; rdma against the

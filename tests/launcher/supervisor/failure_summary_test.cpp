@@ -32,6 +32,34 @@ TEST_CASE("the summary names the rank - the classification - the matched line an
             "pai-launch:   full log: /logs/worker-1/rank-10.attempt-0.log\n");
 }
 
+TEST_CASE("an error file's exception and traceback stand for the end of the log") {
+  FailureReport r;
+  r.job = "ddp";
+  r.reason = "default-0 local rank 1: exit code 1";
+  r.instance = "default-0";
+  r.rank = 1;
+  r.local_rank = 1;
+  r.status = "exit code 1";
+  r.last_lines = "noise\nmore noise";
+  r.log_path = "/logs/default-0/rank-1.attempt-0.log";
+  r.error_message = "ValueError: bad batch 7";
+  std::string traceback = "Traceback (most recent call last):\n";
+  for (int i = 0; i < 20; ++i) traceback += "  frame " + std::to_string(i) + "\n";
+  r.error_traceback = traceback + "ValueError: bad batch 7\n";
+  const std::string summary = format_failure_summary(r);
+  INFO(summary);
+  CHECK(summary.find("pai-launch:   error: ValueError: bad batch 7\n") != std::string::npos);
+  CHECK(summary.find("noise") == std::string::npos);
+  // The last kSummaryLogLines lines of the traceback.
+  CHECK(summary.find("|   frame 5\n") == std::string::npos);
+  CHECK(summary.find("pai-launch:   traceback from its error file:\n"
+                     "pai-launch:   |   frame 6\n") != std::string::npos);
+  CHECK(summary.find("pai-launch:   |   frame 19\n"
+                     "pai-launch:   | ValueError: bad batch 7\n"
+                     "pai-launch:   full log: /logs/default-0/rank-1.attempt-0.log\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("a stop by signal has no root-cause rank") {
   FailureReport r;
   r.job = "j";

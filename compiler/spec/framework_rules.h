@@ -1,0 +1,16 @@
+// The cross-field rules of the framework presets (docs/frameworks.md) on a parsed JobSpec.
+#pragma once
+
+#include "compiler/document/diagnostics.h"
+#include "compiler/spec/spec.h"
+
+namespace pai {
+
+/// ray: a role named head of one instance, the master role, running the entrypoint (its
+/// command); the other roles without a command; one process per instance (Ray starts its
+/// workers itself). megatron: tensorParallel x pipelineParallel x contextParallel divides the
+/// world size (a warning when tensor-parallel groups would span nodes). Each violation is a
+/// located diagnostic.
+void check_framework(const JobSpec& spec, Diagnostics& diags);
+
+}  // namespace pai

@@ -1,0 +1,59 @@
+#!/bin/sh
+# env/worker-2.sh: the env contract of job gpt-20b, role worker, instance 2.
+# Source it with LOCAL_RANK set (default 0): LOCAL_RANK=1 . ./env/worker-2.sh
+export PAI_JOB_NAME=gpt-20b
+export PAI_TASK_ROLE_COUNT=1
+export PAI_TASK_ROLE_LIST=worker
+export PAI_TASK_ROLE_TASK_COUNT_worker=4
+export PAI_RESOURCE_worker=8,96,1638400,65536
+export PAI_MIN_FAILED_TASK_COUNT_worker=1
+export PAI_MIN_SUCCEEDED_TASK_COUNT_worker='-1'
+export PAI_JOB_TASK_COUNT=4
+export PAI_TASKS_NUM=4
+export PAI_JOB_TASK_ROLE_COUNT=1
+export PAI_TASK_ROLES_NUM=1
+export PAI_JOB_TASK_ROLE_LIST=worker
+export PAI_TASK_ROLE_worker_HOST_LIST=10.50.0.11,10.50.0.12,10.50.0.13,10.50.0.14
+export PAI_HOST_IP_worker_0=10.50.0.11
+export PAI_HOST_IP_worker_1=10.50.0.12
+export PAI_HOST_IP_worker_2=10.50.0.13
+export PAI_HOST_IP_worker_3=10.50.0.14
+export PAI_TASK_ROLE_INSTANCES=worker:0,worker:1,worker:2,worker:3
+export MASTER_ADDR=10.50.0.11
+export MASTER_PORT=20001
+export PAI_MAX_RESTARTS=10
+export PAI_OUTPUT_DIR=/mnt/checkpoints/gpt-20b
+export NCCL_SOCKET_IFNAME=ib0
+export GLOO_SOCKET_IFNAME=ib0
+export NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7
+export CUDA_DEVICE_MAX_CONNECTIONS=1
+export TORCH_NCCL_AVOID_RECORD_STREAMS=1
+export PAI_TENSOR_PARALLEL_SIZE=8
+export PAI_PIPELINE_PARALLEL_SIZE=2
+export PAI_CONTEXT_PARALLEL_SIZE=1
+export PAI_DATA_PARALLEL_SIZE=2
+export NODE_RANK=2
+export GROUP_RANK=2
+export NNODES=4
+export NPROC_PER_NODE=8
+export LOCAL_WORLD_SIZE=8
+export ROLE_NAME=worker
+export ROLE_WORLD_SIZE=32
+export PAI_CURRENT_TASK_ROLE_NAME=worker
+export PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX=2
+export PAI_CONTAINER_HOST_IP=10.50.0.13
+export PAI_CURRENT_CONTAINER_IP=10.50.0.13
+export PAI_CONTAINER_HOST_PORT_LIST=''
+export PAI_RESTART_COUNT=0
+export TORCHELASTIC_RESTART_COUNT=0
+case "${LOCAL_RANK:-0}" in
+  0) export RANK=16 LOCAL_RANK=0 WORLD_SIZE=32 ROLE_RANK=16 ;;
+  1) export RANK=17 LOCAL_RANK=1 WORLD_SIZE=32 ROLE_RANK=17 ;;
+  2) export RANK=18 LOCAL_RANK=2 WORLD_SIZE=32 ROLE_RANK=18 ;;
+  3) export RANK=19 LOCAL_RANK=3 WORLD_SIZE=32 ROLE_RANK=19 ;;
+  4) export RANK=20 LOCAL_RANK=4 WORLD_SIZE=32 ROLE_RANK=20 ;;
+  5) export RANK=21 LOCAL_RANK=5 WORLD_SIZE=32 ROLE_RANK=21 ;;
+  6) export RANK=22 LOCAL_RANK=6 WORLD_SIZE=32 ROLE_RANK=22 ;;
+  7) export RANK=23 LOCAL_RANK=7 WORLD_SIZE=32 ROLE_RANK=23 ;;
+  *) echo 'env/worker-2.sh: LOCAL_RANK must be 0..7' >&2; return 1 2>/dev/null || exit 1 ;;
+esac
