@@ -38,12 +38,18 @@ std::string make_private_dir(const std::string& root, const std::string& name) {
     refuse(root, std::string("cannot be created: ") + std::strerror(errno), "check its parent");
   }
   const struct stat root_st = folder_status(root);
-  const bool others_write = (root_st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
-  if (root_st.st_uid != me && root_st.st_uid != 0 && others_write &&
-      (root_st.st_mode & S_ISVTX) == 0) {
+  // The owner of a folder may rename anything in it, sticky bit or not: a root of another
+  // user's could move the job's folder away after it was verified and put theirs in its place.
+  if (root_st.st_uid != me && root_st.st_uid != 0) {
     refuse(root,
-           "is " + owner_text(root_st.st_uid) + " and writable by others without the sticky bit",
-           "remove it (or chmod 1777 it as root)");
+           "is " + owner_text(root_st.st_uid) +
+               ", who could move the job's folder away and take its control sockets",
+           "remove it as root (rm -rf " + root + "); the first launcher creates it again, 1777");
+  }
+  const bool others_write = (root_st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+  if (others_write && (root_st.st_mode & S_ISVTX) == 0) {
+    refuse(root, "is writable by others without the sticky bit",
+           "chmod 1777 it as root, or remove it");
   }
 
   const std::string dir = root + "/" + name;

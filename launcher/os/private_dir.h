@@ -17,9 +17,10 @@ class PrivateDirError : public std::runtime_error {
 
 /// Creates `root` when missing, shared like /tmp (mode 1777: anyone may add a folder, nobody may
 /// move another's), then `root/name` with mode 0700, and returns `root/name`. Refuses (throws
-/// PrivateDirError) when `root` is not a real folder or lets other users move folders in it (not
-/// owned by root or us, writable by others, not sticky), and when `root/name` is a symlink, not
-/// a folder, owned by another user, or writable by group or others.
+/// PrivateDirError) when `root` is not a real folder or lets other users move folders in it
+/// (owned by another user than root or us, whatever its mode; writable by others without the
+/// sticky bit), and when `root/name` is a symlink, not a folder, owned by another user, or
+/// writable by group or others.
 std::string make_private_dir(const std::string& root, const std::string& name);
 
 }  // namespace pai::launcher

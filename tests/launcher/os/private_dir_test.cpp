@@ -76,10 +76,24 @@ TEST_CASE("a control folder or an open root owned by another user is refused") {
   ::chmod(root.c_str(), 0777);
   REQUIRE(::chown(root.c_str(), kNobody, kNobody) == 0);
   CHECK_THROWS_WITH(make_private_dir(root, "job"),
-                    Catch::Contains("writable by others without the sticky bit"));
-  // The same root with the sticky bit, like /tmp: nobody can move our folder, so it is used.
+                    Catch::Contains("is owned by uid 65534, who could move the job's folder away"));
+  // The sticky bit does not stop the folder's owner (the audit's /tmp/pai of another user,
+  // mode 1777 or 0755): still refused, before anything is created in it.
+  for (const mode_t mode : {01777, 0755}) {
+    ::chmod(root.c_str(), mode);
+    CHECK_THROWS_WITH(make_private_dir(root, "job"),
+                      Catch::Contains("is owned by uid 65534, who could move the job's folder "
+                                      "away and take its control sockets; remove it as root"));
+    CHECK(::access((root + "/job").c_str(), F_OK) != 0);
+  }
+  // Root's own shared root, like /tmp, is used; so is one writable by others only with the
+  // sticky bit.
+  REQUIRE(::chown(root.c_str(), 0, 0) == 0);
   ::chmod(root.c_str(), 01777);
   CHECK(make_private_dir(root, "job") == root + "/job");
+  ::chmod(root.c_str(), 0777);
+  CHECK_THROWS_WITH(make_private_dir(root, "job2"),
+                    Catch::Contains("writable by others without the sticky bit"));
 }
 
 }  // namespace private_dir_test
