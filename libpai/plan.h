@@ -785,6 +785,18 @@ struct Megatron {
   }
 };
 
+/// The ranks' log files (spec `logs`): each rank's log of an attempt holds at most about
+/// max_bytes on disk, the newest output kept (launcher/supervisor/bounded_log.h).
+struct Logs {
+  static constexpr std::int64_t kDefaultMaxBytes = std::int64_t{1} << 30;  // 1 GiB
+  static constexpr std::int64_t kMinMaxBytes = std::int64_t{1} << 20;      // 1 MiB
+  std::int64_t max_bytes = kDefaultMaxBytes;
+  bool operator==(const Logs&) const = default;
+  friend void fields(auto& v, Like<Logs> auto& m) {
+    v("maxBytes", m.max_bytes, AtLeast{static_cast<int>(kMinMaxBytes)});
+  }
+};
+
 struct Plan {
   int plan_version = kPlanVersion;
   std::string compiler;  ///< "pai-compile X.Y.Z" that wrote it
@@ -821,6 +833,8 @@ struct Plan {
   Slurm slurm;
   /// Megatron-LM's parallel sizes (spec `megatron`); all 1 when absent.
   Megatron megatron;
+  /// The ranks' log files (spec `logs`); 1 GiB per rank log when absent.
+  Logs logs;
 
   // --- Assigned by place() (placement.h); recomputed when a spare replaces a node. ---
   std::vector<Placement> placements;  ///< roles in order, instances in order
@@ -870,6 +884,7 @@ struct Plan {
     v("kubernetes", m.kubernetes, field::present_if(!(m.kubernetes == Kubernetes{})));
     v("slurm", m.slurm, field::present_if(!(m.slurm == Slurm{})));
     v("megatron", m.megatron, field::present_if(!(m.megatron == Megatron{})));
+    v("logs", m.logs, field::present_if(!(m.logs == Logs{})));
     v("placements", m.placements);
     v("coordinator", m.coordinator);
     v("master", m.master);

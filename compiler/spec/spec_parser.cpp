@@ -24,7 +24,9 @@ const std::vector<std::string> kTopKeys = {
     "runtime",    "framework",   "parameters",     "hosts",       "spares",
     "portRange",  "coordinator", "masterRole",     "fabric",      "mounts",
     "output",     "roles",       "faultTolerance", "sanityCheck", "timeLimit",
-    "monitoring", "kubernetes",  "slurm",          "megatron",    "ray"};
+    "monitoring", "kubernetes",  "slurm",          "megatron",    "ray",
+    "logs"};
+const std::vector<std::string> kLogsKeys = {"maxBytes"};
 const std::vector<std::string> kPortRangeKeys = {"min", "max"};
 const std::vector<std::string> kCoordinatorKeys = {"host", "port"};
 const std::vector<std::string> kMonitoringKeys = {"metricsPort", "metricsAddress", "gpuIdle"};
@@ -73,6 +75,7 @@ class SpecParser {
   void parse_port_range(const Node& node);
   void parse_coordinator(const Node& node);
   void parse_monitoring(const Node& node);
+  void parse_logs(const Node& node);
   void parse_fabric(const Node& node);
   void parse_mounts(const Node& node);
   void parse_roles(const Node& node, const Node* master);
@@ -106,6 +109,7 @@ void SpecParser::parse(const Node& root) {
     reader_.duration(*n, "timeLimit", 1, &job.time_limit_seconds);
   }
   if (const Node* n = reader_.optional(root, "", "monitoring")) parse_monitoring(*n);
+  if (const Node* n = reader_.optional(root, "", "logs")) parse_logs(*n);
   const Node* master = reader_.optional(root, "", "masterRole");
   if (const Node* n = reader_.required(root, "", "roles")) parse_roles(*n, master);
   if (const Node* n = reader_.optional(root, "", "faultTolerance")) {
@@ -219,6 +223,13 @@ void SpecParser::parse_monitoring(const Node& node) {
     } else {
       m.metrics_address = address;
     }
+  }
+}
+
+void SpecParser::parse_logs(const Node& node) {
+  if (!reader_.mapping(node, "logs", kLogsKeys)) return;
+  if (const Node* n = reader_.optional(node, "logs", "maxBytes")) {
+    reader_.quantity(*n, "logs.maxBytes", Logs::kMinMaxBytes, &spec_.job.logs.max_bytes);
   }
 }
 

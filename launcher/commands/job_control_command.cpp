@@ -104,7 +104,7 @@ class ControlSession {
               colors.emplace(output->node, static_cast<int>(colors.size())).first->second;
           relay = std::make_unique<LogRelay>(
               "[" + output->node + "]", color, index,
-              output->stream == net::Stream::Stderr ? options_.err_fd : options_.out_fd, -1,
+              output->stream == net::Stream::Stderr ? options_.err_fd : options_.out_fd,
               nullptr);
         }
         relay->feed(output->data);
@@ -195,7 +195,7 @@ class ControlSession {
             "[" +
             (name != instances.end() ? name->second : "instance-" + std::to_string(log->instance)) +
             "/" + std::to_string(log->rank) + "]";
-        relay = std::make_unique<LogRelay>(prefix, color, log->rank, options_.out_fd, -1, nullptr);
+        relay = std::make_unique<LogRelay>(prefix, color, log->rank, options_.out_fd, nullptr);
       }
       relay->feed(log->data);
     }

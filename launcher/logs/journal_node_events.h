@@ -100,6 +100,7 @@ struct Exit {
   bool retryable = false;
   std::string classification = {};
   std::string matched_line = {};
+  std::optional<std::int64_t> log_dropped_bytes = {};  ///< rotated away (logs.maxBytes)
   bool operator==(const Exit&) const = default;
   friend void fields(auto& v, Like<Exit> auto& m) {
     v("instance", m.instance);
@@ -112,6 +113,8 @@ struct Exit {
     v("retryable", m.retryable);
     v("classification", m.classification);
     v("matchedLine", m.matched_line);
+    v("logDroppedBytes", m.log_dropped_bytes,
+      note("bytes of its log dropped to keep it within logs.maxBytes; absent when none"));
   }
 };
 

@@ -3,8 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
 #include "libpai/write_all.h"
 
@@ -53,9 +51,9 @@ std::string OutputTail::last_lines(std::size_t count) const {
   return std::string(all.substr(start));
 }
 
-LogRelay::LogRelay(std::string prefix, bool color, int color_index, int terminal_fd, int file_fd,
+LogRelay::LogRelay(std::string prefix, bool color, int color_index, int terminal_fd,
                    OutputTail* tail)
-    : terminal_fd_(terminal_fd), file_fd_(file_fd), tail_(tail) {
+    : terminal_fd_(terminal_fd), tail_(tail) {
   if (color) {
     prefix_ = std::string(kColors[color_index % std::size(kColors)]) + prefix + "\x1b[0m ";
   } else {
@@ -65,12 +63,6 @@ LogRelay::LogRelay(std::string prefix, bool color, int color_index, int terminal
 
 void LogRelay::feed(std::string_view bytes) {
   if (bytes.empty()) return;
-  if (file_fd_ >= 0 && !write_all(file_fd_, bytes) && !file_error_reported_) {
-    file_error_reported_ = true;
-    std::string msg =
-        "pai-launch: error: cannot write log file: " + std::string(std::strerror(errno)) + "\n";
-    write_all(2, msg);
-  }
   if (tail_ != nullptr) tail_->append(bytes);
   relay_lines(bytes);
 }
@@ -84,6 +76,7 @@ void LogRelay::add_line(std::string& out, std::string_view head, std::string_vie
 }
 
 void LogRelay::relay_lines(std::string_view bytes) {
+  if (terminal_fd_ < 0) return;  // shown nowhere (torchrun's --redirects)
   // `out` keeps its capacity from feed to feed: after the first reads, relaying allocates
   // nothing and costs one copy and one write per read. (A writev of [prefix, line] slices
   // avoids that copy but is slower: the kernel's per-slice cost outweighs a 100-byte memcpy.)

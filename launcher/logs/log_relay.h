@@ -1,4 +1,4 @@
-// The log relay: a process's output to the terminal, prefixed, and to its log file, whole.
+// The log relay: a process's output to the terminal, prefixed, and into its tail.
 #pragma once
 
 #include <cstddef>
@@ -28,17 +28,16 @@ class OutputTail {
   std::string data_;
 };
 
-/// Relays one output stream of one process. Bytes go unchanged to `file_fd`; complete lines
-/// go to `terminal_fd` each behind `prefix` ("[worker-0/3] ", colored when `color`); a
-/// partial line waits for its end, for finish(), or for kMaxRelayedLine bytes. Bytes are
-/// never interpreted: binary output passes through. Write errors on the terminal are ignored
-/// (a closed terminal must not stop the job); on the file they are reported once on stderr.
-/// Each feed() costs one write to the file and one to the terminal, and no allocation once
-/// warm.
+/// Relays one output stream of one process to the terminal (its log file is kept whole by
+/// the caller: supervisor/bounded_log.h). Complete lines go to `terminal_fd` each behind
+/// `prefix` ("[worker-0/3] ", colored when `color`); a partial line waits for its end, for
+/// finish(), or for kMaxRelayedLine bytes. Bytes are never interpreted: binary output passes
+/// through. Write errors on the terminal are ignored (a closed terminal must not stop the
+/// job); a `terminal_fd` of -1 shows nothing. Each feed() costs one write to the terminal, and
+/// no allocation once warm.
 class LogRelay {
  public:
-  LogRelay(std::string prefix, bool color, int color_index, int terminal_fd, int file_fd,
-           OutputTail* tail);
+  LogRelay(std::string prefix, bool color, int color_index, int terminal_fd, OutputTail* tail);
   /// Relays bytes read from the stream.
   void feed(std::string_view bytes);
   /// The stream ended: a pending partial line is relayed with a newline added.
@@ -52,10 +51,8 @@ class LogRelay {
 
   std::string prefix_;
   int terminal_fd_;
-  int file_fd_;
   OutputTail* tail_;
   std::string partial_;
-  bool file_error_reported_ = false;
 };
 
 }  // namespace pai::launcher

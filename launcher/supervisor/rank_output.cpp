@@ -32,13 +32,8 @@ std::vector<char>& read_buffer() {
 }  // namespace
 
 RankOutput::RankOutput(std::string log_path, const std::string& prefix, int color_index,
-                       const Terminal& terminal)
-    : log_path_(std::move(log_path)), tail_(kLogTailBytes) {
-  log_fd_ = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-  if (log_fd_ < 0) {
-    if (errno == EMFILE || errno == ENFILE) throw_fd_error("cannot write " + log_path_);
-    log_error_ = "cannot write " + log_path_ + ": " + std::strerror(errno);
-  }
+                       const Terminal& terminal, std::uint64_t max_log_bytes)
+    : log_path_(std::move(log_path)), log_(log_path_, max_log_bytes), tail_(kLogTailBytes) {
   for (Stream* s : {&out_, &err_}) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -53,9 +48,9 @@ RankOutput::RankOutput(std::string log_path, const std::string& prefix, int colo
     fcntl(s->read_fd, F_SETPIPE_SZ, kPipeBytes);  // best effort: capped by pipe-max-size
   }
   out_.relay = std::make_unique<LogRelay>(prefix, terminal.color_stdout, color_index,
-                                          terminal.stdout_fd, log_fd_, &tail_);
+                                          terminal.stdout_fd, &tail_);
   err_.relay = std::make_unique<LogRelay>(prefix, terminal.color_stderr, color_index,
-                                          terminal.stderr_fd, log_fd_, &tail_);
+                                          terminal.stderr_fd, &tail_);
 }
 
 RankOutput::~RankOutput() { close(); }
@@ -78,7 +73,9 @@ void RankOutput::read_stream(Stream& s, int max_reads, bool until_short_read) {
   for (int n = 0; n < max_reads && s.read_fd >= 0; ++n) {
     const ssize_t got = ::read(s.read_fd, buffer.data(), buffer.size());
     if (got > 0) {
-      s.relay->feed(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
+      const std::string_view bytes(buffer.data(), static_cast<std::size_t>(got));
+      write_log(bytes);
+      s.relay->feed(bytes);
       if (on_output_) on_output_();
       // A short read emptied the pipe: the (level-triggered) loop calls again when more
       // comes, so a read that would only say EAGAIN is saved.
@@ -109,12 +106,19 @@ void RankOutput::drain() {
 void RankOutput::close() {
   close_stream(out_);
   close_stream(err_);
-  close_fd(log_fd_);
+  log_.close();
 }
 
 void RankOutput::note(const std::string& text) {
   tail_.append(text);
-  if (log_fd_ >= 0) write_all(log_fd_, text);
+  write_log(text);
+}
+
+void RankOutput::write_log(std::string_view bytes) {
+  if (!log_.is_open() || log_.write(bytes) || log_error_said_) return;
+  log_error_said_ = true;
+  write_all(2, "pai-launch: error: cannot write the log " + log_path_ + ": " +
+                   std::strerror(errno) + "; the rank's output goes on to the terminal\n");
 }
 
 }  // namespace pai::launcher

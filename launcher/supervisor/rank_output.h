@@ -1,14 +1,18 @@
 // The output side of one process: its stdout and stderr pipes, relayed to the terminal and
-// kept whole in its per-attempt log file, with the tail kept for classification.
+// kept in its per-attempt log file (bounded: bounded_log.h), with the tail kept for
+// classification.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "launcher/os/event_loop.h"
 #include "launcher/logs/log_relay.h"
+#include "launcher/os/event_loop.h"
+#include "launcher/supervisor/bounded_log.h"
 
 namespace pai::launcher {
 
@@ -25,13 +29,14 @@ struct Terminal {
 /// close_child_ends(), watch(); after the process died drain(); finally close().
 class RankOutput {
  public:
-  /// Creates `log_path` (truncating) and the pipes; `prefix` is "[worker-0/3]". A log that
+  /// Creates `log_path` (truncating; at most about `max_log_bytes` on disk with its `.1`
+  /// part, 0 = no bound) and the pipes; `prefix` is "[worker-0/3]". A log that
   /// cannot be created (a read-only or full file system, a folder gone) is not the rank's
   /// failure: its output then goes to the terminal and the tail alone, and log_error() says
   /// why. Throws std::runtime_error "cannot create pipes: <why>", DescriptorsExhausted
   /// (os/fd.h) when out of file descriptors.
   RankOutput(std::string log_path, const std::string& prefix, int color_index,
-             const Terminal& terminal);
+             const Terminal& terminal, std::uint64_t max_log_bytes = 0);
   ~RankOutput();
   RankOutput(const RankOutput&) = delete;
   RankOutput& operator=(const RankOutput&) = delete;
@@ -53,7 +58,9 @@ class RankOutput {
   const OutputTail& tail() const { return tail_; }
   const std::string& log_path() const { return log_path_; }
   /// "" when the log file was created; else "cannot write <path>: <why>".
-  const std::string& log_error() const { return log_error_; }
+  const std::string& log_error() const { return log_.open_error(); }
+  /// Bytes of the log dropped to keep it within its bound.
+  std::uint64_t log_dropped() const { return log_.dropped(); }
 
  private:
   struct Stream {
@@ -65,10 +72,12 @@ class RankOutput {
   // `until_short_read`; closes the stream at end of file.
   void read_stream(Stream& s, int max_reads, bool until_short_read);
   void close_stream(Stream& s);
+  // Appends to the log; a failure is said once on stderr, the job goes on.
+  void write_log(std::string_view bytes);
 
   std::string log_path_;
-  std::string log_error_;
-  int log_fd_ = -1;
+  BoundedLog log_;
+  bool log_error_said_ = false;
   OutputTail tail_;
   Stream out_, err_;
   EventLoop* loop_ = nullptr;

@@ -157,7 +157,8 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
         if (!options.console[r].out) shown.stdout_fd = -1;
         if (!options.console[r].err) shown.stderr_fd = -1;
       }
-      rank.output = std::make_unique<RankOutput>(rank.log_path, prefix, rank.global_rank, shown);
+      rank.output = std::make_unique<RankOutput>(rank.log_path, prefix, rank.global_rank, shown,
+                                                 static_cast<std::uint64_t>(plan.logs.max_bytes));
       if (!rank.output->log_error().empty()) {
         say("warning: " + rank.output->log_error() + "; " + inst.name + " rank " +
             std::to_string(rank.global_rank) + " runs with its output on the terminal only");

@@ -84,6 +84,9 @@ void Supervisor::Impl::reap() {
     record.retryable = c.retryable;
     record.classification = c.reason;
     record.matched_line = c.matched_line;
+    if (const std::uint64_t dropped = rank.output->log_dropped(); dropped > 0) {
+      record.log_dropped_bytes = static_cast<std::int64_t>(dropped);
+    }
     events.record(record);
     if (hooks != nullptr && !inst.stopping && !exit.success()) {
       FailJob f{c.reason, 1, i, r, exit, c};

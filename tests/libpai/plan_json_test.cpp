@@ -560,6 +560,18 @@ TEST_CASE("an unknown or mistyped inventory is refused") {
   CHECK(error_of(rehash(document)) == "plan.json: inventory: expected a string");
 }
 
+TEST_CASE("the logs member is written only when not the default - and round-trips") {
+  pai::Plan plan = pai::testing::make_test_plan(1, 2);
+  CHECK_FALSE(json::parse(pai::plan_to_json(plan, kToken.secret)).contains("logs"));
+  plan.logs.max_bytes = std::int64_t{4} << 30;
+  const std::string text = pai::plan_to_json(plan, kToken.secret);
+  json document = json::parse(text);
+  CHECK(document["logs"] == json{{"maxBytes", std::int64_t{4} << 30}});
+  CHECK(pai::plan_from_json(text, "plan.json", kToken).logs.max_bytes == std::int64_t{4} << 30);
+  document["logs"]["maxBytes"] = 1000;
+  CHECK(error_of(rehash(document)) == "plan.json: logs.maxBytes: expected at least 1048576");
+}
+
 TEST_CASE("the monitoring member is written only with a metrics port - and round-trips") {
   pai::Plan plan = pai::testing::make_test_plan(1, 2);
   CHECK_FALSE(json::parse(pai::plan_to_json(plan, kToken.secret)).contains("monitoring"));

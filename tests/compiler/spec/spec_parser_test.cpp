@@ -420,6 +420,21 @@ TEST_CASE("timeLimit is a duration - none by default, zero refused") {
   CHECK(zero->diags.all()[0].path == "timeLimit");
 }
 
+TEST_CASE("logs - 1Gi by default - a quantity of at least 1Mi") {
+  CHECK(parse(kMinimal)->spec.job.logs.max_bytes == std::int64_t{1} << 30);
+  const auto p = parse(kMinimal + "logs: {maxBytes: 4Gi}\n");
+  CHECK(p->diags.all().empty());
+  CHECK(p->spec.job.logs.max_bytes == std::int64_t{4} << 30);
+  const auto small = parse(kMinimal + "logs:\n  maxBytes: 1Ki\n");
+  REQUIRE(small->diags.all().size() == 1);
+  CHECK(small->diags.all()[0].path == "logs.maxBytes");
+  CHECK(small->diags.all()[0].loc.line == 9);
+  CHECK(small->diags.all()[0].message.starts_with("expected a quantity of at least 1Mi"));
+  const auto unknown = parse(kMinimal + "logs: {max: 1}\n");
+  REQUIRE(unknown->diags.all().size() == 1);
+  CHECK(unknown->diags.all()[0].message.starts_with("unknown key \"max\""));
+}
+
 TEST_CASE("monitoring - off by default - a port and a numeric address") {
   const Monitoring none = parse(kMinimal)->spec.job.monitoring;
   CHECK(none.metrics_port == 0);

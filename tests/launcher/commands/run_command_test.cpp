@@ -295,6 +295,26 @@ TEST_CASE("a rank log that cannot be created at a restart is a warning - the ran
                                       "directory\"") == 1);
 }
 
+TEST_CASE("a rank's log stays within logs.maxBytes - the newest output kept, the rest counted") {
+  TempDir dir;
+  pai::Plan plan =
+      local_plan("run-log-bound", "yes pai-log-line | head -c 8000000; echo the-last-line");
+  plan.logs.max_bytes = 1 << 20;
+  auto r = run_launcher(dir, {"run", "--plan", write_plan(dir, plan), "--log-dir", dir / "logs"});
+  CHECK(r.code == 0);
+  const std::string log = slurp(dir / "logs/worker-0/rank-0.attempt-0.log");
+  const std::string older = slurp(dir / "logs/worker-0/rank-0.attempt-0.log.1");
+  // Each part at most half the bound, plus one read of the rank's pipe (1 MiB).
+  CHECK(log.size() + older.size() <= (1u << 20) + 2 * (1u << 20));
+  CHECK(log.ends_with("the-last-line\n"));  // head -c cut the last pai-log-line short
+  CHECK(log.find("pai-log-line\npai-log-line\n") != std::string::npos);
+  CHECK(log.starts_with("pai-launch: this log reached half of logs.maxBytes (1048576 bytes)"));
+  const std::string journal = slurp(dir / "logs/worker-0/events.jsonl");
+  const auto at = journal.find("\"logDroppedBytes\":");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stoll(journal.substr(at + 18)) >= 8000000 - 3 * (1 << 20));
+}
+
 TEST_CASE("a control folder others can write to is refused before any process starts") {
   TempDir dir;
   const std::string path =
