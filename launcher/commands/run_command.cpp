@@ -25,6 +25,7 @@
 #include "launcher/node/run_node_agent.h"
 #include "launcher/node/slurm_inventory.h"
 #include "launcher/os/fd.h"
+#include "launcher/os/node_lock.h"
 #include "launcher/os/private_dir.h"
 #include "launcher/os/signals.h"
 #include "launcher/report/report_file.h"
@@ -132,7 +133,8 @@ struct NodeRun {
   std::string instance;                  // "<role>-<i>", or "spare-<node>"
   std::string log_dir;
   std::string control_dir;
-  std::optional<JobToken> token;  // the plan was verified with it; always in a job
+  std::unique_ptr<NodeLock> node_lock;  // held from the control folder's making to the end
+  std::optional<JobToken> token;        // the plan was verified with it; always in a job
   std::unique_ptr<EventLog> events;
 };
 
@@ -262,6 +264,17 @@ std::string make_control_dir(const NodeRun& run, const RunOptions& options) {
   try {
     return make_private_dir(make_private_dir(options.control_root, run.plan.name), run.node);
   } catch (const PrivateDirError& e) {
+    throw SetupError(e.what());
+  }
+}
+
+// Before anything of this node is touched (its journal, sockets, cgroup tree): a second
+// launcher of the job and node on this machine stops here (os/node_lock.h).
+std::unique_ptr<NodeLock> lock_node(const NodeRun& run) {
+  try {
+    return std::make_unique<NodeLock>(run.control_dir + "/launcher.lock",
+                                      "node " + run.node + " of job '" + run.plan.name + "'");
+  } catch (const NodeLockError& e) {
     throw SetupError(e.what());
   }
 }
@@ -464,12 +477,14 @@ int run_loaded(NodeRun& run, const NodeHints& hints, const RunOptions& options,
                Clock::time_point start, std::unique_ptr<ServedCoordinator> coordinator) {
   identify_this_node(run, hints);
   require_token(run, options);
-  open_journal(run, options);
   run.control_dir = make_control_dir(run, options);
+  run.node_lock = lock_node(run);
+  open_journal(run, options);
   const int code = run.in_job ? run_in_job(run, options, start, std::move(coordinator))
                               : run_alone(run, options, start);
-  // Empty once the supervisor removed its socket and rings; the job's folder stays while
-  // another launcher of the job on this machine has one in it.
+  // Empty once the supervisor removed its socket and rings and the lock is gone; the job's
+  // folder stays while another launcher of the job on this machine has one in it.
+  run.node_lock.reset();
   ::rmdir(run.control_dir.c_str());
   ::rmdir(std::filesystem::path(run.control_dir).parent_path().c_str());
   return code;

@@ -315,6 +315,21 @@ TEST_CASE("a rank's log stays within logs.maxBytes - the newest output kept, the
   CHECK(std::stoll(journal.substr(at + 18)) >= 8000000 - 3 * (1 << 20));
 }
 
+TEST_CASE("a second launcher of a running job's node is refused - the first runs on") {
+  TempDir dir;
+  TempDir other;
+  const std::string path = write_plan(dir, local_plan("run-twice", "sleep 2; echo finished"));
+  Launcher first(dir, {"run", "--plan", path, "--log-dir", dir / "logs-one"});
+  REQUIRE(pai::testing::wait_for_file(dir / "logs-one/worker-0/rank-0.attempt-0.log"));
+  auto second = run_launcher(other, {"run", "--plan", path, "--log-dir", dir / "logs-two"});
+  CHECK(second.code == 2);
+  CHECK(count_lines_with(second.err, ") runs node localhost of job 'run-twice' on this machine; "
+                                     "it holds ") == 1);
+  CHECK_FALSE(std::filesystem::exists(dir / "logs-two/worker-0/events.jsonl"));
+  CHECK(first.wait() == 0);  // neither its sockets nor its processes were taken
+  CHECK(count_lines_with(first.out(), "finished") == 1);
+}
+
 TEST_CASE("a control folder others can write to is refused before any process starts") {
   TempDir dir;
   const std::string path =

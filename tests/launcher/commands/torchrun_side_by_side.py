@@ -145,7 +145,9 @@ def side_by_side(launcher, nodes, scenario, restarts, expected_code, work):
         env.pop("OMP_NUM_THREADS", None)
         # torch 1.13 under Python 3.11 needs its output redirected (its default crashes).
         args = ["--nnodes", str(nodes), "--nproc_per_node", "2", "--rdzv_backend", "c10d",
-                "--rdzv_endpoint", "127.0.0.1:%d" % port, "--rdzv_id", "sbs-" + scenario,
+                "--rdzv_endpoint", "127.0.0.1:%d" % port,
+                # Unique per test: one job's node on a machine has one launcher at a time.
+                "--rdzv_id", "sbs%d-%s" % (nodes, scenario),
                 "--max_restarts", str(restarts), "--redirects", "1", "--tee", "1",
                 "--log_dir", os.path.join(work, scenario, tool + "-logs"), JOB, out, scenario]
         results = run_job(torchrun, args, nodes, env)
