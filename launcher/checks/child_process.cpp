@@ -13,6 +13,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "libpai/inherited_fds.h"
+
 namespace pai::checks {
 namespace {
 
@@ -69,6 +71,9 @@ ChildOutcome run_in_child(const std::function<int(int fd)>& body, std::chrono::m
     if (getppid() != parent) _exit(1);  // the launcher died before prctl
     reset_signals();
     close(fds[0]);
+    // Like a rank: nothing of the launcher's (the coordinator's socket, the journals) reaches
+    // the check's command, or what it leaves running.
+    close_on_exec_above_stderr();
     int code = 1;
     try {
       code = body(fds[1]);

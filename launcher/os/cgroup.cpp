@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "launcher/os/fd.h"
+#include "libpai/inherited_fds.h"
 
 namespace pai::launcher {
 
@@ -259,8 +260,10 @@ CgroupWatchdog::CgroupWatchdog(const std::string& tree_dir) {
   if (pid_ == 0) {
     // The watchdog: only async-signal-safe calls (the launcher may have threads). The
     // launcher's signals stay blocked here, so a Ctrl-C to the terminal's group does not end
-    // it before the launcher is gone.
+    // it before the launcher is gone. It keeps nothing of the launcher's but its pipe: not the
+    // coordinator's listening socket, not the journals.
     ::close(fds[1]);
+    close_above_stderr_but(fds[0]);
     char byte = 0;
     ssize_t n;
     do {

@@ -4,8 +4,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <linux/close_range.h>
-
 #include <cerrno>
 #include <cstring>
 
@@ -29,14 +27,6 @@ void throw_fd_error(const std::string& what) {
 }
 
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
-
-void close_on_exec_above_stderr() {
-  if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
-  const rlim_t top = limit.rlim_cur == RLIM_INFINITY ? (1U << 20) : limit.rlim_cur;
-  for (rlim_t fd = 3; fd < top; ++fd) ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
-}
 
 namespace {
 

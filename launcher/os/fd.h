@@ -23,13 +23,6 @@ void close_fd(int& fd);
 /// Makes reads and writes on `fd` return EAGAIN instead of blocking.
 void set_nonblocking(int fd);
 
-/// Marks every descriptor above 2 close-on-exec, so that exec closes them all: nothing the
-/// launcher holds (the coordinator's sockets, which Boost.Asio opens without close-on-exec,
-/// other ranks' pipes, libraries' descriptors) outlives it in a rank. Async-signal-safe: meant
-/// for a forked child right before exec. Descriptors stay open until the exec itself, so a
-/// failed exec can still be reported through a pipe. Uses close_range(CLOSE_RANGE_CLOEXEC);
-/// on kernels without it, fcntl on every number below RLIMIT_NOFILE.
-void close_on_exec_above_stderr();
 
 /// Raises the soft RLIMIT_NOFILE to the hard limit, so a launcher of many ranks (two pipes
 /// and a log file each) does not run out; returns the soft limit now in force. Processes the

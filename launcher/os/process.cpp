@@ -19,6 +19,7 @@
 
 #include "launcher/os/cgroup.h"
 #include "launcher/os/fd.h"
+#include "libpai/inherited_fds.h"
 
 namespace bp = boost::process;
 

@@ -13,6 +13,20 @@ namespace child_process_test {
 using namespace pai::checks;
 using namespace std::chrono_literals;
 
+TEST_CASE("a check's command inherits no descriptor of the launcher - nor what it leaves running") {
+  // As the coordinator's listening socket: open without close-on-exec.
+  const int held = ::dup(2);
+  REQUIRE(held > 2);
+  const std::string fd = std::to_string(held);
+  auto outcome = run_shell_command(
+      "if [ -e /proc/$$/fd/" + fd + " ]; then echo leaked; else echo clean; fi; "
+      "sh -c 'if [ -e /proc/$$/fd/" + fd + " ]; then echo child leaked; fi' &",
+      5s, 1024);
+  ::close(held);
+  CHECK(outcome.ending == ChildOutcome::Exited);
+  CHECK(outcome.output == "clean\n");
+}
+
 TEST_CASE("a child's exit status and output come back") {
   auto outcome = run_in_child(
       [](int fd) {

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "launcher/launcher_harness.h"
@@ -182,6 +183,29 @@ TEST_CASE("a launcher killed with SIGKILL leaves nothing running: the watchdog k
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   CHECK_FALSE(is_dir(tree_dir));
+}
+
+
+TEST_CASE("the cgroup watchdog keeps no descriptor of the launcher's but its pipe") {
+  TempDir dir;
+  const int held = ::dup(2);  // as the coordinator's listening socket or a journal
+  REQUIRE(held > 2);
+  CgroupWatchdog watchdog(dir / "tree");
+  const std::string fds = "/proc/" + std::to_string(watchdog.pid()) + "/fd";
+  // The child closes them right after fork: wait until it has.
+  bool closed = false;
+  for (int i = 0; i < 200 && !closed; ++i) {
+    closed = ::access((fds + "/" + std::to_string(held)).c_str(), F_OK) != 0;
+    if (!closed) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(closed);
+  int open = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(fds)) {
+    (void)entry;
+    ++open;
+  }
+  CHECK(open == 4);  // stdin, stdout, stderr and its pipe
+  ::close(held);
 }
 
 }  // namespace cgroup_test
