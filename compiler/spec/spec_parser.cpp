@@ -12,6 +12,7 @@
 #include "compiler/spec/host_list.h"
 #include "compiler/spec/kubernetes_parser.h"
 #include "compiler/spec/policy_parser.h"
+#include "compiler/spec/port_range.h"
 #include "compiler/spec/role_parser.h"
 #include "compiler/spec/slurm_parser.h"
 
@@ -98,7 +99,11 @@ void SpecParser::parse(const Node& root) {
   if (const Node* n = reader_.optional(root, "", "spares")) {
     parse_host_list(reader_, *n, "spares", &job.spares);
   }
-  if (const Node* n = reader_.optional(root, "", "portRange")) parse_port_range(*n);
+  if (const Node* n = reader_.optional(root, "", "portRange")) {
+    parse_port_range(*n);
+  } else {
+    job.port_range_min = default_port_range_min(job.name);  // jobs apart on one host
+  }
   if (const Node* n = reader_.optional(root, "", "coordinator")) parse_coordinator(*n);
   if (const Node* n = reader_.optional(root, "", "fabric")) parse_fabric(*n);
   if (const Node* n = reader_.optional(root, "", "mounts")) parse_mounts(*n);

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "compiler/document/yaml_loader.h"
+#include "compiler/spec/port_range.h"
 
 namespace spec_parser_test {
 
@@ -48,7 +49,7 @@ TEST_CASE("a minimal spec gets every default") {
   CHECK(job.runtime == Runtime::Host);
   CHECK(job.framework == Framework::Custom);
   CHECK(job.fabric.type == FabricType::None);
-  CHECK(job.port_range_min == 20000);
+  CHECK(job.port_range_min == default_port_range_min("tiny"));  // 20000 + 8k, by the name
   CHECK(job.port_range_max == 29999);
   REQUIRE(job.hosts.size() == 1);
   CHECK(job.hosts[0].name == "node-1");

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "compiler/document/yaml_loader.h"
+#include "compiler/spec/port_range.h"
 #include "compiler/spec/spec_parser.h"
 
 namespace spec_rules_test {
@@ -160,9 +161,11 @@ TEST_CASE("the metrics port is neither in portRange nor the coordinator's") {
   const std::string job = kHead + "hosts: [a]\nroles: {worker: {command: x}}\n";
   CHECK(rules(job + "monitoring: {metricsPort: 9400}\n").empty());
   std::vector<Location> where;
-  CHECK(rules(job + "monitoring: {metricsPort: 20001}\n", &where) ==
-        std::vector<std::string>{"monitoring.metricsPort: port 20001 is inside portRange "
-                                 "20000-29999, whose ports go to the job"});
+  // The default range starts by the job's name, at most at 28000: 29000 is always inside.
+  CHECK(rules(job + "monitoring: {metricsPort: 29000}\n", &where) ==
+        std::vector<std::string>{"monitoring.metricsPort: port 29000 is inside portRange " +
+                                 std::to_string(pai::default_port_range_min("j")) +
+                                 "-29999, whose ports go to the job"});
   REQUIRE(where.size() == 1);
   CHECK(where[0].line == 6);
   CHECK(rules(job + "coordinator: {port: 9400}\nmonitoring: {metricsPort: 9400}\n") ==
