@@ -1,10 +1,9 @@
 #include "libpai/inherited_fds.h"
 
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-#include <linux/close_range.h>
 
 namespace pai {
 

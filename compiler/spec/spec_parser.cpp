@@ -21,12 +21,11 @@ namespace pai {
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "apiVersion", "kind",        "name",           "description", "image",
-    "runtime",    "framework",   "parameters",     "hosts",       "spares",
-    "portRange",  "coordinator", "masterRole",     "fabric",      "mounts",
-    "output",     "roles",       "faultTolerance", "sanityCheck", "timeLimit",
-    "monitoring", "kubernetes",  "slurm",          "megatron",    "ray",
-    "logs"};
+    "apiVersion",  "kind",       "name",       "description", "image",     "runtime",
+    "framework",   "parameters", "hosts",      "spares",      "portRange", "coordinator",
+    "masterRole",  "fabric",     "mounts",     "output",      "roles",     "faultTolerance",
+    "sanityCheck", "timeLimit",  "monitoring", "kubernetes",  "slurm",     "megatron",
+    "ray",         "logs"};
 const std::vector<std::string> kLogsKeys = {"maxBytes"};
 const std::vector<std::string> kPortRangeKeys = {"min", "max"};
 const std::vector<std::string> kCoordinatorKeys = {"host", "port"};

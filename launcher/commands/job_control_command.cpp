@@ -104,8 +104,7 @@ class ControlSession {
               colors.emplace(output->node, static_cast<int>(colors.size())).first->second;
           relay = std::make_unique<LogRelay>(
               "[" + output->node + "]", color, index,
-              output->stream == net::Stream::Stderr ? options_.err_fd : options_.out_fd,
-              nullptr);
+              output->stream == net::Stream::Stderr ? options_.err_fd : options_.out_fd, nullptr);
         }
         relay->feed(output->data);
       } else if (const auto* exit = std::get_if<net::NodeExecExit>(&reply)) {

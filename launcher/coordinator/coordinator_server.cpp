@@ -182,8 +182,8 @@ void CoordinatorServer::Impl::listen() {
 void CoordinatorServer::Impl::serve_metrics() {
   if (monitoring.metrics_port == 0) return;
   MetricsHttpOptions http;
-  http.address = monitoring.metrics_address.empty() ? options.listen_address
-                                                    : monitoring.metrics_address;
+  http.address =
+      monitoring.metrics_address.empty() ? options.listen_address : monitoring.metrics_address;
   http.port = monitoring.metrics_port;
   metrics_http = std::make_unique<MetricsHttpServer>(
       io, http, [this] { return machine.metrics(Clock::now()); }, kMetricsContentType);

@@ -57,7 +57,7 @@ struct ProcessStarted {
   std::string instance = {};
   std::int64_t rank = 0;  ///< global rank
   std::int64_t pid = 0;
-  std::string log = {};                     ///< its log file
+  std::string log = {};                       ///< its log file
   std::optional<std::string> log_error = {};  ///< why the log file could not be created
   bool operator==(const ProcessStarted&) const = default;
   friend void fields(auto& v, Like<ProcessStarted> auto& m) {

@@ -23,7 +23,6 @@ void close_fd(int& fd);
 /// Makes reads and writes on `fd` return EAGAIN instead of blocking.
 void set_nonblocking(int fd);
 
-
 /// Raises the soft RLIMIT_NOFILE to the hard limit, so a launcher of many ranks (two pipes
 /// and a log file each) does not run out; returns the soft limit now in force. Processes the
 /// launcher starts get the soft limit it had before (restore_descriptor_limit()).

@@ -30,8 +30,7 @@ std::string holder_of(int fd) {
 NodeLock::NodeLock(std::string path, const std::string& what) : path_(std::move(path)) {
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd_ < 0) {
-    throw NodeLockError("cannot create the launcher lock " + path_ + ": " +
-                        std::strerror(errno));
+    throw NodeLockError("cannot create the launcher lock " + path_ + ": " + std::strerror(errno));
   }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;

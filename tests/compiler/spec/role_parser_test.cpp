@@ -73,20 +73,21 @@ TEST_CASE("parse_role refuses exec strings over MAX_ARG_STRLEN, at the field") {
   const std::string at_limit(kMaxExecString - 1, 'a');  // with its NUL: exactly the limit
   const std::string over(kMaxExecString, 'a');
   // NAME=value is the exec string: a value of limit-3 bytes under "AB=" fits with its NUL.
-  const auto ok = parse("command: [run, " + at_limit + "]\nenv: {AB: " +
-                        std::string(kMaxExecString - 4, 'v') + "}\n");
+  const auto ok = parse("command: [run, " + at_limit +
+                        "]\nenv: {AB: " + std::string(kMaxExecString - 4, 'v') + "}\n");
   CHECK(ok->diags.all().empty());
 
-  const auto p = parse("command: [run, " + over + "]\nenv:\n  AB: " +
-                       std::string(kMaxExecString - 3, 'v') + "\n");
+  const auto p = parse("command: [run, " + over +
+                       "]\nenv:\n  AB: " + std::string(kMaxExecString - 3, 'v') + "\n");
   REQUIRE(p->diags.all().size() == 2);
   const Diagnostic& arg = p->diags.all()[0];
   CHECK(arg.path == "roles.w.command[1]");
   CHECK(arg.loc.line == 1);
   CHECK(arg.loc.column == 16);
-  CHECK(arg.message == "the argument is 131073 bytes with its terminating NUL, over the kernel's "
-                       "limit of 131072 for one argument or NAME=value (MAX_ARG_STRLEN): exec "
-                       "would fail with E2BIG");
+  CHECK(arg.message ==
+        "the argument is 131073 bytes with its terminating NUL, over the kernel's "
+        "limit of 131072 for one argument or NAME=value (MAX_ARG_STRLEN): exec "
+        "would fail with E2BIG");
   const Diagnostic& env = p->diags.all()[1];
   CHECK(env.path == "roles.w.env.AB");
   CHECK(env.loc.line == 3);
@@ -94,8 +95,8 @@ TEST_CASE("parse_role refuses exec strings over MAX_ARG_STRLEN, at the field") {
 }
 
 TEST_CASE("parse_role refuses a command script that parameters make too long") {
-  const auto p = parse("command: \"echo ${parameters.big}\"\n",
-                       {{"big", std::string(kMaxExecString, 'x')}});
+  const auto p =
+      parse("command: \"echo ${parameters.big}\"\n", {{"big", std::string(kMaxExecString, 'x')}});
   REQUIRE(p->diags.all().size() == 1);
   CHECK(p->diags.all()[0].path == "roles.w.command");
   CHECK(p->diags.all()[0].message.starts_with("the command is 131078 bytes"));

@@ -18,10 +18,11 @@ TEST_CASE("a check's command inherits no descriptor of the launcher - nor what i
   const int held = ::dup(2);
   REQUIRE(held > 2);
   const std::string fd = std::to_string(held);
-  auto outcome = run_shell_command(
-      "if [ -e /proc/$$/fd/" + fd + " ]; then echo leaked; else echo clean; fi; "
-      "sh -c 'if [ -e /proc/$$/fd/" + fd + " ]; then echo child leaked; fi' &",
-      5s, 1024);
+  auto outcome = run_shell_command("if [ -e /proc/$$/fd/" + fd +
+                                       " ]; then echo leaked; else echo clean; fi; "
+                                       "sh -c 'if [ -e /proc/$$/fd/" +
+                                       fd + " ]; then echo child leaked; fi' &",
+                                   5s, 1024);
   ::close(held);
   CHECK(outcome.ending == ChildOutcome::Exited);
   CHECK(outcome.output == "clean\n");

@@ -274,10 +274,10 @@ TEST_CASE("a rank log that cannot be created at a restart is a warning - the ran
   // unmounted would) and fails; attempt 1 cannot create its log, runs all the same and
   // succeeds. The journal was open before and stays with the folder that was moved.
   const std::string logs = dir / "logs";
-  pai::Plan plan = local_plan("run-log-gone",
-                         "if [ \"$PAI_RESTART_COUNT\" = 0 ]; then mv " + logs + "/worker-0 " +
-                             logs + "/moved && ln -s /nonexistent/pai " + logs +
-                             "/worker-0 && exit 1; fi; echo second attempt; exit 0");
+  pai::Plan plan =
+      local_plan("run-log-gone", "if [ \"$PAI_RESTART_COUNT\" = 0 ]; then mv " + logs +
+                                     "/worker-0 " + logs + "/moved && ln -s /nonexistent/pai " +
+                                     logs + "/worker-0 && exit 1; fi; echo second attempt; exit 0");
   plan.fault_tolerance.max_restarts = 1;
   plan.fault_tolerance.policy = pai::RestartPolicy::OnFailure;
   auto r = run_launcher(dir, {"run", "--plan", write_plan(dir, plan), "--log-dir", logs});
@@ -323,8 +323,9 @@ TEST_CASE("a second launcher of a running job's node is refused - the first runs
   REQUIRE(pai::testing::wait_for_file(dir / "logs-one/worker-0/rank-0.attempt-0.log"));
   auto second = run_launcher(other, {"run", "--plan", path, "--log-dir", dir / "logs-two"});
   CHECK(second.code == 2);
-  CHECK(count_lines_with(second.err, ") runs node localhost of job 'run-twice' on this machine; "
-                                     "it holds ") == 1);
+  CHECK(count_lines_with(second.err,
+                         ") runs node localhost of job 'run-twice' on this machine; "
+                         "it holds ") == 1);
   CHECK_FALSE(std::filesystem::exists(dir / "logs-two/worker-0/events.jsonl"));
   CHECK(first.wait() == 0);  // neither its sockets nor its processes were taken
   CHECK(count_lines_with(first.out(), "finished") == 1);

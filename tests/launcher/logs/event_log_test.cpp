@@ -1,8 +1,8 @@
 #include "launcher/logs/event_log.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>

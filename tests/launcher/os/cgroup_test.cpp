@@ -185,7 +185,6 @@ TEST_CASE("a launcher killed with SIGKILL leaves nothing running: the watchdog k
   CHECK_FALSE(is_dir(tree_dir));
 }
 
-
 TEST_CASE("the cgroup watchdog keeps no descriptor of the launcher's but its pipe") {
   TempDir dir;
   const int held = ::dup(2);  // as the coordinator's listening socket or a journal

@@ -57,9 +57,9 @@ TEST_CASE("the lock of a launcher killed with SIGKILL is free at once") {
 TEST_CASE("a symlink in the lock's place is refused") {
   TempDir dir;
   std::filesystem::create_symlink(dir / "elsewhere", dir / "launcher.lock");
-  CHECK_THROWS_WITH(NodeLock(dir / "launcher.lock", "node n of job 'j'"),
-                    Catch::StartsWith("cannot create the launcher lock " +
-                                      (dir / "launcher.lock") + ": "));
+  CHECK_THROWS_WITH(
+      NodeLock(dir / "launcher.lock", "node n of job 'j'"),
+      Catch::StartsWith("cannot create the launcher lock " + (dir / "launcher.lock") + ": "));
   CHECK_FALSE(std::filesystem::exists(dir / "elsewhere"));
 }
 

@@ -32,7 +32,8 @@ TEST_CASE("a log without a bound keeps everything") {
   CHECK(log.dropped() == 0);
 }
 
-TEST_CASE("past half its bound a log moves to .1 and starts again with a marker - the newest kept") {
+TEST_CASE(
+    "past half its bound a log moves to .1 and starts again with a marker - the newest kept") {
   TempDir dir;
   BoundedLog log(dir / "rank.log", 2000);
   for (char c = 'a'; c <= 'j'; ++c) REQUIRE(log.write(chunk(c, 200)));
@@ -44,8 +45,9 @@ TEST_CASE("past half its bound a log moves to .1 and starts again with a marker 
   CHECK(current.size() <= 1000);
   CHECK(older.size() <= 1000);
   CHECK(current.ends_with(chunk('j', 200)));
-  CHECK(current.starts_with("pai-launch: this log reached half of logs.maxBytes (2000 bytes): "
-                            "the part before is in rank.log.1; "));
+  CHECK(
+      current.starts_with("pai-launch: this log reached half of logs.maxBytes (2000 bytes): "
+                          "the part before is in rank.log.1; "));
   CHECK(older.find(chunk('h', 200)) != std::string::npos);
   CHECK(older.find(chunk('a', 200)) == std::string::npos);  // dropped, counted
   CHECK(log.dropped() == 1000);
@@ -74,8 +76,8 @@ TEST_CASE("a log that cannot be created says why - writes go nowhere") {
   TempDir dir;
   BoundedLog log(dir / "gone/rank.log", 1000);
   CHECK_FALSE(log.is_open());
-  CHECK(log.open_error() == "cannot write " + (dir / "gone/rank.log") +
-                                ": No such file or directory");
+  CHECK(log.open_error() ==
+        "cannot write " + (dir / "gone/rank.log") + ": No such file or directory");
   CHECK_FALSE(log.write("x\n"));
 }
 
@@ -85,7 +87,7 @@ TEST_CASE("a rotation that cannot rename fails the write - no crash, nothing los
   BoundedLog log(dir / "logs/rank.log", 100);
   REQUIRE(log.write(chunk('a', 40)));
   std::filesystem::rename(dir / "logs", dir / "moved");  // the folder went away
-  CHECK_FALSE(log.write(chunk('b', 40)));                 // rotation: rename fails
+  CHECK_FALSE(log.write(chunk('b', 40)));                // rotation: rename fails
   CHECK(errno == ENOENT);
   log.close();
   CHECK(slurp(dir / "moved/rank.log") == chunk('a', 40));

@@ -63,8 +63,8 @@ TEST_CASE("a log file that cannot be created leaves the output on the terminal -
   const int term = ::open((dir / "terminal").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   RankOutput output(dir / "gone/rank-0.attempt-0.log", "[w]", 0,
                     Terminal{term, term, false, false});
-  CHECK(output.log_error() == "cannot write " + (dir / "gone/rank-0.attempt-0.log") +
-                                  ": No such file or directory");
+  CHECK(output.log_error() ==
+        "cannot write " + (dir / "gone/rank-0.attempt-0.log") + ": No such file or directory");
   const int out = dup(output.child_stdout());
   output.close_child_ends();
   REQUIRE(write(out, "still here\n", 11) == 11);
