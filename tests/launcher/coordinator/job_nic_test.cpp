@@ -166,6 +166,11 @@ TEST_CASE(
   const std::string metrics = h.machine.metrics(h.now);
   CHECK(metrics.find("\npai_nic_verdicts_total{node=\"node-1\",problem=\"errors\"} 1\n") !=
         std::string::npos);
+  const int admin = h.control();
+  h.receive(admin, Json{{"type", "status"}});
+  const auto status = h.sent_to(admin, "status");
+  REQUIRE(status.size() == 1);
+  CHECK(status[0]["nodes"][1]["lastEvent"] == records[0].line);  // `pai-launch status` shows it
 }
 
 TEST_CASE("a warning NIC verdict stays with the coordinator") {
