@@ -315,6 +315,24 @@ TEST_CASE("a rank's log stays within logs.maxBytes - the newest output kept, the
   CHECK(std::stoll(journal.substr(at + 18)) >= 8000000 - 3 * (1 << 20));
 }
 
+TEST_CASE("a rank log that fills its file system is said once - the job goes on") {
+  TempDir dir;
+  const std::string path = write_plan(
+      dir, local_plan("run-log-full", "yes pai-log-line | head -c 400000; echo the-end"));
+  Launcher launcher(dir, {"run", "--plan", path, "--log-dir", dir / "logs"});
+  // The launcher's files may grow to 100,000 bytes: the rank's log cannot hold its output.
+  const rlimit limit{100000, 100000};
+  REQUIRE(::prlimit(launcher.pid(), RLIMIT_FSIZE, &limit, nullptr) == 0);
+  CHECK(launcher.wait() == 0);
+  const std::string err = launcher.err();
+  INFO(err);
+  CHECK(count_lines_with(err, "pai-launch: error: cannot write the log " + dir.path() +
+                                  "/logs/worker-0/rank-0.attempt-0.log: File too large; the "
+                                  "rank's output goes on to the terminal") == 1);
+  // (The test's terminal is a file under the same limit: exit 0 says the rank ran to its end.)
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-0.log").size() <= 100000);
+}
+
 TEST_CASE("a second launcher of a running job's node is refused - the first runs on") {
   TempDir dir;
   TempDir other;
