@@ -15,6 +15,7 @@
 #include "launcher/commands/rsh_command.h"
 #include "launcher/commands/run_command.h"
 #include "launcher/commands/torchrun_command.h"
+#include "launcher/logs/output_writers.h"
 #include "libpai/duration.h"
 
 namespace pai::launcher {
@@ -43,7 +44,7 @@ struct Subcommands {
 };
 
 int usage(const std::string& text) {
-  std::fprintf(stderr, "pai-launch: error: %s\n", text.c_str());
+  terminal_say(2, "pai-launch: error: " + text + "\n");
   return 2;
 }
 

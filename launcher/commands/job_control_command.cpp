@@ -104,7 +104,8 @@ class ControlSession {
               colors.emplace(output->node, static_cast<int>(colors.size())).first->second;
           relay = std::make_unique<LogRelay>(
               "[" + output->node + "]", color, index,
-              output->stream == net::Stream::Stderr ? options_.err_fd : options_.out_fd, nullptr);
+              output->stream == net::Stream::Stderr ? options_.err_fd : options_.out_fd, nullptr,
+              LogRelay::Writes::Direct);
         }
         relay->feed(output->data);
       } else if (const auto* exit = std::get_if<net::NodeExecExit>(&reply)) {
@@ -194,7 +195,8 @@ class ControlSession {
             "[" +
             (name != instances.end() ? name->second : "instance-" + std::to_string(log->instance)) +
             "/" + std::to_string(log->rank) + "]";
-        relay = std::make_unique<LogRelay>(prefix, color, log->rank, options_.out_fd, nullptr);
+        relay = std::make_unique<LogRelay>(prefix, color, log->rank, options_.out_fd, nullptr,
+                                           LogRelay::Writes::Direct);
       }
       relay->feed(log->data);
     }

@@ -21,6 +21,7 @@
 #include "launcher/commands/served_coordinator.h"
 #include "launcher/commands/torchrun_facts.h"
 #include "launcher/logs/event_log.h"
+#include "launcher/logs/output_writers.h"
 #include "launcher/node/node_identity.h"
 #include "launcher/node/run_node_agent.h"
 #include "launcher/node/slurm_inventory.h"
@@ -33,7 +34,6 @@
 #include "launcher/supervisor/supervisor.h"
 #include "libpai/plan_json.h"
 #include "libpai/terminal_text.h"
-#include "libpai/write_all.h"
 
 namespace pai::launcher {
 
@@ -48,7 +48,7 @@ class SetupError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-void say(const std::string& text) { write_all(2, "pai-launch: " + text + "\n"); }
+void say(const std::string& text) { terminal_say(2, "pai-launch: " + text + "\n"); }
 
 int fail(const std::string& text) {
   say("error: " + text);
@@ -117,7 +117,7 @@ std::vector<checks::CheckResult> run_checks(const Plan& plan, const Placement& p
   if (!checks::all_passed(results)) {
     for (const auto& result : results) {
       if (result.status == checks::CheckResult::Failed && !result.detail.empty()) {
-        write_all(2, result.detail + (result.detail.back() == '\n' ? "" : "\n"));
+        terminal_say(2, result.detail + (result.detail.back() == '\n' ? "" : "\n"));
       }
     }
   }
@@ -230,14 +230,14 @@ void open_journal(NodeRun& run, const RunOptions& options) {
 
   const Role* role = run.placement != nullptr ? find_role(run.plan, run.placement->role) : nullptr;
   // A journal that cannot take its first record (a full disk) stops the launch cleanly; later
-  // failures only make it incomplete.
-  const bool written =
-      run.events->record(journal::LauncherStarted{.job = run.plan.name,
-                                                  .node = run.node,
-                                                  .instance = run.instance,
-                                                  .processes = role ? role->nproc_per_node : 0,
-                                                  .pid = getpid()});
-  if (!written) {
+  // failures only make it incomplete. Nothing runs yet: waiting for the write is no harm.
+  run.events->record(journal::LauncherStarted{.job = run.plan.name,
+                                              .node = run.node,
+                                              .instance = run.instance,
+                                              .processes = role ? role->nproc_per_node : 0,
+                                              .pid = getpid()});
+  run.events->flush();
+  if (run.events->incomplete()) {
     throw SetupError("cannot write logs to " + run.log_dir + ": the journal " +
                      run.events->path() + " cannot be written (is the disk full?)");
   }
@@ -245,6 +245,7 @@ void open_journal(NodeRun& run, const RunOptions& options) {
 
 // The last line of a run: its exit code, and a journal that lost records.
 int finish_run(const NodeRun& run, int code, Clock::time_point start) {
+  if (run.events) run.events->flush();
   if (run.events && run.events->incomplete()) {
     say("warning: the journal " + run.events->path() + " is incomplete: " +
         std::to_string(run.events->lost()) + " record(s) could not be written");

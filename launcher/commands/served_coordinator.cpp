@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "libpai/write_all.h"
+#include "launcher/logs/output_writers.h"
 
 namespace pai::launcher {
 
@@ -26,7 +26,7 @@ ServedCoordinator::ServedCoordinator(const Plan& plan, coordinator::ServerOption
       text += "pai-launch: coordinator: " + r.line.substr(start, end - start) + "\n";
       start = end + 1;
     }
-    if (!text.empty()) write_all(2, text);
+    terminal_say(2, text);
   };
   server_ = std::make_unique<coordinator::CoordinatorServer>(plan, std::move(options));
 }

@@ -16,6 +16,7 @@
 #include "launcher/commands/node_claim.h"
 #include "launcher/commands/run_command.h"
 #include "launcher/commands/torchrun_facts.h"
+#include "launcher/logs/output_writers.h"
 #include "launcher/os/private_dir.h"
 #include "launcher/os/signals.h"
 #include "libpai/plan_json.h"
@@ -31,7 +32,7 @@ struct Refusal {
   std::string text;
 };
 
-void say(const std::string& text) { write_all(2, "pai-launch: torchrun: " + text + "\n"); }
+void say(const std::string& text) { terminal_say(2, "pai-launch: torchrun: " + text + "\n"); }
 
 std::string getenv_or(const std::map<std::string, std::string>& env, const std::string& name,
                       const std::string& fallback) {
@@ -275,7 +276,7 @@ int torchrun_command(const std::vector<std::string>& args) {
   try {
     return run(args);
   } catch (const Refusal& r) {
-    write_all(2, "pai-launch: torchrun: error: " + r.text + "\n");
+    terminal_say(2, "pai-launch: torchrun: error: " + r.text + "\n");
     return 2;
   }
 }

@@ -22,6 +22,7 @@
 #include "launcher/coordinator/metrics_text.h"
 #include "launcher/coordinator/refusal_summary.h"
 #include "launcher/coordinator/session.h"
+#include "launcher/logs/output_writers.h"
 #include "launcher/net/heartbeat_rhythm.h"
 #include "launcher/net/protocol.h"
 
@@ -483,8 +484,8 @@ void CoordinatorServer::Impl::emit(const Record& record) {
     options.record(record);
   } catch (const std::exception& e) {
     // The sink is the journal itself: there is nowhere else to say it.
-    std::fprintf(stderr, "pai-launch: coordinator: cannot record %s: %s\n", record.kind.c_str(),
-                 e.what());
+    terminal_say(2,
+                 "pai-launch: coordinator: cannot record " + record.kind + ": " + e.what() + "\n");
   }
 }
 

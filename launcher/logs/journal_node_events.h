@@ -57,17 +57,13 @@ struct ProcessStarted {
   std::string instance = {};
   std::int64_t rank = 0;  ///< global rank
   std::int64_t pid = 0;
-  std::string log = {};                       ///< its log file
-  std::optional<std::string> log_error = {};  ///< why the log file could not be created
+  std::string log = {};  ///< its log file
   bool operator==(const ProcessStarted&) const = default;
   friend void fields(auto& v, Like<ProcessStarted> auto& m) {
     v("instance", m.instance);
     v("rank", m.rank, note("global rank"));
     v("pid", m.pid);
     v("log", m.log);
-    v("logError", m.log_error,
-      note("why its log file could not be created (a read-only or full file system): its "
-           "output went to the terminal only"));
   }
 };
 
@@ -101,6 +97,8 @@ struct Exit {
   std::string classification = {};
   std::string matched_line = {};
   std::optional<std::int64_t> log_dropped_bytes = {};  ///< rotated away (logs.maxBytes)
+  std::optional<std::string> log_error = {};           ///< why the log file could not be created
+  std::optional<std::int64_t> log_unwritten_bytes = {};  ///< the log file system stalled
   bool operator==(const Exit&) const = default;
   friend void fields(auto& v, Like<Exit> auto& m) {
     v("instance", m.instance);
@@ -115,6 +113,13 @@ struct Exit {
     v("matchedLine", m.matched_line);
     v("logDroppedBytes", m.log_dropped_bytes,
       note("bytes of its log dropped to keep it within logs.maxBytes; absent when none"));
+    v("logError", m.log_error,
+      note("why its log file could not be created (a read-only or full file system): its "
+           "output went to the terminal only"));
+    v("logUnwrittenBytes", m.log_unwritten_bytes,
+      note("bytes of its output the log file system did not take in time (32 MiB of the "
+           "launcher's output waiting), dropped from its log where a marker says so; absent "
+           "when none"));
   }
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "launcher/logs/output_writers.h"
 #include "libpai/write_all.h"
 
 namespace pai::launcher {
@@ -52,8 +53,8 @@ std::string OutputTail::last_lines(std::size_t count) const {
 }
 
 LogRelay::LogRelay(std::string prefix, bool color, int color_index, int terminal_fd,
-                   OutputTail* tail)
-    : terminal_fd_(terminal_fd), tail_(tail) {
+                   OutputTail* tail, Writes writes)
+    : terminal_fd_(terminal_fd), tail_(tail), writes_(writes) {
   if (color) {
     prefix_ = std::string(kColors[color_index % std::size(kColors)]) + prefix + "\x1b[0m ";
   } else {
@@ -115,7 +116,7 @@ void LogRelay::relay_lines(std::string_view bytes) {
       break;
     }
   }
-  if (!out.empty()) write_all(terminal_fd_, out);
+  if (!out.empty()) show(out);
 }
 
 void LogRelay::finish() {
@@ -124,7 +125,15 @@ void LogRelay::finish() {
   out.clear();
   add_line(out, partial_);
   partial_.clear();
-  write_all(terminal_fd_, out);
+  show(out);
+}
+
+void LogRelay::show(std::string_view out) const {
+  if (writes_ == Writes::Direct) {
+    write_all(terminal_fd_, out);
+  } else {
+    terminal_write(terminal_fd_, out);
+  }
 }
 
 }  // namespace pai::launcher

@@ -33,11 +33,16 @@ class OutputTail {
 /// `prefix` ("[worker-0/3] ", colored when `color`); a partial line waits for its end, for
 /// finish(), or for kMaxRelayedLine bytes. Bytes are never interpreted: binary output passes
 /// through. Write errors on the terminal are ignored (a closed terminal must not stop the
-/// job); a `terminal_fd` of -1 shows nothing. Each feed() costs one write to the terminal, and
-/// no allocation once warm.
+/// job); a `terminal_fd` of -1 shows nothing. Each feed() costs one write to the terminal:
+/// queued for the terminal writer (output_writers.h) in a launcher, where a terminal that
+/// does not read must cost shown output (counted, marked), never the loop's time; or, when
+/// `Writes::Direct` (a client command such as `pai-launch logs`, which a stopped pager should
+/// hold back), written before feed() returns.
 class LogRelay {
  public:
-  LogRelay(std::string prefix, bool color, int color_index, int terminal_fd, OutputTail* tail);
+  enum class Writes { Queued, Direct };
+  LogRelay(std::string prefix, bool color, int color_index, int terminal_fd, OutputTail* tail,
+           Writes writes = Writes::Queued);
   /// Relays bytes read from the stream.
   void feed(std::string_view bytes);
   /// The stream ended: a pending partial line is relayed with a newline added.
@@ -48,10 +53,12 @@ class LogRelay {
   void relay_lines(std::string_view bytes);
   // Appends one terminal line to `out`: prefix, head, tail, and a newline unless it has one.
   void add_line(std::string& out, std::string_view head, std::string_view tail = {}) const;
+  void show(std::string_view out) const;
 
   std::string prefix_;
   int terminal_fd_;
   OutputTail* tail_;
+  Writes writes_;
   std::string partial_;
 };
 

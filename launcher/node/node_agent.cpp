@@ -10,6 +10,7 @@
 #include "launcher/checks/check_result_json.h"
 #include "launcher/checks/history_check.h"
 #include "launcher/checks/node_history.h"
+#include "launcher/logs/output_writers.h"
 #include "launcher/net/client.h"
 #include "launcher/net/heartbeat_rhythm.h"
 #include "launcher/net/host_changes.h"
@@ -184,6 +185,9 @@ bool NodeAgent::on_child_exit(int pid, int wait_status) {
 
 void NodeAgent::on_output(int instance, int local_rank) {
   if (!parts_.logs.subscribed()) return;
+  // The stream reads the log file: what was just read from the rank must be in it first.
+  // Only while someone follows the logs, and a stalled log file system costs one short wait.
+  log_writer().flush_for(kLogSettle);
   const auto files = parts_.instances.log_files(instance);
   if (local_rank < static_cast<int>(files.size())) {
     parts_.logs.grew(plan_.placements.at(global_instance_).first_rank + local_rank,
@@ -206,7 +210,7 @@ void NodeAgent::say_failure(const std::string& reason) {
 }
 
 void NodeAgent::say(const std::string& text) {
-  write_all(options_.supervisor.terminal_stderr, "pai-launch: " + text + "\n");
+  terminal_say(options_.supervisor.terminal_stderr, "pai-launch: " + text + "\n");
 }
 
 namespace {

@@ -26,13 +26,13 @@ std::string base_name(const std::string& path) {
 }  // namespace
 
 BoundedLog::BoundedLog(std::string path, std::uint64_t max_bytes)
-    : path_(std::move(path)), max_bytes_(max_bytes) {
+    : path_(std::move(path)), max_bytes_(max_bytes) {}
+
+void BoundedLog::open() {
+  if (fd_ >= 0) return;
   fd_ = create(path_);
-  if (fd_ < 0) {
-    // Out of descriptors is the launcher's limit, not the log's: the caller must know.
-    if (errno == EMFILE || errno == ENFILE) throw_fd_error("cannot write " + path_);
-    open_error_ = "cannot write " + path_ + ": " + std::strerror(errno);
-  }
+  // Out of descriptors too: the rank runs, its output on the terminal only.
+  if (fd_ < 0) open_error_ = "cannot write " + path_ + ": " + std::strerror(errno);
 }
 
 BoundedLog::~BoundedLog() { close(); }
@@ -60,7 +60,7 @@ bool BoundedLog::rotate() {
   }
   ::close(fd_);
   fd_ = fd;
-  dropped_ += previous_;
+  dropped_.fetch_add(previous_, std::memory_order_relaxed);
   previous_ = output_;
   size_ = 0;
   output_ = 0;

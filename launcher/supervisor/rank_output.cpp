@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "launcher/logs/output_writers.h"
 #include "launcher/os/fd.h"
 #include "launcher/policy/failure_classifier.h"
-#include "libpai/write_all.h"
 
 namespace pai::launcher {
 
@@ -29,11 +29,45 @@ std::vector<char>& read_buffer() {
   return buffer;
 }
 
+// The log's side on the log writer's thread: created there, written there (a failure said
+// once), closed there.
+std::shared_ptr<WriteStream> open_log_stream(const std::shared_ptr<BoundedLog>& log,
+                                             const std::string& path, const std::string& who) {
+  WriteStreamOptions options;
+  options.open = [log, who] {
+    log->open();
+    if (!log->is_open()) {
+      terminal_say(2, "pai-launch: warning: " + log->open_error() + "; " + who +
+                          " runs with its output on the terminal only\n");
+    }
+  };
+  options.write = [log, path, said = false](std::string_view bytes) mutable {
+    if (!log->is_open()) return false;
+    if (log->write(bytes)) return true;
+    if (!said) {
+      said = true;
+      terminal_say(2, "pai-launch: error: cannot write the log " + path + ": " +
+                          std::strerror(errno) + "; the rank's output goes on to the terminal\n");
+    }
+    return false;
+  };
+  options.close = [log] { log->close(); };
+  options.marker = [](std::uint64_t dropped) {
+    return "pai-launch: " + std::to_string(dropped) +
+           " bytes of this rank's output were dropped here: the log file system did not take "
+           "them in time\n";
+  };
+  return log_writer().stream(std::move(options));
+}
+
 }  // namespace
 
-RankOutput::RankOutput(std::string log_path, const std::string& prefix, int color_index,
-                       const Terminal& terminal, std::uint64_t max_log_bytes)
-    : log_path_(std::move(log_path)), log_(log_path_, max_log_bytes), tail_(kLogTailBytes) {
+RankOutput::RankOutput(std::string log_path, const std::string& prefix, const std::string& who,
+                       int color_index, const Terminal& terminal, std::uint64_t max_log_bytes)
+    : log_path_(std::move(log_path)),
+      log_(std::make_shared<BoundedLog>(log_path_, max_log_bytes)),
+      log_stream_(open_log_stream(log_, log_path_, who)),
+      tail_(kLogTailBytes) {
   for (Stream* s : {&out_, &err_}) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -74,7 +108,7 @@ void RankOutput::read_stream(Stream& s, int max_reads, bool until_short_read) {
     const ssize_t got = ::read(s.read_fd, buffer.data(), buffer.size());
     if (got > 0) {
       const std::string_view bytes(buffer.data(), static_cast<std::size_t>(got));
-      write_log(bytes);
+      log_stream_->write(bytes);
       s.relay->feed(bytes);
       if (on_output_) on_output_();
       // A short read emptied the pipe: the (level-triggered) loop calls again when more
@@ -101,24 +135,23 @@ void RankOutput::close_stream(Stream& s) {
 
 void RankOutput::drain() {
   for (Stream* s : {&out_, &err_}) read_stream(*s, kMaxDrainReads, false);
+  log_writer().flush_for(kLogSettle);
 }
 
 void RankOutput::close() {
   close_stream(out_);
   close_stream(err_);
-  log_.close();
+  log_stream_->close();
 }
 
 void RankOutput::note(const std::string& text) {
   tail_.append(text);
-  write_log(text);
+  log_stream_->write_always(text);
 }
 
-void RankOutput::write_log(std::string_view bytes) {
-  if (!log_.is_open() || log_.write(bytes) || log_error_said_) return;
-  log_error_said_ = true;
-  write_all(2, "pai-launch: error: cannot write the log " + log_path_ + ": " +
-                   std::strerror(errno) + "; the rank's output goes on to the terminal\n");
+std::string RankOutput::log_error() const {
+  // The writer sets it before it says the stream opened.
+  return log_stream_->opened() ? log_->open_error() : std::string();
 }
 
 }  // namespace pai::launcher

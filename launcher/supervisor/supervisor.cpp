@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/logs/output_writers.h"
 #include "launcher/os/proc_stat.h"
 #include "launcher/os/tcp_stats.h"
 #include "launcher/policy/diagnosis.h"
@@ -21,7 +22,6 @@
 #include "launcher/supervisor/supervisor_impl.h"
 #include "launcher/supervisor/telemetry_ring.h"
 #include "libpai/terminal_text.h"
-#include "libpai/write_all.h"
 
 namespace pai::launcher {
 
@@ -80,7 +80,7 @@ std::vector<GovernedInstance> Supervisor::Impl::governed(
 }
 
 void Supervisor::Impl::say(const std::string& text) {
-  write_all(options.terminal_stderr, "pai-launch: " + text + "\n");
+  terminal_say(options.terminal_stderr, "pai-launch: " + text + "\n");
 }
 
 void Supervisor::Impl::open_control_socket(int i) {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "launcher/logs/output_writers.h"
 #include "launcher/os/caught_signals.h"
 #include "launcher/os/fd.h"
 #include "launcher/os/process.h"
@@ -20,7 +21,6 @@
 #include "launcher/supervisor/supervisor_impl.h"
 #include "libpai/duration.h"
 #include "libpai/env_contract.h"
-#include "libpai/write_all.h"
 
 extern char** environ;
 
@@ -157,12 +157,9 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
         if (!options.console[r].out) shown.stdout_fd = -1;
         if (!options.console[r].err) shown.stderr_fd = -1;
       }
-      rank.output = std::make_unique<RankOutput>(rank.log_path, prefix, rank.global_rank, shown,
-                                                 static_cast<std::uint64_t>(plan.logs.max_bytes));
-      if (!rank.output->log_error().empty()) {
-        say("warning: " + rank.output->log_error() + "; " + inst.name + " rank " +
-            std::to_string(rank.global_rank) + " runs with its output on the terminal only");
-      }
+      rank.output = std::make_unique<RankOutput>(
+          rank.log_path, prefix, inst.name + " rank " + std::to_string(rank.global_rank),
+          rank.global_rank, shown, static_cast<std::uint64_t>(plan.logs.max_bytes));
       SpawnRequest request;
       request.argv = role.launch_argv;
       request.env = base;
@@ -224,13 +221,8 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
       rank.telemetry = std::make_unique<RankTelemetry>(rank.telemetry_path, rank.global_rank,
                                                        Clock::now(), rank.peers_path);
     }
-    const std::string& log_error = rank.output->log_error();
     events.record(journal::ProcessStarted{
-        .instance = inst.name,
-        .rank = rank.global_rank,
-        .pid = rank.pid,
-        .log = rank.log_path,
-        .log_error = log_error.empty() ? std::nullopt : std::optional<std::string>(log_error)});
+        .instance = inst.name, .rank = rank.global_rank, .pid = rank.pid, .log = rank.log_path});
   }
   if (inst.live > 0) {
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -361,7 +353,7 @@ void Supervisor::Impl::fail_job(const FailJob& f) {
                                    .exit_code = f.exit_code,
                                    .rank = report.rank,
                                    .matched_line = f.classification.matched_line});
-  write_all(options.terminal_stderr, format_failure_summary(report));
+  terminal_say(options.terminal_stderr, format_failure_summary(report));
   exit_code = f.exit_code;
   done = true;
 }

@@ -87,6 +87,14 @@ void Supervisor::Impl::reap() {
     if (const std::uint64_t dropped = rank.output->log_dropped(); dropped > 0) {
       record.log_dropped_bytes = static_cast<std::int64_t>(dropped);
     }
+    // As far as the log writer got: a log file system stalled now may say more later, in the
+    // log itself.
+    if (std::string error = rank.output->log_error(); !error.empty()) {
+      record.log_error = std::move(error);
+    }
+    if (const std::uint64_t unwritten = rank.output->log_unwritten(); unwritten > 0) {
+      record.log_unwritten_bytes = static_cast<std::int64_t>(unwritten);
+    }
     events.record(record);
     if (hooks != nullptr && !inst.stopping && !exit.success()) {
       FailJob f{c.reason, 1, i, r, exit, c};

@@ -77,16 +77,19 @@ inline std::string write_sealed_plan(const TempDir& dir, const Plan& plan,
 /// A running pai-launch with stdout and stderr captured in files.
 class Launcher {
  public:
-  /// Starts `pai-launch <args>`.
-  Launcher(const TempDir& dir, std::vector<std::string> args)
+  /// Starts `pai-launch <args>`, its stdout and stderr into files of `dir`, or both to
+  /// `terminal` when one is given (a pty, a pipe: out() and err() are then empty).
+  Launcher(const TempDir& dir, std::vector<std::string> args, int terminal = -1)
       : out_path_(dir / "launcher.out"), err_path_(dir / "launcher.err") {
     // Orphans of the job come back to this test, so the leftover check can see them.
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     start_ = std::chrono::steady_clock::now();
     pid_ = fork();
     if (pid_ == 0) {
-      int out = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int out =
+          terminal >= 0 ? terminal : open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int err =
+          terminal >= 0 ? terminal : open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       dup2(out, 1);
       dup2(err, 2);
       sigset_t none;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "launcher/launcher_harness.h"
+#include "launcher/logs/output_writers.h"
 
 namespace log_relay_test {
 
@@ -21,8 +22,16 @@ struct Fixture {
   TempDir dir;
   int terminal = ::open((dir / "terminal").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   OutputTail tail{16};
-  ~Fixture() { ::close(terminal); }
-  std::string terminal_text() const { return slurp(dir / "terminal"); }
+  // The terminal's writes are queued (output_writers.h): written before the file is read or
+  // its descriptor closed.
+  ~Fixture() {
+    flush_output();
+    ::close(terminal);
+  }
+  std::string terminal_text() const {
+    flush_output();
+    return slurp(dir / "terminal");
+  }
 };
 
 }  // namespace
@@ -88,6 +97,7 @@ TEST_CASE("no terminal (-1) or /dev/null - the tail still gets every byte") {
   LogRelay relay("[w]", false, 0, null_fd, &f.tail);
   relay.feed("one\ntwo");
   relay.finish();
+  flush_output();
   ::close(null_fd);
   CHECK(f.tail.text() == "one\ntwo");
   OutputTail tail(16);

@@ -90,7 +90,7 @@ class Cluster {
                                      "20s"};
     args.insert(args.end(), extra.begin(), extra.end());
     for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
-    auto launcher = std::make_unique<Launcher>(*slot, args);
+    auto launcher = std::make_unique<Launcher>(*slot, args, terminal_);
     for (const auto& [k, v] : env) ::unsetenv(k.c_str());
     auto& placed = launchers_[node];
     placed = std::move(launcher);
@@ -104,6 +104,9 @@ class Cluster {
   }
 
   Launcher& launcher(const std::string& node) { return *launchers_.at(node); }
+
+  /// Launchers started from now on write their stdout and stderr to `fd` (-1: to files).
+  void set_terminal(int fd) { terminal_ = fd; }
 
   /// Waits for every launcher; node name → exit code.
   std::map<std::string, int> wait_all(double timeout_s = 40) {
@@ -132,6 +135,7 @@ class Cluster {
   std::vector<std::unique_ptr<TempDir>> other_plans_;
   std::map<std::string, std::unique_ptr<TempDir>> dirs_;
   std::map<std::string, std::unique_ptr<Launcher>> launchers_;
+  int terminal_ = -1;
 };
 
 }  // namespace pai::testing

@@ -11,6 +11,7 @@
 #include "fake_parts.h"
 #include "launcher/checks/check_result_json.h"
 #include "launcher/checks/node_history.h"
+#include "launcher/logs/output_writers.h"
 #include "launcher/net/protocol.h"
 #include "support/plan_fixture.h"
 #include "support/temp_dir.h"
@@ -62,7 +63,10 @@ class AgentHarness {
         events(dir / "events.jsonl"),
         agent(plan, options, events,
               NodeAgentParts{link, instances, commands, logs, checks, clock, gpus, fabric, nics}) {}
-  ~AgentHarness() { ::close(terminal_); }
+  ~AgentHarness() {
+    pai::launcher::flush_output();
+    ::close(terminal_);
+  }
 
   pai::testing::TempDir dir;
   pai::Plan plan;
@@ -86,6 +90,7 @@ class AgentHarness {
 
   /// What the agent wrote on its terminal since the last said().
   std::string said() {
+    pai::launcher::flush_output();
     const std::string all = pai::testing::slurp(dir / "terminal");
     const std::string fresh = all.substr(said_);
     said_ = all.size();
@@ -96,6 +101,7 @@ class AgentHarness {
   /// header record).
   Messages journal() {
     Messages out;
+    events.flush();
     std::istringstream lines(pai::testing::slurp(events.path()));
     int n = 0;
     for (std::string line; std::getline(lines, line); ++n) {

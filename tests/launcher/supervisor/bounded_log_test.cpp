@@ -24,6 +24,7 @@ std::string chunk(char c, std::size_t n) { return std::string(n - 1, c) + "\n"; 
 TEST_CASE("a log without a bound keeps everything") {
   TempDir dir;
   BoundedLog log(dir / "rank.log", 0);
+  log.open();
   REQUIRE(log.is_open());
   for (int i = 0; i < 100; ++i) CHECK(log.write(chunk('a', 1000)));
   log.close();
@@ -36,6 +37,7 @@ TEST_CASE(
     "past half its bound a log moves to .1 and starts again with a marker - the newest kept") {
   TempDir dir;
   BoundedLog log(dir / "rank.log", 2000);
+  log.open();
   for (char c = 'a'; c <= 'j'; ++c) REQUIRE(log.write(chunk(c, 200)));
   log.close();
   const std::string current = slurp(dir / "rank.log");
@@ -65,6 +67,7 @@ TEST_CASE(
 TEST_CASE("a write longer than half the bound is kept whole, after a rotation") {
   TempDir dir;
   BoundedLog log(dir / "rank.log", 1000);
+  log.open();
   REQUIRE(log.write("first\n"));
   REQUIRE(log.write(chunk('x', 4000)));
   log.close();
@@ -75,6 +78,7 @@ TEST_CASE("a write longer than half the bound is kept whole, after a rotation") 
 TEST_CASE("a log that cannot be created says why - writes go nowhere") {
   TempDir dir;
   BoundedLog log(dir / "gone/rank.log", 1000);
+  log.open();
   CHECK_FALSE(log.is_open());
   CHECK(log.open_error() ==
         "cannot write " + (dir / "gone/rank.log") + ": No such file or directory");
@@ -85,6 +89,7 @@ TEST_CASE("a rotation that cannot rename fails the write - no crash, nothing los
   TempDir dir;
   std::filesystem::create_directory(dir / "logs");
   BoundedLog log(dir / "logs/rank.log", 100);
+  log.open();
   REQUIRE(log.write(chunk('a', 40)));
   std::filesystem::rename(dir / "logs", dir / "moved");  // the folder went away
   CHECK_FALSE(log.write(chunk('b', 40)));                // rotation: rename fails

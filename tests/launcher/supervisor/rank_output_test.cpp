@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "launcher/launcher_harness.h"
+#include "launcher/logs/output_writers.h"
 
 namespace rank_output_test {
 
@@ -18,7 +19,7 @@ using pai::testing::TempDir;
 TEST_CASE("both pipes reach the log file and the terminal - EOF flushes a partial line") {
   TempDir dir;
   const int term = ::open((dir / "terminal").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  RankOutput output(dir / "rank-0.attempt-0.log", "[worker-0/0]", 0,
+  RankOutput output(dir / "rank-0.attempt-0.log", "[worker-0/0]", "worker-0 rank 0", 0,
                     Terminal{term, term, false, false});
   EventLoop loop;
   int activity = 0;
@@ -34,6 +35,7 @@ TEST_CASE("both pipes reach the log file and the terminal - EOF flushes a partia
   output.drain();
   output.note("pai-launch: noted\n");
   output.close();
+  flush_output();
   ::close(term);
   CHECK(activity >= 1);
   CHECK(slurp(dir / "rank-0.attempt-0.log") ==
@@ -48,9 +50,10 @@ TEST_CASE("a rank's log is not readable by other users") {
   const int term = ::open((dir / "terminal").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   const mode_t old = ::umask(0);
   {
-    RankOutput output(dir / "rank-0.attempt-0.log", "[worker-0/0]", 0,
+    RankOutput output(dir / "rank-0.attempt-0.log", "[worker-0/0]", "worker-0 rank 0", 0,
                       Terminal{term, term, false, false});
   }
+  flush_output();
   ::umask(old);
   ::close(term);
   struct stat st {};
@@ -61,8 +64,9 @@ TEST_CASE("a rank's log is not readable by other users") {
 TEST_CASE("a log file that cannot be created leaves the output on the terminal - and says why") {
   TempDir dir;
   const int term = ::open((dir / "terminal").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  RankOutput output(dir / "gone/rank-0.attempt-0.log", "[w]", 0,
+  RankOutput output(dir / "gone/rank-0.attempt-0.log", "[w]", "w rank 0", 0,
                     Terminal{term, term, false, false});
+  flush_output();  // the log writer tried to create it
   CHECK(output.log_error() ==
         "cannot write " + (dir / "gone/rank-0.attempt-0.log") + ": No such file or directory");
   const int out = dup(output.child_stdout());
@@ -72,6 +76,7 @@ TEST_CASE("a log file that cannot be created leaves the output on the terminal -
   output.drain();
   output.note("pai-launch: noted\n");  // to the tail alone
   output.close();
+  flush_output();
   ::close(term);
   CHECK(slurp(dir / "terminal") == "[w] still here\n");
   CHECK(output.tail().text().find("still here\npai-launch: noted\n") != std::string::npos);
