@@ -113,7 +113,14 @@ void JobRun::apply(const std::vector<PolicyAction>& actions) {
   start_ready();
 }
 
-void JobRun::schedule_restart(const ScheduleRestart& restart, const std::string& batch) {
+void JobRun::schedule_restart(const ScheduleRestart& given, const std::string& batch) {
+  ScheduleRestart restart = given;
+  // A lost node restarts at once only onto a ready spare (restart_backoff.h); with none, the
+  // backoff is the node's time to come back before its instance has nowhere to run.
+  if (restart.signature == "node-lost" && state_.ready_spare() < 0) {
+    restart.delay_seconds =
+        std::max(restart.delay_seconds, state_.plan.fault_tolerance.backoff_seconds);
+  }
   Instance& inst = state_.instances.at(static_cast<std::size_t>(restart.instance));
   runs_.set_backoff(restart.instance, now_ + std::chrono::seconds(restart.delay_seconds));
   state_.nodes[static_cast<std::size_t>(inst.node)].last_event =

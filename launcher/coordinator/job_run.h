@@ -86,7 +86,7 @@ class JobRun final : public RunView {
   void start_instance(int instance, int attempt, bool recheck);
   void stop_instance(const StopInstance& stop, const std::string& line);
   /// `batch` names the instances of the batch on its first restart ("" on the others).
-  void schedule_restart(const ScheduleRestart& restart, const std::string& batch);
+  void schedule_restart(const ScheduleRestart& given, const std::string& batch);
   void instance_stopped(int instance);
   /// Starts what is pending once every pending node passed its checks; in sync mode also
   /// once no instance is still stopping or backing off.

@@ -4,6 +4,8 @@
 #include <csignal>
 #include <utility>
 
+#include "launcher/policy/restart_backoff.h"
+
 namespace pai::launcher {
 
 namespace {
@@ -217,8 +219,12 @@ std::vector<PolicyAction> RestartPolicyMachine::on_stopped(int instance) {
         } else {
           set_phase(instance, Phase::BackingOff);
           ++s.restart_count;
-          out.push_back(ScheduleRestart{instance, ft_.backoff_seconds, s.restart_count,
-                                        s.restart_reason, s.restart_signature});
+          const auto same = same_error_.find(s.restart_signature);
+          out.push_back(
+              ScheduleRestart{instance,
+                              restart_backoff(ft_.backoff_seconds, s.restart_signature,
+                                              same == same_error_.end() ? 1 : same->second),
+                              s.restart_count, s.restart_reason, s.restart_signature});
         }
         break;
       case AfterStop::Tolerate:

@@ -205,8 +205,10 @@ TEST_CASE("a node lost while running is replaced by a spare and everyone is assi
   CHECK(h.sent("node-1", "stop").empty());
   h.stopped("node-0", 0);
   h.stopped("node-2", 2);
+  // A spare is ready: the restart waits no backoff (restart_backoff.h).
+  CHECK(h.records("restart").at(0).line.find(" in 0s (restart 1 of ") != std::string::npos);
   h.clear();
-  h.advance(10s);
+  h.advance(0s);
   CHECK(h.records("node-replaced").at(0).line ==
         "node-1 replaced by spare spare-0 as worker-1: node node-1 lost (missed 5 heartbeats)");
   for (const char* node : {"node-0", "spare-0", "node-2"}) {
@@ -229,8 +231,12 @@ TEST_CASE("a node lost while running without a spare fails the job") {
   h.disconnect("node-2", "connection reset by peer");
   h.stopped("node-0", 0);
   h.stopped("node-1", 1);
+  // No spare: the backoff is the node's time to come back.
+  CHECK(h.records("restart").at(0).line.find(" in 10s (restart 1 of ") != std::string::npos);
   h.clear();
-  h.advance(10s);
+  h.advance(9s);
+  CHECK_FALSE(h.finish().has_value());
+  h.advance(1s);
   const auto finish = h.finish();
   REQUIRE(finish.has_value());
   CHECK(finish->exit_code == 1);

@@ -55,14 +55,14 @@ std::vector<StopInstance> stops(const std::vector<PolicyAction>& actions) {
   return out;
 }
 
-// Drives one retryable failure of instance 0 through stop, backoff and restart.
-void restart_once(RestartPolicyMachine& m, int expected_count) {
+// Drives one retryable failure of instance 0 (a SIGKILL) through stop, backoff and restart.
+void restart_once(RestartPolicyMachine& m, int expected_count, std::int64_t expected_delay) {
   const auto stop = only<StopInstance>(m.on(failed(0, 1, retryable())));
   CHECK(stop.instance == 0);
   CHECK(stop.signal == SIGTERM);
   CHECK(m.on(ProcessExited{0, 0, {0, SIGTERM}, {}}).empty());
   const auto sched = only<ScheduleRestart>(m.on(InstanceStopped{0}));
-  CHECK(sched.delay_seconds == 1);
+  CHECK(sched.delay_seconds == expected_delay);
   CHECK(sched.restart_count == expected_count);
   const auto start = only<StartInstance>(m.on(BackoffElapsed{0}));
   CHECK(start.restart_count == expected_count);
@@ -86,10 +86,29 @@ TEST_CASE("all ranks succeeding completes the job") {
 TEST_CASE("a retryable failure stops the instance - backs off and restarts it") {
   RestartPolicyMachine m(tolerance(), {worker(0)}, 1);
   m.start();
-  restart_once(m, 1);
+  restart_once(m, 1, 0);
   m.on(ok(0, 0));
   m.on(ok(0, 1));
   only<CompleteJob>(m.on(InstanceStopped{0}));
+}
+
+TEST_CASE("a one-off failure restarts at once - its repeats and other failures back off, growing") {
+  auto ft = tolerance(10);
+  ft.backoff_seconds = 2;
+  RestartPolicyMachine m(ft, {worker(0)}, 1);
+  m.start();
+  // A rank killed with SIGKILL: at once, then the backoff, doubling with each repeat.
+  for (std::int64_t expected : {0, 2, 4}) {
+    only<StopInstance>(m.on(failed(0, 0, retryable())));
+    m.on(ProcessExited{0, 1, {0, SIGTERM}, {}});
+    const auto sched = only<ScheduleRestart>(m.on(InstanceStopped{0}));
+    CHECK(sched.delay_seconds == expected);
+    only<StartInstance>(m.on(BackoffElapsed{0}));
+  }
+  // Another failure (a pattern in the log) backs off from its first time.
+  only<StopInstance>(m.on(failed(0, 0, retryable("pattern:NCCL error"))));
+  m.on(ProcessExited{0, 1, {0, SIGTERM}, {}});
+  CHECK(only<ScheduleRestart>(m.on(InstanceStopped{0})).delay_seconds == 2);
 }
 
 TEST_CASE("a non-retryable failure stops everything and fails with the root cause") {
@@ -122,8 +141,8 @@ TEST_CASE("exec failures fail the job with 126 or 127") {
 TEST_CASE("maxRestarts exhausted fails the job") {
   RestartPolicyMachine m(tolerance(2), {worker(0)}, 1);
   m.start();
-  restart_once(m, 1);
-  restart_once(m, 2);
+  restart_once(m, 1, 0);
+  restart_once(m, 2, 1);
   m.on(failed(0, 0, retryable()));
   const auto fail = only<FailJob>(m.on(InstanceStopped{0}));
   CHECK(fail.reason ==
@@ -135,7 +154,7 @@ TEST_CASE("maxRestarts exhausted fails the job") {
 TEST_CASE("maxSameError counts failures with the same signature") {
   RestartPolicyMachine m(tolerance(10, 2), {worker(0)}, 1);
   m.start();
-  restart_once(m, 1);
+  restart_once(m, 1, 0);
   m.on(failed(0, 1, retryable()));
   const auto fail = only<FailJob>(m.on(InstanceStopped{0}));
   CHECK(fail.reason ==
@@ -146,7 +165,7 @@ TEST_CASE("maxSameError counts failures with the same signature") {
 TEST_CASE("different errors do not count towards maxSameError") {
   RestartPolicyMachine m(tolerance(10, 2), {worker(0)}, 1);
   m.start();
-  restart_once(m, 1);
+  restart_once(m, 1, 0);
   only<StopInstance>(m.on(failed(0, 1, retryable("pattern:NCCL error"))));
   CHECK(std::holds_alternative<ScheduleRestart>(m.on(InstanceStopped{0}).at(0)));
 }
