@@ -42,5 +42,9 @@ SPEC
   echo "$WORK/$name/plan.json"
 }
 
+# alternate KIND RUNS NAME CMD... [::: NAME CMD...]: the tools measured round by round, in
+# turn, so that each ratio compares runs under the same load (bench/alternate.py).
+alternate() { "$PYTHON" "$BENCH_DIR/alternate.py" "$@"; }
+
 # ratio A B: A/B with 2 decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.3g", a / b }'; }
