@@ -17,9 +17,6 @@
 #   4. SIGTERM to the job's steps (what --signal=TERM@... sends before the time limit, here
 #      sent at once by scancel --signal=TERM) reaches every launcher: the job stops as a
 #      cancel (143), nothing restarts, and Slurm records it as CANCELLED;
-#   4b. Slurm's accounting: a job pai stops for its timeLimit ends as TIMEOUT, a failed job
-#      as FAILED, one cancelled with scancel as CANCELLED: in `scontrol show job` and in the
-#      job completion log (jobcomp/filetxt; this cluster has no slurmdbd, so no sacct);
 #   5. an mpi job's srun runs with --mpi=pmix: every launcher, and so every process, gets
 #      Slurm's PMIx (a PMIx namespace in the env);
 #   6. the spec's Slurm settings (partition, account, QOS, a real reservation, --gpus-per-node,
@@ -27,7 +24,10 @@
 #      (this Slurm has no pyxis; tests/compiler/targets/slurm holds them to pyxis' table).
 #      A Slurm older than 24.05 has no --segment: the test then checks that sbatch reads the
 #      option (and refuses it as unknown) and tests the script without it;
-#   7. cluster.sh stop leaves no daemon running.
+#   7. Slurm's accounting: a job pai stops for its timeLimit ends as TIMEOUT, a failed job as
+#      FAILED, one cancelled with scancel as CANCELLED: in `scontrol show job` and in the job
+#      completion log (jobcomp/filetxt; this cluster has no slurmdbd, so no sacct);
+#   8. cluster.sh stop leaves no daemon running.
 # Exit status: 0 passed, 1 failed (with the job output and the daemons' logs), 77 skipped
 # (tests/slurm/cluster.sh cannot run a cluster here).
 set -euo pipefail
@@ -336,55 +336,6 @@ state=$(jobcomp_state "$id") || fail "job $id is not in the job completion log"
 [[ $state == CANCELLED ]] || fail "the job completion log has job $id $state"
 say "4. SIGTERM stopped job $id in $((SECONDS - stopped_at)) s as a cancel (CANCELLED), nothing restarted"
 
-# --- 4b. Slurm's accounting: TIMEOUT for pai's time limit, FAILED, CANCELLED; three one-node
-# jobs at once, each with 3 of the ports (every node is 127.0.0.1).
-cat >"$work/specs/limit.yaml" <<EOF
-apiVersion: pai/v1
-kind: Job
-name: slurm-limit
-portRange: {min: $port, max: $((port + 2))}
-timeLimit: 5s
-roles:
-  worker:
-    instances: 1
-    nprocPerNode: 1
-    command: echo "STARTED RANK=\$RANK"; exec sleep 300
-faultTolerance:
-  restart: {enabled: false}
-  gracePeriod: 2s
-  checkpointWait: 0s
-sanityCheck: {enabled: false}
-EOF
-sed -e 's/^name: slurm-limit$/name: slurm-failure/' -e '/^timeLimit: /d' \
-  -e "s/^portRange: .*/portRange: {min: $((port + 3)), max: $((port + 5))}/" \
-  -e 's/exec sleep 300/exit 1/' "$work/specs/limit.yaml" >"$work/specs/failure.yaml"
-sed -e 's/^name: slurm-limit$/name: slurm-cancel/' -e '/^timeLimit: /d' \
-  -e "s/^portRange: .*/portRange: {min: $((port + 6)), max: $((port + 9))}/" \
-  "$work/specs/limit.yaml" >"$work/specs/cancel.yaml"
-for job in limit failure cancel; do
-  "$compiler" --target slurm "$work/specs/$job.yaml" -o "$work/$job" >/dev/null
-done
-started=$SECONDS
-limit_id=$(export PAI_LAUNCH=$launcher && submit "$work/limit/job.sbatch")
-outputs+=("$work/limit/logs/slurm-$limit_id.out")
-failure_id=$(export PAI_LAUNCH=$launcher && submit "$work/failure/job.sbatch")
-outputs+=("$work/failure/logs/slurm-$failure_id.out")
-id=$(export PAI_LAUNCH=$launcher && submit "$work/cancel/job.sbatch")
-out=$work/cancel/logs/slurm-$id.out
-outputs+=("$out")
-wait_started "$id" "$out" 1
-scancel "$id"
-wait_state "$id" CANCELLED
-say "4b. a job cancelled with scancel: CANCELLED"
-wait_state "$failure_id" FAILED
-say "4b. a job whose rank failed: FAILED"
-# pai stops it 5 s after its start; Slurm ends it at a time-limit check (every 30 s) once the
-# script has cut its limit to a minute.
-wait_state "$limit_id" TIMEOUT $((JOB_TIMEOUT + 120))
-grep -q 'time limit 5s (timeLimit) reached' "$work/limit/logs/slurm-$limit_id.out" ||
-  fail "job $limit_id was not stopped by pai's time limit"
-say "4b. a job pai stopped for its timeLimit: TIMEOUT ($((SECONDS - started)) s after its submission)"
-
 # --- 5. An mpi job's srun hands every launcher Slurm's PMIx server (--mpi=pmix).
 show='echo "PMIX=${PMIX_NAMESPACE:-none} ROLE=$ROLE_NAME NODE=$SLURMD_NODENAME"'
 cat >"$work/specs/pmix.yaml" <<EOF
@@ -476,7 +427,56 @@ fi
 scontrol delete ReservationName="$reservation" >/dev/null || true
 say "6. sbatch --test-only accepts $checked; srun has the pyxis options"
 
-# --- 7. Stopping the cluster leaves none of its daemons running.
+# --- 7. Slurm's accounting: TIMEOUT for pai's time limit, FAILED, CANCELLED; three one-node
+# jobs at once, each with 3 of the ports (every node is 127.0.0.1).
+cat >"$work/specs/limit.yaml" <<EOF
+apiVersion: pai/v1
+kind: Job
+name: slurm-limit
+portRange: {min: $port, max: $((port + 2))}
+timeLimit: 5s
+roles:
+  worker:
+    instances: 1
+    nprocPerNode: 1
+    command: echo "STARTED RANK=\$RANK"; exec sleep 300
+faultTolerance:
+  restart: {enabled: false}
+  gracePeriod: 2s
+  checkpointWait: 0s
+sanityCheck: {enabled: false}
+EOF
+sed -e 's/^name: slurm-limit$/name: slurm-failure/' -e '/^timeLimit: /d' \
+  -e "s/^portRange: .*/portRange: {min: $((port + 3)), max: $((port + 5))}/" \
+  -e 's/exec sleep 300/exit 1/' "$work/specs/limit.yaml" >"$work/specs/failure.yaml"
+sed -e 's/^name: slurm-limit$/name: slurm-cancel/' -e '/^timeLimit: /d' \
+  -e "s/^portRange: .*/portRange: {min: $((port + 6)), max: $((port + 9))}/" \
+  "$work/specs/limit.yaml" >"$work/specs/cancel.yaml"
+for job in limit failure cancel; do
+  "$compiler" --target slurm "$work/specs/$job.yaml" -o "$work/$job" >/dev/null
+done
+started=$SECONDS
+limit_id=$(export PAI_LAUNCH=$launcher && submit "$work/limit/job.sbatch")
+outputs+=("$work/limit/logs/slurm-$limit_id.out")
+failure_id=$(export PAI_LAUNCH=$launcher && submit "$work/failure/job.sbatch")
+outputs+=("$work/failure/logs/slurm-$failure_id.out")
+id=$(export PAI_LAUNCH=$launcher && submit "$work/cancel/job.sbatch")
+out=$work/cancel/logs/slurm-$id.out
+outputs+=("$out")
+wait_started "$id" "$out" 1
+scancel "$id"
+wait_state "$id" CANCELLED
+say "7. a job cancelled with scancel: CANCELLED"
+wait_state "$failure_id" FAILED
+say "7. a job whose rank failed: FAILED"
+# pai stops it 5 s after its start; Slurm ends it at a time-limit check (every 30 s) once the
+# script has cut its limit to a minute.
+wait_state "$limit_id" TIMEOUT $((JOB_TIMEOUT + 120))
+grep -q 'time limit 5s (timeLimit) reached' "$work/limit/logs/slurm-$limit_id.out" ||
+  fail "job $limit_id was not stopped by pai's time limit"
+say "7. a job pai stopped for its timeLimit: TIMEOUT ($((SECONDS - started)) s after its submission)"
+
+# --- 8. Stopping the cluster leaves none of its daemons running.
 pids=$(cat "$cluster"/run/*.pid)
 "$here/cluster.sh" stop "$cluster"
 for pid in $pids; do
@@ -484,4 +484,4 @@ for pid in $pids; do
     fail "daemon $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline")) survived cluster.sh stop"
   fi
 done
-say "7. cluster.sh stop stopped every daemon"
+say "8. cluster.sh stop stopped every daemon"

@@ -99,7 +99,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "OpenPAI's env, role order and completion: every task gets OpenPAI's variables; the "
+    "OpenPAI's env, role order and completion: every task gets OpenPAI's variables, and the "
     "job ends when the workers succeeded") {
   // Roles in the file's order (worker before ps, which sorts first by name); ps never ends by
   // itself: as on OpenPAI, the job completes once every worker succeeded (minSucceeded
