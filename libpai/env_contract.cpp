@@ -36,15 +36,29 @@ std::string join(const Items& items, Text text) {
 std::string port_text(int port) { return std::to_string(port); }
 const std::string& same(const std::string& s) { return s; }
 
-// OpenPAI's variables describing one instance: its address and its labelled ports.
+// OpenPAI's variables describing one instance: its address and its labelled ports (both
+// names hold the label's list, as OpenPAI's runtime exports them: framework_parser.py).
 void add_instance_vars(EnvList& env, const Placement& p) {
   std::string suffix = p.role + "_" + std::to_string(p.index);
   env.emplace_back("PAI_HOST_IP_" + suffix, p.host.address);
   for (const auto& [label, ports] : p.ports) {
-    env.emplace_back("PAI_PORT_LIST_" + suffix + "_" + label, join(ports, port_text));
-    if (!ports.empty())
-      env.emplace_back("PAI_" + suffix + "_" + label + "_PORT", std::to_string(ports.front()));
+    const std::string list = join(ports, port_text);
+    env.emplace_back("PAI_PORT_LIST_" + suffix + "_" + label, list);
+    env.emplace_back("PAI_" + suffix + "_" + label + "_PORT", list);
   }
+}
+
+// An instance as PAI_TASK_ROLE_<role>_HOST_LIST lists it: "address:port" with OpenPAI's
+// port, the first `http` port (which OpenPAI gives every task role), else the instance's
+// first port (labels in name order); the bare address when it has no port.
+std::string host_list_item(const Placement& p) {
+  auto it = p.ports.find("http");
+  if (it == p.ports.end() || it->second.empty()) {
+    it = std::find_if(p.ports.begin(), p.ports.end(),
+                      [](const auto& label) { return !label.second.empty(); });
+  }
+  if (it == p.ports.end()) return p.host.address;
+  return p.host.address + ":" + std::to_string(it->second.front());
 }
 
 // The names OpenPAI's runtime still exports for jobs written for its first versions.
@@ -163,13 +177,12 @@ EnvList job_env(const Plan& plan) {
     // A host list of thousands of addresses would exceed the kernel's 128 KiB limit on one
     // environment string, so it follows the same threshold as the per-instance variables.
     for (const Role& role : plan.roles) {
-      std::vector<const std::string*> addresses;
+      std::vector<const Placement*> instances;
       for (const Placement& p : plan.placements) {
-        if (p.role == role.name) addresses.push_back(&p.host.address);
+        if (p.role == role.name) instances.push_back(&p);
       }
-      env.emplace_back(
-          "PAI_TASK_ROLE_" + role.name + "_HOST_LIST",
-          join(addresses, [](const std::string* a) -> const std::string& { return *a; }));
+      env.emplace_back("PAI_TASK_ROLE_" + role.name + "_HOST_LIST",
+                       join(instances, [](const Placement* p) { return host_list_item(*p); }));
     }
     for (const Placement& p : plan.placements) add_instance_vars(env, p);
     env.emplace_back("PAI_TASK_ROLE_INSTANCES", join(plan.placements, [](const Placement& p) {
@@ -234,6 +247,14 @@ EnvList instance_env(const Plan& plan, const Placement& placement, const Process
   if (!ctx.user_name.empty()) {
     env.emplace_back("PAI_USER_NAME", ctx.user_name);
     env.emplace_back("PAI_USERNAME", ctx.user_name);
+    // OpenPAI's FrameworkController name, "<user>~<job>": an OpenPAI job file's own name
+    // where pai's had to differ (PAI_OPENPAI_JOB_NAME).
+    const auto openpai_name = std::find_if(role.env.begin(), role.env.end(), [](const auto& kv) {
+      return kv.first == "PAI_OPENPAI_JOB_NAME";
+    });
+    env.emplace_back(
+        "PAI_FRAMEWORK_NAME",
+        ctx.user_name + "~" + (openpai_name == role.env.end() ? plan.name : openpai_name->second));
   }
   const std::string restarts = std::to_string(ctx.restart_count);
   env.emplace_back("PAI_RESTART_COUNT", restarts);
@@ -296,7 +317,7 @@ EnvList process_env(const Plan& plan, const Placement& placement, int local_rank
 }
 
 bool is_reserved_env_name(const std::string& name) {
-  static constexpr std::array<std::string_view, 37> kExact = {"RANK",
+  static constexpr std::array<std::string_view, 38> kExact = {"RANK",
                                                               "WORLD_SIZE",
                                                               "LOCAL_RANK",
                                                               "LOCAL_WORLD_SIZE",
@@ -328,6 +349,7 @@ bool is_reserved_env_name(const std::string& name) {
                                                               "PAI_TASK_ROLE_COUNT",
                                                               "PAI_USER_NAME",
                                                               "PAI_USERNAME",
+                                                              "PAI_FRAMEWORK_NAME",
                                                               "PAI_JOB_TASK_COUNT",
                                                               "PAI_TASKS_NUM",
                                                               "PAI_JOB_TASK_ROLE_COUNT",

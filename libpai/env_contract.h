@@ -44,7 +44,7 @@ struct ProcessContext {
   /// per-process field, like telemetry_file), which the launcher shows as the root cause.
   std::string error_file;
   /// PAI_USER_NAME (and OpenPAI's older PAI_USERNAME): the user the job's processes run as,
-  /// OpenPAI's "user who submitted the job".
+  /// OpenPAI's "user who submitted the job"; with it PAI_FRAMEWORK_NAME, "<user>~<job>".
   std::string user_name;
 };
 

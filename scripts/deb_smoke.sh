@@ -59,8 +59,8 @@ prefix=$(sed -n 's|^\.\(.*\)/bin/pai-compile$|\1|p' "$work/contents")
 [[ -n $prefix ]] || { say "FAILED: no bin/pai-compile in the package"; exit 1; }
 for file in bin/pai-launch share/pai/templates/ share/pai/schemas/job.schema.json \
   lib/pai/python/pai/ share/bash-completion/completions/pai-launch \
-  share/zsh/site-functions/_pai-launch share/man/man1/pai-compile.1 \
-  share/man/man1/pai-launch.1; do
+  share/zsh/site-functions/_pai-launch share/man/man1/pai-compile.1.gz \
+  share/man/man1/pai-launch.1.gz share/doc/pai/copyright share/doc/pai/changelog.gz; do
   grep -q -- "^\.$prefix/$file" "$work/contents" ||
     { say "FAILED: $prefix/$file is not in the package"; exit 1; }
 done
@@ -83,7 +83,7 @@ chroot "$chroot_dir" /usr/bin/env PATH="$prefix/bin:/usr/bin:/bin" /bin/sh -ec '
   rm -rf /tmp/out
   pai-compile /tmp/local-demo.yaml -o /tmp/out
   pai-launch run --plan /tmp/out/plan.json --node localhost
-  test -s "$1/share/man/man1/pai-launch.1"
+  test -s "$1/share/man/man1/pai-launch.1.gz"
   test -s "$1/share/bash-completion/completions/pai-launch"
 ' sh "$prefix" 2>&1 | tee "$work/run.log"
 grep -q 'hello from rank 1 of 2' "$work/run.log" ||

@@ -29,6 +29,8 @@ packages=(
   groff-base man-db zsh
   # The metrics endpoint is checked with promtool and scraped by a real Prometheus server.
   prometheus
+  # The Debian package is checked with lintian (tests/install/package_test.sh).
+  lintian
 )
 
 if [[ ${1:-} == --demo ]]; then packages=("${build_packages[@]}"); fi

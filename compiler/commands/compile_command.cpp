@@ -170,7 +170,8 @@ int compile(const CompileOptions& options) {
   }
   // An OpenPAI job file becomes the equivalent pai/v1 spec; what cannot be translated
   // would only add follow-on errors from the spec parser.
-  if (is_openpai_protocol(doc)) {
+  const bool openpai = is_openpai_protocol(doc);
+  if (openpai) {
     doc = translate_openpai(doc, diags);
     if (diags.has_errors()) {
       print_diagnostics(diags, options.format, sources);
@@ -178,7 +179,7 @@ int compile(const CompileOptions& options) {
     }
   }
 
-  JobSpec spec = parse_spec(doc, diags);
+  JobSpec spec = parse_spec(doc, diags, openpai ? RoleOrder::AsWritten : RoleOrder::ByName);
   bool inventory_ok = true;
   if (!options.hosts_file.empty()) {
     std::string hosts_text;

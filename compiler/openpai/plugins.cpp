@@ -51,12 +51,29 @@ class PluginReader {
           parameters && parameters->is_mapping() ? parameters->find("storageConfigNames") : nullptr;
       if (name == "ssh") {
         ssh(parameters, join_path(item_path, "parameters"));
+      } else if (name == "cmd") {
+        cmd(item, item_path);
       } else if (name == "teamwise_storage" && storages) {
         storage(*storages, join_path(item_path, "parameters.storageConfigNames"));
       } else {
         dropped_.add(plugin->loc, join_path(item_path, "plugin"), "runtime plugin " + quote(name));
       }
     }
+  }
+
+  void cmd(const Node& item, const std::string& path) {
+    static const Node kNone;
+    const Node* parameters = item.find("parameters");
+    CmdPlugin plugin =
+        read_cmd_plugin(parameters ? *parameters : kNone, join_path(path, "parameters"),
+                        item.find("failurePolicy"), {}, reader_, diags_);
+    plugin.path = path;
+    if (const Node* roles = item.find("taskroles")) {
+      if (reader_.string_list(*roles, join_path(path, "taskroles"), &plugin.task_roles)) {
+        plugin.task_roles_node = roles;
+      }
+    }
+    plugins_.commands.push_back(std::move(plugin));
   }
 
   void storage(const Node& names, const std::string& names_path) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/document/field_reader.h"
+#include "compiler/openpai/cmd_plugin.h"
 #include "compiler/openpai/deployments.h"
 #include "compiler/openpai/dropped.h"
 #include "compiler/openpai/names.h"
@@ -20,17 +21,31 @@ namespace pai {
 namespace {
 
 const std::vector<std::string> kTopKeys = {
-    "protocolVersion", "name",          "type",       "version", "contributor",
-    "description",     "prerequisites", "parameters", "secrets", "jobRetryCount",
-    "taskRoles",       "deployments",   "defaults",   "extras",  "hosts"};
-const std::vector<std::string> kTaskRoleKeys = {
-    "instances", "completion", "taskRetryCount",        "dockerImage",         "data",
-    "output",    "script",     "extraContainerOptions", "resourcePerInstance", "commands"};
+    "protocolVersion", "name",       "type",    "version",       "contributor", "description",
+    "prerequisites",   "parameters", "secrets", "jobRetryCount", "taskRoles",   "deployments",
+    "defaults",        "extras",     "hosts",   "portRange"};
+const std::vector<std::string> kTaskRoleKeys = {"instances",
+                                                "completion",
+                                                "taskRetryCount",
+                                                "dockerImage",
+                                                "data",
+                                                "output",
+                                                "script",
+                                                "extraContainerOptions",
+                                                "prerequisites",
+                                                "commands",
+                                                "resourcePerInstance",
+                                                "protocolVersion"};
 const std::vector<std::string> kResourceKeys = {"gpu", "cpu", "memoryMB", "ports"};
 const std::vector<std::string> kCompletionKeys = {"minFailedInstances", "minSucceededInstances"};
 const std::vector<std::string> kPrerequisiteTypes = {"dockerimage", "data", "script", "output"};
 /// Where a job file whose name had to change keeps its OpenPAI name.
 const char kOriginalNameEnv[] = "PAI_OPENPAI_JOB_NAME";
+/// A prerequisite's `plugin` that names a runtime plugin: this, a dot, the plugin's name.
+const char kRuntimePluginPrefix[] = "com.microsoft.pai.runtimeplugin.";
+/// The ports OpenPAI's rest-server gives every task role that does not ask for them itself
+/// (src/rest-server/src/models/v2/job/k8s.js, generateTaskRole).
+const char* const kAlwaysPorts[] = {"ssh", "http"};
 
 class Translator {
  public:
@@ -45,6 +60,13 @@ class Translator {
     const Node* commands = nullptr;
     std::string commands_path;
     TemplateScope scope;
+    std::vector<const CmdPlugin*> plugins;  ///< cmd plugins of its prerequisites, then extras'
+  };
+  /// A prerequisite whose `plugin` names a runtime plugin.
+  struct PluginPrerequisite {
+    std::string plugin;  ///< the runtime plugin's name
+    const Node* at = nullptr;
+    std::size_t cmd = SIZE_MAX;  ///< its index in cmd_prerequisites_, for the cmd plugin
   };
 
   void warn(const Node& at, const std::string& path, const std::string& message) {
@@ -59,6 +81,8 @@ class Translator {
   void translate_parameters(const Node& key, const Node& value, bool secrets);
   void translate_prerequisites(const Node& node);
   void translate_prerequisite(const Node& item, const std::string& path);
+  void translate_plugin_prerequisite(const Node& item, const Node& plugin, const std::string& path,
+                                     const std::string& name);
   void translate_roles(const Node& task_roles, Node& roles);
   void translate_role(const Node& key, const Node& value, Node& roles);
   void translate_role_field(const Node& field, const Node& item, const std::string& path,
@@ -66,6 +90,9 @@ class Translator {
   void translate_resources(const Node& node, const std::string& path, Node& role);
   void translate_ports(const Node& node, const std::string& path, Node& role);
   void translate_completion(const Node& node, const std::string& path, Node& role);
+  void complete_role(const Node& key, const Node& value, Node& role);
+  void translate_role_prerequisites(const Node& node, const std::string& path, RoleInput& input);
+  void check_plugin_roles(const Node* task_roles);
   void translate_container_options(const Node& node, const std::string& path, Node& role);
   void translate_commands(const RoleInput& input, Node& role);
   void add_role_env(const Location& loc, Node& role);
@@ -83,6 +110,10 @@ class Translator {
   std::map<std::string, const Node*> images_;  // dockerimage prerequisite name -> uri node
   // "data" | "script" | "output" -> prerequisite name -> the prerequisite
   std::map<std::string, std::map<std::string, const Node*>> objects_;
+  std::map<std::string, Location> prerequisite_names_;              // every prerequisite's name
+  std::map<std::string, PluginPrerequisite> plugin_prerequisites_;  // by name
+  std::vector<CmdPlugin> cmd_prerequisites_;
+  std::string virtual_cluster_ = "default";  // defaults.virtualCluster, as OpenPAI's
   struct ImageUse {
     std::string role;
     const Node* uri = nullptr;
@@ -122,6 +153,7 @@ Document Translator::run() {
     translate_roles(*task_roles, roles);
   }
   translate_images(task_roles);
+  check_plugin_roles(task_roles);
   if (!plugins_.mounts.items.empty()) put(out_, "mounts", plugins_.mounts, plugins_.mounts.loc);
   put(out_, "roles", roles, roles.loc);
   translate_openpai_retries(job_retry_, task_retries_, version->loc, reader_, diags_, out_);
@@ -138,7 +170,7 @@ void Translator::translate_root_field(const Node& key, const Node& value) {
   const std::string& name = key.scalar;
   if (name == "name") {
     translate_name(value);
-  } else if (name == "description" || name == "hosts") {
+  } else if (name == "description" || name == "hosts" || name == "portRange") {
     put(out_, name, value, key.loc);
   } else if (name == "type") {
     size_t index = 0;
@@ -187,7 +219,8 @@ void Translator::translate_defaults(const Node& value) {
     if (k.scalar == "deployment") {
       selected_deployment_ = &v;
     } else if (k.scalar == "virtualCluster") {
-      drop(k, path, "the hosts come from --hosts or hosts");
+      // OpenPAI's PAI_VIRTUAL_CLUSTER; the hosts come from --hosts or hosts.
+      reader_.string(v, path, &virtual_cluster_);
     } else {
       drop(k, path, "");
     }
@@ -241,6 +274,10 @@ void Translator::translate_prerequisite(const Node& item, const std::string& pat
       !reader_.string(*name, join_path(path, "name"), &prerequisite)) {
     return;
   }
+  prerequisite_names_.emplace(prerequisite, name->loc);
+  if (const Node* plugin = item.find("plugin"); plugin && type_index != 0) {
+    translate_plugin_prerequisite(item, *plugin, path, prerequisite);
+  }
   // data, script and output prerequisites are what the templates of the task roles naming
   // them read ($data.uri, ...): OpenPAI fetches nothing itself either.
   if (type_index != 0) {
@@ -254,6 +291,71 @@ void Translator::translate_prerequisite(const Node& item, const std::string& pat
     drop(*auth, join_path(path, "auth"),
          "pai does not log in to registries: docker login on "
          "every host");
+  }
+}
+
+void Translator::translate_plugin_prerequisite(const Node& item, const Node& plugin,
+                                               const std::string& path, const std::string& name) {
+  std::string text;
+  if (!reader_.string(plugin, join_path(path, "plugin"), &text)) return;
+  PluginPrerequisite entry;
+  entry.at = &plugin;
+  entry.plugin = text;
+  if (text == std::string(kRuntimePluginPrefix) + "cmd") {
+    // OpenPAI's runtime hands the cmd plugin every field but plugin, failurePolicy and type;
+    // the plugin reads only its commands.
+    std::vector<std::string> others;
+    for (const auto& [key, value] : item.entries) {
+      if (key.scalar != "callbacks" && key.scalar != "preCommands" && key.scalar != "postCommands")
+        others.push_back(key.scalar);
+    }
+    cmd_prerequisites_.push_back(
+        read_cmd_plugin(item, path, item.find("failurePolicy"), others, reader_, diags_));
+    entry.cmd = cmd_prerequisites_.size() - 1;
+  }
+  plugin_prerequisites_[name] = entry;
+}
+
+void Translator::translate_role_prerequisites(const Node& node, const std::string& path,
+                                              RoleInput& input) {
+  std::vector<std::string> names;
+  if (!reader_.string_list(node, path, &names)) return;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string item_path = index_path(path, i);
+    if (!prerequisite_names_.count(names[i])) {
+      std::vector<std::string> defined;
+      for (const auto& [name, loc] : prerequisite_names_) defined.push_back(name);
+      reader_.error(node.items[i], item_path,
+                    "no prerequisite is named " + quote(names[i]) +
+                        defined_names_hint(names[i], defined, "the file has no prerequisites"));
+      continue;
+    }
+    // A prerequisite without a plugin means nothing to OpenPAI's runtime either.
+    const auto it = plugin_prerequisites_.find(names[i]);
+    if (it == plugin_prerequisites_.end()) continue;
+    if (it->second.cmd != SIZE_MAX) {
+      input.plugins.push_back(&cmd_prerequisites_[it->second.cmd]);
+    } else {
+      drop(node.items[i], item_path,
+           "prerequisite " + quote(names[i]) + "'s plugin " + quote(it->second.plugin));
+    }
+  }
+}
+
+void Translator::check_plugin_roles(const Node* task_roles) {
+  for (const CmdPlugin& plugin : plugins_.commands) {
+    if (!plugin.task_roles_node) continue;
+    for (std::size_t i = 0; i < plugin.task_roles.size(); ++i) {
+      if (task_roles && task_roles->is_mapping() && task_roles->find(plugin.task_roles[i]))
+        continue;
+      std::vector<std::string> names;
+      if (task_roles && task_roles->is_mapping()) {
+        for (const auto& [key, value] : task_roles->entries) names.push_back(key.scalar);
+      }
+      warn(plugin.task_roles_node->items[i], index_path(join_path(plugin.path, "taskroles"), i),
+           "the cmd plugin names no task role " + quote(plugin.task_roles[i]) +
+               defined_names_hint(plugin.task_roles[i], names, "the file has no taskRoles"));
+    }
   }
 }
 
@@ -295,8 +397,31 @@ void Translator::translate_role(const Node& key, const Node& value, Node& roles)
       translate_role_field(field, item, join_path(path, field.scalar), input, role);
   }
   if (!value.find("dockerImage")) roles_without_image_.push_back(key.scalar);
+  for (const CmdPlugin& plugin : plugins_.commands) {
+    if (cmd_plugin_applies(plugin, key.scalar)) input.plugins.push_back(&plugin);
+  }
   translate_commands(input, role);
+  complete_role(key, value, role);
   add_role_env(key.loc, role);
+}
+
+void Translator::complete_role(const Node& key, const Node& value, Node& role) {
+  // OpenPAI's defaults (k8s.js): a minFailedInstances that is absent, null or 0 is 1, such a
+  // minSucceededInstances the role's instance count (instances: 1 when absent).
+  Node& completion = child_mapping(role, "completion", key.loc);
+  if (!completion.find("minFailed")) {
+    put(completion, "minFailed", plain_node("1", key.loc), key.loc);
+  }
+  const Node* instances = value.find("instances");
+  if (!completion.find("minSucceeded") &&
+      (!instances || (instances->is_scalar() && !instances->quoted))) {
+    put(completion, "minSucceeded", plain_node(instances ? instances->scalar : "1", key.loc),
+        key.loc);
+  }
+  Node& ports = child_mapping(role, "ports", key.loc);
+  for (const char* label : kAlwaysPorts) {
+    if (!ports.find(label)) put(ports, label, plain_node("1", key.loc), key.loc);
+  }
 }
 
 void Translator::translate_role_field(const Node& field, const Node& item, const std::string& path,
@@ -334,6 +459,10 @@ void Translator::translate_role_field(const Node& field, const Node& item, const
   } else if (name == "commands") {
     input.commands = &item;
     input.commands_path = path;
+  } else if (name == "prerequisites") {
+    translate_role_prerequisites(item, path, input);
+  } else if (name == "protocolVersion") {
+    drop(field, path, "task role metadata");
   }
 }
 
@@ -379,8 +508,9 @@ void Translator::translate_completion(const Node& node, const std::string& path,
   Node& completion = child_mapping(role, "completion", node.loc);
   for (const auto& [key, value] : node.entries) {
     const std::string target = key.scalar == "minFailedInstances" ? "minFailed" : "minSucceeded";
-    // OpenPAI's null means "never fail" / "when all instances succeeded": pai's -1.
-    put(completion, target, value.is_null() ? plain_node("-1", value.loc) : value, key.loc);
+    // null and 0 take OpenPAI's defaults (complete_role).
+    if (value.is_null() || (value.is_scalar() && !value.quoted && value.scalar == "0")) continue;
+    put(completion, target, value, key.loc);
   }
 }
 
@@ -407,24 +537,39 @@ void Translator::translate_commands(const RoleInput& input, Node& role) {
   const auto deployed = deployment_.find(input.name);
   const RoleDeployment none;
   const RoleDeployment& deployment = deployed == deployment_.end() ? none : deployed->second;
-  const std::string script =
+  std::string script =
       role_script(deployment, *input.commands, input.commands_path, input.scope, reader_, diags_);
+  const std::string pre = cmd_plugin_script(input.plugins, false, input.scope, reader_, diags_);
+  const std::string post = cmd_plugin_script(input.plugins, true, input.scope, reader_, diags_);
+  // OpenPAI runs the cmd plugins' commands in scripts of their own, before the task role's
+  // and, once those succeeded, after them: an `exit` in the commands still runs the post
+  // commands.
+  if (!post.empty()) script = "(\n" + script + "\n)\n" + post;
+  script = pre + script;
   const Node& commands = *input.commands;
   // A one-line command points at its line; several lines at the list.
-  const Location loc =
-      commands.items.size() == 1 && !deployment.pre_commands && !deployment.post_commands
-          ? commands.items[0].loc
-          : commands.loc;
+  const Location loc = commands.items.size() == 1 && !deployment.pre_commands &&
+                               !deployment.post_commands && input.plugins.empty()
+                           ? commands.items[0].loc
+                           : commands.loc;
   Node argv = sequence_node(loc);
-  for (const std::string& word : {std::string("/bin/bash"), std::string("-c"), script}) {
+  // OpenPAI's runtime runs the commands in a bash script headed by these options
+  // (openpai-runtime src/runtime.d/user.sh): a failing command ends the task.
+  for (const char* word : {"/bin/bash", "-o", "errexit", "-o", "nounset", "-o", "pipefail", "-c"}) {
     argv.items.push_back(string_node(word, loc));
   }
+  argv.items.push_back(string_node(script, loc));
   put(role, "command", std::move(argv), loc);
 }
 
 void Translator::add_role_env(const Location& loc, Node& role) {
   std::vector<std::pair<std::string, std::string>> env;
   if (!original_name_.empty()) env.emplace_back(kOriginalNameEnv, original_name_);
+  // What OpenPAI's rest-server exports besides the env contract's (runtime-env.js): the
+  // virtual cluster (defaults.virtualCluster, "default" without one) and an empty default
+  // file system.
+  env.emplace_back("PAI_VIRTUAL_CLUSTER", virtual_cluster_);
+  env.emplace_back("PAI_DEFAULT_FS_URI", "");
   // The ssh plugin lets a task role's mpirun reach the others; pai's remote shell agent
   // does that without ssh (an mpi job's roles get it from the env contract already).
   if (plugins_.remote_shell && !mpi_) {
@@ -432,7 +577,6 @@ void Translator::add_role_env(const Location& loc, Node& role) {
     env.emplace_back("OMPI_MCA_plm_rsh_no_tree_spawn", "1");
     env.emplace_back("OMPI_MCA_orte_leave_session_attached", "1");
   }
-  if (env.empty()) return;
   Node& map = put(role, "env", mapping_node(loc), loc);
   for (const auto& [name, value] : env) put(map, name, string_node(value, loc), loc);
 }

@@ -64,8 +64,8 @@ void parse_gpu_idle_threshold(const Node& node, const std::string& path, FieldRe
 
 class SpecParser {
  public:
-  SpecParser(const Document& doc, Diagnostics& diags, JobSpec& spec)
-      : spec_(spec), reader_(diags, spec.locations, &doc.text) {}
+  SpecParser(const Document& doc, Diagnostics& diags, JobSpec& spec, RoleOrder order)
+      : spec_(spec), reader_(diags, spec.locations, &doc.text), order_(order) {}
 
   void parse(const Node& root);
 
@@ -82,6 +82,7 @@ class SpecParser {
 
   JobSpec& spec_;
   FieldReader reader_;
+  RoleOrder order_;
 };
 
 void SpecParser::parse(const Node& root) {
@@ -318,8 +319,10 @@ void SpecParser::parse_roles(const Node& node, const Node* master) {
     const bool ray_worker = spec_.job.framework == Framework::Ray && key.scalar != "head";
     roles.push_back(parse_role(value, path, key.scalar, spec_.parameters, reader_, !ray_worker));
   }
-  std::sort(roles.begin(), roles.end(),
-            [](const Role& a, const Role& b) { return a.name < b.name; });
+  if (order_ == RoleOrder::ByName) {
+    std::sort(roles.begin(), roles.end(),
+              [](const Role& a, const Role& b) { return a.name < b.name; });
+  }
   std::string master_name = roles.empty() ? std::string() : roles.front().name;
   // A Ray job's head is its master: instance 0, where RAY_ADDRESS points.
   if (spec_.job.framework == Framework::Ray) {
@@ -328,7 +331,7 @@ void SpecParser::parse_roles(const Node& node, const Node* master) {
     }
   }
   if (master && reader_.string(*master, "masterRole", &master_name)) {
-    // Rank order: the master role first, the others keep their name order.
+    // Rank order: the master role first, the others keep their order.
     std::stable_partition(roles.begin(), roles.end(),
                           [&](const Role& r) { return r.name == master_name; });
   }
@@ -338,9 +341,9 @@ void SpecParser::parse_roles(const Node& node, const Node* master) {
 
 }  // namespace
 
-JobSpec parse_spec(const Document& doc, Diagnostics& diags) {
+JobSpec parse_spec(const Document& doc, Diagnostics& diags, RoleOrder order) {
   JobSpec spec;
-  SpecParser parser(doc, diags, spec);
+  SpecParser parser(doc, diags, spec, order);
   parser.parse(doc.root);
   if (spec.locations.empty() || spec.locations[""].file.empty()) {
     spec.locations[""] = Location{doc.file, 0, 0};

@@ -9,7 +9,14 @@
 
 namespace pai {
 
+/// The order of a job's roles, which is their rank and placement order and that of
+/// PAI_TASK_ROLE_LIST.
+enum class RoleOrder {
+  ByName,     ///< pai specs: sorted by name
+  AsWritten,  ///< OpenPAI job files: as the file lists them, as OpenPAI keeps them
+};
+
 /// Parses the spec. Fields with errors keep their defaults. Check diags.has_errors().
-JobSpec parse_spec(const Document& doc, Diagnostics& diags);
+JobSpec parse_spec(const Document& doc, Diagnostics& diags, RoleOrder order = RoleOrder::ByName);
 
 }  // namespace pai

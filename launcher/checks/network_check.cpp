@@ -263,7 +263,15 @@ CheckResult run_network_check(const Plan& plan, const Placement& placement,
   for (int p : ports) {
     std::string why = port_taken(p, placement.host.address);
     if (!why.empty()) {
-      problems.push_back("port " + std::to_string(p) + " is not free: " + why);
+      // The first names the way out: most often another job on this node holds the range.
+      problems.push_back("port " + std::to_string(p) + " is not free: " + why +
+                         (taken > 0 ? ""
+                                    : " (another job on this node? this job's ports come from "
+                                      "portRange " +
+                                          std::to_string(plan.port_range_min) + "-" +
+                                          std::to_string(plan.port_range_max) +
+                                          ": set portRange.min and portRange.max in the job "
+                                          "spec to a range no other job here uses)"));
       ++taken;
     }
   }

@@ -113,16 +113,19 @@ TEST_CASE("tensorflow-serving reads its port from PAI_CONTAINER_HOST_<label>_POR
       env, port, std::regex(R"(export PAI_CONTAINER_HOST_model_server_PORT_LIST=(\d+))")));
   CHECK(env.find("export PAI_PORT_LIST_worker_0_model_server=" + port[1].str() + "\n") !=
         std::string::npos);
-  CHECK(env.find("export PAI_CONTAINER_HOST_PORT_LIST='model_server:" + port[1].str() + ";'\n") !=
-        std::string::npos);
+  // With the http and ssh ports OpenPAI adds to every task role.
+  CHECK(std::regex_search(
+      env, std::regex("export PAI_CONTAINER_HOST_PORT_LIST='http:\\d+;model_server:" +
+                      port[1].str() + ";ssh:\\d+;'\n")));
   CHECK(env.find("export PAI_MIN_FAILED_TASK_COUNT_worker=1\n") != std::string::npos);
-  CHECK(env.find("export PAI_MIN_SUCCEEDED_TASK_COUNT_worker='-1'\n") != std::string::npos);
+  // OpenPAI's default: the role's instance count.
+  CHECK(env.find("export PAI_MIN_SUCCEEDED_TASK_COUNT_worker=1\n") != std::string::npos);
   CHECK(env.find("export PAI_JOB_TASK_COUNT=1\n") != std::string::npos);
   CHECK(env.find("export PAI_CONTAINER_HOST_IP=10.0.0.2\n") != std::string::npos);
   CHECK(env.find("export PAI_OPENPAI_JOB_NAME=tensorflow_serving_mnist\n") != std::string::npos);
 }
 
-TEST_CASE("an OpenPAI command runs with bash and the job's env: ${!NAME} resolves") {
+TEST_CASE("an OpenPAI command runs with bash, its options and the job's env: ${!NAME} resolves") {
   TempDir dir;
   spit(dir / "job.yaml",
        "protocolVersion: 2\nname: port_echo\ntype: job\n"
@@ -136,13 +139,13 @@ TEST_CASE("an OpenPAI command runs with bash and the job's env: ${!NAME} resolve
   const std::string plan = slurp(dir / "out/plan.json");
   std::smatch script;
   REQUIRE(std::regex_search(plan, script,
-                            std::regex(R"re("/bin/bash",\s*"-c",\s*"((?:[^"\\]|\\.)*)")re")));
+                            std::regex(R"re("pipefail",\s*"-c",\s*"((?:[^"\\]|\\.)*)")re")));
   std::string command = std::regex_replace(script[1].str(), std::regex(R"(\\n)"), "\n");
   command = std::regex_replace(command, std::regex(R"(\\")"), "\"");
   // What pai-launch gives the process: the env script's variables, PAI_USER_NAME.
   const std::string run = "cd " + pai::shell_quote(dir.path()) +
                           " && set -a && . out/env/server-0.sh && PAI_USER_NAME=alice"
-                          " && exec /bin/bash -c " +
+                          " && exec /bin/bash -o errexit -o nounset -o pipefail -c " +
                           pai::shell_quote(command);
   REQUIRE(std::system(run.c_str()) == 0);
   std::smatch port;

@@ -5,7 +5,8 @@
 #   install_test.sh BUILD_DIR
 #
 #   1. bin/pai-compile, bin/pai-launch, share/bash-completion/completions/pai-{compile,launch},
-#      share/zsh/site-functions/_pai-{compile,launch}, share/man/man1/pai-{compile,launch}.1;
+#      share/zsh/site-functions/_pai-{compile,launch}, share/man/man1/pai-{compile,launch}.1.gz
+#      (gzip -9n: no name or time stamp inside), share/doc/pai/copyright and changelog.gz;
 #   2. bash: sourcing a completion registers it (complete -p), and completing
 #      `pai-launch st<TAB>` (COMP_WORDS/COMP_CWORD and the function) offers status, stop and
 #      start; `pai-launch run --s<TAB>` offers --slurm; `pai-compile --target s<TAB>` slurm;
@@ -39,8 +40,16 @@ cmake --install "$build" --prefix "$prefix" >/dev/null || { say "FAILED: cmake -
 for file in bin/pai-compile bin/pai-launch \
   share/bash-completion/completions/pai-compile share/bash-completion/completions/pai-launch \
   share/zsh/site-functions/_pai-compile share/zsh/site-functions/_pai-launch \
-  share/man/man1/pai-compile.1 share/man/man1/pai-launch.1; do
+  share/man/man1/pai-compile.1.gz share/man/man1/pai-launch.1.gz share/doc/pai/copyright \
+  share/doc/pai/changelog.gz; do
   [[ -s $prefix/$file ]] || fail "$file is not installed"
+done
+for file in share/man/man1/pai-compile.1.gz share/man/man1/pai-launch.1.gz \
+  share/doc/pai/changelog.gz; do
+  # gzip -9n: the header's name flag (byte 4, bit 3) and time stamp (bytes 5-8) are unset.
+  header=$(od -An -tx1 -N8 "$prefix/$file" | tr -d ' \n')
+  [[ $header == 1f8b08[0-7]?00000000 && $((0x${header:6:2} & 8)) -eq 0 ]] ||
+    fail "$file is not gzip -n (header $header)"
 done
 ((failures == 0)) || exit 1
 say "1. programs, completions and man pages installed"
@@ -100,7 +109,7 @@ check_command() {
     grep -qxF -- "$option" <<<"$completed" ||
       fail "bash does not complete $program $command $option"
     grep -qF -- "$option" "$zsh_dir/_$program" || fail "zsh does not complete $program $option"
-    grep -qF -- "${option//-/\\-}" "$man_dir/$program.1" ||
+    zcat "$man_dir/$program.1.gz" | grep -qF -- "${option//-/\\-}" ||
       fail "the man page of $program does not document $option"
   done < <(help_options "${words[@]}")
 }
@@ -122,8 +131,8 @@ bound=$(zsh -f -c 'fpath=("$1" $fpath); autoload -U compinit; compinit -u -d "$2
 ((failures == 0)) && say "3. the $checked options of --help are in the completions and man pages"
 
 # --- 4. The man pages render without warnings.
-for page in "$man_dir"/pai-compile.1 "$man_dir"/pai-launch.1; do
-  warnings=$(groff -ww -z -man "$page" 2>&1) || fail "groff failed on $page"
+for page in "$man_dir"/pai-compile.1.gz "$man_dir"/pai-launch.1.gz; do
+  warnings=$(zcat "$page" | groff -ww -z -man 2>&1) || fail "groff failed on $page"
   [[ -z $warnings ]] || fail "groff warns about $page: $warnings"
   warnings=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null) || fail "man failed on $page"
   [[ -z $warnings ]] || fail "man warns about $page: $warnings"

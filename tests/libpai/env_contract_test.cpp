@@ -41,46 +41,47 @@ pai::ProcessContext context() {
 
 TEST_CASE("job_env holds OpenPAI job variables - master and fabric presets") {
   pai::Plan plan = pai::testing::make_test_plan(2, 2);
-  CHECK(pai::job_env(plan) == EnvList{
-                                  {"PAI_JOB_NAME", "test-job"},
-                                  {"PAI_TASK_ROLE_COUNT", "2"},
-                                  {"PAI_TASK_ROLE_LIST", "worker,ps"},
-                                  {"PAI_TASK_ROLE_TASK_COUNT_worker", "2"},
-                                  {"PAI_RESOURCE_worker", "8,96,1638400,65536"},
-                                  {"PAI_MIN_FAILED_TASK_COUNT_worker", "1"},
-                                  {"PAI_MIN_SUCCEEDED_TASK_COUNT_worker", "-1"},
-                                  {"PAI_TASK_ROLE_TASK_COUNT_ps", "1"},
-                                  {"PAI_RESOURCE_ps", "0,4,8192,0"},
-                                  {"PAI_MIN_FAILED_TASK_COUNT_ps", "-1"},
-                                  {"PAI_MIN_SUCCEEDED_TASK_COUNT_ps", "1"},
-                                  {"PAI_JOB_TASK_COUNT", "3"},
-                                  {"PAI_TASKS_NUM", "3"},
-                                  {"PAI_JOB_TASK_ROLE_COUNT", "2"},
-                                  {"PAI_TASK_ROLES_NUM", "2"},
-                                  {"PAI_JOB_TASK_ROLE_LIST", "worker,ps"},
-                                  {"PAI_TASK_ROLE_worker_HOST_LIST", "10.0.0.1,10.0.0.2"},
-                                  {"PAI_TASK_ROLE_ps_HOST_LIST", "10.0.0.3"},
-                                  {"PAI_HOST_IP_worker_0", "10.0.0.1"},
-                                  {"PAI_PORT_LIST_worker_0_sync", "20002"},
-                                  {"PAI_worker_0_sync_PORT", "20002"},
-                                  {"PAI_HOST_IP_worker_1", "10.0.0.2"},
-                                  {"PAI_PORT_LIST_worker_1_sync", "20000"},
-                                  {"PAI_worker_1_sync_PORT", "20000"},
-                                  {"PAI_HOST_IP_ps_0", "10.0.0.3"},
-                                  {"PAI_PORT_LIST_ps_0_grpc", "20000,20001"},
-                                  {"PAI_ps_0_grpc_PORT", "20000"},
-                                  {"PAI_TASK_ROLE_INSTANCES", "worker:0,worker:1,ps:0"},
-                                  {"MASTER_ADDR", "10.0.0.1"},
-                                  {"MASTER_PORT", "20001"},
-                                  {"PAI_MAX_RESTARTS", "5"},
-                                  {"PAI_OUTPUT_DIR", "/runs/test-job"},
-                                  {"NCCL_IB_TC", "106"},
-                                  {"NCCL_IB_GID_INDEX", "3"},
-                                  {"NCCL_CROSS_NIC", "0"},
-                                  {"NCCL_SOCKET_IFNAME", "eth0"},
-                                  {"GLOO_SOCKET_IFNAME", "eth0"},
-                                  {"NCCL_IB_HCA", "mlx5_0,mlx5_1"},
-                              });
+  CHECK(pai::job_env(plan) ==
+        EnvList{
+            {"PAI_JOB_NAME", "test-job"},
+            {"PAI_TASK_ROLE_COUNT", "2"},
+            {"PAI_TASK_ROLE_LIST", "worker,ps"},
+            {"PAI_TASK_ROLE_TASK_COUNT_worker", "2"},
+            {"PAI_RESOURCE_worker", "8,96,1638400,65536"},
+            {"PAI_MIN_FAILED_TASK_COUNT_worker", "1"},
+            {"PAI_MIN_SUCCEEDED_TASK_COUNT_worker", "-1"},
+            {"PAI_TASK_ROLE_TASK_COUNT_ps", "1"},
+            {"PAI_RESOURCE_ps", "0,4,8192,0"},
+            {"PAI_MIN_FAILED_TASK_COUNT_ps", "-1"},
+            {"PAI_MIN_SUCCEEDED_TASK_COUNT_ps", "1"},
+            {"PAI_JOB_TASK_COUNT", "3"},
+            {"PAI_TASKS_NUM", "3"},
+            {"PAI_JOB_TASK_ROLE_COUNT", "2"},
+            {"PAI_TASK_ROLES_NUM", "2"},
+            {"PAI_JOB_TASK_ROLE_LIST", "worker,ps"},
+            {"PAI_TASK_ROLE_worker_HOST_LIST", "10.0.0.1:20002,10.0.0.2:20000"},
+            {"PAI_TASK_ROLE_ps_HOST_LIST", "10.0.0.3:20000"},
+            {"PAI_HOST_IP_worker_0", "10.0.0.1"},
+            {"PAI_PORT_LIST_worker_0_sync", "20002"},
+            {"PAI_worker_0_sync_PORT", "20002"},
+            {"PAI_HOST_IP_worker_1", "10.0.0.2"},
+            {"PAI_PORT_LIST_worker_1_sync", "20000"},
+            {"PAI_worker_1_sync_PORT", "20000"},
+            {"PAI_HOST_IP_ps_0", "10.0.0.3"},
+            {"PAI_PORT_LIST_ps_0_grpc", "20000,20001"},
+            {"PAI_ps_0_grpc_PORT", "20000,20001"},
+            {"PAI_TASK_ROLE_INSTANCES", "worker:0,worker:1,ps:0"},
+            {"MASTER_ADDR", "10.0.0.1"},
+            {"MASTER_PORT", "20001"},
+            {"PAI_MAX_RESTARTS", "5"},
+            {"PAI_OUTPUT_DIR", "/runs/test-job"},
+            {"NCCL_IB_TC", "106"},
+            {"NCCL_IB_GID_INDEX", "3"},
+            {"NCCL_CROSS_NIC", "0"},
+            {"NCCL_SOCKET_IFNAME", "eth0"},
+            {"GLOO_SOCKET_IFNAME", "eth0"},
+            {"NCCL_IB_HCA", "mlx5_0,mlx5_1"},
+        });
 }
 
 TEST_CASE("instance_env for a perProcess instance") {
@@ -198,6 +199,13 @@ TEST_CASE("OpenPAI's container variables name the instance's ports and its http 
   CHECK(value_of(env, "PAI_CONTAINER_SSH_PORT") == "20007");
   CHECK(value_of(env, "PAI_USER_NAME") == "alice");
   CHECK(value_of(env, "PAI_USERNAME") == "alice");
+  // OpenPAI's FrameworkController name: "<user>~<job>", the OpenPAI file's own job name where
+  // pai's had to differ.
+  CHECK(value_of(env, "PAI_FRAMEWORK_NAME") == "alice~test-job");
+  plan.roles[1].env.emplace_back("PAI_OPENPAI_JOB_NAME", "Test_Job");
+  CHECK(value_of(pai::instance_env(plan, placement, ctx), "PAI_FRAMEWORK_NAME") ==
+        "alice~Test_Job");
+  CHECK_FALSE(has(pai::instance_env(plan, placement, pai::ProcessContext{}), "PAI_FRAMEWORK_NAME"));
   CHECK_FALSE(has(pai::instance_env(plan, placement, pai::ProcessContext{}), "PAI_USER_NAME"));
   CHECK(pai::is_reserved_env_name("PAI_CONTAINER_HOST_http_PORT_LIST"));
   CHECK(pai::is_reserved_env_name("PAI_MIN_FAILED_TASK_COUNT_ps"));
@@ -352,6 +360,19 @@ TEST_CASE("job_env without output or restarts") {
   CHECK_FALSE(has(env, "PAI_OUTPUT_DIR"));
   CHECK(value_of(env, "PAI_MAX_RESTARTS") == "0");
   CHECK(value_of(env, "PAI_RESOURCE_worker") == "8,1.5,1638400,65536");
+}
+
+TEST_CASE("a role's HOST_LIST gives each instance's http port, else its first, else no port") {
+  // OpenPAI's runtime lists "address:http-port" (init.d/framework_parser.py): the TensorFlow
+  // PS/worker jobs of its marketplace build their cluster spec from it.
+  pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  plan.placements[0].ports = {{"grpc", {20010}}, {"http", {20011, 20012}}};
+  plan.placements[1].ports.clear();
+  const EnvList env = pai::job_env(plan);
+  CHECK(value_of(env, "PAI_TASK_ROLE_worker_HOST_LIST") == "10.0.0.1:20011,10.0.0.2");
+  CHECK(value_of(env, "PAI_TASK_ROLE_ps_HOST_LIST") == "10.0.0.3:20000");
+  // Each label's variables hold its whole list, as OpenPAI's.
+  CHECK(value_of(env, "PAI_worker_0_http_PORT") == "20011,20012");
 }
 
 TEST_CASE("large jobs export only the instance's own OpenPAI peer variables") {

@@ -162,9 +162,12 @@ SchedulerParameters=bf_interval=1
 # SLURM_STEP_GPUS and CUDA_VISIBLE_DEVICES as on a real GPU node.
 GresTypes=gpu
 MpiDefault=none
+# No slurmdbd, so no sacct ("Slurm accounting storage is disabled"): the job completion log
+# (jobcomp/filetxt) records each job's final JobState, what accounting would record.
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
-JobCompType=jobcomp/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=$dir/log/jobcomp.log
 # The nodes share this machine: trust the config over what each slurmd detects.
 SlurmdParameters=config_overrides
 ReturnToService=2

@@ -16,7 +16,7 @@
 #      rank where the plan places it;
 #   4. SIGTERM to the job's steps (what --signal=TERM@... sends before the time limit, here
 #      sent at once by scancel --signal=TERM) reaches every launcher: the job stops as a
-#      cancel (143), nothing restarts;
+#      cancel (143), nothing restarts, and Slurm records it as CANCELLED;
 #   5. an mpi job's srun runs with --mpi=pmix: every launcher, and so every process, gets
 #      Slurm's PMIx (a PMIx namespace in the env);
 #   6. the spec's Slurm settings (partition, account, QOS, a real reservation, --gpus-per-node,
@@ -24,7 +24,10 @@
 #      (this Slurm has no pyxis; tests/compiler/targets/slurm holds them to pyxis' table).
 #      A Slurm older than 24.05 has no --segment: the test then checks that sbatch reads the
 #      option (and refuses it as unknown) and tests the script without it;
-#   7. cluster.sh stop leaves no daemon running.
+#   7. Slurm's accounting: a job pai stops for its timeLimit ends as TIMEOUT, a failed job as
+#      FAILED, one cancelled with scancel as CANCELLED: in `scontrol show job` and in the job
+#      completion log (jobcomp/filetxt; this cluster has no slurmdbd, so no sacct);
+#   8. cluster.sh stop leaves no daemon running.
 # Exit status: 0 passed, 1 failed (with the job output and the daemons' logs), 77 skipped
 # (tests/slurm/cluster.sh cannot run a cluster here).
 set -euo pipefail
@@ -71,10 +74,11 @@ submit() {
   echo "${id%%;*}"
 }
 
-# Waits for job $1 to end (a heterogeneous job: its first component, which runs the script);
-# prints its final `scontrol show job --oneliner` line.
+# Waits for job $1 to end (a heterogeneous job: its first component, which runs the script),
+# up to $2 seconds (default JOB_TIMEOUT); prints its final `scontrol show job --oneliner` line.
 wait_end() {
-  local id=$1 deadline=$((SECONDS + JOB_TIMEOUT)) info state
+  local id=$1 timeout=${2:-$JOB_TIMEOUT} info state
+  local deadline=$((SECONDS + timeout))
   while :; do
     info=$(scontrol show job --oneliner "$id" | head -n 1) || fail "scontrol show job $id failed"
     state=$(grep -o 'JobState=[A-Z_]*' <<<"$info")
@@ -85,11 +89,40 @@ wait_end() {
     esac
     if ((SECONDS >= deadline)); then
       scancel "$id" || true
-      fail "job $id still $state after $JOB_TIMEOUT s"
+      fail "job $id still $state after $timeout s"
     fi
     sleep 1
   done
   echo "$info"
+}
+
+# The JobState of job $1 in the job completion log (what Slurm's accounting records).
+jobcomp_state() {
+  local line
+  line=$(grep "^JobId=$1 " "$cluster/log/jobcomp.log" | tail -n 1) || return 1
+  line=$(grep -o 'JobState=[A-Z_]*' <<<"$line")
+  echo "${line#JobState=}"
+}
+
+# Waits for job $1 to end (up to $3 seconds); fails unless it ended in JobState $2, in
+# scontrol and in the job completion log.
+wait_state() {
+  local id=$1 expected=$2 info state
+  info=$(wait_end "$id" "${3:-}")
+  state=$(grep -o 'JobState=[A-Z_]*' <<<"$info")
+  state=${state#JobState=}
+  [[ $state == "$expected" ]] || fail "job $id ended $state, not $expected: $info"
+  state=$(jobcomp_state "$id") || fail "job $id is not in the job completion log"
+  [[ $state == "$expected" ]] || fail "the job completion log has job $id $state, not $expected"
+}
+
+# Waits until $3 ranks of job $1 printed "STARTED RANK=" into its output $2.
+wait_started() {
+  local deadline=$((SECONDS + JOB_TIMEOUT))
+  until [[ $(grep -c 'STARTED RANK=' "$2" 2>/dev/null) -eq $3 ]]; do
+    ((SECONDS < deadline)) || fail "the ranks of job $1 did not all start"
+    sleep 0.5
+  done
 }
 
 # Waits for job $1 to end; fails unless it COMPLETED with ExitCode 0:0.
@@ -292,18 +325,16 @@ grep -q '^#SBATCH --signal=TERM@' "$work/stop/job.sbatch" || fail "job.sbatch as
 id=$(export PAI_LAUNCH=$launcher && submit "$work/stop/job.sbatch")
 out=$work/stop/logs/slurm-$id.out
 outputs+=("$out")
-deadline=$((SECONDS + JOB_TIMEOUT))
-until [[ $(grep -c 'STARTED RANK=' "$out" 2>/dev/null) -eq 3 ]]; do
-  ((SECONDS < deadline)) || fail "the ranks of job $id did not all start"
-  sleep 0.5
-done
+wait_started "$id" "$out" 3
 stopped_at=$SECONDS
 scancel --signal=TERM "$id"
 info=$(wait_end "$id")
 ((SECONDS - stopped_at < 60)) || fail "job $id took $((SECONDS - stopped_at)) s to stop"
 [[ $(grep -c 'STARTED RANK=' "$out") -eq 3 ]] || fail "a rank was restarted after SIGTERM"
-grep -q 'ExitCode=143:0' <<<"$info" || fail "job $id did not end with the launchers' 143: $info"
-say "4. SIGTERM stopped job $id in $((SECONDS - stopped_at)) s as a cancel, nothing restarted"
+grep -q 'JobState=CANCELLED' <<<"$info" || fail "job $id was not recorded as CANCELLED: $info"
+state=$(jobcomp_state "$id") || fail "job $id is not in the job completion log"
+[[ $state == CANCELLED ]] || fail "the job completion log has job $id $state"
+say "4. SIGTERM stopped job $id in $((SECONDS - stopped_at)) s as a cancel (CANCELLED), nothing restarted"
 
 # --- 5. An mpi job's srun hands every launcher Slurm's PMIx server (--mpi=pmix).
 show='echo "PMIX=${PMIX_NAMESPACE:-none} ROLE=$ROLE_NAME NODE=$SLURMD_NODENAME"'
@@ -396,7 +427,56 @@ fi
 scontrol delete ReservationName="$reservation" >/dev/null || true
 say "6. sbatch --test-only accepts $checked; srun has the pyxis options"
 
-# --- 7. Stopping the cluster leaves none of its daemons running.
+# --- 7. Slurm's accounting: TIMEOUT for pai's time limit, FAILED, CANCELLED; three one-node
+# jobs at once, each with 3 of the ports (every node is 127.0.0.1).
+cat >"$work/specs/limit.yaml" <<EOF
+apiVersion: pai/v1
+kind: Job
+name: slurm-limit
+portRange: {min: $port, max: $((port + 2))}
+timeLimit: 5s
+roles:
+  worker:
+    instances: 1
+    nprocPerNode: 1
+    command: echo "STARTED RANK=\$RANK"; exec sleep 300
+faultTolerance:
+  restart: {enabled: false}
+  gracePeriod: 2s
+  checkpointWait: 0s
+sanityCheck: {enabled: false}
+EOF
+sed -e 's/^name: slurm-limit$/name: slurm-failure/' -e '/^timeLimit: /d' \
+  -e "s/^portRange: .*/portRange: {min: $((port + 3)), max: $((port + 5))}/" \
+  -e 's/exec sleep 300/exit 1/' "$work/specs/limit.yaml" >"$work/specs/failure.yaml"
+sed -e 's/^name: slurm-limit$/name: slurm-cancel/' -e '/^timeLimit: /d' \
+  -e "s/^portRange: .*/portRange: {min: $((port + 6)), max: $((port + 9))}/" \
+  "$work/specs/limit.yaml" >"$work/specs/cancel.yaml"
+for job in limit failure cancel; do
+  "$compiler" --target slurm "$work/specs/$job.yaml" -o "$work/$job" >/dev/null
+done
+started=$SECONDS
+limit_id=$(export PAI_LAUNCH=$launcher && submit "$work/limit/job.sbatch")
+outputs+=("$work/limit/logs/slurm-$limit_id.out")
+failure_id=$(export PAI_LAUNCH=$launcher && submit "$work/failure/job.sbatch")
+outputs+=("$work/failure/logs/slurm-$failure_id.out")
+id=$(export PAI_LAUNCH=$launcher && submit "$work/cancel/job.sbatch")
+out=$work/cancel/logs/slurm-$id.out
+outputs+=("$out")
+wait_started "$id" "$out" 1
+scancel "$id"
+wait_state "$id" CANCELLED
+say "7. a job cancelled with scancel: CANCELLED"
+wait_state "$failure_id" FAILED
+say "7. a job whose rank failed: FAILED"
+# pai stops it 5 s after its start; Slurm ends it at a time-limit check (every 30 s) once the
+# script has cut its limit to a minute.
+wait_state "$limit_id" TIMEOUT $((JOB_TIMEOUT + 120))
+grep -q 'time limit 5s (timeLimit) reached' "$work/limit/logs/slurm-$limit_id.out" ||
+  fail "job $limit_id was not stopped by pai's time limit"
+say "7. a job pai stopped for its timeLimit: TIMEOUT ($((SECONDS - started)) s after its submission)"
+
+# --- 8. Stopping the cluster leaves none of its daemons running.
 pids=$(cat "$cluster"/run/*.pid)
 "$here/cluster.sh" stop "$cluster"
 for pid in $pids; do
@@ -404,4 +484,4 @@ for pid in $pids; do
     fail "daemon $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline")) survived cluster.sh stop"
   fi
 done
-say "7. cluster.sh stop stopped every daemon"
+say "8. cluster.sh stop stopped every daemon"

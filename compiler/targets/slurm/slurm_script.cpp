@@ -24,6 +24,9 @@ constexpr const char* kHeader = R"sh(#
 # Signals: before the time limit (--signal) and on scancel, Slurm sends SIGTERM to every
 # pai-launch, and they stop the job as a cancel (exit 143). Not to this script: srun ends its
 # tasks with SIGKILL when it gets SIGTERM.
+# Accounting: a job pai stopped for its time limit (pai's timeLimit, or Slurm's --signal
+# before the limit) ends as Slurm's TIMEOUT, one stopped otherwise (scancel --signal=TERM,
+# pai-launch cancel) as CANCELLED, a failed one as FAILED.
 # Exit status: srun's; 0 when every launcher succeeded.
 set -u
 
@@ -43,6 +46,40 @@ esac
 
 // Slurm's --signal takes at most this many seconds (a 16-bit field).
 constexpr std::int64_t kMaxSignalLead = 65535;
+
+// After srun: how Slurm's accounting records a job the launchers stopped (exit 143). Within
+// LEFT_AT_STOP seconds of its time limit, pai stopped it for that limit (its own timeLimit,
+// which --time outlasts by the stop's lead, or --signal's SIGTERM, which Slurm may send up to
+// a minute early): the limit is cut to the minutes used, so that Slurm ends the job at its
+// next check as TIMEOUT, and the script waits for that. Any other stop is a cancel, which
+// scancel records as CANCELLED. A failure (exit 1) is FAILED as it is.
+constexpr const char* kAccounting = R"sh(status=$?
+
+# Slurm's [D-][H:]M:S (squeue's %L and %M) in seconds; fails for UNLIMITED and the like.
+slurm_seconds() {
+  local t=$1 days=0 a b c
+  case $t in '' | *[!0-9:-]*) return 1 ;; esac
+  if [[ $t == *-* ]]; then days=${t%%-*} t=${t#*-}; fi
+  IFS=: read -r a b c <<<"$t"
+  if [[ -n $c ]]; then :; elif [[ -n $b ]]; then c=$b b=$a a=0; else c=$a b=0 a=0; fi
+  echo $((((10#$days * 24 + 10#$a) * 60 + 10#$b) * 60 + 10#$c))
+}
+
+if [[ $status -eq 143 && -n ${SLURM_JOB_ID:-} ]]; then
+  if left=$(slurm_seconds "$(squeue -h -j "$SLURM_JOB_ID" -o %L 2>/dev/null)") &&
+    ((left <= LEFT_AT_STOP)); then
+    used=$(slurm_seconds "$(squeue -h -j "$SLURM_JOB_ID" -o %M 2>/dev/null)") || used=0
+    echo "job.sbatch: pai stopped the job for its time limit; Slurm ends it as TIMEOUT" >&2
+    scontrol update JobId="$SLURM_JOB_ID" TimeLimit=$((used < 120 ? 1 : used / 60)) ||
+      echo "job.sbatch: cannot cut the time limit; waiting for it ($left s)" >&2
+    sleep $((left + 180))
+  else
+    echo "job.sbatch: the job was stopped; cancelling it, so that Slurm records CANCELLED" >&2
+    scancel "$SLURM_JOB_ID"
+  fi
+fi
+exit "$status"
+)sh";
 
 // What one node of the job asks Slurm for.
 struct NodeShape {
@@ -315,7 +352,11 @@ std::string render_slurm_script(const Plan& plan, const std::string& out_dir) {
     }
     launch = "env SLURM_JOB_NODELIST=\"$nodes\" \\\n  " + launch;
   }
-  out += "\n" + srun + " \\\n  " + launch + "\nexit $?\n";
+  std::string accounting = kAccounting;
+  const std::string placeholder = "LEFT_AT_STOP";
+  accounting.replace(accounting.find(placeholder), placeholder.size(),
+                     std::to_string(std::min(stop_lead_seconds(plan), kMaxSignalLead) + 120));
+  out += "\n" + srun + " \\\n  " + launch + "\n" + accounting;
   return out;
 }
 

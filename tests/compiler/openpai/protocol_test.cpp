@@ -27,11 +27,26 @@ struct Translated {
   }
 };
 
+// The command of a task role whose script is `script`: bash with the options OpenPAI's
+// runtime sets (openpai-runtime src/runtime.d/user.sh).
+std::vector<std::string> bash(const std::string& script) {
+  return {"/bin/bash", "-o", "errexit", "-o", "nounset", "-o", "pipefail", "-c", script};
+}
+
+// `role`'s env without what every OpenPAI role gets (PAI_VIRTUAL_CLUSTER, PAI_DEFAULT_FS_URI).
+std::vector<std::pair<std::string, std::string>> own_env(const Role& role) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& kv : role.env) {
+    if (kv.first != "PAI_VIRTUAL_CLUSTER" && kv.first != "PAI_DEFAULT_FS_URI") out.push_back(kv);
+  }
+  return out;
+}
+
 // Translates `yaml` and, when that has no errors, parses the result as pai-compile does.
 std::unique_ptr<Translated> translate(const std::string& yaml) {
   auto t = std::make_unique<Translated>();
   t->doc = translate_openpai(load_yaml("job.yaml", yaml), t->diags);
-  if (!t->diags.has_errors()) t->spec = parse_spec(t->doc, t->diags);
+  if (!t->diags.has_errors()) t->spec = parse_spec(t->doc, t->diags, RoleOrder::AsWritten);
   return t;
 }
 
@@ -80,16 +95,22 @@ TEST_CASE("a single task role becomes a pai role with the same meaning") {
   const Role& role = job.roles[0];
   CHECK(role.name == "train");
   CHECK(role.instances == 2);
-  CHECK(role.command == std::vector<std::string>{"/bin/bash", "-c", "cd /work\npython train.py"});
+  CHECK(role.command == bash("cd /work\npython train.py"));
   CHECK(role.resources.gpu == 8);
   CHECK(role.resources.cpu == 16);
   CHECK(role.resources.memory_bytes == 4096l << 20);
   CHECK(role.resources.shm_bytes == 64l << 20);
-  CHECK(role.completion.min_failed == -1);
+  // OpenPAI's null minFailedInstances is 1 (rest-server k8s.js).
+  CHECK(role.completion.min_failed == 1);
   CHECK(role.completion.min_succeeded == 1);
-  REQUIRE(role.ports.size() == 1);
+  // OpenPAI adds an ssh port to the http ports asked for.
+  REQUIRE(role.ports.size() == 2);
   CHECK(role.ports[0].label == "http");
   CHECK(role.ports[0].count == 2);
+  CHECK(role.ports[1].label == "ssh");
+  CHECK(role.ports[1].count == 1);
+  CHECK(role.env == std::vector<std::pair<std::string, std::string>>{
+                        {"PAI_DEFAULT_FS_URI", ""}, {"PAI_VIRTUAL_CLUSTER", "default"}});
 }
 
 TEST_CASE("later errors point into the OpenPAI file") {
@@ -139,7 +160,7 @@ TEST_CASE("parameter and secret templates become pai parameter references") {
       "protocolVersion: 2\nname: x\nparameters: {lr: 0.1}\nsecrets: {key: abc}\n"
       "taskRoles:\n  a:\n    commands:\n      - run --lr <% $parameters.lr %> --k <%$secrets.key%>\n");
   REQUIRE_FALSE(t->diags.has_errors());
-  CHECK(t->spec.job.roles[0].command[2] == "run --lr 0.1 --k abc");
+  CHECK(t->spec.job.roles[0].command.back() == "run --lr 0.1 --k abc");
   CHECK(t->messages() ==
         std::vector<std::string>{
             "warning 4:1 secrets: secrets become parameters: their values are written in clear "
@@ -208,9 +229,8 @@ TEST_CASE("every dropped field is listed in one warning, located at the first") 
       "    commands: [echo hi]\n");
   CHECK(t->messages() ==
         std::vector<std::string>{
-            "warning 3:1 8 OpenPAI fields are dropped, having no meaning in pai: version (3:1, "
-            "job metadata); defaults.virtualCluster (4:12, the hosts come from --hosts or "
-            "hosts); prerequisites[0].auth (6:50, pai does not log in to registries: docker "
+            "warning 3:1 7 OpenPAI fields are dropped, having no meaning in pai: version (3:1, "
+            "job metadata); prerequisites[0].auth (6:50, pai does not log in to registries: docker "
             "login on every host); extras.hivedScheduler (8:3, HiveD's SKUs: the hosts come "
             "from --hosts or hosts); extras.gangAllocation (9:3, pai always starts every "
             "instance together); extras.com.microsoft.pai.runtimeplugin[0].plugin (11:16, "
@@ -266,8 +286,8 @@ TEST_CASE("a job name that is no DNS label becomes one with a warning, the origi
             "labels (hostnames, Kubernetes and file names); the OpenPAI name "
             "\"CPU_500Task.MNIST_\" is kept in PAI_OPENPAI_JOB_NAME"});
   CHECK(t->spec.job.name == "cpu-500task-mnist");
-  CHECK(t->spec.job.roles[0].env == std::vector<std::pair<std::string, std::string>>{
-                                        {"PAI_OPENPAI_JOB_NAME", "CPU_500Task.MNIST_"}});
+  CHECK(own_env(t->spec.job.roles[0]) == std::vector<std::pair<std::string, std::string>>{
+                                             {"PAI_OPENPAI_JOB_NAME", "CPU_500Task.MNIST_"}});
 }
 
 TEST_CASE("a job name with no letter or digit is an error") {
@@ -314,12 +334,10 @@ TEST_CASE("the default deployment's preCommands run before the commands, postCom
             "(15:5, defaults.deployment selects \"prod\")"});
   const Role* train = find_role(t->spec.job, "train");
   REQUIRE(train != nullptr);
-  CHECK(train->command ==
-        std::vector<std::string>{"/bin/bash", "-c",
-                                 "./get_data.sh\n./convert.sh\n./train.sh\n./upload.sh"});
+  CHECK(train->command == bash("./get_data.sh\n./convert.sh\n./train.sh\n./upload.sh"));
   const Role* eval = find_role(t->spec.job, "eval");
   REQUIRE(eval != nullptr);
-  CHECK(eval->command == std::vector<std::string>{"/bin/bash", "-c", "./eval.sh"});
+  CHECK(eval->command == bash("./eval.sh"));
 }
 
 TEST_CASE("without defaults.deployment no deployment applies, and each one is listed dropped") {
@@ -331,8 +349,7 @@ TEST_CASE("without defaults.deployment no deployment applies, and each one is li
             "warning 10:5 2 OpenPAI fields are dropped, having no meaning in pai: "
             "deployments[0] (10:5, no defaults.deployment selects it); deployments[1] (15:5, "
             "no defaults.deployment selects it)"});
-  CHECK(find_role(t->spec.job, "train")->command ==
-        std::vector<std::string>{"/bin/bash", "-c", "./train.sh"});
+  CHECK(find_role(t->spec.job, "train")->command == bash("./train.sh"));
 }
 
 TEST_CASE("a default deployment that does not exist is an error") {
@@ -362,9 +379,7 @@ TEST_CASE("commands run with bash, as OpenPAI runs them: ${!NAME} works") {
       "protocolVersion: 2\nname: x\ntaskRoles:\n  a:\n    commands:\n"
       "      - MY_PORT=PAI_PORT_LIST_a_0_http\n      - echo ${!MY_PORT}\n");
   REQUIRE_FALSE(t->diags.has_errors());
-  CHECK(t->spec.job.roles[0].command ==
-        std::vector<std::string>{"/bin/bash", "-c",
-                                 "MY_PORT=PAI_PORT_LIST_a_0_http\necho ${!MY_PORT}"});
+  CHECK(t->spec.job.roles[0].command == bash("MY_PORT=PAI_PORT_LIST_a_0_http\necho ${!MY_PORT}"));
 }
 
 TEST_CASE("$data, $script and $output templates read the task role's prerequisites") {
@@ -378,7 +393,7 @@ TEST_CASE("$data, $script and $output templates read the task role's prerequisit
       "      - get <% $data.uri[1] %> <% $data.uri %> && git checkout <% $script.version %>\n"
       "      - cp out <%$output.uri%>/<% $data.name %>\n");
   REQUIRE(t->messages().empty());
-  CHECK(t->spec.job.roles[0].command[2] ==
+  CHECK(t->spec.job.roles[0].command.back() ==
         "get http://d/b.tgz http://d/a.tgz,http://d/b.tgz && git checkout abc\n"
         "cp out hdfs://m/cifar");
 }
@@ -408,10 +423,14 @@ TEST_CASE("a port count of 0 reserves one port, with a warning") {
             "warning 6:73 taskRoles.a.resourcePerInstance.ports.serve: 0 ports: pai reserves 1 "
             "port labelled serve, the port the commands read from "
             "PAI_CONTAINER_HOST_serve_PORT_LIST"});
-  REQUIRE(t->spec.job.roles[0].ports.size() == 2);
-  CHECK(t->spec.job.roles[0].ports[0].label == "serve");
+  // ssh's count is the file's, http is added as OpenPAI adds it.
+  REQUIRE(t->spec.job.roles[0].ports.size() == 3);
+  CHECK(t->spec.job.roles[0].ports[0].label == "http");
   CHECK(t->spec.job.roles[0].ports[0].count == 1);
-  CHECK(t->spec.job.roles[0].ports[1].count == 2);
+  CHECK(t->spec.job.roles[0].ports[1].label == "serve");
+  CHECK(t->spec.job.roles[0].ports[1].count == 1);
+  CHECK(t->spec.job.roles[0].ports[2].label == "ssh");
+  CHECK(t->spec.job.roles[0].ports[2].count == 2);
 }
 
 TEST_CASE("jobRetryCount -2 retries every failure without limit") {
@@ -448,7 +467,7 @@ TEST_CASE("the ssh plugin gives every role pai's remote shell agent for mpirun")
       {"OMPI_MCA_orte_leave_session_attached", "1"},
       {"OMPI_MCA_plm_rsh_agent", "pai-launch rsh"},
       {"OMPI_MCA_plm_rsh_no_tree_spawn", "1"}};
-  for (const Role& role : t->spec.job.roles) CHECK(role.env == agent);
+  for (const Role& role : t->spec.job.roles) CHECK(own_env(role) == agent);
 }
 
 TEST_CASE("without jobssh the ssh plugin asks nothing") {
@@ -456,7 +475,7 @@ TEST_CASE("without jobssh the ssh plugin asks nothing") {
   yaml.replace(yaml.find("jobssh: true"), 12, "jobssh: false");
   auto t = translate(yaml);
   REQUIRE(t->messages().empty());
-  for (const Role& role : t->spec.job.roles) CHECK(role.env.empty());
+  for (const Role& role : t->spec.job.roles) CHECK(own_env(role).empty());
 }
 
 TEST_CASE("an mpi job's roles get the agent from the env contract, not from their env") {
@@ -465,7 +484,7 @@ TEST_CASE("an mpi job's roles get the agent from the env contract, not from thei
   auto t = translate(yaml);
   REQUIRE(t->messages().empty());
   CHECK(t->spec.job.framework == Framework::Mpi);
-  for (const Role& role : t->spec.job.roles) CHECK(role.env.empty());
+  for (const Role& role : t->spec.job.roles) CHECK(own_env(role).empty());
 }
 
 TEST_CASE("two task roles that become the same pai role are an error") {
@@ -476,6 +495,107 @@ TEST_CASE("two task roles that become the same pai role are an error") {
         std::vector<std::string>{
             "error 6:3 taskRoles.a-b: task role \"a-b\" becomes role \"a_b\", the name of an "
             "earlier task role's pai role"});
+}
+
+TEST_CASE("task roles keep the file's order, the first one the master") {
+  auto t = translate(
+      "protocolVersion: 2\nname: x\ntaskRoles:\n  worker:\n    commands: [x]\n"
+      "  ps:\n    commands: [x]\n");
+  REQUIRE_FALSE(t->diags.has_errors());
+  REQUIRE(t->spec.job.roles.size() == 2);
+  CHECK(t->spec.job.roles[0].name == "worker");
+  CHECK(t->spec.job.roles[1].name == "ps");
+  CHECK(t->spec.job.master_role == "worker");
+}
+
+TEST_CASE("completion takes OpenPAI's defaults: minFailed 1, minSucceeded the instances") {
+  auto t = translate(
+      "protocolVersion: 2\nname: x\ntaskRoles:\n"
+      "  a:\n    instances: 3\n    commands: [x]\n"
+      "  b:\n    instances: 2\n"
+      "    completion: {minFailedInstances: 0, minSucceededInstances: null}\n"
+      "    commands: [x]\n"
+      "  c:\n    completion: {minFailedInstances: -1, minSucceededInstances: -1}\n"
+      "    commands: [x]\n");
+  REQUIRE_FALSE(t->diags.has_errors());
+  const auto completion = [&](const char* role) {
+    const Completion& c = find_role(t->spec.job, role)->completion;
+    return std::pair{c.min_failed, c.min_succeeded};
+  };
+  CHECK(completion("a") == std::pair{1, 3});
+  CHECK(completion("b") == std::pair{1, 2});
+  CHECK(completion("c") == std::pair{-1, -1});
+}
+
+TEST_CASE("defaults.virtualCluster becomes PAI_VIRTUAL_CLUSTER, and portRange is an extension") {
+  auto t = translate(
+      "protocolVersion: 2\nname: x\ndefaults: {virtualCluster: vc1}\n"
+      "portRange: {min: 30000, max: 30099}\ntaskRoles:\n  a:\n    commands: [x]\n");
+  REQUIRE(t->messages().empty());
+  CHECK(t->spec.job.port_range_min == 30000);
+  CHECK(t->spec.job.port_range_max == 30099);
+  CHECK(t->spec.job.roles[0].env ==
+        std::vector<std::pair<std::string, std::string>>{{"PAI_DEFAULT_FS_URI", ""},
+                                                         {"PAI_VIRTUAL_CLUSTER", "vc1"}});
+}
+
+const std::string kCmd =
+    "protocolVersion: 2\nname: x\n"                                      // 1-2
+    "prerequisites:\n"                                                   // 3
+    "  - name: setup\n    type: script\n"                                // 4-5
+    "    plugin: com.microsoft.pai.runtimeplugin.cmd\n"                  // 6
+    "    callbacks:\n"                                                   // 7
+    "      - {event: taskStarts, commands: [apt-get install -y git]}\n"  // 8
+    "      - {event: taskFails, commands: [echo failed]}\n"              // 9
+    "  - {name: board, type: script, plugin: com.microsoft.pai.runtimeplugin.tensorboard}\n"
+    "  - {name: cifar, type: data, uri: [http://d/c.tgz]}\n"                     // 11
+    "taskRoles:\n"                                                               // 12
+    "  a:\n    data: cifar\n    prerequisites: [setup, board, cifar]\n"          // 13-15
+    "    commands: [python train.py]\n"                                          // 16
+    "  b:\n    commands: [echo b]\n"                                             // 17-18
+    "extras:\n  com.microsoft.pai.runtimeplugin:\n"                              // 19-20
+    "    - plugin: cmd\n      taskroles: [a, c]\n      failurePolicy: ignore\n"  // 21-23
+    "      parameters:\n"                                                        // 24
+    "        preCommands: ['git clone <% $data.uri[0] %>']\n"                    // 25
+    "        postCommands: [echo done]\n";                                       // 26
+
+TEST_CASE("the cmd plugin's commands run before and after a task role's, as OpenPAI runs them") {
+  auto t = translate(kCmd);
+  CHECK(t->messages() ==
+        std::vector<std::string>{
+            "warning 9:17 prerequisites[0].callbacks[1].event: event \"taskFails\": OpenPAI's "
+            "cmd plugin runs only taskStarts and taskSucceeds callbacks, so these commands "
+            "never run",
+            "warning 22:22 extras.com.microsoft.pai.runtimeplugin[0].taskroles[1]: the cmd "
+            "plugin names no task role \"c\" (did you mean \"a\"? defined: a, b)",
+            "warning 15:28 1 OpenPAI field is dropped, having no meaning in pai: "
+            "taskRoles.a.prerequisites[1] (15:28, prerequisite \"board\"'s plugin "
+            "\"com.microsoft.pai.runtimeplugin.tensorboard\")"});
+  // The prerequisite's plugin first, then extras'; each in a subshell, as OpenPAI runs each
+  // plugin's script with /bin/bash; the post commands after the commands succeeded.
+  CHECK(find_role(t->spec.job, "a")->command ==
+        bash("# prerequisites[0]\n(\nset +o nounset +o pipefail\nset -o errexit\n"
+             "apt-get install -y git\n)\n"
+             "# extras.com.microsoft.pai.runtimeplugin[0]\n(\nset +o nounset +o pipefail\n"
+             "set +o errexit\ngit clone http://d/c.tgz\nset -o errexit\n)\n"
+             "(\npython train.py\n)\n"
+             "# extras.com.microsoft.pai.runtimeplugin[0] (after the commands)\n(\n"
+             "set +o nounset +o pipefail\nset +o errexit\necho done\nset -o errexit\n)\n"));
+  CHECK(find_role(t->spec.job, "b")->command == bash("echo b"));
+}
+
+TEST_CASE("a cmd plugin with callbacks and preCommands, or an unknown prerequisite, is an error") {
+  auto t = translate(
+      "protocolVersion: 2\nname: x\ntaskRoles:\n"
+      "  a:\n    prerequisites: [setpu]\n    commands: [x]\n"
+      "extras:\n  com.microsoft.pai.runtimeplugin:\n    - plugin: cmd\n      parameters:\n"
+      "        callbacks: [{event: taskStarts, commands: [x]}]\n        preCommands: [y]\n");
+  CHECK(t->messages() ==
+        std::vector<std::string>{
+            "error 12:9 extras.com.microsoft.pai.runtimeplugin[0].parameters.preCommands: a cmd "
+            "plugin has callbacks or preCommands, not both: OpenPAI's runtime refuses the job",
+            "error 5:21 taskRoles.a.prerequisites[0]: no prerequisite is named \"setpu\" (the "
+            "file has no prerequisites)"});
 }
 
 }  // namespace openpai_protocol_test

@@ -261,8 +261,14 @@ TEST_CASE("a reserved port in use fails - free ports pass") {
   plan.placements.front().ports["sync"] = {listener.port};
   CheckResult taken = run_network_check(plan, plan.placements.front(), CheckOptions{});
   CHECK(taken.status == CheckResult::Failed);
+  // The way out is named: the spec's portRange, with the range the plan uses.
   CHECK(taken.summary ==
-        "port " + std::to_string(listener.port) + " is not free: Address already in use");
+        "port " + std::to_string(listener.port) +
+            " is not free: Address already in use (another job on this node? this job's ports "
+            "come from portRange " +
+            std::to_string(plan.port_range_min) + "-" + std::to_string(plan.port_range_max) +
+            ": set portRange.min and portRange.max in the job spec to a range no other job "
+            "here uses)");
 
   int free_port = listener.port;
   close(listener.fd);

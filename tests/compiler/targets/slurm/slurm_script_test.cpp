@@ -279,6 +279,72 @@ TEST_CASE("the script runs srun on the plan in its absolute folder and exits wit
   CHECK(slurp(dir / "srun.args") == srun_args("/opt/pl", "/elsewhere", "--cpus-per-task=96\n"));
 }
 
+TEST_CASE(
+    "a job the launchers stopped is recorded by Slurm as TIMEOUT near its limit, else "
+    "CANCELLED") {
+  // Fakes of Slurm's commands: squeue answers the job's time left ($FAKE_LEFT, %L) and used
+  // ($FAKE_USED, %M); scontrol, scancel and sleep write their arguments to dir/<name>.args.
+  TempDir dir;
+  fs::create_directories(dir / "bin");
+  spit(dir / "bin/squeue",
+       "#!/bin/sh\ncase \"$*\" in *%L*) echo \"$FAKE_LEFT\" ;; *%M*) echo \"$FAKE_USED\" ;; "
+       "esac\n");
+  for (const char* name : {"scontrol", "scancel", "sleep"}) {
+    spit(dir / ("bin/" + std::string(name)),
+         "#!/bin/sh\nprintf '%s\\n' \"$@\" >\"$(dirname \"$0\")/../" + std::string(name) +
+             ".args\"\n");
+  }
+  for (const char* name : {"squeue", "scontrol", "scancel", "sleep"}) {
+    fs::permissions(dir / ("bin/" + std::string(name)), fs::perms::owner_all);
+  }
+  Plan plan = uniform_plan(1);
+  plan.fault_tolerance.grace_period_seconds = 30;
+  plan.fault_tolerance.checkpoint_wait_seconds = 0;
+  const std::string script = pai::render_slurm_script(plan, dir / "out");
+  const auto called = [&](const char* name) {
+    const bool was = fs::exists(dir / (std::string(name) + ".args"));
+    return was ? slurp(dir / (std::string(name) + ".args")) : std::string("not called");
+  };
+  const auto clear = [&] {
+    for (const char* name : {"scontrol", "scancel", "sleep"}) {
+      fs::remove(dir / (std::string(name) + ".args"));
+    }
+  };
+
+  // Stopped (143) 150 s before its limit, within the stop's lead (90 s) and two minutes of
+  // slack: pai's time limit. The limit is cut to the minutes used, and the script waits.
+  CHECK(run_script(dir, script,
+                   "FAKE_SRUN_EXIT=143 SLURM_JOB_ID=42 FAKE_LEFT=2:30 FAKE_USED=1-01:02:03") ==
+        143);
+  CHECK(called("scontrol") == "update\nJobId=42\nTimeLimit=1502\n");
+  CHECK(called("sleep") == "330\n");
+  CHECK(called("scancel") == "not called");
+  CHECK(slurp(dir / "stderr").find("Slurm ends it as TIMEOUT") != std::string::npos);
+  clear();
+  // Less than two minutes used: a limit of one minute.
+  CHECK(run_script(dir, script,
+                   "FAKE_SRUN_EXIT=143 SLURM_JOB_ID=42 FAKE_LEFT=0:40 FAKE_USED=1:10") == 143);
+  CHECK(called("scontrol") == "update\nJobId=42\nTimeLimit=1\n");
+  clear();
+
+  // Stopped more than 210 s before its limit, or without one: a cancel.
+  for (const char* left : {"3:31", "UNLIMITED"}) {
+    INFO(left);
+    CHECK(run_script(dir, script,
+                     "FAKE_SRUN_EXIT=143 SLURM_JOB_ID=42 FAKE_USED=1:00 FAKE_LEFT=" +
+                         std::string(left)) == 143);
+    CHECK(called("scancel") == "42\n");
+    CHECK(called("scontrol") == "not called");
+    clear();
+  }
+
+  // A failure stays a failure (FAILED); outside Slurm nothing is asked.
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=1 SLURM_JOB_ID=42 FAKE_LEFT=0:10") == 1);
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=143 FAKE_LEFT=0:10") == 143);
+  CHECK(called("scancel") == "not called");
+  CHECK(called("scontrol") == "not called");
+}
+
 TEST_CASE("a relative plan folder is found under the folder sbatch was run from") {
   TempDir dir;
   Plan plan = make_test_plan(1, 1);
