@@ -7,7 +7,8 @@ Usage: torchrun_ddp_job.py OUT_DIR SCENARIO
   ok         trains 3 DDP steps;
   kill-once  the same, but in attempt 0 the last rank SIGKILLs itself after step 1, writing
              OUT_DIR/killed (the time of the kill);
-  raise      rank 1 raises ValueError under @record (torchelastic's error file);
+  raise      rank 1 raises ValueError under @record (torchelastic's error file), once rank 0
+             wrote its environment;
   Each rank writes OUT_DIR/attempt-<N>/step-<RANK> (the time of its first step) and
   OUT_DIR/attempt-<N>/done-<RANK> when it finishes.
 """
@@ -37,6 +38,11 @@ def main():
     os.makedirs(folder, exist_ok=True)
     write(os.path.join(folder, "rank-%d.json" % rank), json.dumps(dict(os.environ), sort_keys=True))
     if scenario == "raise" and rank == 1:
+        # Once rank 0 wrote its environment: stopped by the failure before that (still
+        # importing torch on a loaded machine), it would leave nothing to compare.
+        deadline = time.time() + 60
+        while not os.path.exists(os.path.join(folder, "rank-0.json")) and time.time() < deadline:
+            time.sleep(0.05)
         raise ValueError("bad batch on rank 1")
     dist.init_process_group("gloo")
     model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 1))
