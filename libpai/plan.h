@@ -552,12 +552,24 @@ struct Monitoring {
   /// Numeric IPv4 or IPv6 address to bind; "" = the coordinator's own listening address, so
   /// the endpoint is no more exposed than the coordinator port.
   std::string metrics_address;
+  /// After the job ended, the endpoint serves the final state this long at most (or until
+  /// scraped twice), when it was scraped during the job; 0 = not at all.
+  std::int64_t metrics_linger_seconds = kDefaultMetricsLinger;
   GpuIdle gpu_idle;                         ///< spec `monitoring.gpuIdle`
+  /// Two scrapes at Prometheus's usual 15 s.
+  static constexpr std::int64_t kDefaultMetricsLinger = 30;
+  static constexpr std::int64_t kMaxMetricsLinger = 600;
   friend void fields(auto& v, Like<Monitoring> auto& m) {
     v("gpuIdle", m.gpu_idle, field::present_if(!(m.gpu_idle == GpuIdle{})));
     // The endpoint's two settings are there both or neither (off: a port of 0).
     v.together(m.metrics_port != 0, [&](auto& endpoint) {
       endpoint("metricsAddress", m.metrics_address);
+      endpoint("metricsLingerSeconds", m.metrics_linger_seconds, Seconds{});
+      endpoint.check("metricsLingerSeconds", [&] {
+        return m.metrics_linger_seconds < 0 || m.metrics_linger_seconds > kMaxMetricsLinger
+                   ? "expected 0 to 600 seconds"
+                   : "";
+      });
       endpoint("metricsPort", m.metrics_port);
       endpoint.check("metricsPort", [&] {
         return m.metrics_port < 1 || m.metrics_port > 65535 ? "expected a port from 1 to 65535"

@@ -29,7 +29,8 @@ const std::vector<std::string> kTopKeys = {
 const std::vector<std::string> kLogsKeys = {"maxBytes"};
 const std::vector<std::string> kPortRangeKeys = {"min", "max"};
 const std::vector<std::string> kCoordinatorKeys = {"host", "port"};
-const std::vector<std::string> kMonitoringKeys = {"metricsPort", "metricsAddress", "gpuIdle"};
+const std::vector<std::string> kMonitoringKeys = {"metricsPort", "metricsAddress", "metricsLinger",
+                                                  "gpuIdle"};
 const std::vector<std::string> kGpuIdleKeys = {"threshold", "window", "action"};
 const std::vector<std::string> kFabricKeys = {"type", "interface", "hcas", "gidIndex",
                                               "trafficClass"};
@@ -227,6 +228,19 @@ void SpecParser::parse_monitoring(const Node& node) {
                     "has no effect without monitoring.metricsPort");
     } else {
       m.metrics_address = address;
+    }
+  }
+  if (const Node* n = reader_.optional(node, "monitoring", "metricsLinger")) {
+    std::int64_t seconds = 0;
+    if (!reader_.duration(*n, "monitoring.metricsLinger", 0, &seconds)) return;
+    if (seconds > Monitoring::kMaxMetricsLinger) {
+      reader_.error(*n, "monitoring.metricsLinger",
+                    "expected at most 10m (the launcher of the coordinator waits for it), got " +
+                        describe(*n));
+    } else if (m.metrics_port == 0) {
+      reader_.error(*n, "monitoring.metricsLinger", "has no effect without monitoring.metricsPort");
+    } else {
+      m.metrics_linger_seconds = seconds;
     }
   }
 }

@@ -51,6 +51,7 @@ const std::vector<Flag>& flags() {
       {{"--signals-to-handle", "--signals_to_handle"}, Kind::Value, "PET_SIGNALS_TO_HANDLE"},
       {{"--print-spec"}, Kind::Flag, ""},
       {{"--pai-metrics-port"}, Kind::Value, ""},
+      {{"--pai-metrics-linger"}, Kind::Value, ""},
       {{"--pai-checks"}, Kind::Value, ""},
       {{"--help", "-h"}, Kind::Flag, ""},
   };
@@ -257,6 +258,9 @@ void set(TorchrunArgs& args, const Flag& flag, const std::string& value) {
   } else if (name == "--pai-metrics-port") {
     args.metrics_port = to_int(name, value, 1);
     if (args.metrics_port > 65535) fail(name, "expected a port from 1 to 65535");
+  } else if (name == "--pai-metrics-linger") {
+    args.metrics_linger_seconds = to_int(name, value, 0);
+    if (args.metrics_linger_seconds > 600) fail(name, "expected 0 to 600 seconds");
   } else if (name == "--pai-checks") {
     args.checks = value == "none" ? std::vector<std::string>{} : split(value, ',');
   }
@@ -369,6 +373,8 @@ std::string torchrun_usage() {
          "pai's options:\n"
          "  --print-spec           write the equivalent job spec (YAML) and exit\n"
          "  --pai-metrics-port P   serve Prometheus metrics on port P (docs/metrics.md)\n"
+         "  --pai-metrics-linger S after the job, serve its final metrics S seconds at most\n"
+         "                         (default 30; 0 = not at all)\n"
          "  --pai-checks LIST      sanity checks before each start (default gpu,network;\n"
          "                         none for none; docs/checks.md)\n"
          "The job token of a multi-node job: PAI_JOB_TOKEN, or --rdzv-conf token_file=FILE.\n";

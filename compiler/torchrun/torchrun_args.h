@@ -49,6 +49,7 @@ struct TorchrunArgs {
   // pai's own flags.
   bool print_spec = false;                         ///< --print-spec
   int metrics_port = 0;                            ///< --pai-metrics-port; 0 = none
+  int metrics_linger_seconds = -1;  ///< --pai-metrics-linger; -1 = the spec's default
   std::optional<std::vector<std::string>> checks;  ///< --pai-checks a,b | none
   bool help = false;                               ///< -h, --help
 

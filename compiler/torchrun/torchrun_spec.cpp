@@ -322,9 +322,13 @@ Node spec_root(const TorchrunArgs& args, const TorchrunFacts& facts, const Torch
                       mapping({{"checks", words(checks, "--pai-checks")}}, "--pai-checks"));
   }
   if (args.metrics_port != 0) {
-    root.emplace_back("monitoring",
-                      mapping({{"metricsPort", number(args.metrics_port, "--pai-metrics-port")}},
-                              "--pai-metrics-port"));
+    Entries monitoring = {{"metricsPort", number(args.metrics_port, "--pai-metrics-port")}};
+    if (args.metrics_linger_seconds >= 0) {
+      monitoring.emplace_back(
+          "metricsLinger",
+          text(std::to_string(args.metrics_linger_seconds) + "s", "--pai-metrics-linger"));
+    }
+    root.emplace_back("monitoring", mapping(std::move(monitoring), "--pai-metrics-port"));
   }
   return mapping(std::move(root), "torchrun");
 }

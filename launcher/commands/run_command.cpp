@@ -463,8 +463,9 @@ int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start,
     code = 1;
   }
   if (coordinator) {
-    // The other launchers must hear how the job ended before the coordinator goes.
-    coordinator->wait(std::chrono::seconds(10));
+    // The other launchers must hear how the job ended before the coordinator goes, and a
+    // scraper the final state (monitoring.metricsLinger).
+    coordinator->wait(std::chrono::seconds(10 + run.plan.monitoring.metrics_linger_seconds));
     coordinator.reset();
     // The coordinator's journal, which ends the job's story, is closed: the report goes next
     // to the logs (a failure only warns).

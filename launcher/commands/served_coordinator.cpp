@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "launcher/logs/output_writers.h"
+#include "launcher/os/signals.h"
 
 namespace pai::launcher {
 
@@ -35,6 +36,12 @@ ServedCoordinator::~ServedCoordinator() = default;
 
 int ServedCoordinator::port() const { return server_->port(); }
 
-void ServedCoordinator::wait(std::chrono::milliseconds timeout) { server_->wait(timeout); }
+void ServedCoordinator::wait(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  constexpr std::chrono::milliseconds kSlice{100};
+  while (server_->wait(kSlice) < 0 && pending_stop_signal() == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+  }
+}
 
 }  // namespace pai::launcher

@@ -27,7 +27,9 @@ class ServedCoordinator {
 
   /// The port it listens on.
   int port() const;
-  /// Waits until the other launchers heard how the job ended, or `timeout` passed.
+  /// Waits until the other launchers heard how the job ended (and the final metrics were
+  /// served, monitoring.metricsLinger), `timeout` passed, or a stop signal (SIGTERM, SIGINT,
+  /// SIGHUP) is pending: that one ends the wait at once.
   void wait(std::chrono::milliseconds timeout);
 
  private:

@@ -83,6 +83,7 @@ struct CoordinatorServer::Impl final : SessionListener {
   asio::steady_timer watch_timer{io};
   asio::steady_timer finish_timer{io};
   asio::steady_timer accept_retry{io};
+  asio::steady_timer linger_timer{io};
 
   ServerOptions options;
   std::string job;
@@ -110,6 +111,12 @@ struct CoordinatorServer::Impl final : SessionListener {
   std::optional<int> result;  // guarded by mutex
 
   std::unique_ptr<MetricsHttpServer> metrics_http;  // on `io`; gone before it
+  // Scrapes of /metrics, and of its final state once the job ended (monitoring.metricsLinger).
+  std::uint64_t scrapes = 0;
+  int final_scrapes = 0;
+  bool lingering = false;
+  // The final state is in the time series once scraped this many times after the job ended.
+  static constexpr int kFinalScrapes = 2;
 
   std::thread thread;
 
@@ -141,7 +148,15 @@ struct CoordinatorServer::Impl final : SessionListener {
 
   void begin_finish(int code);
   void check_flushed();
+  // The job ended: the coordinator's connections and listener close; /metrics, when it was
+  // scraped during the job, goes on serving the final state for monitoring.metricsLinger or
+  // until scraped kFinalScrapes times; then stop().
   void stop();
+  bool linger();
+  // Closes the listener and every connection, and cancels the coordinator's timers.
+  void close_coordination();
+  // The metrics page, counted.
+  std::string render_metrics();
 
   void emit(const Record& record);
   // An authenticated peer broke the protocol: one record naming its node.
@@ -187,7 +202,7 @@ void CoordinatorServer::Impl::serve_metrics() {
       monitoring.metrics_address.empty() ? options.listen_address : monitoring.metrics_address;
   http.port = monitoring.metrics_port;
   metrics_http = std::make_unique<MetricsHttpServer>(
-      io, http, [this] { return machine.metrics(Clock::now()); }, kMetricsContentType);
+      io, http, [this] { return render_metrics(); }, kMetricsContentType);
   const std::string url =
       "http://" +
       (http.address.find(':') != std::string::npos ? "[" + http.address + "]" : http.address) +
@@ -449,16 +464,26 @@ void CoordinatorServer::Impl::begin_finish(int code) {
 }
 
 void CoordinatorServer::Impl::check_flushed() {
-  if (!finishing || stopped) return;
+  if (!finishing || stopped || lingering) return;
   for (const auto& [id, connection] : connections) {
     if (connection.session->pending_output() > 0) return;
   }
   stop();
 }
 
-void CoordinatorServer::Impl::stop() {
-  if (stopped) return;
-  stopped = true;
+std::string CoordinatorServer::Impl::render_metrics() {
+  ++scrapes;
+  if (lingering && ++final_scrapes == kFinalScrapes) {
+    // Once this answer has gone out (it is written after this returns).
+    linger_timer.expires_after(std::chrono::milliseconds(200));
+    linger_timer.async_wait([this](const error_code& ec) {
+      if (!ec) stop();
+    });
+  }
+  return machine.metrics(Clock::now());
+}
+
+void CoordinatorServer::Impl::close_coordination() {
   error_code ignored;
   acceptor.close(ignored);
   machine_timer.cancel();
@@ -467,6 +492,32 @@ void CoordinatorServer::Impl::stop() {
   accept_retry.cancel();
   for (auto& [id, connection] : connections) connection.session->close();
   connections.clear();
+}
+
+bool CoordinatorServer::Impl::linger() {
+  if (lingering || !metrics_http || scrapes == 0 || monitoring.metrics_linger_seconds <= 0) {
+    return false;
+  }
+  lingering = true;
+  close_coordination();
+  const std::int64_t seconds = monitoring.metrics_linger_seconds;
+  emit(Record{journal::MetricsLinger{.seconds = seconds},
+              "the job ended; serving its final metrics for up to " + std::to_string(seconds) +
+                  "s, until scraped " + std::to_string(kFinalScrapes) +
+                  " times (monitoring.metricsLinger)"});
+  linger_timer.expires_after(std::chrono::seconds(seconds));
+  linger_timer.async_wait([this](const error_code& ec) {
+    if (!ec) stop();
+  });
+  return true;
+}
+
+void CoordinatorServer::Impl::stop() {
+  if (stopped) return;
+  if (linger()) return;
+  stopped = true;
+  close_coordination();
+  linger_timer.cancel();
   metrics_http.reset();
   io.stop();
   {

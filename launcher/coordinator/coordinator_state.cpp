@@ -185,6 +185,7 @@ void CoordinatorState::finish_all(const net::Finish& finish, journal::Event even
   record(std::move(event), line);
   out->emplace_back(std::in_place_type<Finish>, finish.exit_code, finish.reason);
   phase = Phase::Finished;
+  ended = finish;
 }
 
 std::string name_list(const std::vector<std::string>& names, std::size_t max) {

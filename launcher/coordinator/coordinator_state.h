@@ -103,6 +103,8 @@ struct CoordinatorState {
   CoordinatorSettings settings;
   Clock::time_point started;
   Phase phase = Phase::Rendezvous;
+  /// How the job ended, once phase is Finished.
+  std::optional<net::Finish> ended;
   /// The instances' planned hosts in instance order, other hosts, spares; fixed at
   /// construction (node_index relies on it).
   std::vector<Node> nodes;

@@ -186,11 +186,23 @@ const net::RankUsage* usage_of(const Instance& inst, int rank) {
 void job_series(Exposition& x, const CoordinatorState& state, const RunView* job,
                 Clock::time_point now) {
   x.family("pai_job_info", "gauge", "The job this coordinator runs (always 1).");
-  x.sample("pai_job_info").label("job", state.plan.name).value(1);
+  // Not `job`: Prometheus sets that label to the scrape job, renaming ours `exported_job`.
+  x.sample("pai_job_info").label("pai_job", state.plan.name).value(1);
 
   const std::string_view current = job_state(state, job);
   x.family("pai_job_state", "gauge", "1 for the job's current state, 0 for the others.");
   for (const char* s : kJobStates) x.sample("pai_job_state").label("state", s).value(s == current);
+
+  if (state.ended) {
+    // How it ended, for alerts: the endpoint outlives the job (monitoring.metricsLinger).
+    const char* outcome = state.ended->cancelled        ? "cancelled"
+                          : state.ended->exit_code == 0 ? "succeeded"
+                                                        : "failed";
+    x.family("pai_job_outcome", "gauge", "1 for how the job ended, once it did.");
+    x.sample("pai_job_outcome").label("outcome", outcome).value(1);
+    x.family("pai_job_exit_code", "gauge", "The job's exit code, once it ended.");
+    x.sample("pai_job_exit_code").value(state.ended->exit_code);
+  }
 
   x.family("pai_job_uptime_seconds", "gauge", "Seconds since the coordinator started.");
   x.sample("pai_job_uptime_seconds").value(seconds_between(state.started, now));
@@ -352,13 +364,13 @@ void instance_series(Exposition& x, const CoordinatorState& state, const RunView
   x.family("pai_instance_attempt", "gauge", "The instance's current or pending attempt.");
   for (int i = 0; i < instances; ++i) {
     x.sample("pai_instance_attempt")
-        .label("instance", state.instance_name(i))
+        .label("pai_instance", state.instance_name(i))
         .value(state.instances[static_cast<std::size_t>(i)].attempt);
   }
   x.family("pai_instance_restarts_total", "counter", "Restarts of the instance.");
   for (int i = 0; i < instances; ++i) {
     x.sample("pai_instance_restarts_total")
-        .label("instance", state.instance_name(i))
+        .label("pai_instance", state.instance_name(i))
         .value(job != nullptr ? job->restart_count(i) : 0);
   }
   x.family("pai_instance_step", "gauge",
@@ -366,7 +378,7 @@ void instance_series(Exposition& x, const CoordinatorState& state, const RunView
   for (int i = 0; i < instances; ++i) {
     const auto step = state.metrics.instance_step(i);
     if (!step) continue;
-    x.sample("pai_instance_step").label("instance", state.instance_name(i)).value(*step);
+    x.sample("pai_instance_step").label("pai_instance", state.instance_name(i)).value(*step);
   }
 }
 

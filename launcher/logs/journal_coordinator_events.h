@@ -538,6 +538,19 @@ struct MetricsEndpoint {
   friend void fields(auto& v, Like<MetricsEndpoint> auto& m) { v("url", m.url); }
 };
 
+struct MetricsLinger {
+  static constexpr char kName[] = "metrics-linger";
+  static constexpr Journals kIn = Journals::Coordinator;
+  static constexpr char kAbout[] =
+      "The job ended; the coordinator serves its final metrics a while longer, for the scrapes "
+      "that record how it ended (monitoring.metricsLinger).";
+  std::int64_t seconds = 0;  ///< at most this long, or until scraped twice
+  bool operator==(const MetricsLinger&) const = default;
+  friend void fields(auto& v, Like<MetricsLinger> auto& m) {
+    v("seconds", m.seconds, note("at most this long, or until the final state was scraped twice"));
+  }
+};
+
 /// The fields of connections-refused and port-probes: refusals counted per address and
 /// reason over an interval, or (no reason) the rest summed.
 template <class Counts>

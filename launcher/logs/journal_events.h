@@ -68,7 +68,7 @@ using Event = std::variant<
     Join, Checks, FabricLint, FabricDrift, Nic, Progress, PeerRejected, Assignment, Disconnected, NodeLost,
     SpareLost, NodeReplaced, NodeExcluded, WaitingForSpare, FabricSkipped, FabricRound,
     FabricPair, FabricVerdict, FabricCongestion, Exited, Failure, GpuIdle, Diagnosis,
-    DiagnosisRestart, Paused, Resumed, Run, Rsh, MetricsEndpoint, ConnectionsRefused,
+    DiagnosisRestart, Paused, Resumed, Run, Rsh, MetricsEndpoint, MetricsLinger, ConnectionsRefused,
     PortProbes, ConnectionRejected, ConnectionDropped, InternalError, CoordinatorError
     // clang-format on
     >;

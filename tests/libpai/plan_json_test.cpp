@@ -583,7 +583,8 @@ TEST_CASE("the monitoring member is written only with a metrics port - and round
   const std::string text = pai::plan_to_json(plan, kToken.secret);
   CHECK(text == json::parse(text).dump(2) + "\n");
   json document = json::parse(text);
-  CHECK(document["monitoring"] == json{{"metricsAddress", "::1"}, {"metricsPort", 9400}});
+  CHECK(document["monitoring"] ==
+        json{{"metricsAddress", "::1"}, {"metricsLingerSeconds", 30}, {"metricsPort", 9400}});
   pai::Plan back = pai::plan_from_json(text, "plan.json", kToken);
   CHECK(back.monitoring.metrics_port == 9400);
   CHECK(back.monitoring.metrics_address == "::1");

@@ -449,6 +449,24 @@ TEST_CASE("monitoring - off by default - a port and a numeric address") {
   CHECK(v6->spec.job.monitoring.metrics_address == "::1");
 }
 
+TEST_CASE("monitoring.metricsLinger - 30s by default - 0 to 10m, with a port") {
+  CHECK(parse(kMinimal + "monitoring: {metricsPort: 9400}\n")
+            ->spec.job.monitoring.metrics_linger_seconds == 30);
+  const auto off = parse(kMinimal + "monitoring: {metricsPort: 9400, metricsLinger: 0}\n");
+  CHECK(off->diags.all().empty());
+  CHECK(off->spec.job.monitoring.metrics_linger_seconds == 0);
+  const auto two = parse(kMinimal + "monitoring: {metricsPort: 9400, metricsLinger: 2m}\n");
+  CHECK(two->spec.job.monitoring.metrics_linger_seconds == 120);
+  const auto long_ = parse(kMinimal + "monitoring: {metricsPort: 9400, metricsLinger: 1h}\n");
+  CHECK(long_->messages() ==
+        std::vector<std::string>{"monitoring.metricsLinger: expected at most 10m (the launcher "
+                                 "of the coordinator waits for it), got \"1h\""});
+  const auto alone = parse(kMinimal + "monitoring: {metricsLinger: 30s}\n");
+  CHECK(alone->messages() ==
+        std::vector<std::string>{
+            "monitoring.metricsLinger: has no effect without monitoring.metricsPort"});
+}
+
 TEST_CASE("monitoring errors are located at the field") {
   const auto p = parse(kMinimal +
                        "monitoring:\n"

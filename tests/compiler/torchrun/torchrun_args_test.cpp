@@ -162,6 +162,10 @@ TEST_CASE("pai's own flags") {
       parse({"--print-spec", "--pai-metrics-port", "9400", "--pai-checks", "gpu,disk", "t.py"});
   CHECK(a.print_spec);
   CHECK(a.metrics_port == 9400);
+  CHECK(a.metrics_linger_seconds == -1);
+  CHECK(parse({"--pai-metrics-linger", "0", "t.py"}).metrics_linger_seconds == 0);
+  CHECK_THROWS_WITH(parse({"--pai-metrics-linger", "601", "t.py"}),
+                    "--pai-metrics-linger: expected 0 to 600 seconds");
   CHECK(a.checks == std::vector<std::string>{"gpu", "disk"});
   CHECK(parse({"--pai-checks", "none", "t.py"}).checks == std::vector<std::string>{});
   CHECK(parse({"--help"}).help);

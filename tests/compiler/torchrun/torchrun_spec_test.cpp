@@ -96,6 +96,10 @@ TEST_CASE("one node: MASTER_PORT is the endpoint's port, as torchrun's static re
   CHECK(plan.name == "none");
   // With metrics the coordinator serves them on the endpoint: MASTER_PORT moves on.
   CHECK(plan_of(job_of({"--pai-metrics-port", "9400", "t.py"})).master.port == 29501);
+  CHECK(plan_of(job_of({"--pai-metrics-port", "9400", "t.py"})).monitoring.metrics_linger_seconds ==
+        30);
+  CHECK(plan_of(job_of({"--pai-metrics-port", "9400", "--pai-metrics-linger", "5", "t.py"}))
+            .monitoring.metrics_linger_seconds == 5);
 }
 
 TEST_CASE("standalone: a free port and a new run id - the extra nodes of N:M are spares") {

@@ -106,8 +106,8 @@ TEST_CASE("a one-node job serves /metrics - promtool accepts a real scrape") {
                      "error\"} 1\n") != std::string::npos);
   CHECK(metrics.find("\npai_job_state{state=\"running\"} 1\n") != std::string::npos);
   CHECK(metrics.find("\npai_ranks_up 1\n") != std::string::npos);
-  CHECK(metrics.find("\npai_instance_attempt{instance=\"worker-0\"} 1\n") != std::string::npos);
-  CHECK(metrics.find("pai_job_info{job=\"metrics-scrape\"} 1\n") != std::string::npos);
+  CHECK(metrics.find("\npai_instance_attempt{pai_instance=\"worker-0\"} 1\n") != std::string::npos);
+  CHECK(metrics.find("pai_job_info{pai_job=\"metrics-scrape\"} 1\n") != std::string::npos);
   CHECK(http_get("127.180.0.1", kMetricsPort, "/").rfind("HTTP/1.1 404 Not Found\r\n", 0) == 0);
 
   if (have("promtool")) {
@@ -122,13 +122,58 @@ TEST_CASE("a one-node job serves /metrics - promtool accepts a real scrape") {
     WARN("skipped promtool: it is not installed (scripts/deps.sh installs prometheus)");
   }
 
+  // The job ends: scraped while it ran, the endpoint serves the final state until scraped
+  // twice more (monitoring.metricsLinger, 30 s by default), then the launcher exits.
   spit(marks / "stop", "");
-  const int code = launcher.wait(30);
+  std::string final_state;
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (final_state.find("\npai_job_state{state=\"finished\"} 1\n") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(50ms);
+    final_state = http_body(http_get("127.180.0.1", kMetricsPort, "/metrics"));
+  }
+  INFO(final_state);
+  CHECK(final_state.find("\npai_job_outcome{outcome=\"succeeded\"} 1\n") != std::string::npos);
+  CHECK(final_state.find("\npai_job_exit_code 0\n") != std::string::npos);
+  CHECK(final_state.find("\npai_restarts_total 1\n") != std::string::npos);
+  // Lingering now (the launcher said so before the first scrape of it could be counted).
+  const std::string lingering =
+      "pai-launch: coordinator: the job ended; serving its final metrics for up to 30s, until "
+      "scraped 2 times (monitoring.metricsLinger)\n";
+  const auto said_by = std::chrono::steady_clock::now() + 20s;
+  while (launcher.err().find(lingering) == std::string::npos &&
+         std::chrono::steady_clock::now() < said_by) {
+    std::this_thread::sleep_for(50ms);
+  }
+  REQUIRE(launcher.err().find(lingering) != std::string::npos);
+  for (int i = 0; i < 2; ++i) http_get("127.180.0.1", kMetricsPort, "/metrics");
+  const auto ended = std::chrono::steady_clock::now();
+  const int code = launcher.wait(60);
   INFO(cluster.transcript());
   CHECK(code == 0);
+  // Two scrapes ended the linger: well before its 30 s.
+  CHECK(std::chrono::steady_clock::now() - ended < 10s);
   CHECK(launcher.err().find("pai-launch: coordinator: serving metrics at "
                             "http://127.180.0.1:9400/metrics\n") != std::string::npos);
+  CHECK(count_lines_with(slurp(cluster.dir() / "logs/coordinator/events.jsonl"),
+                         "\"event\":\"metrics-linger\",\"seconds\":30") == 1);
   CHECK(leftover_processes("metrics-scrape").empty());
+}
+
+TEST_CASE("an endpoint nobody scraped does not hold the launcher after the job") {
+  TempDir marks;
+  Plan plan = restarting_job("metrics-unscraped", 182, marks.path());
+  Cluster cluster(plan);
+  Launcher& launcher = cluster.start("node-1");
+  REQUIRE(wait_for_file(marks / "running", 20));
+  spit(marks / "stop", "");
+  const auto ended = std::chrono::steady_clock::now();
+  const int code = launcher.wait(60);
+  INFO(cluster.transcript());
+  CHECK(code == 0);
+  CHECK(std::chrono::steady_clock::now() - ended < 10s);
+  CHECK(launcher.err().find("serving its final metrics") == std::string::npos);
+  CHECK(leftover_processes("metrics-unscraped").empty());
 }
 
 TEST_CASE("a real Prometheus server scrapes a running job and sees its restart") {
@@ -165,6 +210,17 @@ TEST_CASE("a real Prometheus server scrapes a running job and sees its restart")
           !answer["data"]["result"].empty()) {
         value = answer["data"]["result"][0]["value"][1].get<std::string>();
         CHECK(answer["data"]["result"][0]["metric"]["job"] == "pai");
+        // The job's name in a label of its own: no `exported_job` beside the scrape's `job`.
+        const auto info = nlohmann::json::parse(
+            http_body(http_get("127.181.0.2", 9090, "/api/v1/query?query=pai_job_info")), nullptr,
+            false);
+        INFO(info.dump());
+        REQUIRE(!info.is_discarded());
+        REQUIRE(info["data"]["result"].size() == 1);
+        const auto& labels = info["data"]["result"][0]["metric"];
+        CHECK(labels["pai_job"] == "metrics-prometheus");
+        CHECK(labels["job"] == "pai");
+        CHECK_FALSE(labels.contains("exported_job"));
         break;
       }
       std::this_thread::sleep_for(250ms);
@@ -172,10 +228,26 @@ TEST_CASE("a real Prometheus server scrapes a running job and sees its restart")
     INFO("last answer: " << last);
     INFO("prometheus: " << slurp(prom / "prometheus.log"));
     CHECK(value == "1");
+
+    // The job ends; the endpoint lingers until Prometheus scraped the final state twice, so the
+    // end is in the time series (it never was: the endpoint died with the job).
+    spit(marks / "stop", "");
+    bool recorded = false;
+    const auto ended_by = std::chrono::steady_clock::now() + 30s;
+    while (!recorded && std::chrono::steady_clock::now() < ended_by) {
+      last =
+          http_body(http_get("127.181.0.2", 9090,
+                             "/api/v1/query?query=pai_job_outcome%7Boutcome%3D%22succeeded%22%7D"));
+      const auto answer = nlohmann::json::parse(last, nullptr, false);
+      recorded = !answer.is_discarded() && answer.value("status", "") == "success" &&
+                 !answer["data"]["result"].empty();
+      if (!recorded) std::this_thread::sleep_for(250ms);
+    }
+    INFO("last answer: " << last);
+    CHECK(recorded);
   }
 
-  spit(marks / "stop", "");
-  const int code = launcher.wait(30);
+  const int code = launcher.wait(60);
   INFO(cluster.transcript());
   CHECK(code == 0);
   CHECK(leftover_processes("metrics-prometheus").empty());

@@ -174,9 +174,10 @@ TEST_CASE("standalone makes its own token and run id - metrics when asked - the 
                             "/metrics.' + os.environ['RANK'], 'w').write(urllib.request.urlopen("
                             "'http://127.0.0.1:" +
                             std::to_string(port) + "/metrics').read().decode())";
-  const RunResult r = torchrun(
-      dir, {"--standalone", "--nproc-per-node", "2", "--pai-metrics-port", std::to_string(port),
-            "--pai-checks", "none", "--no-python", "/usr/bin/python3", "-c", fetch});
+  const RunResult r =
+      torchrun(dir, {"--standalone", "--nproc-per-node", "2", "--pai-metrics-port",
+                     std::to_string(port), "--pai-metrics-linger", "0", "--pai-checks", "none",
+                     "--no-python", "/usr/bin/python3", "-c", fetch});
   INFO(r.err);
   REQUIRE(r.code == 0);
   // The run id is a new UUID, and the job's name.
@@ -185,7 +186,7 @@ TEST_CASE("standalone makes its own token and run id - metrics when asked - the 
   std::smatch id;
   REQUIRE(std::regex_search(r.err, id, uuid));
   const std::string metrics = pai::testing::slurp(dir / "metrics.1");
-  CHECK(metrics.find("pai_job_info{job=\"" + id[1].str() + "\"} 1\n") != std::string::npos);
+  CHECK(metrics.find("pai_job_info{pai_job=\"" + id[1].str() + "\"} 1\n") != std::string::npos);
   CHECK(metrics.find("pai_job_state{state=\"running\"} 1\n") != std::string::npos);
   CHECK(r.err.find("pai-launch: report: " + (dir / "logs") + "/" + id[1].str() + "_") !=
         std::string::npos);

@@ -87,7 +87,7 @@ TEST_CASE("metrics during the rendezvous - job state - nodes - no rank series") 
   h.join("node-0");
   h.join("node-1", failing_checks());
   const std::string text = h.machine.metrics(h.now + 2500ms);
-  CHECK(value_of(text, "pai_job_info{job=\"test-job\"}") == "1");
+  CHECK(value_of(text, "pai_job_info{pai_job=\"test-job\"}") == "1");
   CHECK(value_of(text, "pai_job_state{state=\"rendezvous\"}") == "1");
   CHECK(value_of(text, "pai_job_state{state=\"running\"}") == "0");
   CHECK(value_of(text, "pai_job_uptime_seconds") == "2.5");
@@ -101,7 +101,7 @@ TEST_CASE("metrics during the rendezvous - job state - nodes - no rank series") 
   CHECK(value_of(text, "pai_check_runs_total{check=\"burn\",status=\"failed\"}") == "1");
   CHECK(value_of(text, "pai_node_check_passed{node=\"node-1\",check=\"burn\"}") == "0");
   CHECK(value_of(text, "pai_node_check_passed{node=\"node-0\",check=\"burn\"}") == "1");
-  CHECK(value_of(text, "pai_instance_restarts_total{instance=\"worker-0\"}") == "0");
+  CHECK(value_of(text, "pai_instance_restarts_total{pai_instance=\"worker-0\"}") == "0");
   CHECK_FALSE(has_series(text, "pai_rank_"));
   CHECK_FALSE(has_series(text, "pai_goodput_ratio"));
   CHECK_FALSE(has_series(text, "pai_node_heartbeat_age_seconds{"));  // none sent yet
@@ -122,8 +122,8 @@ TEST_CASE("metrics while running - ranks up - heartbeat age - steps - goodput") 
   CHECK(value_of(text, "pai_node_state{node=\"spare-0\",state=\"no-connection\"}") == "1");
   CHECK(value_of(text, "pai_node_heartbeat_age_seconds{node=\"node-0\"}") == "2");
   CHECK(value_of(text, "pai_node_heartbeat_age_seconds{node=\"node-1\"}") == "0.5");
-  CHECK(value_of(text, "pai_instance_step{instance=\"worker-0\"}") == "7");
-  CHECK(value_of(text, "pai_instance_attempt{instance=\"worker-1\"}") == "0");
+  CHECK(value_of(text, "pai_instance_step{pai_instance=\"worker-0\"}") == "7");
+  CHECK(value_of(text, "pai_instance_attempt{pai_instance=\"worker-1\"}") == "0");
   CHECK(value_of(text, "pai_rank_step{rank=\"1\"}") == "7");
   CHECK(value_of(text, "pai_rank_step_seconds_bucket{rank=\"0\",le=\"0.25\"}") == "0");
   CHECK(value_of(text, "pai_rank_step_seconds_bucket{rank=\"0\",le=\"0.5\"}") == "2");
@@ -182,8 +182,8 @@ TEST_CASE("restarts are counted by cause - per instance and in all") {
   CHECK(
       value_of(text, "pai_restarts_by_reason_total{reason=\"log-pattern\",class=\"NCCL error\"}") ==
       "3");
-  CHECK(value_of(text, "pai_instance_restarts_total{instance=\"worker-1\"}") == "1");
-  CHECK(value_of(text, "pai_instance_restarts_total{instance=\"ps-0\"}") == "1");
+  CHECK(value_of(text, "pai_instance_restarts_total{pai_instance=\"worker-1\"}") == "1");
+  CHECK(value_of(text, "pai_instance_restarts_total{pai_instance=\"ps-0\"}") == "1");
 }
 
 TEST_CASE("every family has one HELP and one TYPE line before its samples - names are pai_") {
@@ -229,7 +229,7 @@ TEST_CASE("at most 50 series per rank - checks per node capped") {
   for (const std::string& line : lines_of(text)) {
     if (line.empty() || line[0] == '#') continue;
     const bool mine = line.find("node=\"node-0\"") != std::string::npos ||
-                      line.find("instance=\"worker-0\"") != std::string::npos ||
+                      line.find("pai_instance=\"worker-0\"") != std::string::npos ||
                       line.find("rank=\"0\"") != std::string::npos;
     node0 += mine;
     checks_of_node0 += line.rfind("pai_node_check_passed{node=\"node-0\"", 0) == 0;
@@ -287,7 +287,7 @@ TEST_CASE("GPU series stay within 50 per rank - 3 GPUs of a one-rank node - prom
   for (const std::string& line : lines_of(text)) {
     if (line.empty() || line[0] == '#') continue;
     node0 += line.find("node=\"node-0\"") != std::string::npos ||
-             line.find("instance=\"worker-0\"") != std::string::npos ||
+             line.find("pai_instance=\"worker-0\"") != std::string::npos ||
              line.find("rank=\"0\"") != std::string::npos;
     gpus += line.rfind("pai_gpu_utilization_ratio{", 0) == 0;
   }

@@ -107,6 +107,10 @@ TEST_CASE(
   TempDir results;
   const std::string dump = "env | grep -E '^PAI_' > " + results.path() +
                            "/$PAI_CURRENT_TASK_ROLE_NAME-$PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX";
+  // The workers end once ps wrote its variables: on a loaded machine ps may start after the
+  // workers ended, and the job's completion would stop it before it did.
+  const std::string await_ps = "i=0; while [ ! -s " + results.path() +
+                               "/ps-0 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done";
   OpenPaiJob job("protocolVersion: 2\nname: openpai-env\ntype: job\n" + hosts_yaml(196, 3) +
                  "portRange: {min: 31900, max: 31999}\n"
                  "defaults: {virtualCluster: research}\n"
@@ -114,7 +118,7 @@ TEST_CASE(
                  "  worker:\n    instances: 2\n"
                  "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n"
                  "    commands: [\"" +
-                 dump +
+                 dump + "\", \"" + await_ps +
                  "\"]\n"
                  "  ps:\n    instances: 1\n"
                  "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0, ports: {grpc: 1}}\n"
