@@ -172,6 +172,11 @@ int spawn_process(const SpawnRequest& request) {
   }
   const int pid = child.id();
   if (pid <= 0) {
+    // Boost fails without an error code when it cannot have its pipe: another thread (the log
+    // writer, creating rank logs) may have taken the descriptors the probe above found free.
+    if (::pipe2(probe, O_CLOEXEC) != 0) throw_fd_error("cannot start '" + program + "'");
+    ::close(probe[0]);
+    ::close(probe[1]);
     throw SpawnError(126, "cannot run '" + program + "': the process was not created");
   }
   // The parent sets the group too, so it is in place before anyone signals it.
