@@ -566,9 +566,8 @@ struct Monitoring {
       endpoint("metricsAddress", m.metrics_address);
       endpoint("metricsLingerSeconds", m.metrics_linger_seconds, Seconds{});
       endpoint.check("metricsLingerSeconds", [&] {
-        return m.metrics_linger_seconds < 0 || m.metrics_linger_seconds > kMaxMetricsLinger
-                   ? "expected 0 to 600 seconds"
-                   : "";
+        // Seconds{} already refused a negative one.
+        return m.metrics_linger_seconds > kMaxMetricsLinger ? "expected 0 to 600 seconds" : "";
       });
       endpoint("metricsPort", m.metrics_port);
       endpoint.check("metricsPort", [&] {

@@ -631,6 +631,17 @@ TEST_CASE("a bad monitoring member is refused") {
   document["monitoring"]["metricsAddress"] = "";  // the coordinator's address
   CHECK(pai::plan_from_json(rehash(document), "plan.json", kToken).monitoring.metrics_address ==
         "");
+  // A linger a hostile or broken plan makes huge or negative would hold the launcher.
+  document["monitoring"]["metricsLingerSeconds"] = 601;
+  CHECK(error_of(rehash(document)) ==
+        "plan.json: monitoring.metricsLingerSeconds: expected 0 to 600 seconds");
+  for (const json& linger : {json(-1), json(std::int64_t{1} << 62)}) {
+    document["monitoring"]["metricsLingerSeconds"] = linger;
+    CHECK(
+        error_of(rehash(document))
+            .starts_with("plan.json: monitoring.metricsLingerSeconds: expected seconds from 0 to"));
+  }
+  document["monitoring"]["metricsLingerSeconds"] = 30;
   document["monitoring"]["path"] = "/m";
   CHECK(error_of(rehash(document)) == "plan.json: monitoring.path: unknown field");
 }
