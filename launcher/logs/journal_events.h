@@ -60,7 +60,7 @@ using Event = std::variant<
     ProtocolError,
     // A node's
     LauncherStarted, Check, ProcessStarted, SpawnFailed, Exit, StackDump, Signal, Notify,
-    HangInterval, ExitHangInterval, RetryableError, CheckpointStarted, Checkpoint,
+    HangInterval, ExitHangInterval, RetryableError, Steps, CheckpointStarted, Checkpoint,
     CheckpointFailed, CheckpointAbandoned, CheckpointWait, Finish, NodeStopping,
     CoordinatorUnreachable, Joined, GpuSamplingOff, CoordinatorLost, Standby, Assigned,
     FabricResult, NicVerdict,

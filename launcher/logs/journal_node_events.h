@@ -213,6 +213,24 @@ struct RetryableError {
   }
 };
 
+struct Steps {
+  static constexpr char kName[] = "steps";
+  static constexpr Journals kIn = Journals::Node;
+  static constexpr char kAbout[] =
+      "Where a rank's training stood: the step its telemetry or `ctl progress` reported; its first "
+      "step, then at most one record every 10 s while the step moves, and its last one.";
+  std::string instance = {};
+  std::int64_t step = 0;
+  std::int64_t rank = -1;  ///< the rank; -1: unknown (a `ctl progress` from another process)
+  bool operator==(const Steps&) const = default;
+  friend void fields(auto& v, Like<Steps> auto& m) {
+    v("instance", m.instance);
+    v("step", m.step);
+    v("rank", m.rank, field::present_if(m.rank >= 0),
+      note("the global rank; absent when the step came from a process pai does not know"));
+  }
+};
+
 struct CheckpointStarted {
   static constexpr char kName[] = "checkpoint-started";
   static constexpr Journals kIn = Journals::Node;

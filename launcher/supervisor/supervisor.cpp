@@ -74,7 +74,8 @@ std::vector<GovernedInstance> Supervisor::Impl::governed(
   std::vector<GovernedInstance> out;
   for (const Placement* pl : placements) {
     const Role* role = find_role(p, pl->role);
-    out.push_back(GovernedInstance{pl->role, pl->index, role->nproc_per_node, role->completion});
+    out.push_back(GovernedInstance{pl->role, pl->index, role->nproc_per_node, role->completion,
+                                   pl->first_rank});
   }
   return out;
 }
@@ -146,6 +147,7 @@ std::vector<RankTelemetrySummary> Supervisor::Impl::read_telemetry(
     if (!rank.telemetry) continue;
     if (auto summary = rank.telemetry->summary(now)) {
       summaries.push_back(*summary);
+      record_step(inst, rank.global_rank, rank.steps.sample(summary->step, now));
       if (processes != nullptr) {
         processes->push_back(
             rank_processes(containment->rank_cgroup(inst.name, static_cast<int>(r)), rank.pid));
@@ -198,7 +200,13 @@ std::string Supervisor::Impl::on_control(int i, const ControlRequest& request, i
     say(inst.name + ": notify: " + terminal_safe(n->text));
   } else if (const auto* p = std::get_if<ProgressRequest>(&request)) {
     inst.last_step = p->step;
-    inst.hang.activity(Clock::now());
+    const auto now = Clock::now();
+    inst.hang.activity(now);
+    const int rank = rank_of_process(i, peer_pid);
+    auto it = std::find_if(inst.ranks.begin(), inst.ranks.end(),
+                           [&](const Rank& each) { return each.global_rank == rank; });
+    StepRecords& steps = it != inst.ranks.end() ? it->steps : inst.progress_steps;
+    record_step(inst, it != inst.ranks.end() ? rank : -1, steps.sample(p->step, now));
   } else if (const auto* h = std::get_if<HangIntervalRequest>(&request)) {
     inst.hang.set_interval(h->seconds);
     inst.hang.activity(Clock::now());
@@ -254,6 +262,11 @@ void Supervisor::Impl::on_checkpoint(int i, const CheckpointRequest& c, int peer
         " failed: " + terminal_safe(c.text));
   }
   end_checkpoint_wait(inst);
+}
+
+void Supervisor::Impl::record_step(const Instance& inst, int rank,
+                                   std::optional<std::int64_t> step) {
+  if (step) events.record(journal::Steps{.instance = inst.name, .step = *step, .rank = rank});
 }
 
 int Supervisor::Impl::rank_of_process(int i, int pid) const {

@@ -70,6 +70,13 @@ void Supervisor::Impl::reap() {
     } else if (inst.live > 0) {
       inst.hang.rank_succeeded(Clock::now());
     }
+    // Its last step, as far as its telemetry got, before the exit that ends its pace.
+    if (rank.telemetry) {
+      if (const auto standing = rank.telemetry->standing(Clock::now())) {
+        record_step(inst, rank.global_rank, rank.steps.sample(standing->step, Clock::now()));
+      }
+    }
+    record_step(inst, rank.global_rank, rank.steps.last());
     journal::Exit record{.instance = inst.name,
                          .rank = rank.global_rank,
                          .pid = pid,

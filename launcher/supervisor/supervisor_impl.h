@@ -17,18 +17,19 @@
 #include <utility>
 #include <vector>
 
-#include "launcher/supervisor/containment.h"
-#include "launcher/supervisor/control_socket.h"
 #include "launcher/logs/event_log.h"
 #include "launcher/os/descriptor_reserve.h"
 #include "launcher/os/event_loop.h"
+#include "launcher/os/signals.h"
+#include "launcher/policy/hang_watch.h"
+#include "launcher/policy/restart_policy.h"
+#include "launcher/supervisor/containment.h"
+#include "launcher/supervisor/control_socket.h"
 #include "launcher/supervisor/failure_summary.h"
 #include "launcher/supervisor/forensics.h"
-#include "launcher/policy/hang_watch.h"
 #include "launcher/supervisor/rank_output.h"
 #include "launcher/supervisor/rank_telemetry.h"
-#include "launcher/policy/restart_policy.h"
-#include "launcher/os/signals.h"
+#include "launcher/supervisor/step_records.h"
 #include "launcher/supervisor/supervisor.h"
 #include "libpai/plan.h"
 
@@ -47,6 +48,7 @@ struct Supervisor::Impl {
     std::string error_path;              // its TORCHELASTIC_ERROR_FILE; empty = none
     std::unique_ptr<RankTelemetry> telemetry;  // follows the ring while the rank runs
     std::unique_ptr<RankOutput> output;  // null when it could not be created
+    StepRecords steps;                   // its `steps` records
   };
   struct Instance {
     Instance(int p, const Placement& pl, const Role* r, HangWatch watch)
@@ -70,6 +72,7 @@ struct Supervisor::Impl {
     bool telemetry_warned = false;  // a ring could not be created: said once
     bool peers_warned = false;      // a per-peer table could not be created: said once
     std::int64_t last_step = -1;
+    StepRecords progress_steps;  // `steps` records of a `ctl progress` from no known rank
     int stop_signal = SIGTERM;
     bool stopping = false;  // a StopInstance is in progress: exits are expected
     std::optional<Clock::time_point> signal_at;  // after the stack-dump window
@@ -140,6 +143,8 @@ struct Supervisor::Impl {
   void on_checkpoint(int i, const CheckpointRequest& request, int peer_pid);
   // The global rank of instance i whose process is `pid` or an ancestor of it; -1 if none.
   int rank_of_process(int i, int pid) const;
+  // Journals a `steps` record of the instance's rank (-1: unknown) when `step` is one.
+  void record_step(const Instance& inst, int rank, std::optional<std::int64_t> step);
   // A rank's process exited: the saves it had begun will never end.
   void forget_saves_of(Instance& inst, int global_rank);
   // A stop waiting for checkpoints goes on once none is in flight.
