@@ -166,6 +166,10 @@ std::vector<std::pair<CLI::App*, ControlVerb>> add_controls(CLI::App& app,
       ->capture_default_str();
   logs->add_flag("--merge", control.merge,
                  "label lines [node:rank] and print identical lines of several ranks once");
+  for (CLI::App* cmd : {status, logs}) {
+    cmd->add_option("--log-dir", control.locator.log_dir,
+                    "the job's log folder, read once the job is over (default: the plan's)");
+  }
   return {{status, ControlVerb::Status},
           {stop, ControlVerb::Stop},
           {start, ControlVerb::Start},

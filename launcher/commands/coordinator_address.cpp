@@ -52,10 +52,17 @@ JobTarget from_plan(const JobLocator& locator) {
   target.port = plan.coordinator.port;
   // A plan with an unkeyed seal loads without a token; its job still needs one.
   target.token = token ? token->secret : read_job_token(token_beside(locator.plan_path));
+  target.log_dir = default_log_dir(plan, locator.plan_path);
   return target;
 }
 
 }  // namespace
+
+std::string default_log_dir(const Plan& plan, const std::string& plan_path) {
+  if (!plan.output.empty()) return plan.output + "/logs";
+  std::filesystem::path dir = std::filesystem::path(plan_path).parent_path();
+  return (dir.empty() ? std::filesystem::path(".") : dir).string() + "/logs";
+}
 
 std::string JobTarget::endpoint() const {
   const bool v6 = address.find(':') != std::string::npos;
@@ -131,7 +138,16 @@ std::optional<JobToken> find_job_token(const std::string& plan_path,
   return JobToken{read_job_token(beside), beside};
 }
 
+// locate_job without --log-dir.
+static JobTarget locate_coordinator(const JobLocator& locator);
+
 JobTarget locate_job(const JobLocator& locator) {
+  JobTarget target = locate_coordinator(locator);
+  if (!locator.log_dir.empty()) target.log_dir = locator.log_dir;
+  return target;
+}
+
+static JobTarget locate_coordinator(const JobLocator& locator) {
   if (!locator.plan_path.empty()) return from_plan(locator);
   JobTarget target;
   std::string token_file;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "launcher/net/client.h"
+#include "libpai/plan.h"
 #include "libpai/plan_seal.h"
 
 namespace pai::launcher {
@@ -21,14 +22,18 @@ struct JobLocator {
   std::string coordinator;  ///< --coordinator ADDRESS:PORT (needs token_file and job)
   std::string token_file;   ///< --token-file
   std::string job;          ///< --job NAME
+  std::string log_dir;      ///< --log-dir (status, logs): where the job's logs are
 };
 
 /// A job the control commands can reach.
 struct JobTarget {
-  std::string job;
-  std::string address;
+  std::string job = {};
+  std::string address = {};
   int port = 0;
-  std::string token;  ///< the job token's text
+  std::string token = {};  ///< the job token's text
+  /// The job's log folder: --log-dir, else the plan's (default_log_dir); "" when neither
+  /// says (a job named by --coordinator or its environment).
+  std::string log_dir = {};
   /// "ADDRESS:PORT" ("[ADDRESS]:PORT" for IPv6), for messages.
   std::string endpoint() const;
 };
@@ -39,6 +44,10 @@ class LocateError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// The log folder of the job `plan` (loaded from `plan_path`) when the launcher is given no
+/// --log-dir: `<output>/logs`, else `logs/` next to the plan.
+std::string default_log_dir(const Plan& plan, const std::string& plan_path);
 
 /// Resolves `locator`, in this order: --plan (with --token-file, else job.token next to the
 /// plan); --coordinator with --token-file and --job; PAI_COORDINATOR, PAI_TOKEN_FILE and

@@ -4,19 +4,23 @@
 
 #include <algorithm>
 #include <ctime>
-#include <sstream>
-#include <thread>
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
+#include <thread>
 #include <utility>
 
+#include "launcher/commands/finished_job.h"
+#include "launcher/commands/log_printer.h"
 #include "launcher/commands/screen_frame.h"
 #include "launcher/commands/status_table.h"
 #include "launcher/logs/log_merge.h"
 #include "launcher/logs/log_relay.h"
+#include "launcher/logs/rank_log_files.h"
 #include "launcher/net/message.h"
 #include "launcher/net/protocol.h"
+#include "launcher/report/log_folder.h"
 #include "libpai/write_all.h"
 
 namespace pai::launcher {
@@ -28,6 +32,28 @@ using Json = nlohmann::json;
 // run and logs wait as long as the commands and the job last; they read in slices of this.
 constexpr std::chrono::hours kUnbounded{24};
 
+// How the job ended, from the journals of its log folder `log_dir` (when known), for a
+// status that found the coordinator gone.
+std::string end_from_journals(const std::string& log_dir) {
+  if (log_dir.empty()) {
+    return "the job ended (how: pai-launch report LOG_DIR, or --log-dir or --plan here)";
+  }
+  try {
+    return job_end_from_log_folder(log_dir);
+  } catch (const report::LogFolderError& e) {
+    return "the job ended; its journals do not say how: " + std::string(e.what());
+  }
+}
+
+LogPrinter::Options printer_options(const JobControlOptions& o) {
+  LogPrinter::Options p;
+  p.out_fd = o.out_fd;
+  p.one_rank = o.rank >= 0;
+  p.merge = o.merge;
+  if (o.follow) p.merge_window = o.merge_window;
+  return p;
+}
+
 // The job said no (an `error` answer): exit 1 with its text.
 struct Refused {
   std::string text;
@@ -35,8 +61,8 @@ struct Refused {
 
 class ControlSession {
  public:
-  ControlSession(const JobControlOptions& options, net::Client& client, std::string endpoint)
-      : options_(options), client_(client), endpoint_(std::move(endpoint)) {}
+  ControlSession(const JobControlOptions& options, net::Client& client, const JobTarget& target)
+      : options_(options), client_(client), target_(target), endpoint_(target.endpoint()) {}
 
   int status() {
     if (options_.watch) return watch_status();
@@ -45,8 +71,9 @@ class ControlSession {
     return 0;
   }
 
-  // status --watch: an answer every interval until the job is finished; when the coordinator
-  // goes away after the first answer (its job ended), the last one stays on the screen.
+  // status --watch: an answer every interval until the job is finished, then how it ended;
+  // when the coordinator goes away after the first answer (its job ended), the last one stays
+  // on the screen and how the job ended comes from its journals.
   int watch_status() {
     const bool tty = ::isatty(options_.out_fd) == 1;
     const auto every = std::chrono::duration<double>(options_.watch_interval).count();
@@ -56,7 +83,8 @@ class ControlSession {
         answer = ask_status();
       } catch (const net::ConnectionError&) {
         if (first) throw;
-        write_all(options_.out_fd, "the coordinator closed the connection: the job ended\n");
+        write_all(options_.out_fd, "the coordinator closed the connection: " +
+                                       end_from_journals(target_.log_dir) + "\n");
         return 0;
       }
       char clock[16] = "";
@@ -67,9 +95,20 @@ class ControlSession {
       header << "every " << every << "s: pai-launch status  " << clock << "\n\n";
       const std::string frame = header.str() + render(*answer);
       write_all(options_.out_fd, tty ? in_place_frame(frame) : frame + "\n");
-      if (answer->phase == "finished") return 0;
+      if (answer->phase == "finished") {
+        if (answer->outcome) write_all(options_.out_fd, end_line(*answer) + "\n");
+        return 0;
+      }
       std::this_thread::sleep_for(options_.watch_interval);
     }
+  }
+
+  // "the job ended: failed, exit code 1: REASON" from a finished job's answer.
+  static std::string end_line(const net::StatusReply& answer) {
+    std::string line = "the job ended: " + answer.outcome.value_or("?");
+    if (answer.exit_code) line += ", exit code " + std::to_string(*answer.exit_code);
+    const std::string reason = answer.reason.value_or("");
+    return line + (reason.empty() ? "" : ": " + reason.substr(0, reason.find('\n')));
   }
 
   net::StatusReply ask_status() {
@@ -141,64 +180,37 @@ class ControlSession {
       }
     }
     send(net::LogsRequest{options_.rank, options_.follow, options_.tail_bytes, options_.tail});
-    const bool color = ::isatty(options_.out_fd) == 1;
-    std::map<int, std::unique_ptr<LogRelay>> relays;
-    std::optional<LogMerge> merge;
-    if (options_.merge) {
-      std::optional<LogMerge::Clock::duration> window;
-      if (options_.follow) window = options_.merge_window;
-      merge.emplace(window, [&](std::string_view text) { write_all(options_.out_fd, text); });
-    }
-    auto finish = [&] {
-      for (auto& [rank, relay] : relays) relay->finish();
-      if (merge) merge->finish();
+    LogPrinter printer(printer_options(options_));
+    auto name_of = [](const std::map<int, std::string>& names, int instance) {
+      auto it = names.find(instance);
+      return it != names.end() ? it->second : "instance-" + std::to_string(instance);
     };
     for (;;) {
       std::optional<net::ControlReply> reply;
       try {
         // Merged output is printed as each group's window passes, between messages too.
-        const auto due = merge ? merge->next_due() : std::nullopt;
+        const auto due = printer.next_due();
         const auto wait =
             due ? std::chrono::ceil<std::chrono::milliseconds>(
                       std::max(*due - LogMerge::Clock::now(), LogMerge::Clock::duration::zero()))
                 : std::chrono::milliseconds(kUnbounded);
         reply = next<net::Log, net::Done>(wait, /*unbounded=*/!due, /*timeout_is_empty=*/true);
-        if (merge) merge->expire(LogMerge::Clock::now());
+        printer.expire();
         if (!reply) continue;
       } catch (const net::ConnectionError& e) {
         // A follower ends with the job: the coordinator goes away when the job is over.
         if (!options_.follow || !closed_by_coordinator(e)) throw;
-        finish();
+        printer.finish();
         say("the coordinator closed the connection: the job is over");
         return 0;
       }
       const auto* log = std::get_if<net::Log>(&*reply);
       if (log == nullptr) {  // done
-        finish();
+        printer.finish();
         return 0;
       }
-      if (merge) {
-        auto host = hosts.find(log->instance);
-        merge->feed(log->rank,
-                    host != hosts.end() ? host->second : "instance-" + std::to_string(log->instance),
-                    log->data, LogMerge::Clock::now());
-        continue;
-      }
-      if (options_.rank >= 0) {
-        write_all(options_.out_fd, log->data);
-        continue;
-      }
-      auto& relay = relays[log->rank];
-      if (!relay) {
-        auto name = instances.find(log->instance);
-        const std::string prefix =
-            "[" +
-            (name != instances.end() ? name->second : "instance-" + std::to_string(log->instance)) +
-            "/" + std::to_string(log->rank) + "]";
-        relay = std::make_unique<LogRelay>(prefix, color, log->rank, options_.out_fd, nullptr,
-                                           LogRelay::Writes::Direct);
-      }
-      relay->feed(log->data);
+      printer.feed(name_of(instances, log->instance), name_of(hosts, log->instance), log->rank,
+                   log->data);
     }
   }
 
@@ -251,6 +263,7 @@ class ControlSession {
 
   const JobControlOptions& options_;
   net::Client& client_;
+  const JobTarget& target_;
   std::string endpoint_;
 };
 
@@ -271,6 +284,47 @@ std::string usage_problem(const JobControlOptions& o) {
       break;
   }
   return "";
+}
+
+// status and logs of a job whose coordinator cannot be reached: when the journals of its log
+// folder say it ended, how it ended and its ranks' last logs, from there; nullopt otherwise
+// (a job not started yet, a coordinator killed: the connection error stands).
+std::optional<int> over(const JobControlOptions& options, const JobTarget& target) {
+  if (target.log_dir.empty()) return std::nullopt;
+  if (options.verb != ControlVerb::Status && options.verb != ControlVerb::Logs) return std::nullopt;
+  std::string end;
+  try {
+    const report::RootCause root_cause = report::read_log_folder(target.log_dir).root_cause;
+    if (root_cause.outcome == report::JobOutcome::Unfinished) return std::nullopt;
+    end = job_end_line(root_cause);
+  } catch (const report::LogFolderError&) {
+    return std::nullopt;
+  }
+  auto say = [&](const std::string& text) {
+    write_all(options.err_fd,
+              std::string("pai-launch ") + to_string(options.verb) + ": " + text + "\n");
+  };
+  if (options.verb == ControlVerb::Status) {
+    write_all(options.out_fd, end + "\n");
+    return 0;
+  }
+  say("the job is over (" + end + "); the logs of its ranks' last attempts, from " +
+      target.log_dir + ":");
+  LogPrinter printer(printer_options(options));
+  int printed = 0;
+  try {
+    printed = print_finished_logs(target.log_dir, options.rank, options.tail_bytes, options.tail,
+                                  printer);
+  } catch (const RankLogFilesError& e) {
+    say(e.what());
+    return 1;
+  }
+  if (printed == 0) {
+    say(options.rank >= 0 ? "rank " + std::to_string(options.rank) + " has no log there"
+                          : "no rank log is there");
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -309,8 +363,14 @@ int job_control_command(const JobControlOptions& options) {
     return complain(e.what(), 2);
   }
   try {
-    std::unique_ptr<net::Client> client = connect_control(target);
-    ControlSession session(options, *client, target.endpoint());
+    std::unique_ptr<net::Client> client;
+    try {
+      client = connect_control(target);
+    } catch (const net::ConnectionError&) {
+      if (auto code = over(options, target)) return *code;
+      throw;
+    }
+    ControlSession session(options, *client, target);
     switch (options.verb) {
       case ControlVerb::Status:
         return session.status();

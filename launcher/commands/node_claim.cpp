@@ -41,7 +41,8 @@ std::string claim_identity() {
 
 ClaimedNode claim_node(const ClaimTarget& target) {
   const auto deadline = Clock::now() + target.timeout;
-  const JobTarget job{target.job, target.address, target.port, target.token};
+  const JobTarget job{
+      .job = target.job, .address = target.address, .port = target.port, .token = target.token};
   const std::string where = job.endpoint();
   std::string last_error;
   while (true) {

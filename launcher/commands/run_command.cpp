@@ -93,12 +93,6 @@ std::string self_path() {
   return ec ? std::string("pai-launch") : path.string();
 }
 
-std::string default_log_dir(const Plan& plan, const std::string& plan_path) {
-  if (!plan.output.empty()) return plan.output + "/logs";
-  std::filesystem::path dir = std::filesystem::path(plan_path).parent_path();
-  return (dir.empty() ? std::filesystem::path(".") : dir).string() + "/logs";
-}
-
 // Runs this node's checks and reports them in the journal and on the terminal.
 std::vector<checks::CheckResult> run_checks(const Plan& plan, const Placement& placement,
                                             EventLog& events, bool serving_coordinator = false) {

@@ -177,6 +177,11 @@ void CoordinatorState::cancel_job(int exit_code, const std::string& who) {
              journal::JobCancelled{.by = who, .exit_code = exit_code}, "job " + reason);
 }
 
+const char* job_outcome(const net::Finish& finish) {
+  if (finish.cancelled) return "cancelled";
+  return finish.exit_code == 0 ? "succeeded" : "failed";
+}
+
 void CoordinatorState::finish_all(const net::Finish& finish, journal::Event event,
                                   const std::string& line) {
   for (const auto& [id, session] : sessions) {

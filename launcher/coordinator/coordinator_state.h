@@ -164,6 +164,9 @@ struct CoordinatorState {
 
 /// "a, b, c and 5 more": at most `max` names.
 std::string name_list(const std::vector<std::string>& names, std::size_t max = 8);
+
+/// How a job that ended with `finish` ended: "succeeded", "failed" or "cancelled".
+const char* job_outcome(const net::Finish& finish);
 /// "300s", "1.5s".
 std::string duration_text(std::chrono::milliseconds duration);
 

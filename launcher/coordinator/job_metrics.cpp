@@ -67,6 +67,7 @@ void JobMetrics::recorded(const journal::Event& event) {
     RestartCause overflow{cause.reason, "other"};
     count(restarts_, cause, overflow);
     ++restarts_total_;
+    job_restarts_.add(*restart);
   } else if (const auto* join = std::get_if<journal::Join>(&event)) {
     count_checks(join->checks);
   } else if (const auto* checks = std::get_if<journal::Checks>(&event)) {

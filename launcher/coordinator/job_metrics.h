@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "launcher/logs/journal_events.h"
+#include "launcher/logs/restart_decisions.h"
 #include "launcher/net/protocol.h"
 
 namespace pai::launcher::coordinator {
@@ -69,6 +70,8 @@ class JobMetrics {
   /// Restarts of instances by cause (a job-wide restart of N instances counts N).
   const std::map<RestartCause, std::uint64_t>& restarts() const { return restarts_; }
   std::uint64_t restarts_total() const { return restarts_total_; }
+  /// Restarts of the job: decisions, each of one or more instances (logs/restart_decisions.h).
+  std::int64_t job_restarts_total() const { return job_restarts_.count(); }
   /// Check runs by (check name, "passed" | "failed" | "skipped").
   const std::map<std::pair<std::string, std::string>, std::uint64_t>& check_runs() const {
     return check_runs_;
@@ -100,6 +103,7 @@ class JobMetrics {
 
   std::map<RestartCause, std::uint64_t> restarts_;
   std::uint64_t restarts_total_ = 0;
+  journal::RestartDecisions job_restarts_;
   std::map<std::pair<std::string, std::string>, std::uint64_t> check_runs_;
   std::map<std::pair<std::string, std::string>, std::uint64_t> verdicts_;
   std::map<std::string, std::uint64_t> gpu_idle_verdicts_;

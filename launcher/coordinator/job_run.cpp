@@ -7,6 +7,7 @@
 #include "launcher/coordinator/node_checks.h"
 #include "launcher/coordinator/replacement.h"
 #include "libpai/duration.h"
+#include "libpai/rank_name.h"
 
 namespace pai::launcher::coordinator {
 
@@ -17,7 +18,7 @@ std::vector<GovernedInstance> governed(const Plan& plan) {
   for (const Placement& p : plan.placements) {
     const Role* role = find_role(plan, p.role);
     out.push_back(GovernedInstance{p.role, p.index, role ? role->nproc_per_node : 1,
-                                   role ? role->completion : Completion{}});
+                                   role ? role->completion : Completion{}, p.first_rank});
   }
   return out;
 }
@@ -344,13 +345,20 @@ void JobRun::exited(int node, const net::Exited& message, Clock::time_point now)
   Instance& inst = state_.instances[static_cast<std::size_t>(event.instance)];
   if (inst.run != Run::Running && inst.run != Run::Stopping) return;  // a late report
   const std::string name = state_.instance_name(event.instance);
-  const std::string rank = "local rank " + std::to_string(event.local_rank);
   Node& n = state_.nodes[static_cast<std::size_t>(node)];
+  const int global_rank =
+      state_.placed.placements[static_cast<std::size_t>(event.instance)].first_rank +
+      event.local_rank;
   std::string line;
   if (!event.status.success() && !message.stopping) {
     inst.failed_exit = true;
-    line = name + " " + rank + " on " + n.name + " failed: " + event.classification.reason;
-    n.last_event = rank + " failed: " + event.classification.reason;
+    line = to_string(RankName{.rank = global_rank,
+                              .instance = name,
+                              .local_rank = event.local_rank,
+                              .node = n.name}) +
+           " failed: " + event.classification.reason;
+    n.last_event =
+        "rank " + std::to_string(global_rank) + " failed: " + event.classification.reason;
   }
   state_.record(journal::Exited{.instance = name,
                                 .local_rank = event.local_rank,

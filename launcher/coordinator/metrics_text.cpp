@@ -195,9 +195,7 @@ void job_series(Exposition& x, const CoordinatorState& state, const RunView* job
 
   if (state.ended) {
     // How it ended, for alerts: the endpoint outlives the job (monitoring.metricsLinger).
-    const char* outcome = state.ended->cancelled        ? "cancelled"
-                          : state.ended->exit_code == 0 ? "succeeded"
-                                                        : "failed";
+    const char* outcome = job_outcome(*state.ended);
     x.family("pai_job_outcome", "gauge", "1 for how the job ended, once it did.");
     x.sample("pai_job_outcome").label("outcome", outcome).value(1);
     x.family("pai_job_exit_code", "gauge", "The job's exit code, once it ended.");
@@ -234,6 +232,10 @@ void counter_series(Exposition& x, const CoordinatorState& state, Clock::time_po
   x.family("pai_restarts_total", "counter",
            "Restarts of instances (a job-wide restart of N instances counts N).");
   x.sample("pai_restarts_total").value(m.restarts_total());
+  x.family("pai_job_restarts_total", "counter",
+           "Restarts of the job: each decision to restart counts once, however many instances it "
+           "restarts (the report's and the terminal's restart count).");
+  x.sample("pai_job_restarts_total").value(m.job_restarts_total());
   x.family("pai_restarts_by_reason_total", "counter",
            "Restarts of instances by the failure that caused them: reason is its kind, class "
            "its particulars (exit code, signal, log pattern, verdict class).");

@@ -37,6 +37,11 @@ net::StatusReply status_message(const CoordinatorState& state, const RunView* jo
   reply.phase = "rendezvous";
   if (state.phase == Phase::Finished) {
     reply.phase = "finished";
+    if (state.ended) {
+      reply.outcome = job_outcome(*state.ended);
+      reply.exit_code = state.ended->exit_code;
+      reply.reason = state.ended->reason;
+    }
   } else if (state.phase == Phase::Running) {
     reply.phase = job != nullptr && job->paused() ? "paused" : "running";
   }

@@ -167,11 +167,19 @@ struct StatusReply {
   std::string job;
   std::string phase;  ///< "rendezvous", "running", "paused" or "finished"
   std::vector<NodeStatus> nodes;
+  /// Once finished: how the job ended ("succeeded", "failed", "cancelled"), its exit code and
+  /// the coordinator's reason.
+  std::optional<std::string> outcome = std::nullopt;
+  std::optional<int> exit_code = std::nullopt;
+  std::optional<std::string> reason = std::nullopt;
   bool operator==(const StatusReply&) const = default;
   friend void fields(auto& v, Like<StatusReply> auto& m) {
     v("nodes", m.nodes, NamedItems{});
     v("job", m.job);
     v("phase", m.phase);
+    v("outcome", m.outcome);  // std::optional: absent when unset
+    v("exitCode", m.exit_code);
+    v("reason", m.reason);
   }
 };
 

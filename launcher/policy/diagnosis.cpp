@@ -6,6 +6,7 @@
 
 #include "launcher/policy/outliers.h"
 #include "launcher/policy/tcp_slow_peers.h"
+#include "libpai/rank_name.h"
 
 namespace pai::launcher {
 namespace {
@@ -51,9 +52,7 @@ std::string node_text(const RankSample& s) {
 }
 
 std::string who(const RankSample& s) {
-  std::string text = "rank " + std::to_string(s.rank) + " (" + node_text(s);
-  if (s.gpu >= 0) text += ", GPU " + std::to_string(s.gpu);
-  return text + ")";
+  return to_string(RankName{.rank = s.rank, .node = node_text(s), .gpu = s.gpu});
 }
 
 std::string last_step(const RankSample& s) {

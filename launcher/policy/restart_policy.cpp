@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "launcher/policy/restart_backoff.h"
+#include "libpai/rank_name.h"
 
 namespace pai::launcher {
 
@@ -120,8 +121,10 @@ std::vector<PolicyAction> RestartPolicyMachine::on_failure(int instance, int loc
   State& s = states_[instance];
   const GovernedInstance& g = instances_[instance];
   const int same = ++same_error_[classification.signature];
-  std::string where = instance_name(g);
-  if (local_rank >= 0) where += " local rank " + std::to_string(local_rank);
+  const std::string where =
+      to_string(RankName{.rank = local_rank >= 0 ? g.first_rank + local_rank : -1,
+                         .instance = instance_name(g),
+                         .local_rank = local_rank});
 
   std::string refusal;
   if (!classification.retryable) {

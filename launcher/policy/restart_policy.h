@@ -21,6 +21,7 @@ struct GovernedInstance {
   int index = 0;          ///< instance index within the role
   int nproc = 1;          ///< processes the instance runs
   Completion completion;  ///< the role's completion policy
+  int first_rank = 0;     ///< global rank of its local rank 0
 };
 
 // ---- Events ----

@@ -61,7 +61,7 @@ RootCause JobHistoryBuilder::Impl::root_cause() const {
   RootCauseEvidence ev;
   const std::optional<End>& end = coordinator_end ? coordinator_end : instance_end;
   if (end) ev.end = &end->event;
-  ev.job_restarts = job_restarts;
+  ev.job_restarts = restart_decisions.count();
   ev.verdicts.assign(verdict_texts.begin(), verdict_texts.end());
   ev.stack_culprit = stack_culprit;
   ev.failure_summary = failure_summary;
@@ -182,6 +182,7 @@ JobHistory JobHistoryBuilder::Impl::finish(const std::string& log_dir) {
   h.step_rate = steps.buckets();
   h.step_samples = steps.samples();
   h.restarts = restarts;
+  h.job_restarts = restart_decisions.count();
   h.hangs = hangs;
   h.failures = failures;
   h.verdicts = verdicts;

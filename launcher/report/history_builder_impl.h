@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/logs/restart_decisions.h"
 #include "launcher/report/history_builder.h"
 #include "launcher/report/root_cause.h"
 #include "launcher/report/step_rate.h"
@@ -71,7 +72,7 @@ struct JobHistoryBuilder::Impl {
   std::set<std::string> nodes;
   StepRate steps{kMaxStepBuckets};
   std::int64_t restarts = 0, hangs = 0, failures = 0, verdicts = 0;
-  std::int64_t job_restarts = 0;  // the highest restart count: restarts of the job in sync mode
+  journal::RestartDecisions restart_decisions;  // restarts of the job
   std::multimap<std::int64_t, KeyEvent> key_events;
   std::int64_t key_events_left_out = 0;
   std::optional<End> coordinator_end, instance_end;

@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "launcher/report/history_builder_impl.h"
+#include "libpai/rank_name.h"
 
 namespace pai::launcher::report {
 
@@ -141,7 +142,8 @@ void JobHistoryBuilder::Impl::failure(std::int64_t ms, const std::string& instan
 
 void JobHistoryBuilder::Impl::handle(std::int64_t ms, const journal::Exit& e) {
   if (!decides() || e.exit_code == 0 || e.classification == "stopped by pai-launch") return;
-  std::string text = "rank " + std::to_string(e.rank) + ": " + e.status + ": " + e.classification;
+  std::string text = to_string(RankName{.rank = static_cast<int>(e.rank), .instance = e.instance}) +
+                     ": " + e.status + ": " + e.classification;
   if (!e.matched_line.empty()) text += " | " + e.matched_line;
   failure(ms, e.instance, text);
 }
@@ -151,13 +153,17 @@ void JobHistoryBuilder::Impl::handle(std::int64_t ms, const journal::Exited& e) 
   bool failed = false;
   const std::string status = exit_status_text(e.status, &failed);
   if (!failed) return;
-  failure(ms, e.instance,
-          "local rank " + std::to_string(e.local_rank) + ": " + status + ": " + e.reason);
+  failure(
+      ms, e.instance,
+      to_string(RankName{.instance = e.instance, .local_rank = static_cast<int>(e.local_rank)}) +
+          ": " + status + ": " + e.reason);
 }
 
 void JobHistoryBuilder::Impl::handle(std::int64_t ms, const journal::SpawnFailed& e) {
   if (!decides()) return;
-  failure(ms, e.instance, "rank " + std::to_string(e.rank) + " could not start: " + e.error);
+  failure(ms, e.instance,
+          to_string(RankName{.rank = static_cast<int>(e.rank), .instance = e.instance}) +
+              " could not start: " + e.error);
 }
 
 void JobHistoryBuilder::Impl::handle(std::int64_t, const journal::Failure& e) {
@@ -167,12 +173,12 @@ void JobHistoryBuilder::Impl::handle(std::int64_t, const journal::Failure& e) {
 void JobHistoryBuilder::Impl::handle(std::int64_t ms, const journal::Restart& e) {
   if (!decides()) return;
   ++restarts;
-  job_restarts = std::max<std::int64_t>(job_restarts, e.attempt);
+  const bool decided = restart_decisions.add(e);
   const std::optional<std::int64_t>& backoff = coordinator ? e.delay_seconds : e.backoff_seconds;
   const std::string text = "restart " + std::to_string(e.attempt) +
                            (backoff ? " in " + std::to_string(*backoff) + "s" : "") + ": " +
                            e.reason;
-  if (restart_reasons.count(e.reason) || restart_reasons.size() < kMaxReasons) {
+  if (decided && (restart_reasons.count(clip(e.reason)) || restart_reasons.size() < kMaxReasons)) {
     ++restart_reasons[clip(e.reason)];
   }
   key_event(ms, e.instance, "restart", text);

@@ -113,6 +113,7 @@ struct JobHistory {
   std::int64_t step_samples = 0;
   std::int64_t attempts = 0;  ///< attempts of all instances
   std::int64_t restarts = 0;  ///< restarts of instances (a sync restart of 3 is 3)
+  std::int64_t job_restarts = 0;  ///< restarts of the job: its decisions (a sync restart of 3 is 1)
   std::int64_t hangs = 0;
   std::int64_t failures = 0;
   std::int64_t verdicts = 0;         ///< diagnosis verdicts

@@ -79,6 +79,7 @@ std::string header(const JobHistory& h) {
          ")</p><p class=\"meta\">";
   out += stat("nodes", static_cast<std::int64_t>(h.lanes.size()) + h.lanes_left_out);
   out += stat("attempts", h.attempts);
+  out += stat("restarts", h.job_restarts);
   out += stat("instance restarts", h.restarts);
   out += stat("failures", h.failures);
   out += stat("hangs", h.hangs);

@@ -22,11 +22,12 @@ using JobEnd =
 /// What the journals said that bears on the root cause.
 struct RootCauseEvidence {
   const JobEnd* end = nullptr;        ///< the record that ended the job; null: none
-  std::int64_t job_restarts = 0;      ///< the highest restart count
+  std::int64_t job_restarts = 0;      ///< restarts of the job (decisions, JobHistory::job_restarts)
   std::vector<std::string> verdicts;  ///< the latest diagnosis verdicts, "CLASS (severity): ..."
   std::string stack_culprit;          ///< the evidence of the latest forensics that named one
   std::string failure_summary;        ///< the latest failure summary a launcher sent
-  std::vector<std::pair<std::string, std::int64_t>> restart_reasons;  ///< reason, times
+  std::vector<std::pair<std::string, std::int64_t>>
+      restart_reasons;  ///< reason, restarts of the job
   const KeyEvent* latest_event = nullptr;                             ///< for a job without an end
 };
 

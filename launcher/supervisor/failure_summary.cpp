@@ -1,5 +1,6 @@
 #include "launcher/supervisor/failure_summary.h"
 
+#include "libpai/rank_name.h"
 #include "libpai/terminal_text.h"
 
 namespace pai::launcher {
@@ -37,8 +38,9 @@ std::string format_failure_summary(const FailureReport& r) {
   const std::string p = "pai-launch: ";
   std::string out = p + "job '" + r.job + "' failed: " + terminal_safe(r.reason) + "\n";
   if (r.rank >= 0) {
-    out += p + "  root cause: rank " + std::to_string(r.rank) + " (" + r.instance + " local rank " +
-           std::to_string(r.local_rank) + "), " + r.status + "\n";
+    out += p + "  root cause: " +
+           to_string(RankName{.rank = r.rank, .instance = r.instance, .local_rank = r.local_rank}) +
+           ", " + r.status + "\n";
   } else if (!r.instance.empty()) {
     out += p + "  root cause: " + r.instance + "\n";
   }

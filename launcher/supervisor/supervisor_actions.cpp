@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "launcher/logs/output_writers.h"
+#include "launcher/logs/rank_log_files.h"
 #include "launcher/os/caught_signals.h"
 #include "launcher/os/fd.h"
 #include "launcher/os/process.h"
@@ -135,16 +136,15 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
     rank.global_rank = placement_of(inst).first_rank + r;
     // The stacks of its past attempt name nobody now.
     if (stack_verdicts.erase(rank.global_rank) > 0) stack_culprit.clear();
-    rank.log_path = inst.log_dir + "/rank-" + std::to_string(rank.global_rank) + ".attempt-" +
-                    std::to_string(attempt) + ".log";
+    rank.log_path = inst.log_dir + "/" + rank_log_name(rank.global_rank, attempt);
     const std::string prefix = "[" + inst.name + "/" + std::to_string(rank.global_rank) + "]";
     create_telemetry_files_of(inst, rank);
     ctx.telemetry_file = rank.telemetry_path;
     ctx.telemetry_peers_file = rank.peers_path;
     if (role.env_convention == EnvConvention::Torchrun) {
       // A file left by an earlier run in this log folder must not be taken for this rank's.
-      rank.error_path = inst.log_dir + "/rank-" + std::to_string(rank.global_rank) + ".attempt-" +
-                        std::to_string(attempt) + ".error.json";
+      rank.error_path =
+          inst.log_dir + "/" + rank_log_name(rank.global_rank, attempt, ".error.json");
       ::unlink(rank.error_path.c_str());
       ctx.error_file = rank.error_path;
     }

@@ -47,7 +47,7 @@ TEST_CASE("locate_job takes the coordinator from the plan and job.token beside i
   pai::testing::spit(dir / "plan.json", pai::plan_to_json(plan, "secret-1"));
   // As a file written by hand may end: blanks and CR go, as pai-compile drops them.
   pai::testing::spit(dir / "job.token", "secret-1 \r\n");
-  const auto target = locate_job(JobLocator{dir / "plan.json", "", "", ""});
+  const auto target = locate_job(JobLocator{dir / "plan.json", "", "", "", ""});
   CHECK(target.job == "test-job");
   CHECK(target.address == plan.coordinator.address);
   CHECK(target.port == plan.coordinator.port);
@@ -57,27 +57,28 @@ TEST_CASE("locate_job takes the coordinator from the plan and job.token beside i
 
   // --token-file wins over job.token, and must be the token the plan is sealed with.
   pai::testing::spit(dir / "other.token", "secret-2\n");
-  CHECK(locate_error(JobLocator{dir / "plan.json", "", dir / "other.token", ""}) ==
+  CHECK(locate_error(JobLocator{dir / "plan.json", "", dir / "other.token", "", ""}) ==
         dir / "plan.json" + ": the plan's seal does not verify with the job token " +
             dir / "other.token" +
             ": the plan was edited after pai-compile wrote it, or compiled with another token; "
             "recompile with pai-compile");
   pai::testing::spit(dir / "plan.json", pai::plan_to_json(plan, "secret-2"));
-  CHECK(locate_job(JobLocator{dir / "plan.json", "", dir / "other.token", ""}).token == "secret-2");
-  CHECK(locate_error(JobLocator{dir / "plan.json", "10.0.0.1:1", "", ""}) ==
+  CHECK(locate_job(JobLocator{dir / "plan.json", "", dir / "other.token", "", ""}).token ==
+        "secret-2");
+  CHECK(locate_error(JobLocator{dir / "plan.json", "10.0.0.1:1", "", "", ""}) ==
         "--plan names the job and its coordinator: do not combine it with --coordinator");
-  CHECK(locate_error(JobLocator{dir / "plan.json", "", "", "x"}) ==
+  CHECK(locate_error(JobLocator{dir / "plan.json", "", "", "x", ""}) ==
         "--plan names the job and its coordinator: do not combine it with --job");
-  CHECK(locate_error(JobLocator{dir / "missing.json", "", "", ""}).find(dir / "missing.json") !=
+  CHECK(locate_error(JobLocator{dir / "missing.json", "", "", "", ""}).find(dir / "missing.json") !=
         std::string::npos);
   std::filesystem::remove(dir / "job.token");
-  CHECK(locate_error(JobLocator{dir / "plan.json", "", "", ""}) ==
+  CHECK(locate_error(JobLocator{dir / "plan.json", "", "", "", ""}) ==
         dir / "plan.json" +
             ": the plan is sealed with its job token, which was not found: keep job.token next "
             "to plan.json or pass --token-file");
   // A plan without a token loads, but the job cannot be reached without one.
   pai::testing::spit(dir / "plan.json", pai::plan_to_json_unkeyed(plan));
-  CHECK(locate_error(JobLocator{dir / "plan.json", "", "", ""}) ==
+  CHECK(locate_error(JobLocator{dir / "plan.json", "", "", "", ""}) ==
         "cannot read the job token from " + dir / "job.token" + ": No such file or directory");
 }
 
@@ -85,14 +86,14 @@ TEST_CASE("locate_job takes explicit flags and else the environment of a job") {
   clear_job_env();
   TempDir dir;
   pai::testing::spit(dir / "job.token", "tok\n");
-  auto target = locate_job(JobLocator{"", "[::1]:29400", dir / "job.token", "train"});
+  auto target = locate_job(JobLocator{"", "[::1]:29400", dir / "job.token", "train", ""});
   CHECK(target.address == "::1");
   CHECK(target.port == 29400);
   CHECK(target.job == "train");
   CHECK(target.endpoint() == "[::1]:29400");
-  CHECK(locate_error(JobLocator{"", "10.0.0.1:29400", "", "train"}) ==
+  CHECK(locate_error(JobLocator{"", "10.0.0.1:29400", "", "train", ""}) ==
         "--coordinator needs --token-file too");
-  CHECK(locate_error(JobLocator{"", "10.0.0.1:29400", dir / "job.token", ""}) ==
+  CHECK(locate_error(JobLocator{"", "10.0.0.1:29400", dir / "job.token", "", ""}) ==
         "--coordinator needs --job too");
 
   CHECK(locate_error(JobLocator{}) ==
@@ -110,7 +111,7 @@ TEST_CASE("locate_job takes explicit flags and else the environment of a job") {
   CHECK(target.job == "demo");
   CHECK(target.token == "tok");
   // A flag wins over the environment.
-  CHECK(locate_job(JobLocator{"", "", "", "other"}).job == "other");
+  CHECK(locate_job(JobLocator{"", "", "", "other", ""}).job == "other");
   pai::testing::spit(dir / "empty.token", "");
   setenv("PAI_TOKEN_FILE", (dir / "empty.token").c_str(), 1);
   CHECK(locate_error(JobLocator{}) ==
@@ -122,13 +123,13 @@ TEST_CASE("read_job_token takes a regular file of at most 4 KiB") {
   using pai::launcher::read_job_token;
   TempDir dir;
   // Today's failure: /dev/zero was read until memory ran out.
-  CHECK(locate_error(JobLocator{"", "10.0.0.1:29400", "/dev/zero", "train"}) ==
+  CHECK(locate_error(JobLocator{"", "10.0.0.1:29400", "/dev/zero", "train", ""}) ==
         "cannot read the job token from /dev/zero: it is a character device, not a regular file");
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
-  CHECK(locate_error(JobLocator{"", "10.0.0.1:29400", dir / "fifo", "train"}) ==
+  CHECK(locate_error(JobLocator{"", "10.0.0.1:29400", dir / "fifo", "train", ""}) ==
         "cannot read the job token from " + dir / "fifo" + ": it is a FIFO, not a regular file");
   pai::testing::spit(dir / "big.token", std::string(4097, 'a'));
-  CHECK(locate_error(JobLocator{"", "10.0.0.1:29400", dir / "big.token", "train"}) ==
+  CHECK(locate_error(JobLocator{"", "10.0.0.1:29400", dir / "big.token", "train", ""}) ==
         "cannot read the job token from " + dir / "big.token" +
             ": it is larger than 4KiB, the limit");
   pai::testing::spit(dir / "full.token", std::string(4095, 'a') + "\n");

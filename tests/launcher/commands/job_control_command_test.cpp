@@ -13,6 +13,7 @@
 
 #include "launcher/fake_coordinator.h"
 #include "launcher/launcher_harness.h"
+#include "launcher/report/journal_fixture.h"
 
 namespace job_control_command_test {
 
@@ -384,6 +385,109 @@ TEST_CASE("control commands without a reachable coordinator exit 1 and say where
                             ": cannot connect: Connection refused; is the job running? the "
                             "coordinator of job demo is expected at " +
                             where + "\n");
+}
+
+TEST_CASE("status --watch ends with how the job ended: outcome - exit code - reason") {
+  json finished = kStatus;
+  finished["phase"] = "finished";
+  finished["outcome"] = "failed";
+  finished["exitCode"] = 3;
+  finished["reason"] = "worker-1 local rank 0 failed: exit code 3\nlast lines: ...";
+  FakeCoordinator coordinator("demo", "tok", [&](FakePeer& peer) {
+    peer.expect("status");
+    peer.send(kStatus);
+    peer.expect("status");
+    peer.send(finished);
+  });
+  Command status(ControlVerb::Status, coordinator.port());
+  status.options.watch = true;
+  status.options.watch_interval = 10ms;
+  const std::string printed = status.run();
+  coordinator.finish();
+  INFO(printed);
+  CHECK(printed.rfind("0|", 0) == 0);
+  // The reason's first line only: the rest is the failure summary the launchers printed.
+  CHECK(printed.find("\nthe job ended: failed, exit code 3: worker-1 local rank 0 failed: exit "
+                     "code 3\n|") != std::string::npos);
+  CHECK(printed.find("last lines") == std::string::npos);
+}
+
+TEST_CASE("status --watch whose coordinator goes away says how the job ended from its journals") {
+  TempDir logs;
+  pai::testing::put_journal(logs, "worker-0", pai::testing::restarted_job_journal());
+  FakeCoordinator coordinator("demo", "tok", [&](FakePeer& peer) {
+    peer.expect("status");
+    peer.send(kStatus);
+  });
+  Command status(ControlVerb::Status, coordinator.port());
+  status.options.watch = true;
+  status.options.watch_interval = 10ms;
+  status.options.locator.log_dir = logs.path();
+  const std::string printed = status.run();
+  coordinator.finish();
+  INFO(printed);
+  CHECK(printed.find("\nthe coordinator closed the connection: the job ended: succeeded, exit "
+                     "code 0: the job succeeded after 1 restart\n|") != std::string::npos);
+}
+
+// The log folder of a job that is over: worker-0's journal (restarted once, then succeeded)
+// and the logs of both its attempts, and rank 1's of instance worker-1.
+void finished_job_folder(const TempDir& logs, bool ended) {
+  std::string journal = pai::testing::restarted_job_journal();
+  if (!ended) journal = journal.substr(0, journal.find("{\"time\":\"2026-01-02T03:04:08.001Z\""));
+  pai::testing::put_journal(logs, "worker-0", journal);
+  pai::testing::spit(logs / "worker-0/rank-0.attempt-0.log", "attempt 0\n");
+  pai::testing::spit(logs / "worker-0/rank-0.attempt-1.log", "one\ntwo\nthree");
+  ::mkdir((logs / "worker-1").c_str(), 0755);
+  pai::testing::spit(logs / "worker-1/rank-1.attempt-1.log", "other\n");
+}
+
+TEST_CASE("once the coordinator is gone, status and logs read the log folder of a job that ended") {
+  TempDir logs;
+  finished_job_folder(logs, true);
+  const int port = pai::testing::closed_port();
+  Command status(ControlVerb::Status, port);
+  status.options.locator.log_dir = logs.path();
+  CHECK(status.run() ==
+        "0|the job ended: succeeded, exit code 0: the job succeeded after 1 restart\n|");
+
+  Command all(ControlVerb::Logs, port);
+  all.options.locator.log_dir = logs.path();
+  all.options.tail = 2;
+  // "three" has no newline: a partial line is printed when the logs end, after the others.
+  CHECK(all.run() ==
+        "0|[worker-0/0] two\n[worker-1/1] other\n[worker-0/0] three\n|"
+        "pai-launch logs: the job is over (the job ended: succeeded, exit code 0: the "
+        "job succeeded after 1 restart); the logs of its ranks' last attempts, from " +
+            logs.path() + ":\n");
+
+  Command one(ControlVerb::Logs, port);
+  one.options.locator.log_dir = logs.path();
+  one.options.rank = 1;
+  CHECK(one.run().rfind("0|other\n|", 0) == 0);
+
+  Command missing(ControlVerb::Logs, port);
+  missing.options.locator.log_dir = logs.path();
+  missing.options.rank = 7;
+  const std::string none = missing.run();
+  CHECK(none.rfind("1||", 0) == 0);
+  CHECK(none.find("pai-launch logs: rank 7 has no log there\n") != std::string::npos);
+}
+
+TEST_CASE("a log folder whose journals have no end leaves the connection error standing") {
+  // The job may not have started yet, or its coordinator was killed: its logs are no answer.
+  TempDir logs;
+  finished_job_folder(logs, false);
+  const int port = pai::testing::closed_port();
+  for (ControlVerb verb : {ControlVerb::Status, ControlVerb::Logs}) {
+    Command command(verb, port);
+    command.options.locator.log_dir = logs.path();
+    const std::string printed = command.run();
+    INFO(printed);
+    CHECK(printed.rfind("1||", 0) == 0);
+    CHECK(printed.find("cannot connect: Connection refused; is the job running?") !=
+          std::string::npos);
+  }
 }
 
 TEST_CASE("control commands refuse bad arguments with exit 2") {

@@ -40,12 +40,14 @@ TEST_CASE("sync - a failure stops every instance - then all restart after the ba
     CHECK(stop.at("signal") == SIGTERM);
     CHECK(stop.at("dumpStacks") == false);
     CHECK(stop.at("reason") ==
-          "worker-1 local rank 0: exit code 1: retryable (matched \"NCCL error\")");
+          "rank 2 (worker-1 local rank 0): exit code 1: retryable (matched \"NCCL error\")");
   }
   CHECK(h.records("exited").at(0).line ==
-        "worker-1 local rank 0 on node-1 failed: exit code 1: retryable (matched \"NCCL error\")");
+        "rank 2 (worker-1 local rank 0 on node-1) failed: exit code 1: retryable (matched \"NCCL "
+        "error\")");
   CHECK(h.records("stop").at(0).line ==
-        "stopping worker-0, worker-1 and ps-0: worker-1 local rank 0: exit code 1: retryable "
+        "stopping worker-0, worker-1 and ps-0: rank 2 (worker-1 local rank 0): exit code 1: "
+        "retryable "
         "(matched \"NCCL error\")");
 
   h.clear();
@@ -162,7 +164,8 @@ TEST_CASE("exhausted restarts fail the job - finish goes to every launcher with 
   REQUIRE(finish.has_value());
   CHECK(finish->exit_code == 1);
   const std::string reason =
-      "worker-1 local rank 0: exit code 1: retryable (matched \"NCCL error\"), but maxRestarts "
+      "rank 2 (worker-1 local rank 0): exit code 1: retryable (matched \"NCCL error\"), but "
+      "maxRestarts "
       "(0) is exhausted\nrank 2: NCCL error: unhandled system error";
   CHECK(finish->reason == reason);
   for (const char* node : {"node-0", "node-1", "node-2", "spare-0"}) {

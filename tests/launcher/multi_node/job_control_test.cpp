@@ -159,10 +159,20 @@ TEST_CASE("control commands drive a running two-node job") {
   CHECK(out == "rank 0 done\n");
   CHECK(err == "pai-launch logs: the coordinator closed the connection: the job is over\n");
 
-  // The job is over: the commands say where its coordinator was expected.
+  // The job is over: status and logs read its log folder, the plan's.
   auto late = control({"status", "--plan", plan_path});
-  CHECK(late.code == 1);
-  CHECK(late.err.find("is the job running? the coordinator of job control-e2e is expected at "
+  INFO(late.err);
+  CHECK(late.code == 0);
+  CHECK(late.out.rfind("the job ended: succeeded, exit code 0: the job succeeded after 1 restart",
+                       0) == 0);
+  auto read = control({"logs", "--plan", plan_path, "--rank", "1"});
+  CHECK(read.code == 0);
+  INFO(read.out + read.err);
+  CHECK(read.out.find("rank 1 up, restart") != std::string::npos);
+  // Commands that act on the job say where its coordinator was expected.
+  auto lost = control({"stop", "--plan", plan_path});
+  CHECK(lost.code == 1);
+  CHECK(lost.err.find("is the job running? the coordinator of job control-e2e is expected at "
                       "127.120.0.1:") != std::string::npos);
   CHECK(pai::testing::leftover_processes("control-e2e").empty());
 }
@@ -363,7 +373,8 @@ class TmuxSession {
   std::string socket_ = "pai-test-" + std::to_string(::getpid());
 };
 
-TEST_CASE("status --watch redraws the table in place on a terminal until the job ends") {
+TEST_CASE(
+    "status --watch redraws the table in place on a terminal until the job ends - and says how") {
   if (std::system("command -v tmux > /dev/null") != 0) {
     WARN("tmux is not installed: the terminal could not be checked");
     return;
@@ -404,6 +415,8 @@ TEST_CASE("status --watch redraws the table in place on a terminal until the job
   INFO(last);
   CHECK(pai::testing::count_lines_with(last, "watch exited 0") == 1);
   CHECK(pai::testing::count_lines_with(last, "NODE    ADDRESS") == 1);
+  // And how it ended: from the coordinator's last answer, or its journal once it is gone.
+  CHECK(pai::testing::count_lines_with(last, "the job ended: succeeded, exit code 0") == 1);
 }
 
 TEST_CASE("SIGINT to one launcher cancels the whole job - every node exits 130") {

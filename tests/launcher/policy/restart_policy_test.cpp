@@ -116,7 +116,8 @@ TEST_CASE("a non-retryable failure stops everything and fails with the root caus
   m.start();
   const auto stop = only<StopInstance>(m.on(failed(0, 1, fatal(), {1, 0})));
   CHECK(stop.reason ==
-        "the job failed: worker-0 local rank 1: exit code 1: not retryable (no retryable error "
+        "the job failed: rank 1 (worker-0 local rank 1): exit code 1: not retryable (no retryable "
+        "error "
         "in the log)");
   m.on(ProcessExited{0, 0, {0, SIGTERM}, {}});
   const auto fail = only<FailJob>(m.on(InstanceStopped{0}));
@@ -124,8 +125,9 @@ TEST_CASE("a non-retryable failure stops everything and fails with the root caus
   CHECK(fail.instance == 0);
   CHECK(fail.local_rank == 1);
   CHECK(fail.status.code == 1);
-  CHECK(fail.reason ==
-        "worker-0 local rank 1: exit code 1: not retryable (no retryable error in the log)");
+  CHECK(
+      fail.reason ==
+      "rank 1 (worker-0 local rank 1): exit code 1: not retryable (no retryable error in the log)");
 }
 
 TEST_CASE("exec failures fail the job with 126 or 127") {
@@ -146,7 +148,7 @@ TEST_CASE("maxRestarts exhausted fails the job") {
   m.on(failed(0, 0, retryable()));
   const auto fail = only<FailJob>(m.on(InstanceStopped{0}));
   CHECK(fail.reason ==
-        "worker-0 local rank 0: signal 9 (SIGKILL): retryable (killed from outside), but "
+        "rank 0 (worker-0 local rank 0): signal 9 (SIGKILL): retryable (killed from outside), but "
         "maxRestarts (2) is exhausted");
   CHECK(fail.exit_code == 1);
 }
@@ -158,7 +160,8 @@ TEST_CASE("maxSameError counts failures with the same signature") {
   m.on(failed(0, 1, retryable()));
   const auto fail = only<FailJob>(m.on(InstanceStopped{0}));
   CHECK(fail.reason ==
-        "worker-0 local rank 1: signal 9 (SIGKILL): retryable (killed from outside), but the same "
+        "rank 1 (worker-0 local rank 1): signal 9 (SIGKILL): retryable (killed from outside), but "
+        "the same "
         "error occurred 2 times (maxSameError 2)");
 }
 
@@ -177,7 +180,7 @@ TEST_CASE("restarts disabled or policy never fail at the first failure") {
   m.start();
   m.on(failed(0, 0, retryable()));
   CHECK(only<FailJob>(m.on(InstanceStopped{0})).reason ==
-        "worker-0 local rank 0: signal 9 (SIGKILL): retryable (killed from outside), but "
+        "rank 0 (worker-0 local rank 0): signal 9 (SIGKILL): retryable (killed from outside), but "
         "restarts are disabled");
 }
 
@@ -282,7 +285,8 @@ TEST_CASE("minFailed -1 tolerates a failed instance but all must still succeed")
   m.on(ok(1, 0));
   const auto fail = only<FailJob>(m.on(InstanceStopped{1}));
   CHECK(fail.reason ==
-        "role worker: 1 of 2 required instances succeeded; last failure: worker-0 local rank 0: "
+        "role worker: 1 of 2 required instances succeeded; last failure: rank 0 (worker-0 local "
+        "rank 0): "
         "exit code 1: not retryable (no retryable error in the log)");
 }
 

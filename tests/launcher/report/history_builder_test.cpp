@@ -193,7 +193,8 @@ TEST_CASE("a restarted one-node job: two attempts, the failure, the restart, suc
   CHECK(first_of(lane, MarkKind::Restart)->text ==
         "restart 1 in 0s: exit code 1: retryable (\"NCCL error\" in the log)");
   CHECK(first_of(lane, MarkKind::Failure)->text ==
-        "rank 0: exit code 1: exit code 1: retryable (\"NCCL error\" in the log) | NCCL error: "
+        "rank 0 (worker-0): exit code 1: exit code 1: retryable (\"NCCL error\" in the log) | "
+        "NCCL error: "
         "unhandled system error");
   CHECK(h.attempts == 2);
   CHECK(h.restarts == 1);
@@ -219,7 +220,8 @@ TEST_CASE("with the coordinator's journal, its decisions count once and nodes ad
   CHECK(h.lanes[0].node == "node-1");
   CHECK(h.lanes[1].node == "node-2");
   CHECK(h.lanes[2].node == "node-3");
-  CHECK(h.restarts == 2);  // the node's own restart record is not counted again
+  CHECK(h.restarts == 2);      // the node's own restart record is not counted again
+  CHECK(h.job_restarts == 1);  // one decision restarted both instances
   CHECK(h.failures == 1);  // nor its exit record; a stopping exit is no failure
   CHECK(h.hangs == 1);
   CHECK(h.verdicts == 1);
@@ -258,11 +260,44 @@ TEST_CASE("with the coordinator's journal, its decisions count once and nodes ad
                           "matched line: NCCL watchdog timeout",
                           "diagnosis: RankNonCommSlow (warning): rank 1 computes 2x longer",
                           "hang forensics: rank 0 is outside any collective",
-                          "restarted 2x: signal 9 (SIGKILL): retryable",
+                          "restarted 1x: signal 9 (SIGKILL): retryable",
                       });
   // Steps from the node's checkpoints: 50 steps in 0.5 s.
   REQUIRE(h.step_samples == 2);
   CHECK(h.step_rate.back().steps_per_second == Approx(100.0));
+}
+
+TEST_CASE("restarts count the job's decisions the same in the headline, details and header") {
+  // Twice a sync restart of 3 instances (the same attempt and reason), then one instance
+  // restarted alone for another reason.
+  std::string journal;
+  std::int64_t t = 0;
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    for (const char* instance : {"worker-0", "worker-1", "worker-2"}) {
+      journal += line(++t, "restart",
+                      {{"instance", s(instance)},
+                       {"attempt", i(attempt)},
+                       {"delaySeconds", i(0)},
+                       {"reason", s("worker-2 local rank 1: signal 9 (SIGKILL): retryable")}});
+    }
+  }
+  journal += line(++t, "restart",
+                  {{"instance", s("worker-0")},
+                   {"attempt", i(3)},
+                   {"delaySeconds", i(0)},
+                   {"reason", s("worker-0 local rank 0: exit code 1: retryable")}});
+  journal += line(++t, "job-succeeded", {{"job", s("train")}});
+  JobHistoryBuilder b;
+  feed(b, true, "coordinator", journal);
+  const JobHistory h = b.finish("/logs");
+  CHECK(h.restarts == 7);
+  CHECK(h.job_restarts == 3);
+  CHECK(h.root_cause.headline == "the job succeeded after 3 restarts");
+  CHECK(h.root_cause.details ==
+        std::vector<std::string>{
+            "restarted 2x: worker-2 local rank 1: signal 9 (SIGKILL): retryable",
+            "restarted 1x: worker-0 local rank 0: exit code 1: retryable",
+        });
 }
 
 TEST_CASE("a journal without an end is a job still running: its attempt runs to the last record") {

@@ -66,10 +66,10 @@ TEST_CASE("a retryable crash is restarted and succeeds - both attempts' logs kep
   const std::string events = events_of(dir);
   CHECK(count_lines_with(events, "\"event\":\"restart\"") == 1);
   CHECK(count_lines_with(events, "\"matchedLine\":\"NCCL error: peer vanished\"") == 1);
-  CHECK(
-      count_lines_with(r.err,
-                       "pai-launch: restarting worker-0 in 0s (attempt 1): worker-0 local rank 0: "
-                       "exit code 1: retryable (\"NCCL error\" in the log)") == 1);
+  CHECK(count_lines_with(
+            r.err,
+            "pai-launch: restarting worker-0 in 0s (attempt 1): rank 0 (worker-0 local rank 0): "
+            "exit code 1: retryable (\"NCCL error\" in the log)") == 1);
   CHECK(leftover_processes("sup-retry").empty());
 }
 
@@ -83,7 +83,8 @@ TEST_CASE("a non-retryable crash fails fast with a root-cause summary") {
   CHECK(r.code == 1);
   const std::string log = dir / "logs/worker-0/rank-0.attempt-0.log";
   CHECK(r.err.find(
-            "pai-launch: job 'sup-fatal' failed: worker-0 local rank 0: exit code 3: not retryable "
+            "pai-launch: job 'sup-fatal' failed: rank 0 (worker-0 local rank 0): exit code 3: not "
+            "retryable "
             "(\"an illegal memory access was encountered\" in the log)\n"
             "pai-launch:   root cause: rank 0 (worker-0 local rank 0), exit code 3\n"
             "pai-launch:   classification: exit code 3: not retryable (\"an illegal memory access "
@@ -108,11 +109,11 @@ TEST_CASE("maxRestarts exhausted exits 1") {
   CHECK(r.code == 1);
   CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-2.log") == "attempt 2\n");
   CHECK_FALSE(std::filesystem::exists(dir / "logs/worker-0/rank-0.attempt-3.log"));
-  CHECK(
-      count_lines_with(r.err,
-                       "pai-launch: job 'sup-maxrestarts' failed: worker-0 local rank 0: signal 9 "
-                       "(SIGKILL): retryable (killed from outside), but maxRestarts (2) is "
-                       "exhausted") == 1);
+  CHECK(count_lines_with(
+            r.err,
+            "pai-launch: job 'sup-maxrestarts' failed: rank 0 (worker-0 local rank 0): signal 9 "
+            "(SIGKILL): retryable (killed from outside), but maxRestarts (2) is "
+            "exhausted") == 1);
   CHECK(leftover_processes("sup-maxrestarts").empty());
 }
 
@@ -183,6 +184,25 @@ TEST_CASE("steps recorded in the telemetry ring are progress - a silent stepping
   CHECK(count_lines_with(events_of(dir), "\"event\":\"hang\"") == 0);
   CHECK(r.seconds >= 4);
   CHECK(leftover_processes("sup-tel-progress").empty());
+}
+
+TEST_CASE("a rank's telemetry steps reach the journal - and the report's step-rate panel") {
+  TempDir dir;
+  auto plan = stepping_plan(dir, "sup-tel-steps", "STEPS=30 STEP_SECONDS=0.1");
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  const std::string events = events_of(dir);
+  INFO(events);
+  // Its first step when first seen, then (3 s is less than the 10 s interval) its last at exit.
+  const auto steps = count_lines_with(events, "\"event\":\"steps\",\"instance\":\"worker-0\",");
+  CHECK(steps == 2);
+  CHECK(count_lines_with(events,
+                         "\"event\":\"steps\",\"instance\":\"worker-0\",\"step\":29,"
+                         "\"rank\":0}") == 1);
+  const std::string report = slurp(dir / "logs/report.html");
+  CHECK(report.find("No record in the journals carries a step") == std::string::npos);
+  CHECK(report.find("class=\"rate\"") != std::string::npos);
 }
 
 TEST_CASE("after warm-up the hang interval adapts to the step time - a 60 s interval acts in 1 s") {
