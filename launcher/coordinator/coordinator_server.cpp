@@ -25,6 +25,7 @@
 #include "launcher/logs/output_writers.h"
 #include "launcher/net/heartbeat_rhythm.h"
 #include "launcher/net/protocol.h"
+#include "libpai/port_range_hint.h"
 
 namespace pai::launcher::coordinator {
 
@@ -89,6 +90,7 @@ struct CoordinatorServer::Impl final : SessionListener {
   std::string job;
   Monitoring monitoring;      // the plan's: where to serve metrics, if anywhere
   std::size_t plan_machines;  // hosts and spares: launchers that may connect at once
+  std::string port_hint;      // port_range_hint(plan): the way out when the port is taken
   CoordinatorMachine machine;
   std::unordered_map<int, Connection> connections;
   std::vector<char> read_buffer = std::vector<char>(kReadBufferSize);
@@ -175,6 +177,7 @@ CoordinatorServer::Impl::Impl(Plan plan, ServerOptions server_options)
       job(plan.name),
       monitoring(plan.monitoring),
       plan_machines(machines(plan)),
+      port_hint(port_range_hint(plan)),
       machine(std::move(plan), options.settings, Clock::now()),
       handshake_slots(options.max_unauthenticated_per_address,
                       std::max(options.max_unauthenticated, 2 * plan_machines)) {}
@@ -191,7 +194,9 @@ void CoordinatorServer::Impl::listen() {
     acceptor.non_blocking(true);  // on_accept drains the queue without waiting
     bound_port = acceptor.local_endpoint().port();
   } catch (const boost::system::system_error& e) {
-    throw std::runtime_error("cannot listen on " + where + ": " + e.code().message());
+    const bool taken = e.code() == asio::error::address_in_use;
+    throw std::runtime_error("cannot listen on " + where + ": " + e.code().message() +
+                             (taken ? " (" + port_hint + ")" : ""));
   }
 }
 

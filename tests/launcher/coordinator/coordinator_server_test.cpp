@@ -525,7 +525,7 @@ TEST_CASE("a control client that does not read is dropped") {
   join_all_and_assign(server.port());
 }
 
-TEST_CASE("the listen address must be free and valid") {
+TEST_CASE("the listen address must be free and valid - a taken port names portRange") {
   Journal journal;
   CoordinatorServer first(loopback_plan(), server_options(journal));
   auto options = server_options(journal);
@@ -534,8 +534,12 @@ TEST_CASE("the listen address must be free and valid") {
     CoordinatorServer second(loopback_plan(), options);
     FAIL("a second server listened on a port in use");
   } catch (const std::runtime_error& e) {
+    // The way out is named: the job spec's portRange.
     CHECK(std::string(e.what()) == "cannot listen on 127.0.0.1:" + std::to_string(first.port()) +
-                                       ": Address already in use");
+                                       ": Address already in use (another job on this node? "
+                                       "this job's ports come from portRange 20000-29999: set "
+                                       "portRange.min and portRange.max in the job spec to a "
+                                       "range no other job here uses)");
   }
   options.listen_address = "coordinator.invalid";
   options.port = 0;
