@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/checks/child_containment.h"
 #include "launcher/checks/sysfs_root.h"
 #include "libpai/plan.h"
 
@@ -81,6 +82,9 @@ struct CheckOptions {
   BurnOptions burn;
   /// Absent: the nccl check all-reduces across this node's GPUs only.
   std::optional<NcclRendezvous> nccl;
+  /// Where each check's child runs (a cgroup of its own, killed with all it holds when the
+  /// check ends); null = its process group alone. Not owned; outlives the checks.
+  ChildContainment* containment = nullptr;
 };
 
 }  // namespace pai::checks
