@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "launcher/checks/history_check.h"
+#include "launcher/checks/port_reservations.h"
 #include "launcher/checks/sanity_checks.h"
 #include "launcher/commands/coordinator_address.h"
 #include "launcher/commands/served_coordinator.h"
@@ -137,9 +138,11 @@ struct NodeRun {
   std::unique_ptr<NodeLock> node_lock;  // held from the control folder's making to the end
   std::optional<JobToken> token;        // the plan was verified with it; always in a job
   std::unique_ptr<EventLog> events;
-  // Where the checks' children run (made after the node lock, when the plan checks), and how
-  // every round of checks runs.
+  // Where the checks' children run (made after the node lock, when the plan checks), the
+  // ports the network check holds until the launcher exits, and how every round of checks
+  // runs.
   std::unique_ptr<CheckCgroups> check_cgroups;
+  std::unique_ptr<checks::PortReservations> port_reservations;
   checks::CheckOptions check_options;
 };
 
@@ -291,11 +294,15 @@ std::string cgroup_name(const NodeRun& run) { return "pai-" + run.plan.name + ".
 
 // The checks' children in cgroups of their own (node/check_cgroups.h), when the plan checks:
 // after the node lock, like the ranks' tree, so a stale tree is never a running launcher's.
+// The ports the network check passes stay reserved until the launcher exits
+// (checks/port_reservations.h): another job's launcher cannot pass its check on them.
 void prepare_checks(NodeRun& run) {
   if (!run.plan.sanity_check.enabled) return;
   run.check_cgroups = std::make_unique<CheckCgroups>(check_cgroups_name(run.plan.name, run.node),
                                                      [](const std::string& text) { say(text); });
   run.check_options.containment = run.check_cgroups.get();
+  run.port_reservations = std::make_unique<checks::PortReservations>();
+  run.check_options.reservations = run.port_reservations.get();
 }
 
 // ---- a one-node job ----
