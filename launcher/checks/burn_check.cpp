@@ -134,7 +134,8 @@ CheckResult run_burn_check(const Plan& plan, const CheckOptions& options,
                            std::int64_t timeout_seconds) {
   std::int64_t limit = std::max(timeout_seconds, plan.sanity_check.burn_seconds + 30);
   return run_isolated(
-      "burn", [&] { return burn(plan.sanity_check, options); }, std::chrono::seconds(limit));
+      "burn", [&] { return burn(plan.sanity_check, options); }, std::chrono::seconds(limit),
+      options.containment);
 }
 
 }  // namespace pai::checks

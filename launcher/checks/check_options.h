@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "launcher/checks/child_containment.h"
+#include "launcher/checks/port_reservations.h"
 #include "launcher/checks/sysfs_root.h"
 #include "libpai/plan.h"
 
@@ -81,6 +83,13 @@ struct CheckOptions {
   BurnOptions burn;
   /// Absent: the nccl check all-reduces across this node's GPUs only.
   std::optional<NcclRendezvous> nccl;
+  /// Where each check's child runs (a cgroup of its own, killed with all it holds when the
+  /// check ends); null = its process group alone. Not owned; outlives the checks.
+  ChildContainment* containment = nullptr;
+  /// Where the network check holds the ports it checked until the launcher exits
+  /// (port_reservations.h), so that another job's check on this host cannot pass on them;
+  /// null = probed and let go. Not owned; outlives the checks.
+  PortReservations* reservations = nullptr;
 };
 
 }  // namespace pai::checks

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <system_error>
 
 #include "libpai/inherited_fds.h"
@@ -49,7 +50,10 @@ double seconds_since(Clock::time_point start) {
 
 ChildOutcome run_in_child(const std::function<int(int fd)>& body, std::chrono::milliseconds timeout,
                           std::size_t output_cap,
-                          const std::function<void(std::string_view chunk)>& on_output) {
+                          const std::function<void(std::string_view chunk)>& on_output,
+                          ChildContainment* containment) {
+  // Made before the fork: the child only enters it.
+  std::unique_ptr<ContainedChild> place = containment ? containment->contain() : nullptr;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw_errno("pipe2");
   auto start = Clock::now();
@@ -63,6 +67,13 @@ ChildOutcome run_in_child(const std::function<int(int fd)>& body, std::chrono::m
     throw_errno("fork");
   }
   if (pid == 0) {
+    // Into its place before anything else, so that nothing it starts is outside it.
+    if (place && !place->enter()) {
+      const char* message = "cannot enter the check's cgroup\n";
+      ssize_t ignored = write(fds[1], message, std::strlen(message));
+      (void)ignored;
+      _exit(1);
+    }
     setpgid(0, 0);
     // Its own group keeps the launcher's signals off it; a launcher killed with SIGKILL must
     // not leave it running (GPU work holds the GPUs until its own deadline otherwise). The
@@ -98,8 +109,10 @@ ChildOutcome run_in_child(const std::function<int(int fd)>& body, std::chrono::m
   while (true) {
     if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
       reaped = true;
-      // Descendants left behind would keep the pipe open; the group goes with the child.
+      // Descendants left behind would keep the pipe open; the group goes with the child, and
+      // its place with what left the group.
       kill(-pid, SIGKILL);
+      if (place) place->kill();
     }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0 || (reaped && !open)) break;
@@ -127,6 +140,7 @@ ChildOutcome run_in_child(const std::function<int(int fd)>& body, std::chrono::m
   close(fds[0]);
   if (!reaped) {
     kill(-pid, SIGKILL);
+    if (place) place->kill();
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     outcome.ending = ChildOutcome::TimedOut;
@@ -138,6 +152,8 @@ ChildOutcome run_in_child(const std::function<int(int fd)>& body, std::chrono::m
     outcome.ending = ChildOutcome::Signaled;
     outcome.code = WTERMSIG(status);
   }
+  // Kills what is still in the place (a helper that closed the pipe) and removes it.
+  place.reset();
   if (outcome.output.size() > output_cap)
     outcome.output.erase(0, outcome.output.size() - output_cap);
   outcome.seconds = seconds_since(start);
@@ -145,7 +161,7 @@ ChildOutcome run_in_child(const std::function<int(int fd)>& body, std::chrono::m
 }
 
 ChildOutcome run_shell_command(const std::string& command, std::chrono::milliseconds timeout,
-                               std::size_t output_cap) {
+                               std::size_t output_cap, ChildContainment* containment) {
   return run_in_child(
       [&command](int fd) {
         int null = open("/dev/null", O_RDONLY);
@@ -158,7 +174,7 @@ ChildOutcome run_shell_command(const std::string& command, std::chrono::millisec
         (void)ignored;
         return 127;
       },
-      timeout, output_cap);
+      timeout, output_cap, {}, containment);
 }
 
 std::string describe_ending(const ChildOutcome& outcome, std::chrono::milliseconds timeout) {

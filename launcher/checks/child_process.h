@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "launcher/checks/child_containment.h"
+
 namespace pai::checks {
 
 /// How a child ended and what it wrote.
@@ -27,15 +29,19 @@ struct ChildOutcome {
 /// parent reads) and _exits with its return value. The parent keeps the last `output_cap`
 /// bytes read, hands every chunk to `on_output` (when set) as it arrives, and when the child
 /// exits or `timeout` passes kills the child's whole process group with SIGKILL and reaps the
-/// child. Throws std::system_error if the pipe or the fork cannot be made.
+/// child. With `containment` the child first enters a place of its own (a cgroup), and when
+/// it ends, however it ends, everything in that place is killed too: also what left its
+/// process group. A child that cannot enter it exits 1 with "cannot enter the check's
+/// cgroup". Throws std::system_error if the pipe or the fork cannot be made.
 ChildOutcome run_in_child(const std::function<int(int fd)>& body, std::chrono::milliseconds timeout,
                           std::size_t output_cap,
-                          const std::function<void(std::string_view chunk)>& on_output = {});
+                          const std::function<void(std::string_view chunk)>& on_output = {},
+                          ChildContainment* containment = nullptr);
 
 /// run_in_child() executing `/bin/sh -c command` with stdin from /dev/null and stdout and stderr
 /// both into the captured output. A command that cannot be executed exits with 127.
 ChildOutcome run_shell_command(const std::string& command, std::chrono::milliseconds timeout,
-                               std::size_t output_cap);
+                               std::size_t output_cap, ChildContainment* containment = nullptr);
 
 /// "exited with status 3", "killed by signal 9 (Killed)", "timed out after 60s (process group
 /// killed)": how `outcome` ended, for summaries.

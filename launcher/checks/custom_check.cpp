@@ -6,9 +6,9 @@
 
 namespace pai::checks {
 
-CheckResult run_custom_check(const CustomCheck& check) {
+CheckResult run_custom_check(const CustomCheck& check, ChildContainment* containment) {
   std::chrono::milliseconds timeout(check.timeout_seconds * 1000);
-  ChildOutcome outcome = run_shell_command(check.command, timeout, kCustomOutputCap);
+  ChildOutcome outcome = run_shell_command(check.command, timeout, kCustomOutputCap, containment);
   bool passed = outcome.ending == ChildOutcome::Exited && outcome.code == 0;
   CheckResult result =
       make_result("custom:" + check.name, passed ? CheckResult::Passed : CheckResult::Failed,

@@ -145,7 +145,8 @@ CheckResult run_gpu_check(const Plan& plan, const Placement& placement, const Ch
                           std::int64_t timeout_seconds) {
   int expected = expected_gpus(plan, placement);
   return run_isolated(
-      "gpu", [&] { return inspect(expected, options); }, std::chrono::seconds(timeout_seconds));
+      "gpu", [&] { return inspect(expected, options); }, std::chrono::seconds(timeout_seconds),
+      options.containment);
 }
 
 }  // namespace pai::checks

@@ -20,7 +20,8 @@ constexpr std::string_view kMessagePrefix = "message ";
 
 CheckResult run_isolated(const std::string& name,
                          const std::function<CheckResult(const SendToParent& send)>& body,
-                         std::chrono::milliseconds timeout, const OnChildMessage& on_message) {
+                         std::chrono::milliseconds timeout, const OnChildMessage& on_message,
+                         ChildContainment* containment) {
   // The pipe carries zero or more "message <text>" lines, then the result's JSON, which a
   // compact dump keeps on one line.
   std::string pending;
@@ -47,7 +48,7 @@ CheckResult run_isolated(const std::string& name,
         }
         return write_all(fd, to_json(result)) ? 0 : 1;
       },
-      timeout, kResultCap, on_output);
+      timeout, kResultCap, on_output, containment);
   CheckResult result;
   bool parsed = false;
   if (outcome.ending == ChildOutcome::Exited && outcome.code == 0) {
@@ -71,8 +72,9 @@ CheckResult run_isolated(const std::string& name,
 }
 
 CheckResult run_isolated(const std::string& name, const std::function<CheckResult()>& body,
-                         std::chrono::milliseconds timeout) {
-  return run_isolated(name, [&body](const SendToParent&) { return body(); }, timeout, {});
+                         std::chrono::milliseconds timeout, ChildContainment* containment) {
+  return run_isolated(
+      name, [&body](const SendToParent&) { return body(); }, timeout, {}, containment);
 }
 
 }  // namespace pai::checks

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "launcher/checks/check_result.h"
+#include "launcher/checks/child_containment.h"
 
 namespace pai::checks {
 
@@ -23,13 +24,16 @@ using OnChildMessage = std::function<void(const std::string& message)>;
 ///   "timed out after 300s (process group killed)", "killed by signal 11 (Segmentation fault)",
 ///   "exited with status 1 without a result".
 /// What the body passes to its SendToParent reaches `on_message` while the child still runs
-/// (the nccl check publishes its ncclUniqueId this way).
+/// (the nccl check publishes its ncclUniqueId this way). With `containment` the child runs in a
+/// place of its own, killed with all it holds when the check ends (child_process.h).
 CheckResult run_isolated(const std::string& name,
                          const std::function<CheckResult(const SendToParent& send)>& body,
-                         std::chrono::milliseconds timeout, const OnChildMessage& on_message);
+                         std::chrono::milliseconds timeout, const OnChildMessage& on_message,
+                         ChildContainment* containment = nullptr);
 
 /// run_isolated() for a body that sends no messages.
 CheckResult run_isolated(const std::string& name, const std::function<CheckResult()>& body,
-                         std::chrono::milliseconds timeout);
+                         std::chrono::milliseconds timeout,
+                         ChildContainment* containment = nullptr);
 
 }  // namespace pai::checks

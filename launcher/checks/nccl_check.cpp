@@ -334,7 +334,7 @@ CheckResult run_all_reduce(const Plan& plan, const CheckOptions& options, double
             Clock::now() + timeout - std::min<Clock::duration>(kAbortMargin, timeout / 2);
         return all_reduce(plan, options, min_busbw, deadline, send);
       },
-      timeout, on_message);
+      timeout, on_message, options.containment);
 }
 
 }  // namespace

@@ -261,7 +261,10 @@ CheckResult run_network_check(const Plan& plan, const Placement& placement,
   auto ports = reserved_ports(plan, placement, options);
   int taken = 0;
   for (int p : ports) {
-    std::string why = port_taken(p, placement.host.address);
+    // Reserved first: of two launchers checking the port at once, one wins the name.
+    std::string why =
+        options.reservations ? options.reservations->reserve(placement.host.address, p) : "";
+    if (why.empty()) why = port_taken(p, placement.host.address);
     if (!why.empty()) {
       // The first names the way out: most often another job on this node holds the range.
       problems.push_back("port " + std::to_string(p) + " is not free: " + why +

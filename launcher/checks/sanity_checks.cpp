@@ -54,7 +54,8 @@ std::vector<CheckResult> run_sanity_checks(const Plan& plan, const Placement& pl
     } else if (name == "fingerprint") {
       results.push_back(run_fingerprint_check(plan, placement, options));
     } else {
-      for (const auto& check : plan.sanity_check.custom) results.push_back(run_custom_check(check));
+      for (const auto& check : plan.sanity_check.custom)
+        results.push_back(run_custom_check(check, options.containment));
     }
   }
   return results;

@@ -1,5 +1,7 @@
 #include "launcher/commands/check_command.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +14,7 @@
 #include "launcher/checks/history_check.h"
 #include "launcher/checks/sanity_checks.h"
 #include "launcher/commands/coordinator_address.h"
+#include "launcher/node/check_cgroups.h"
 #include "libpai/plan_json.h"
 
 namespace pai::launcher {
@@ -94,6 +97,11 @@ int run_check_command(const CheckCommandOptions& options, std::ostream& out, std
   }
   checks::CheckOptions check_options = options.checks;
   check_options.only = options.only;
+  // The checks' children in cgroups of their own, as a launcher's. The tree is this process's
+  // (a launcher of the job may be checking beside it); without cgroup v2 the process groups
+  // hold them, as `run` says.
+  CheckCgroups cgroups("pai_check-" + std::to_string(::getpid()), [](const std::string&) {});
+  check_options.containment = &cgroups;
   std::vector<CheckResult> results = checks::run_sanity_checks(plan, *placement, check_options);
   const std::string& node = placement->host.name;
   checks::Quarantine quarantine;

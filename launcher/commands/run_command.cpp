@@ -16,12 +16,14 @@
 #include <stdexcept>
 
 #include "launcher/checks/history_check.h"
+#include "launcher/checks/port_reservations.h"
 #include "launcher/checks/sanity_checks.h"
 #include "launcher/commands/coordinator_address.h"
 #include "launcher/commands/served_coordinator.h"
 #include "launcher/commands/torchrun_facts.h"
 #include "launcher/logs/event_log.h"
 #include "launcher/logs/output_writers.h"
+#include "launcher/node/check_cgroups.h"
 #include "launcher/node/node_identity.h"
 #include "launcher/node/run_node_agent.h"
 #include "launcher/node/slurm_inventory.h"
@@ -93,10 +95,10 @@ std::string self_path() {
   return ec ? std::string("pai-launch") : path.string();
 }
 
-// Runs this node's checks and reports them in the journal and on the terminal.
+// Runs this node's checks with `options` and reports them in the journal and on the terminal.
 std::vector<checks::CheckResult> run_checks(const Plan& plan, const Placement& placement,
-                                            EventLog& events, bool serving_coordinator = false) {
-  checks::CheckOptions options;
+                                            EventLog& events, checks::CheckOptions options,
+                                            bool serving_coordinator = false) {
   options.coordinator_served_here = serving_coordinator;
   auto results = checks::run_sanity_checks(plan, placement, options);
   checks::keep_history(plan, placement.host.name, &results);
@@ -130,6 +132,12 @@ struct NodeRun {
   std::unique_ptr<NodeLock> node_lock;  // held from the control folder's making to the end
   std::optional<JobToken> token;        // the plan was verified with it; always in a job
   std::unique_ptr<EventLog> events;
+  // Where the checks' children run (made after the node lock, when the plan checks), the
+  // ports the network check holds until the launcher exits, and how every round of checks
+  // runs.
+  std::unique_ptr<CheckCgroups> check_cgroups;
+  std::unique_ptr<checks::PortReservations> port_reservations;
+  checks::CheckOptions check_options;
 };
 
 // ---- the steps of run_command, in order ----
@@ -278,12 +286,25 @@ std::unique_ptr<NodeLock> lock_node(const NodeRun& run) {
 // earlier one left (os/cgroup.h).
 std::string cgroup_name(const NodeRun& run) { return "pai-" + run.plan.name + "." + run.node; }
 
+// The checks' children in cgroups of their own (node/check_cgroups.h), when the plan checks:
+// after the node lock, like the ranks' tree, so a stale tree is never a running launcher's.
+// The ports the network check passes stay reserved until the launcher exits
+// (checks/port_reservations.h): another job's launcher cannot pass its check on them.
+void prepare_checks(NodeRun& run) {
+  if (!run.plan.sanity_check.enabled) return;
+  run.check_cgroups = std::make_unique<CheckCgroups>(check_cgroups_name(run.plan.name, run.node),
+                                                     [](const std::string& text) { say(text); });
+  run.check_options.containment = run.check_cgroups.get();
+  run.port_reservations = std::make_unique<checks::PortReservations>();
+  run.check_options.reservations = run.port_reservations.get();
+}
+
 // ---- a one-node job ----
 
 // Its checks must pass before anything starts.
 bool passes_checks_alone(NodeRun& run) {
   const auto t = Clock::now();
-  if (!checks::all_passed(run_checks(run.plan, *run.placement, *run.events))) {
+  if (!checks::all_passed(run_checks(run.plan, *run.placement, *run.events, run.check_options))) {
     run.events->record(
         journal::JobFailed{.job = run.plan.name, .reason = "sanity checks failed", .exit_code = 1});
     say("error: sanity checks failed on " + run.placement->host.name + "; nothing was started" +
@@ -383,7 +404,7 @@ std::vector<checks::CheckResult> check_before_joining(NodeRun& run, bool hosts_c
     }
   }
   const auto results = run_checks(plan, run.placement != nullptr ? *run.placement : as_spare,
-                                  *run.events, hosts_coordinator);
+                                  *run.events, run.check_options, hosts_coordinator);
   say(std::string("sanity checks: ") + (checks::all_passed(results) ? "passed" : "FAILED") +
       "; reporting to the coordinator" + took(t));
   return results;
@@ -422,6 +443,7 @@ NodeAgentOptions agent_options(const NodeRun& run, const RunOptions& options,
   agent.rendezvous_timeout = options.rendezvous_timeout;
   agent.heartbeat_interval = options.heartbeat_interval;
   agent.checks = std::move(results);
+  agent.check_options = run.check_options;
   agent.serves_coordinator = hosts_coordinator;
   agent.run_dir = run.control_dir;
   agent.supervisor.log_dir = run.log_dir;
@@ -476,8 +498,10 @@ int run_loaded(NodeRun& run, const NodeHints& hints, const RunOptions& options,
   run.control_dir = make_control_dir(run, options);
   run.node_lock = lock_node(run);
   open_journal(run, options);
+  prepare_checks(run);
   const int code = run.in_job ? run_in_job(run, options, start, std::move(coordinator))
                               : run_alone(run, options, start);
+  run.check_cgroups.reset();
   // Empty once the supervisor removed its socket and rings and the lock is gone; the job's
   // folder stays while another launcher of the job on this machine has one in it.
   run.node_lock.reset();

@@ -473,7 +473,7 @@ void NodeAgent::run_checks(int attempt) {
                    : "running the sanity checks again (try " + std::to_string(attempt) + " of " +
                          std::to_string(plan_.sanity_check.max_attempts) + ")");
   const Placement& p = plan_.placements.at(std::max(global_instance_, 0));
-  checks::CheckOptions check_options;
+  checks::CheckOptions check_options = options_.check_options;
   check_options.coordinator_served_here = options_.serves_coordinator;
   parts_.checks.start(p, check_options, [this](std::vector<checks::CheckResult> results) {
     for (const auto& r : results) {

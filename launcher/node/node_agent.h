@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "launcher/checks/check_options.h"
 #include "launcher/checks/check_result.h"
 #include "launcher/logs/event_log.h"
 #include "launcher/net/protocol.h"
@@ -47,6 +48,9 @@ struct NodeAgentOptions {
   bool serves_coordinator = false;
   /// Results of the checks run before joining.
   std::vector<checks::CheckResult> checks;
+  /// How the checks run again on the coordinator's request (their children's containment);
+  /// coordinator_served_here is set from serves_coordinator.
+  checks::CheckOptions check_options;
   /// Directory for the hostfile of the final assignment (MPI jobs).
   std::string run_dir;
   SupervisorOptions supervisor;

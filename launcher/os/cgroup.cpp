@@ -225,6 +225,14 @@ std::string CgroupTree::rank_dir(const std::string& instance, int rank) {
   return dir;
 }
 
+std::string CgroupTree::leaf_dir(const std::string& name) {
+  const std::string dir = dir_ + "/" + name;
+  make_dir(dir);
+  return dir;
+}
+
+void CgroupTree::remove(const std::string& name) { destroy_cgroup(dir_ + "/" + name); }
+
 void CgroupTree::kill(const std::string& instance) {
   const std::string instance_dir = dir_ + "/" + instance;
   if (is_dir(instance_dir)) write_file(instance_dir.c_str(), "cgroup.kill", "1");

@@ -66,9 +66,14 @@ class CgroupTree {
 
   /// The rank's cgroup, created when missing: `<dir>/<instance>/rank-<rank>`. Throws CgroupError.
   std::string rank_dir(const std::string& instance, int rank);
-  /// Kills every process of the instance (cgroup.kill of `<dir>/<instance>`); no-op when the
-  /// instance never had a cgroup.
+  /// A cgroup of its own directly under the tree, created when missing: `<dir>/<name>` (a
+  /// sanity check's child). Throws CgroupError.
+  std::string leaf_dir(const std::string& name);
+  /// Kills every process of the instance (cgroup.kill of `<dir>/<instance>`; any folder
+  /// under the tree, a leaf_dir() too); no-op when the instance never had a cgroup.
   void kill(const std::string& instance);
+  /// Kills every process in `<dir>/<name>` and removes it (destroy_cgroup()).
+  void remove(const std::string& name);
   /// Kills every process of every instance.
   void kill_all();
 

@@ -39,8 +39,17 @@ int Containment::open_rank(const std::string& instance, int rank) {
   return open_cgroup_procs(tree_->rank_dir(instance, rank));
 }
 
+int Containment::open_leaf(const std::string& name) {
+  if (!tree_) return -1;
+  return open_cgroup_procs(tree_->leaf_dir(name));
+}
+
 void Containment::kill(const std::string& instance) {
   if (tree_) tree_->kill(instance);
+}
+
+void Containment::remove_leaf(const std::string& name) {
+  if (tree_) tree_->remove(name);
 }
 
 std::string Containment::rank_cgroup(const std::string& instance, int rank) const {

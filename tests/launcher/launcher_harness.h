@@ -169,6 +169,18 @@ inline bool wait_for_file(const std::string& path, double timeout_s = 10) {
   return false;
 }
 
+/// The pid a process wrote to `path` as one line ("echo $$ > path"), once the line is whole;
+/// -1 after `timeout_s`.
+inline pid_t wait_for_pid_in(const std::string& path, double timeout_s = 10) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string text = slurp(path);
+    if (!text.empty() && text.back() == '\n') return std::stoi(text);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return -1;
+}
+
 /// Pids of live processes whose environment holds PAI_JOB_NAME=`job` (the job's processes
 /// and their descendants). Reaps zombies that came back to this test as subreaper, and
 /// gives dying processes up to `settle_s` to go.
@@ -200,6 +212,32 @@ inline std::vector<int> leftover_processes(const std::string& job, double settle
     if (found.empty() || std::chrono::steady_clock::now() >= deadline) return found;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+}
+
+/// Whether `pid` runs; a zombie (dead, not yet reaped) counts as gone.
+inline bool process_alive(pid_t pid) {
+  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const std::size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+/// Whether `pid` is gone within `seconds` (reaped when it is this process's child).
+inline bool process_gone_within(pid_t pid, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    waitpid(pid, nullptr, WNOHANG);
+    if (!process_alive(pid)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+/// process_gone_within(), and a SIGKILL for `pid` when it is not gone, so that a failing test
+/// leaves nothing running.
+inline bool process_gone_or_killed(pid_t pid, double seconds) {
+  if (process_gone_within(pid, seconds)) return true;
+  kill(pid, SIGKILL);
+  return false;
 }
 
 /// Number of lines of `text` holding `needle`.

@@ -279,4 +279,34 @@ TEST_CASE("a reserved port in use fails - free ports pass") {
   CHECK(ok.summary == "1 reserved port free");
 }
 
+TEST_CASE("ports another launcher's check holds fail this one's check naming portRange") {
+  // A port free for TCP: the other job's ranks have not bound it yet.
+  int free_port = 0;
+  {
+    Listener listener;
+    free_port = listener.port;
+  }
+  Plan plan = test::one_node_plan();
+  plan.placements.front().ports["sync"] = {free_port};
+  PortReservations first_job, second_job;
+  CheckOptions first;
+  first.reservations = &first_job;
+  CHECK(run_network_check(plan, plan.placements.front(), first).status == CheckResult::Passed);
+
+  CheckOptions second;
+  second.reservations = &second_job;
+  CheckResult r = run_network_check(plan, plan.placements.front(), second);
+  CHECK(r.status == CheckResult::Failed);
+  CHECK(r.summary ==
+        "port " + std::to_string(free_port) +
+            " is not free: reserved by another pai-launch on this host (pid " +
+            std::to_string(getpid()) +
+            ") (another job on this node? this job's ports come from portRange " +
+            std::to_string(plan.port_range_min) + "-" + std::to_string(plan.port_range_max) +
+            ": set portRange.min and portRange.max in the job spec to a range no other job "
+            "here uses)");
+  // The first job's own launcher checking again still passes.
+  CHECK(run_network_check(plan, plan.placements.front(), first).status == CheckResult::Passed);
+}
+
 }  // namespace network_check_test

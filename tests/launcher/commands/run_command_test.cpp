@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "launcher/launcher_harness.h"
+#include "launcher/os/cgroup.h"
 #include "libpai/plan_seal.h"
 
 namespace run_command_test {
@@ -248,9 +249,9 @@ TEST_CASE("a journal that fills up during the job never ends it") {
   TempDir dir;
   // Journal-only records: each hang-interval request is one line in events.jsonl.
   const std::string path = write_plan(
-      dir, local_plan("run-journal-fills",
-                      "i=0; while [ $i -lt 40 ]; do " + kLauncher +
-                          " ctl hang-interval 60 || exit 9; i=$((i+1)); done"));
+      dir,
+      local_plan("run-journal-fills", "i=0; while [ $i -lt 40 ]; do " + kLauncher +
+                                          " ctl hang-interval 60 || exit 9; i=$((i+1)); done"));
   Launcher launcher(dir, {"run", "--plan", path, "--log-dir", dir / "logs"});
   // The launcher's files may grow to 1,500 bytes: its terminal lines fit, its journal not.
   const rlimit limit{1500, 1500};
@@ -428,8 +429,9 @@ TEST_CASE("usage errors exit 2") {
       run_launcher(dir, {"run", "--plan", write_plan(dir, local_plan("run-forever", "exit 0")),
                          "--rendezvous-timeout", "9223372036854775807"});
   CHECK(forever.code == 2);
-  CHECK(count_lines_with(forever.err, "--rendezvous-timeout 9223372036854775807: duration must "
-                                      "be at most 365d, got \"9223372036854775807\"") == 1);
+  CHECK(count_lines_with(forever.err,
+                         "--rendezvous-timeout 9223372036854775807: duration must "
+                         "be at most 365d, got \"9223372036854775807\"") == 1);
 }
 
 TEST_CASE("failing sanity checks start nothing and exit 1 - passing ones let the job run") {
@@ -456,6 +458,59 @@ TEST_CASE("failing sanity checks start nothing and exit 1 - passing ones let the
   CHECK(passed.code == 0);
   CHECK(count_lines_with(passed.err, "pai-launch: sanity checks: passed [") == 1);
   CHECK(std::filesystem::exists(dir / "started"));
+}
+
+TEST_CASE("what a sanity check starts in a session of its own is gone when the check ends") {
+  TempDir dir;
+  auto plan = local_plan("run-check-helper", "test -e " + dir.path() + "/helper");
+  plan.sanity_check.enabled = true;
+  plan.sanity_check.checks = {};
+  // A helper that leaves the check's process group and closes its output, as a daemon does.
+  const std::string pid_file = dir / "helper";
+  plan.sanity_check.custom = {pai::CustomCheck{
+      "helper",
+      "setsid sh -c 'echo $$ > " + pid_file + "; exec sleep 120' > /dev/null 2>&1 & while [ ! -s " +
+          pid_file + " ]; do sleep 0.01; done",
+      10}};
+  auto r = run_launcher(dir, {"run", "--plan", write_plan(dir, plan), "--log-dir", dir / "logs"});
+  CHECK(r.code == 0);
+  const pid_t helper = std::stoi(slurp(pid_file));
+  REQUIRE(helper > 0);
+  const bool gone = process_gone_or_killed(helper, 2);
+  if (pai::launcher::cgroup_support().unavailable.empty()) {
+    CHECK(gone);
+  } else {
+    // Without cgroup v2 the check's process group alone holds it, and the launcher says so.
+    CHECK(count_lines_with(r.err,
+                           "pai-launch: sanity checks: warning: no cgroup v2 "
+                           "containment (") == 1);
+  }
+}
+
+TEST_CASE("without cgroup v2 a check's children have their process groups - said once") {
+  // A mount namespace without the cgroup2 file system, as on a host that has none.
+  if (::geteuid() != 0 || std::system("unshare --mount true 2>/dev/null") != 0) {
+    WARN("skipped: needs root and unshare --mount to hide the cgroup2 file system");
+    return;
+  }
+  TempDir dir;
+  auto plan = local_plan("run-check-no-cgroup", "true");
+  plan.sanity_check.enabled = true;
+  plan.sanity_check.checks = {};
+  plan.sanity_check.custom = {pai::CustomCheck{"quick", "echo fine", 10}};
+  const std::string command =
+      "unshare --mount --propagation private sh -c 'umount -a -l -t cgroup2 && exec " + kLauncher +
+      " run --plan " + write_plan(dir, plan) + " --log-dir " + dir / "logs" + "' > " + dir / "out" +
+      " 2> " + dir / "err";
+  const int status = std::system(command.c_str());
+  const std::string err = slurp(dir / "err");
+  INFO(err);
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(count_lines_with(err,
+                         "pai-launch: sanity checks: warning: no cgroup v2 containment (no "
+                         "cgroup2 file system is mounted): processes are held by process "
+                         "groups only") == 1);
+  CHECK(count_lines_with(err, "pai-launch: check custom:quick: passed") == 1);
 }
 
 }  // namespace run_command_test

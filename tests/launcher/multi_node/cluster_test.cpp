@@ -1,5 +1,10 @@
 // Multi-node jobs end to end: real launchers as a cluster on one machine (issue 4).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <set>
 
 #include "launcher/multi_node/cluster_harness.h"
@@ -186,6 +191,48 @@ TEST_CASE("a node whose custom sanity check fails is replaced by the spare") {
   CHECK(cluster.launcher("node-4").err().find("assigned worker-1") != std::string::npos);
   CHECK(cluster.launcher("node-2").err().find("replaced") != std::string::npos);
   CHECK(leftover_processes("mn-check-spare").empty());
+}
+
+TEST_CASE(
+    "what sanity checks start in sessions of their own ends with them - the next run "
+    "listens on the coordinator's port") {
+  TempDir out;
+  Plan plan = cluster_plan("mn-check-helpers", 147, 2, 0, "true");
+  plan.sanity_check.enabled = true;
+  plan.sanity_check.checks = {};
+  // On each node, a helper out of the check's process group and its output (issue 38).
+  // Its pid in a file of its own per check, written once it is out of the group.
+  plan.sanity_check.custom = {CustomCheck{
+      "helper",
+      "p=" + out.path() +
+          "/helper.$$; setsid sh -c \"echo \\$\\$ > $p; exec sleep 120\" > /dev/null 2>&1 & "
+          "while [ ! -s $p ]; do sleep 0.01; done",
+      10}};
+  for (int run = 1; run <= 2; ++run) {
+    INFO("run " << run);
+    Cluster cluster(plan);
+    cluster.start_all();
+    expect_all_exit(cluster.wait_all(), 0, cluster);
+    int count = 0;
+    for (const std::string& name : files_in(out.path())) {
+      const pid_t pid = std::stoi(slurp(out / name));
+      CHECK(process_gone_or_killed(pid, 2));
+      std::remove((out / name).c_str());
+      ++count;
+    }
+    CHECK(count == 2);
+    // Nothing holds the coordinator's port: the next run listens on it.
+    const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int one = 1;
+    ::setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(plan.coordinator.port));
+    ::inet_pton(AF_INET, plan.coordinator.address.c_str(), &address.sin_addr);
+    CHECK(::bind(s, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    CHECK(::listen(s, 1) == 0);
+    ::close(s);
+  }
 }
 
 TEST_CASE("the coordinator refuses a launcher whose plan differs from its own") {

@@ -23,10 +23,11 @@ using namespace pai::testing;
 
 namespace {
 
-// A one-node job named `name` on 127.194.0.1 with the default port range, two labelled
-// ports and the network check (which checks they are free), compiled by pai-compile.
+// A one-node job named `name` on 127.194.0.1 with the default port range (or `more` spec
+// lines' portRange), two labelled ports and the network check (which checks they are free),
+// compiled by pai-compile.
 std::unique_ptr<Cluster> compiled_job(const TempDir& dir, const std::string& name,
-                                      const std::string& command) {
+                                      const std::string& command, const std::string& more = "") {
   spit(dir / "job.yaml",
        "apiVersion: pai/v1\nkind: Job\nname: " + name +
            "\nhosts:\n  - {name: node-1, address: 127.194.0.1}\n"
@@ -34,7 +35,8 @@ std::unique_ptr<Cluster> compiled_job(const TempDir& dir, const std::string& nam
            "    command: " +
            command +
            "\nfaultTolerance:\n  restart: {enabled: false}\n  gracePeriod: 1s\n"
-           "sanityCheck:\n  checks: [network]\n");
+           "sanityCheck:\n  checks: [network]\n" +
+           more);
   const std::string out = dir / "out";
   const int status = std::system((PAI_BINARY_DIR "/compiler/pai-compile " + dir / "job.yaml" +
                                   " -o " + out + " > " + dir / "compile.log 2>&1")
@@ -103,6 +105,32 @@ TEST_CASE("a job whose port is taken fails its network check with the way out: p
                         ": set portRange.min and portRange.max in the job spec") !=
         std::string::npos);
   CHECK(leftover_processes("second-job-taken").empty());
+}
+
+TEST_CASE(
+    "two jobs started together on one portRange: one runs, the other's check names "
+    "portRange") {
+  // Both checks come before either job's ranks bind a port: probing alone passed both.
+  TempDir a_dir, b_dir;
+  const std::string range = "portRange: {min: 31100, max: 31199}\n";
+  auto a = compiled_job(a_dir, "second-job-race-a", "sleep 3", range);
+  auto b = compiled_job(b_dir, "second-job-race-b", "sleep 3", range);
+  REQUIRE(ports_of(a->plan()) == ports_of(b->plan()));
+  a->start_all();
+  b->start_all();
+  const int a_code = a->wait_all(40).at("node-1");
+  const int b_code = b->wait_all(40).at("node-1");
+  const std::string transcripts = a->transcript() + b->transcript();
+  INFO(transcripts);
+  CHECK(((a_code == 0) != (b_code == 0)));
+  const Cluster& refused = a_code == 0 ? *b : *a;
+  const std::string said = refused.transcript();
+  CHECK(said.find("is not free: reserved by another pai-launch on this host (pid ") !=
+        std::string::npos);
+  CHECK(said.find("this job's ports come from portRange 31100-31199: set portRange.min and "
+                  "portRange.max in the job spec") != std::string::npos);
+  CHECK(leftover_processes("second-job-race-a").empty());
+  CHECK(leftover_processes("second-job-race-b").empty());
 }
 
 }  // namespace second_job_test

@@ -16,27 +16,11 @@
 namespace cgroup_test {
 
 using namespace pai::launcher;
+using pai::testing::process_gone_within;
 using pai::testing::spit;
 using pai::testing::TempDir;
 
 namespace {
-
-bool alive(pid_t pid) {
-  // A zombie (dead, not yet reaped) counts as gone.
-  const std::string stat = pai::testing::slurp("/proc/" + std::to_string(pid) + "/stat");
-  const std::size_t paren = stat.rfind(')');
-  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
-}
-
-bool gone_within(pid_t pid, double seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    ::waitpid(pid, nullptr, WNOHANG);
-    if (!alive(pid)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
 
 bool is_dir(const std::string& path) {
   struct stat st {};
@@ -58,14 +42,9 @@ pid_t spawn_in(const std::string& dir, const std::string& grandchild_file) {
 }
 
 pid_t read_pid(const std::string& file) {
-  REQUIRE(pai::testing::wait_for_file(file));
-  for (int i = 0; i < 100; ++i) {
-    const std::string text = pai::testing::slurp(file);
-    if (!text.empty() && text.back() == '\n') return std::stoi(text);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  FAIL("no pid in " << file);
-  return -1;
+  const pid_t pid = pai::testing::wait_for_pid_in(file);
+  REQUIRE(pid > 0);
+  return pid;
 }
 
 // The real cgroup v2 of this process, or a reason to skip the test.
@@ -130,8 +109,8 @@ TEST_CASE("killing an instance's cgroup ends processes that left its process gro
   const pid_t grandchild = read_pid(dir / "grandchild");
   CHECK(::getpgid(grandchild) != ::getpgid(child));
   tree.kill("worker-0");
-  CHECK(gone_within(child, 5));
-  CHECK(gone_within(grandchild, 5));
+  CHECK(process_gone_within(child, 5));
+  CHECK(process_gone_within(grandchild, 5));
 }
 
 TEST_CASE("a stale tree of an earlier launcher is killed and replaced") {
@@ -149,8 +128,8 @@ TEST_CASE("a stale tree of an earlier launcher is killed and replaced") {
   const pid_t grandchild = read_pid(dir / "grandchild");
   CgroupTree second(own, name);
   CHECK(second.stale_processes() == 2);  // the shell and its setsid'd sleep
-  CHECK(gone_within(child, 5));
-  CHECK(gone_within(grandchild, 5));
+  CHECK(process_gone_within(child, 5));
+  CHECK(process_gone_within(grandchild, 5));
   CHECK(is_dir(second.dir()));
   CHECK_FALSE(is_dir(stale_dir + "/worker-0"));
 }
@@ -176,7 +155,7 @@ TEST_CASE("a launcher killed with SIGKILL leaves nothing running: the watchdog k
   const pid_t grandchild = read_pid(dir / "grandchild");
   ::kill(launcher, SIGKILL);
   ::waitpid(launcher, nullptr, 0);
-  CHECK(gone_within(grandchild, 5));
+  CHECK(process_gone_within(grandchild, 5));
   // The watchdog removes the tree once everything in it is gone.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (is_dir(tree_dir) && std::chrono::steady_clock::now() < deadline) {
