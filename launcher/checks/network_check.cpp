@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "launcher/checks/rdma_ports.h"
+#include "libpai/port_range_hint.h"
 
 namespace pai::checks {
 namespace {
@@ -268,13 +269,7 @@ CheckResult run_network_check(const Plan& plan, const Placement& placement,
     if (!why.empty()) {
       // The first names the way out: most often another job on this node holds the range.
       problems.push_back("port " + std::to_string(p) + " is not free: " + why +
-                         (taken > 0 ? ""
-                                    : " (another job on this node? this job's ports come from "
-                                      "portRange " +
-                                          std::to_string(plan.port_range_min) + "-" +
-                                          std::to_string(plan.port_range_max) +
-                                          ": set portRange.min and portRange.max in the job "
-                                          "spec to a range no other job here uses)"));
+                         (taken > 0 ? "" : " (" + port_range_hint(plan) + ")"));
       ++taken;
     }
   }
