@@ -25,9 +25,9 @@ struct CoordinatorMachine::Impl {
       : state(std::move(plan), settings, now),
         rendezvous(state),
         control(state),
-        beat_period(net::coordinator_beat_intervals(state.plan) *
-                    settings.heartbeat_interval),
-        next_heartbeat(now + beat_period) {}
+        beat_period(net::coordinator_beat_intervals(state.plan) * settings.heartbeat_interval),
+        next_heartbeat(now + beat_period),
+        given_up_after(net::coordinator_misses(state.plan) * settings.heartbeat_interval) {}
 
   CoordinatorState state;
   Rendezvous rendezvous;
@@ -40,6 +40,14 @@ struct CoordinatorMachine::Impl {
   /// How often each launcher gets a heartbeat of ours.
   std::chrono::milliseconds beat_period;
   Clock::time_point next_heartbeat;
+  /// How long the launchers wait for a beat of this coordinator before they give up on it.
+  std::chrono::milliseconds given_up_after;
+
+  /// True when this coordinator beat no launcher for longer than they wait for it (its
+  /// process was stopped, its node stalled): they gave up on it and ended their side of the
+  /// job, so their connections closing or falling silent is no loss of theirs. The job then
+  /// fails, saying so (once).
+  bool stalled(Clock::time_point now);
 
   /// Runs `body` with the state's outbox set; nothing escapes.
   template <class Body>
@@ -406,9 +414,26 @@ void CoordinatorMachine::Impl::begin_job(Clock::time_point now) {
   job->start(now);
 }
 
+bool CoordinatorMachine::Impl::stalled(Clock::time_point now) {
+  if (state.phase == Phase::Finished) return false;
+  const auto since_beat = now - (next_heartbeat - beat_period);
+  if (since_beat <= given_up_after) return false;
+  const std::string reason =
+      "this coordinator sent no heartbeat for " +
+      seconds_text(std::chrono::duration_cast<std::chrono::milliseconds>(since_beat)) +
+      " (its process was stopped or its node stalled), longer than its launchers wait for it (" +
+      seconds_text(given_up_after) +
+      "): they ended the job on their side, nothing can be "
+      "restarted from here";
+  state.finish_job(1, reason, journal::JobFailed{.reason = reason, .exit_code = 1},
+                   "job failed: " + reason);
+  return true;
+}
+
 void CoordinatorMachine::Impl::gone(int session, const std::string& why, Clock::time_point now) {
   auto it = state.sessions.find(session);
   if (it == state.sessions.end()) return;
+  if (it->second.launcher() && stalled(now)) return;
   const int node = it->second.node;
   const Peer peer = it->second.peer;
   state.sessions.erase(it);
@@ -432,7 +457,7 @@ void CoordinatorMachine::Impl::gone(int session, const std::string& why, Clock::
 }
 
 void CoordinatorMachine::Impl::tick(Clock::time_point now) {
-  if (state.phase == Phase::Finished) return;
+  if (state.phase == Phase::Finished || stalled(now)) return;
   if (now >= next_heartbeat) {
     for (const auto& [id, session] : state.sessions) {
       if (session.launcher()) state.send(id, net::CoordinatorToNode{net::Heartbeat{}});
@@ -482,6 +507,14 @@ std::vector<Action> CoordinatorMachine::disconnected(int session, const std::str
                                                      Clock::time_point now) {
   return impl_->serve([&] {
     if (impl_->state.phase != Phase::Finished) impl_->gone(session, why, now);
+  });
+}
+
+std::vector<Action> CoordinatorMachine::cut_off(const std::string& reason, Clock::time_point) {
+  return impl_->serve([&] {
+    if (impl_->state.phase == Phase::Finished) return;
+    impl_->state.finish_job(1, reason, journal::JobFailed{.reason = reason, .exit_code = 1},
+                            "job failed: " + reason);
   });
 }
 

@@ -94,6 +94,10 @@ class CoordinatorMachine {
   std::vector<Action> disconnected(int session, const std::string& why, Clock::time_point now);
   /// Time passed: deadlines (rendezvous timeout, backoff, heartbeats due, job-wide hang).
   std::vector<Action> tick(Clock::time_point now);
+  /// The coordinator's own node is cut off from the others (the server tells: every other
+  /// launcher went silent at once): the job fails with `reason`, nothing restarts, no node is
+  /// blamed as lost.
+  std::vector<Action> cut_off(const std::string& reason, Clock::time_point now);
   /// When tick() next has something to do.
   std::optional<Clock::time_point> next_deadline() const;
   bool finished() const;

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/coordinator/coordinator_state.h"
 #include "launcher/coordinator/handshake_slots.h"
 #include "launcher/coordinator/loop_pacer.h"
 #include "launcher/coordinator/metrics_http.h"
@@ -42,13 +43,6 @@ constexpr std::size_t kReadBufferSize = 64 * 1024;
 constexpr std::chrono::milliseconds kAcceptRetry{50};
 // Connections taken from the listen queue at once, the first included (others wait meanwhile).
 constexpr int kAcceptBatch = 64;
-
-/// "5.0s", "0.5s": durations as the records print them.
-std::string seconds_text(std::chrono::milliseconds d) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1fs", static_cast<double>(d.count()) / 1000.0);
-  return text;
-}
 
 /// "64 MiB", "64 KiB", "1000 bytes".
 std::string size_text(std::size_t bytes) {
@@ -91,6 +85,7 @@ struct CoordinatorServer::Impl final : SessionListener {
   Monitoring monitoring;      // the plan's: where to serve metrics, if anywhere
   std::size_t plan_machines;  // hosts and spares: launchers that may connect at once
   std::string port_hint;      // port_range_hint(plan): the way out when the port is taken
+  std::string own_node;       // the node this coordinator runs on (the plan's coordinator host)
   CoordinatorMachine machine;
   std::unordered_map<int, Connection> connections;
   std::vector<char> read_buffer = std::vector<char>(kReadBufferSize);
@@ -147,6 +142,9 @@ struct CoordinatorServer::Impl final : SessionListener {
   }
   // Tells the machine a connection it knows is gone (once).
   void lose(Connection& connection, const std::string& why);
+  // When `silent` (session ids past their silence limit, `why`) are every launcher but this
+  // node's own, which is heard, ends the job as cut off and returns true.
+  bool cut_off(const std::vector<int>& silent, const std::string& why);
 
   void begin_finish(int code);
   void check_flushed();
@@ -178,6 +176,7 @@ CoordinatorServer::Impl::Impl(Plan plan, ServerOptions server_options)
       monitoring(plan.monitoring),
       plan_machines(machines(plan)),
       port_hint(port_range_hint(plan)),
+      own_node(plan.coordinator.host),
       machine(std::move(plan), options.settings, Clock::now()),
       handshake_slots(options.max_unauthenticated_per_address,
                       std::max(options.max_unauthenticated, 2 * plan_machines)) {}
@@ -439,6 +438,7 @@ void CoordinatorServer::Impl::watch() {
     consider(now + options.flush_timeout);
   }
   std::string why = "no heartbeat for " + seconds_text(silence_limit());
+  if (cut_off(silent, why)) return;
   for (int id : silent) {
     auto it = connections.find(id);
     if (it == connections.end()) continue;
@@ -448,6 +448,43 @@ void CoordinatorServer::Impl::watch() {
   if (auto due = refusals.next_due()) consider(*due);
   if (auto due = probes.next_due()) consider(*due);
   if (next) arm_watch(*next);
+}
+
+bool CoordinatorServer::Impl::cut_off(const std::vector<int>& silent, const std::string& why) {
+  // Every launcher of the other nodes went silent at once while this node's own is heard:
+  // this node, not theirs, is cut off (or every other failed together). Losing them one by
+  // one would blame another node and journal restarts that cannot happen. "At once": when
+  // the first passes its limit, the others have been quiet for all but the phase of their
+  // heartbeats; a launcher that beats is never quiet for two intervals.
+  if (silent.empty()) return false;
+  const auto now = Clock::now();
+  const auto quiet_limit = silence_limit() - 2 * options.settings.heartbeat_interval;
+  std::vector<std::string> others_silent;
+  std::size_t others = 0;
+  bool own_heard = false;
+  for (const auto& [id, connection] : connections) {
+    const Session& session = *connection.session;
+    if (!connection.machine_knows || session.state() != Session::State::Authenticated ||
+        session.claim().peer != "launcher") {
+      continue;
+    }
+    const bool quiet = std::find(silent.begin(), silent.end(), id) != silent.end() ||
+                       now - session.last_received() >= quiet_limit;
+    if (session.claim().node == own_node) {
+      own_heard = own_heard || !quiet;
+      continue;
+    }
+    ++others;
+    if (quiet) others_silent.push_back(session.claim().node);
+  }
+  if (!own_heard || others < 2 || others_silent.size() != others) return false;
+  std::sort(others_silent.begin(), others_silent.end());
+  const std::string reason =
+      "every other node went silent at once (" + why + " from " + name_list(others_silent) +
+      ") while this node's launcher is heard: the coordinator's node " + own_node +
+      " is cut off from them (or they all failed together); nothing can be restarted from here";
+  apply(machine.cut_off(reason, Clock::now()));
+  return true;
 }
 
 // ---- Finishing ----

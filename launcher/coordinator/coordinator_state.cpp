@@ -177,6 +177,12 @@ void CoordinatorState::cancel_job(int exit_code, const std::string& who) {
              journal::JobCancelled{.by = who, .exit_code = exit_code}, "job " + reason);
 }
 
+std::string seconds_text(std::chrono::milliseconds d) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1fs", static_cast<double>(d.count()) / 1000.0);
+  return text;
+}
+
 const char* job_outcome(const net::Finish& finish) {
   if (finish.cancelled) return "cancelled";
   return finish.exit_code == 0 ? "succeeded" : "failed";

@@ -165,6 +165,9 @@ struct CoordinatorState {
 /// "a, b, c and 5 more": at most `max` names.
 std::string name_list(const std::vector<std::string>& names, std::size_t max = 8);
 
+/// "5.0s", "0.5s": durations as the coordinator's records print them.
+std::string seconds_text(std::chrono::milliseconds d);
+
 /// How a job that ended with `finish` ended: "succeeded", "failed" or "cancelled".
 const char* job_outcome(const net::Finish& finish);
 /// "300s", "1.5s".

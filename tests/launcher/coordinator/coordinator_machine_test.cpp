@@ -290,6 +290,43 @@ TEST_CASE("the coordinator of 8,192 nodes beats each launcher every 8 intervals"
   CHECK(pai::net::coordinator_misses(plan) == 11);
 }
 
+TEST_CASE("a coordinator that beat no one for longer than its launchers wait says it stalled") {
+  // Its process stopped for 8 s: its launchers gave up on it after 5 intervals and closed
+  // their connections. That is no loss of their nodes: no node is blamed, nothing restarts.
+  for (const bool ticked_first : {false, true}) {
+    MachineHarness h;
+    h.join("spare-0");
+    h.join_all();
+    REQUIRE(h.records("start").size() == 3);
+    h.clear();
+    h.now += 8s;                       // nothing ran meanwhile
+    if (ticked_first) h.advance(0ms);  // its timer first, then the closed connections
+    h.disconnect("node-1", "connection reset by peer");
+    h.disconnect("node-2", "connection reset by peer");
+    INFO("ticked first: " << ticked_first);
+    const auto failed = h.records("job-failed");
+    REQUIRE(failed.size() == 1);
+    CHECK(failed[0].fields.at("reason") ==
+          "this coordinator sent no heartbeat for 8.0s (its process was stopped or its node "
+          "stalled), longer than its launchers wait for it (5.0s): they ended the job on their "
+          "side, nothing can be restarted from here");
+    CHECK(h.records("node-lost").empty());
+    CHECK(h.records("restart").empty());
+    CHECK(h.machine.finished());
+  }
+}
+
+TEST_CASE("a coordinator late by less than its launchers wait loses a closed node as before") {
+  MachineHarness h;
+  h.join("spare-0");
+  h.join_all();
+  h.clear();
+  h.now += 3s;
+  h.disconnect("node-1", "connection reset by peer");
+  CHECK(h.records("job-failed").empty());
+  CHECK(h.records("node-lost").size() == 1);
+}
+
 TEST_CASE("a finished machine answers nothing and closes new connections") {
   pai::Plan plan = pai::testing::make_test_plan();
   plan.fault_tolerance.restart_enabled = false;

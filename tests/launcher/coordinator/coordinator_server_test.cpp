@@ -457,6 +457,65 @@ TEST_CASE("a launcher that stops sending heartbeats is disconnected - control cl
   CHECK(lost->fields.at("reason") == "no heartbeat for 0.5s");
 }
 
+TEST_CASE(
+    "every other launcher silent at once while its own beats: the coordinator's node is cut off") {
+  // Its node cut off, the coordinator hears only the launcher beside it: it says so, and
+  // neither blames the other nodes as lost nor journals restarts that cannot happen.
+  Journal journal;
+  auto options = server_options(journal);
+  options.settings.heartbeat_interval = 100ms;
+  const pai::Plan plan = loopback_plan();
+  REQUIRE(plan.coordinator.host == "node-0");
+  CoordinatorServer server(plan, options);
+  auto own = join(server.port(), 0);
+  auto second = join(server.port(), 1);
+  auto third = join(server.port(), 2);
+  await(*own, "start");
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  std::optional<Json> finish;
+  while (!finish && std::chrono::steady_clock::now() < deadline) {
+    own->send(Json{{"type", "heartbeat"}, {"instances", Json::array()}});
+    auto message = own->receive(50ms);
+    if (message && message->value("type", "") == "finish") finish = message;
+  }
+  REQUIRE(finish);
+  INFO(finish->dump());
+  CHECK(finish->at("exitCode") == 1);
+  CHECK(finish->at("reason") ==
+        "every other node went silent at once (no heartbeat for 0.5s from node-1 and node-2) "
+        "while this node's launcher is heard: the coordinator's node node-0 is cut off from "
+        "them (or they all failed together); nothing can be restarted from here");
+  CHECK(server.wait(5s) == 1);
+  CHECK(journal.all("node-lost").empty());
+  CHECK(journal.all("restart").empty());
+  CHECK(journal.all("job-failed").size() == 1);
+}
+
+TEST_CASE(
+    "one of several launchers silent is lost as before - its node and not the coordinator's") {
+  Journal journal;
+  auto options = server_options(journal);
+  options.settings.heartbeat_interval = 100ms;
+  CoordinatorServer server(loopback_plan(), options);
+  auto own = join(server.port(), 0);
+  auto second = join(server.port(), 1);
+  auto quiet = join(server.port(), 2);
+  await(*own, "start");
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  bool lost = false;
+  while (!lost && std::chrono::steady_clock::now() < deadline) {
+    for (auto* beating : {own.get(), second.get()}) {
+      beating->send(Json{{"type", "heartbeat"}, {"instances", Json::array()}});
+    }
+    lost = closed_by_server(*quiet, 50ms);
+  }
+  REQUIRE(lost);
+  auto record = journal.wait_for("node-lost");
+  REQUIRE(record);
+  CHECK(record->fields.at("node") == "node-2");
+  CHECK(journal.all("job-failed").empty());
+}
+
 TEST_CASE("wait returns the job's exit code once the machine finished") {
   Journal journal;
   auto options = server_options(journal);

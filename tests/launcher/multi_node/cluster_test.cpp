@@ -144,20 +144,24 @@ TEST_CASE("a launcher killed with SIGKILL is noticed and its node replaced by th
   CHECK(leftover_processes("mn-spare").empty());
 }
 
+// Whether the job runs everywhere within 30 s: its last instance started its process.
+bool runs_everywhere(const Cluster& cluster) {
+  const std::string events = cluster.dir() / "logs/worker-2/events.jsonl";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (slurp(events).find("process-started") == std::string::npos) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
 TEST_CASE("when the coordinator dies every launcher stops its processes and exits") {
   // exec: a launcher killed with SIGKILL takes its direct children along (PR_SET_PDEATHSIG),
   // not their children.
   Plan plan = cluster_plan("mn-coordinator-lost", 105, 3, 0, "exec sleep 60");
   Cluster cluster(plan);
   cluster.start_all();
-  // Wait until the job runs everywhere.
-  const std::string events = cluster.dir() / "logs/worker-2/events.jsonl";
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (slurp(events).find("process-started") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  REQUIRE(slurp(events).find("process-started") != std::string::npos);
+  REQUIRE(runs_everywhere(cluster));
   ::kill(cluster.launcher("node-1").pid(), SIGKILL);
   CHECK(cluster.launcher("node-1").wait(5) == 128 + SIGKILL);
   for (const char* node : {"node-2", "node-3"}) {
@@ -166,6 +170,34 @@ TEST_CASE("when the coordinator dies every launcher stops its processes and exit
     CHECK(cluster.launcher(node).err().find("coordinator") != std::string::npos);
   }
   CHECK(leftover_processes("mn-coordinator-lost").empty());
+}
+
+TEST_CASE(
+    "a coordinator stopped longer than its launchers wait says so - no node blamed and no "
+    "restart") {
+  // SIGSTOP of the launcher that hosts the coordinator stands for its node stalling: the other
+  // launchers give up on the coordinator and end; once it runs again it says it stalled.
+  Plan plan = cluster_plan("mn-coordinator-stall", 109, 3, 1, "exec sleep 60");
+  plan.fault_tolerance.policy = pai::RestartPolicy::OnFailure;
+  Cluster cluster(plan);
+  cluster.start_all();
+  REQUIRE(runs_everywhere(cluster));
+  const int coordinator = cluster.launcher("node-1").pid();
+  ::kill(coordinator, SIGSTOP);
+  for (const char* node : {"node-2", "node-3"}) {
+    INFO(cluster.transcript());
+    CHECK(cluster.launcher(node).wait(20) == 1);
+    CHECK(cluster.launcher(node).err().find("coordinator") != std::string::npos);
+  }
+  ::kill(coordinator, SIGCONT);
+  INFO(cluster.transcript());
+  CHECK(cluster.launcher("node-1").wait(20) == 1);
+  CHECK(cluster.launcher("node-4").wait(20) != 0);  // the spare: its coordinator gave up too
+  const std::string journal = slurp(cluster.dir() / "logs/coordinator/events.jsonl");
+  CHECK(journal.find("this coordinator sent no heartbeat for ") != std::string::npos);
+  CHECK(journal.find("\"event\":\"node-lost\"") == std::string::npos);
+  CHECK(journal.find("\"event\":\"restart\"") == std::string::npos);
+  CHECK(leftover_processes("mn-coordinator-stall").empty());
 }
 
 TEST_CASE("a node whose custom sanity check fails is replaced by the spare") {
