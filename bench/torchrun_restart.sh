@@ -9,9 +9,12 @@
 #                   --monitor_interval 5, and --monitor_interval 0.1 (the current torchrun's
 #                   default);
 #   pai-launch:     `pai-launch torchrun` with the same arguments (it sees exits at once; the
-#                   monitor interval has no effect), its default checks (gpu, network).
+#                   monitor interval has no effect), its default checks (gpu, network);
+#                   and with `--pai-master-store launcher`: the launcher serves the ranks'
+#                   store, so no rank waits for rank 0's (issue 39, item 2).
 #
 #   NODES="1 2" RUNS=3 PAI_BUILD=build bench/torchrun_restart.sh
+# CASES="pai pai-store" runs only those cases.
 # NODES 2 starts two launchers (agents) on this machine; median of RUNS per case.
 . "$(dirname -- "$0")/launch_lib.sh"
 NODES=${NODES:-1 2}
@@ -41,7 +44,10 @@ PY
 }
 
 # run_case LAUNCHER NODES OUT EXTRA...: the kill-once job, NODES agents at once; prints
-# "RESTART_S TOTAL_S".
+# "RESTART_S TOTAL_S LAUNCH_S IMPORT_S GROUP_S STEP_S": the restart (the kill to the slowest
+# rank's first step of attempt 1) and its parts, each up to the slowest rank's moment: the
+# launcher's own (the kill to the last rank's interpreter running the script), Python and
+# `import torch`, the process group's set-up (init_process_group), the first step.
 run_case() {
   launcher=$1 nodes=$2 out=$3
   shift 3
@@ -67,20 +73,25 @@ run_case() {
   done
   end=$("$PYTHON" -c 'import time; print("%.6f" % time.time())')
   "$PYTHON" - "$out" "$start" "$end" <<'PY'
-import glob, os, sys
+import glob, json, os, sys
 out, start, end = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 killed = float(open(os.path.join(out, "killed")).read())
-steps = [float(open(p).read()) for p in glob.glob(os.path.join(out, "attempt-1", "step-*"))]
-print("%.2f %.2f" % (max(steps) - killed, end - start))
+times = [json.load(open(p)) for p in glob.glob(os.path.join(out, "attempt-1", "times-*"))]
+last = {k: max(t[k] for t in times) for k in ("started", "imported", "grouped", "stepped")}
+print("%.2f %.2f %.2f %.2f %.2f %.2f" % (
+    last["stepped"] - killed, end - start, last["started"] - killed,
+    last["imported"] - last["started"], last["grouped"] - last["imported"],
+    last["stepped"] - last["grouped"]))
 PY
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-printf '%-6s %-38s %12s %10s\n' nodes launcher "restart (s)" "total (s)"
+printf '%-6s %-38s %12s %10s %8s %8s %8s %8s\n' nodes launcher "restart (s)" "total (s)" \
+  launch import group step
 for nodes in $NODES; do
-  for case in torchrun torchrun-0.1 pai; do
-    : > "$WORK/restarts" ; : > "$WORK/totals"
+  for case in ${CASES:-torchrun torchrun-0.1 pai pai-store}; do
+    for f in restarts totals launch import group step; do : > "$WORK/$f"; done
     run=1
     while [ "$run" -le "$RUNS" ]; do
       out=$WORK/$case-$nodes-$run
@@ -88,17 +99,23 @@ for nodes in $NODES; do
         torchrun) set -- "$PYTHON" -m torch.distributed.run ;;
         torchrun-0.1) set -- "$PYTHON" -m torch.distributed.run --monitor_interval 0.1 ;;
         pai) set -- "$WORK/torchrun" ;;
+        pai-store) set -- "$WORK/torchrun" --pai-master-store launcher ;;
       esac
       result=$(run_case "$*" "$nodes" "$out")
-      echo "$result" | cut -d' ' -f1 >> "$WORK/restarts"
-      echo "$result" | cut -d' ' -f2 >> "$WORK/totals"
+      i=1
+      for f in restarts totals launch import group step; do
+        echo "$result" | cut -d' ' -f$i >> "$WORK/$f"
+        i=$((i + 1))
+      done
       run=$((run + 1))
     done
     label=$case
     [ "$case" = torchrun ] && label="torchrun (--monitor_interval 5)"
     [ "$case" = torchrun-0.1 ] && label="torchrun --monitor_interval 0.1"
     [ "$case" = pai ] && label="pai-launch torchrun"
-    printf '%-6s %-38s %12s %10s\n' "$nodes" "$label" "$(median < "$WORK/restarts")" \
-      "$(median < "$WORK/totals")"
+    [ "$case" = pai-store ] && label="pai-launch torchrun (launcher's store)"
+    printf '%-6s %-38s %12s %10s %8s %8s %8s %8s\n' "$nodes" "$label" \
+      "$(median < "$WORK/restarts")" "$(median < "$WORK/totals")" "$(median < "$WORK/launch")" \
+      "$(median < "$WORK/import")" "$(median < "$WORK/group")" "$(median < "$WORK/step")"
   done
 done

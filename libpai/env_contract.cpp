@@ -129,9 +129,12 @@ void add_torchelastic_vars(EnvList& env, const Plan& plan, const Role& role) {
       "TORCHELASTIC_MAX_RESTARTS",
       std::to_string(plan.fault_tolerance.restart_enabled ? plan.fault_tolerance.max_restarts : 0));
   env.emplace_back("TORCHELASTIC_RUN_ID", plan.name);
-  // The ranks build their own TCPStore on MASTER_ADDR:MASTER_PORT: pai's agent has none to
-  // share with them.
-  env.emplace_back("TORCHELASTIC_USE_AGENT_STORE", "False");
+  // With masterStore rank0 the ranks build their own TCPStore on MASTER_ADDR:MASTER_PORT;
+  // with launcher, the launcher next to rank 0 serves it (instance_env says so for every
+  // convention).
+  if (plan.master_store == MasterStore::Rank0) {
+    env.emplace_back("TORCHELASTIC_USE_AGENT_STORE", "False");
+  }
   // torch >= 2.2 reads the first, older versions the second; torchrun sets the one its torch
   // reads, pai cannot know which torch the script imports.
   for (const char* name : {"TORCH_NCCL_ASYNC_ERROR_HANDLING", "NCCL_ASYNC_ERROR_HANDLING"}) {
@@ -225,6 +228,11 @@ EnvList instance_env(const Plan& plan, const Placement& placement, const Process
       std::to_string(per_node ? static_cast<std::int64_t>(role.instances)
                               : static_cast<std::int64_t>(role.instances) * role.nproc_per_node));
   if (torchrun) add_torchelastic_vars(env, plan, role);
+  // torch.distributed's env:// then connects every rank, rank 0 too, as a client of the store
+  // the launcher next to rank 0 serves, under the prefix of TORCHELASTIC_RESTART_COUNT.
+  if (plan.master_store == MasterStore::Launcher) {
+    env.emplace_back("TORCHELASTIC_USE_AGENT_STORE", "True");
+  }
   if (per_node) {
     env.emplace_back("WORLD_SIZE", std::to_string(plan.nodes));
     env.emplace_back("RANK", node_rank);
@@ -388,7 +396,11 @@ bool is_reserved_env_name(const std::string& name) {
 
 bool is_reserved_env_name(const std::string& name, const Plan& plan) {
   if (is_reserved_env_name(name) || is_framework_env_name(plan.framework, name)) return true;
-  // torchrun's own names are the contract's only in a job that has a torchrun role.
+  // torchrun's own names are the contract's only in a job that has a torchrun role (and the
+  // agent store's in a job whose launcher serves it).
+  if (name == "TORCHELASTIC_USE_AGENT_STORE" && plan.master_store == MasterStore::Launcher) {
+    return true;
+  }
   static constexpr std::array<std::string_view, 5> kTorchrun = {
       "GROUP_WORLD_SIZE", "TORCHELASTIC_MAX_RESTARTS", "TORCHELASTIC_RUN_ID",
       "TORCHELASTIC_USE_AGENT_STORE", "TORCHELASTIC_ERROR_FILE"};

@@ -69,7 +69,8 @@ EnvList job_env(const Plan& plan);
 /// An envConvention torchrun role gets torchrun's agent variables instead of NODE_RANK, NNODES
 /// and NPROC_PER_NODE: GROUP_WORLD_SIZE, TORCHELASTIC_MAX_RESTARTS, TORCHELASTIC_RUN_ID (the
 /// job's name), TORCHELASTIC_USE_AGENT_STORE=False and, unless the role's env sets them,
-/// TORCH_NCCL_ASYNC_ERROR_HANDLING=1 and NCCL_ASYNC_ERROR_HANDLING=1.
+/// TORCH_NCCL_ASYNC_ERROR_HANDLING=1 and NCCL_ASYNC_ERROR_HANDLING=1. With masterStore
+/// launcher every role gets TORCHELASTIC_USE_AGENT_STORE=True instead.
 EnvList instance_env(const Plan& plan, const Placement& placement, const ProcessContext& ctx);
 
 /// Variables that differ between the processes of one instance (RANK, LOCAL_RANK, ...).

@@ -71,6 +71,13 @@ enum class HostfileStyle { OpenMpi, Mpich };
 ///          launcher replaces them with the nodes of the Slurm allocation at launch and
 ///          places the job again (launcher/node/slurm_inventory.h).
 enum class Inventory { Static, Slurm };
+/// Who serves the ranks' key-value store on MASTER_ADDR:MASTER_PORT (torch's TCPStore, what
+/// env:// process groups meet through).
+///   Rank0: rank 0 does, as under a plain torch.distributed (TORCHELASTIC_USE_AGENT_STORE=False).
+///   Launcher: the launcher next to rank 0 does, from before the ranks start
+///             (TORCHELASTIC_USE_AGENT_STORE=True, launcher/store/store_server.h), so no rank
+///             waits for rank 0's store to listen.
+enum class MasterStore { Rank0, Launcher };
 
 /// Spelling of the enums in the spec and in plan.json (to_string, enum_from_string and
 /// enum_values of libpai/enum_names.h read these tables).
@@ -137,6 +144,11 @@ template <>
 struct EnumNames<Inventory> {
   static constexpr std::array<EnumName<Inventory>, 2> table{
       {{Inventory::Static, "static"}, {Inventory::Slurm, "slurm"}}};
+};
+template <>
+struct EnumNames<MasterStore> {
+  static constexpr std::array<EnumName<MasterStore>, 2> table{
+      {{MasterStore::Rank0, "rank0"}, {MasterStore::Launcher, "launcher"}}};
 };
 
 // ---- Options of the field tables. Plain values: plan_json.cpp checks them and words the
@@ -827,6 +839,8 @@ struct Plan {
   std::vector<Role> roles;
   /// Name of the role whose instance 0 hosts MASTER_ADDR.
   std::string master_role;
+  /// Who serves the ranks' store on MASTER_ADDR:MASTER_PORT (spec `masterStore`).
+  MasterStore master_store = MasterStore::Rank0;
   /// Host name the coordinator should run on; empty = the first placement's host.
   std::string coordinator_host;
   /// Coordinator port requested by the spec; 0 = allocated from the port range.
@@ -885,6 +899,7 @@ struct Plan {
     v("spares", m.spares);
     v("roles", m.roles);
     v("masterRole", m.master_role);
+    v("masterStore", m.master_store, field::present_if(m.master_store != MasterStore::Rank0));
     v("coordinatorHost", m.coordinator_host);
     v("coordinatorPort", m.coordinator_port, AtLeast{0});
     v("faultTolerance", m.fault_tolerance);

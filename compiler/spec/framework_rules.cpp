@@ -13,6 +13,7 @@ class FrameworkRules {
 
   void check_ray();
   void check_megatron();
+  void check_master_store();
 
  private:
   void error(const std::string& path, const std::string& message) {
@@ -22,6 +23,26 @@ class FrameworkRules {
   const JobSpec& spec_;
   Diagnostics& diags_;
 };
+
+void FrameworkRules::check_master_store() {
+  const Plan& job = spec_.job;
+  if (job.master_store != MasterStore::Launcher) return;
+  if (job.framework != Framework::PyTorch && job.framework != Framework::DeepSpeed &&
+      job.framework != Framework::Megatron && job.framework != Framework::Custom) {
+    error("masterStore", std::string("masterStore launcher serves torch's TCPStore on "
+                                     "MASTER_PORT for ranks that meet through torch.distributed's "
+                                     "env://; framework ") +
+                             to_string(job.framework) + " does not");
+  }
+  for (const Role& role : job.roles) {
+    if (role.env_convention != EnvConvention::PerNode) continue;
+    error("roles." + role.name + ".envConvention",
+          "masterStore launcher: the perNode command" +
+              std::string(role.nproc_per_node == 1 ? " (the default of nprocPerNode 1)" : "") +
+              " may run a torchrun of its own, whose store needs MASTER_PORT; set envConvention "
+              "perProcess or torchrun");
+  }
+}
 
 void FrameworkRules::check_ray() {
   const Plan& job = spec_.job;
@@ -102,6 +123,7 @@ void check_framework(const JobSpec& spec, Diagnostics& diags) {
   FrameworkRules rules(spec, diags);
   if (spec.job.framework == Framework::Ray) rules.check_ray();
   if (spec.job.framework == Framework::Megatron) rules.check_megatron();
+  rules.check_master_store();
 }
 
 }  // namespace pai

@@ -25,7 +25,7 @@ const std::vector<std::string> kTopKeys = {
     "framework",   "parameters", "hosts",      "spares",      "portRange", "coordinator",
     "masterRole",  "fabric",     "mounts",     "output",      "roles",     "faultTolerance",
     "sanityCheck", "timeLimit",  "monitoring", "kubernetes",  "slurm",     "megatron",
-    "ray",         "logs"};
+    "ray",         "logs",       "masterStore"};
 const std::vector<std::string> kLogsKeys = {"maxBytes"};
 const std::vector<std::string> kPortRangeKeys = {"min", "max"};
 const std::vector<std::string> kCoordinatorKeys = {"host", "port"};
@@ -155,6 +155,9 @@ void SpecParser::parse_identity(const Node& root) {
   }
   if (const Node* n = reader_.optional(root, "", "framework")) {
     reader_.enumeration(*n, "framework", enum_values<Framework>(), &job.framework);
+  }
+  if (const Node* n = reader_.optional(root, "", "masterStore")) {
+    reader_.enumeration(*n, "masterStore", enum_values<MasterStore>(), &job.master_store);
   }
 }
 

@@ -53,6 +53,7 @@ const std::vector<Flag>& flags() {
       {{"--pai-metrics-port"}, Kind::Value, ""},
       {{"--pai-metrics-linger"}, Kind::Value, ""},
       {{"--pai-checks"}, Kind::Value, ""},
+      {{"--pai-master-store"}, Kind::Value, ""},
       {{"--help", "-h"}, Kind::Flag, ""},
   };
   return table;
@@ -263,6 +264,9 @@ void set(TorchrunArgs& args, const Flag& flag, const std::string& value) {
     if (args.metrics_linger_seconds > 600) fail(name, "expected 0 to 600 seconds");
   } else if (name == "--pai-checks") {
     args.checks = value == "none" ? std::vector<std::string>{} : split(value, ',');
+  } else if (name == "--pai-master-store") {
+    if (value != "rank0" && value != "launcher") fail(name, "expected rank0 or launcher");
+    args.master_store = value;
   }
 }
 
@@ -377,6 +381,8 @@ std::string torchrun_usage() {
          "                         (default 30; 0 = not at all)\n"
          "  --pai-checks LIST      sanity checks before each start (default gpu,network;\n"
          "                         none for none; docs/checks.md)\n"
+         "  --pai-master-store S   who serves the ranks' store on MASTER_PORT: rank0 (default)\n"
+         "                         or launcher (no rank waits for rank 0's; docs/launch.md)\n"
          "The job token of a multi-node job: PAI_JOB_TOKEN, or --rdzv-conf token_file=FILE.\n";
 }
 

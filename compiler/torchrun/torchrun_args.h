@@ -51,6 +51,7 @@ struct TorchrunArgs {
   int metrics_port = 0;                            ///< --pai-metrics-port; 0 = none
   int metrics_linger_seconds = -1;  ///< --pai-metrics-linger; -1 = the spec's default
   std::optional<std::vector<std::string>> checks;  ///< --pai-checks a,b | none
+  std::string master_store;  ///< --pai-master-store rank0 | launcher; "" = the spec's default
   bool help = false;                               ///< -h, --help
 
   std::string training_script;

@@ -312,6 +312,9 @@ Node spec_root(const TorchrunArgs& args, const TorchrunFacts& facts, const Torch
                                     {"backoff", number(0, "--max-restarts")}},
                                    "--max-restarts")}},
               "--max-restarts"));
+  if (!args.master_store.empty()) {
+    root.emplace_back("masterStore", text(args.master_store, "--pai-master-store"));
+  }
   const std::vector<std::string> checks =
       args.checks.value_or(std::vector<std::string>{"gpu", "network"});
   if (checks.empty()) {

@@ -407,6 +407,34 @@ struct Assigned {
   }
 };
 
+struct StoreServing {
+  static constexpr char kName[] = "store-serving";
+  static constexpr Journals kIn = Journals::Node;
+  static constexpr char kAbout[] =
+      "This launcher, next to rank 0, serves the ranks' store (`masterStore: launcher`) from now "
+      "until it exits.";
+  std::string address = {};  ///< MASTER_ADDR:MASTER_PORT
+  bool operator==(const StoreServing&) const = default;
+  friend void fields(auto& v, Like<StoreServing> auto& m) {
+    v("address", m.address, note("MASTER_ADDR:MASTER_PORT"));
+  }
+};
+
+struct StoreClientClosed {
+  static constexpr char kName[] = "store-client-closed";
+  static constexpr Journals kIn = Journals::Node;
+  static constexpr char kAbout[] =
+      "The ranks' store closed a client's connection for what it sent (a protocol or a limit "
+      "broken) or refused it.";
+  std::string client = {};  ///< ADDRESS:PORT; "" for a count of clients not listed
+  std::string error = {};
+  bool operator==(const StoreClientClosed&) const = default;
+  friend void fields(auto& v, Like<StoreClientClosed> auto& m) {
+    v("client", m.client);
+    v("error", m.error);
+  }
+};
+
 struct FabricResult {
   static constexpr char kName[] = "fabric-result";
   static constexpr Journals kIn = Journals::Node;

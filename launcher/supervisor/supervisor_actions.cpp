@@ -22,6 +22,7 @@
 #include "launcher/supervisor/supervisor_impl.h"
 #include "libpai/duration.h"
 #include "libpai/env_contract.h"
+#include "libpai/port_range_hint.h"
 
 extern char** environ;
 
@@ -94,6 +95,34 @@ void Supervisor::Impl::execute(const PolicyAction& action) {
   done = true;
 }
 
+bool Supervisor::Impl::serve_store(const Instance& inst) {
+  if (store || plan.master_store != MasterStore::Launcher || placement_of(inst).first_rank != 0) {
+    return true;
+  }
+  const std::string where = plan.master.address + ":" + std::to_string(plan.master.port);
+  try {
+    store = std::make_unique<store::StoreServer>(
+        store::StoreServerOptions{.address = plan.master.address, .port = plan.master.port});
+  } catch (const std::runtime_error& e) {
+    const std::string why = std::string(e.what()) + " (" + port_range_hint(plan) + ")";
+    say("error: " + why);
+    finish(1, why);
+    return false;
+  }
+  events.record(journal::StoreServing{.address = where});
+  return true;
+}
+
+void Supervisor::Impl::report_store_incidents() {
+  if (!store) return;
+  for (const store::StoreIncident& incident : store->take_incidents()) {
+    say("warning: the ranks' store closed " +
+        (incident.client.empty() ? std::string("clients") : incident.client) + ": " +
+        incident.error);
+    events.record(journal::StoreClientClosed{.client = incident.client, .error = incident.error});
+  }
+}
+
 void Supervisor::Impl::start_instance(int i, int attempt) {
   Instance& inst = instances[i];
   const Role& role = *inst.role;
@@ -112,6 +141,7 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
   inst.checkpoints_saving.clear();
   inst.hang.start(t0);
   inst.attempt = attempt;
+  if (!serve_store(inst)) return;
 
   ProcessContext ctx;
   ctx.restart_count = attempt;

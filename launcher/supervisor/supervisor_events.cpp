@@ -142,6 +142,7 @@ auto Supervisor::Impl::next_deadline() const -> std::optional<Clock::time_point>
 
 void Supervisor::Impl::on_deadlines() {
   const auto now = Clock::now();
+  report_store_incidents();
   if (hooks != nullptr) hooks->on_deadline(now);
   if (hooks == nullptr && telemetry_poll_at <= now) {
     for (Instance& inst : instances) read_telemetry(inst, now, nullptr);

@@ -23,6 +23,7 @@
 #include "launcher/os/signals.h"
 #include "launcher/policy/hang_watch.h"
 #include "launcher/policy/restart_policy.h"
+#include "launcher/store/store_server.h"
 #include "launcher/supervisor/containment.h"
 #include "launcher/supervisor/control_socket.h"
 #include "launcher/supervisor/failure_summary.h"
@@ -118,6 +119,9 @@ struct Supervisor::Impl {
   std::map<int, RankStackVerdict> stack_verdicts;
   // The culprit they name, for the failure summary; "" none.
   std::string stack_culprit;
+  // The ranks' store (masterStore launcher), once the instance of rank 0 starts here; kept
+  // until the launcher exits, through every restart.
+  std::unique_ptr<store::StoreServer> store;
 
   Impl(const Plan& p, std::vector<const Placement*> placements, SupervisorOptions o, EventLog& e,
        SupervisorHooks* h);
@@ -186,6 +190,11 @@ struct Supervisor::Impl {
   void execute(const PolicyAction& action);
 
   void start_instance(int i, int attempt);
+  // Serves the ranks' store when the plan asks for it and rank 0 is of instance `i`; false
+  // (the job finished, said) when it cannot.
+  bool serve_store(const Instance& inst);
+  // Journals and says what the store closed since the last call.
+  void report_store_incidents();
 
   void signal_group(const Instance& inst, int sig);
 

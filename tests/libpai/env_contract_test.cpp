@@ -512,6 +512,28 @@ TEST_CASE("torchrun's names are reserved in a job with a torchrun role only") {
   CHECK_FALSE(pai::is_reserved_env_name("TORCHELASTIC_TIMER_FILE", plan));
 }
 
+TEST_CASE("masterStore launcher tells every role's ranks to use the agent store - once") {
+  pai::Plan plan = pai::testing::make_test_plan(1, 2);
+  plan.master_store = pai::MasterStore::Launcher;
+  plan.roles[1].env_convention = pai::EnvConvention::Torchrun;
+  for (const pai::Placement& p : plan.placements) {
+    const EnvList env = pai::process_env(plan, p, 0, context());
+    INFO(p.role);
+    CHECK(value_of(env, "TORCHELASTIC_USE_AGENT_STORE") == "True");
+    CHECK(std::count_if(env.begin(), env.end(), [](const auto& kv) {
+            return kv.first == "TORCHELASTIC_USE_AGENT_STORE";
+          }) == 1);
+    CHECK(has(env, "TORCHELASTIC_RESTART_COUNT"));
+  }
+  // The user's env may not say otherwise, in any role.
+  plan.roles[1].env_convention = pai::EnvConvention::PerProcess;
+  CHECK(pai::is_reserved_env_name("TORCHELASTIC_USE_AGENT_STORE", plan));
+  plan.master_store = pai::MasterStore::Rank0;
+  CHECK_FALSE(pai::is_reserved_env_name("TORCHELASTIC_USE_AGENT_STORE", plan));
+  CHECK_FALSE(has(pai::process_env(plan, plan.placements[0], 0, context()),
+                  "TORCHELASTIC_USE_AGENT_STORE"));
+}
+
 TEST_CASE("envConvention torchrun leaves NCCL's error handling to a role's env that sets it") {
   pai::Plan plan = pai::testing::make_test_plan(1, 2);
   plan.roles[0].env_convention = pai::EnvConvention::Torchrun;

@@ -83,4 +83,27 @@ TEST_CASE("other frameworks have no rules of their own here") {
           .empty());
 }
 
+TEST_CASE("masterStore launcher: ranks of torch.distributed, no perNode role") {
+  const std::string per_process = "roles: {worker: {instances: 2, nprocPerNode: 4, command: x}}\n";
+  CHECK(rules(kJob + "framework: pytorch\nmasterStore: launcher\n" + per_process).empty());
+  CHECK(rules(kJob + "masterStore: launcher\n" + per_process).empty());  // custom
+  CHECK(rules(kJob + "framework: tensorflow\nmasterStore: launcher\n" + per_process) ==
+        std::vector<std::string>{
+            "masterStore: masterStore launcher serves torch's TCPStore on MASTER_PORT for ranks "
+            "that meet through torch.distributed's env://; framework tensorflow does not"});
+  CHECK(rules(kJob + "framework: pytorch\nmasterStore: launcher\n"
+                     "roles: {worker: {instances: 2, command: x}}\n") ==
+        std::vector<std::string>{
+            "roles.worker.envConvention: masterStore launcher: the perNode command (the default "
+            "of nprocPerNode 1) may run a torchrun of its own, whose store needs MASTER_PORT; set "
+            "envConvention perProcess or torchrun"});
+  CHECK(rules(kJob + "framework: pytorch\nmasterStore: launcher\n"
+                     "roles: {worker: {instances: 2, envConvention: perProcess, command: x}}\n")
+            .empty());
+  // The default, rank0, has no rule.
+  CHECK(rules(kJob + "framework: tensorflow\nmasterStore: rank0\n"
+                     "roles: {worker: {instances: 2, command: x}}\n")
+            .empty());
+}
+
 }  // namespace framework_rules_test

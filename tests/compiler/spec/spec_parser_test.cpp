@@ -277,6 +277,16 @@ TEST_CASE("fabric fields the type does not use are errors") {
                               "(only for roce)"});
 }
 
+TEST_CASE("masterStore: rank0 by default, launcher when asked - a bad value located") {
+  CHECK(parse(kMinimal)->spec.job.master_store == pai::MasterStore::Rank0);
+  CHECK(parse(kMinimal + "masterStore: launcher\n")->spec.job.master_store ==
+        pai::MasterStore::Launcher);
+  const auto bad = parse(kMinimal + "masterStore: agent\n");
+  CHECK(bad->messages() ==
+        std::vector<std::string>{"masterStore: expected one of rank0, launcher, got \"agent\""});
+  CHECK(bad->diags.all()[0].loc.line == 8);
+}
+
 TEST_CASE("unknown keys and bad enums get suggestions - located") {
   const auto p = parse(kMinimal + "    nprocPerNod: 2\nfaultTolerance: {mode: synk}\n");
   CHECK(p->messages() ==

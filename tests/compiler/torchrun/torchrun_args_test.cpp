@@ -168,6 +168,10 @@ TEST_CASE("pai's own flags") {
                     "--pai-metrics-linger: expected 0 to 600 seconds");
   CHECK(a.checks == std::vector<std::string>{"gpu", "disk"});
   CHECK(parse({"--pai-checks", "none", "t.py"}).checks == std::vector<std::string>{});
+  CHECK(a.master_store.empty());
+  CHECK(parse({"--pai-master-store", "launcher", "t.py"}).master_store == "launcher");
+  CHECK_THROWS_WITH(parse({"--pai-master-store", "agent", "t.py"}),
+                    "--pai-master-store: expected rank0 or launcher");
   CHECK(parse({"--help"}).help);
 }
 

@@ -184,6 +184,16 @@ TEST_CASE("what the spec rejects is located at the flag it came from") {
         lines.end());
 }
 
+TEST_CASE("--pai-master-store launcher: the launcher serves the ranks' store") {
+  Diagnostics diags;
+  const Plan plan = torchrun_plan(
+      job_of({"--nproc-per-node", "2", "--pai-master-store", "launcher", "t.py"}), diags);
+  REQUIRE_FALSE(diags.has_errors());
+  CHECK(plan.master_store == pai::MasterStore::Launcher);
+  Diagnostics defaults;
+  CHECK(torchrun_plan(job_of({"t.py"}), defaults).master_store == pai::MasterStore::Rank0);
+}
+
 TEST_CASE("print-spec: the spec as YAML, which names where it came from") {
   const TorchrunJob job = job_of({"--nnodes", "2", "--rdzv-backend", "c10d", "--rdzv-endpoint",
                                   "10.0.0.1:29400", "--nproc-per-node", "2", "t.py"});

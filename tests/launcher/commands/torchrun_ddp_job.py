@@ -9,15 +9,20 @@ Usage: torchrun_ddp_job.py OUT_DIR SCENARIO
              OUT_DIR/killed (the time of the kill);
   raise      rank 1 raises ValueError under @record (torchelastic's error file), once rank 0
              wrote its environment;
-  Each rank writes OUT_DIR/attempt-<N>/step-<RANK> (the time of its first step) and
-  OUT_DIR/attempt-<N>/done-<RANK> when it finishes.
+  Each rank writes OUT_DIR/attempt-<N>/step-<RANK> (the time of its first step),
+  OUT_DIR/attempt-<N>/times-<RANK> (JSON: when the interpreter ran this file, when torch was
+  imported, when the process group was made, the first step) and OUT_DIR/attempt-<N>/done-<RANK>
+  when it finishes.
 """
+
+import time
+
+STARTED = time.time()
 
 import json
 import os
 import signal
 import sys
-import time
 
 import torch
 import torch.distributed as dist
@@ -27,6 +32,9 @@ from torch.distributed.elastic.multiprocessing.errors import record
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
+
+
+IMPORTED = time.time()
 
 
 @record
@@ -45,6 +53,7 @@ def main():
             time.sleep(0.05)
         raise ValueError("bad batch on rank 1")
     dist.init_process_group("gloo")
+    grouped = time.time()
     model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 1))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     last = int(os.environ["WORLD_SIZE"]) - 1
@@ -54,7 +63,11 @@ def main():
         loss.backward()
         optimizer.step()
         if step == 0:
-            write(os.path.join(folder, "step-%d" % rank), "%.6f" % time.time())
+            stepped = time.time()
+            write(os.path.join(folder, "step-%d" % rank), "%.6f" % stepped)
+            write(os.path.join(folder, "times-%d" % rank),
+                  json.dumps({"started": STARTED, "imported": IMPORTED, "grouped": grouped,
+                              "stepped": stepped}))
         if scenario == "kill-once" and attempt == 0 and rank == last and step == 1:
             write(os.path.join(out, "killed"), "%.6f" % time.time())
             os.kill(os.getpid(), signal.SIGKILL)

@@ -1,8 +1,10 @@
 // End-to-end tests of supervision: the real pai-launch on small /bin/sh jobs.
 #include "launcher/supervisor/supervisor.h"
 
+#include <netinet/in.h>
 #include <pwd.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -601,6 +603,79 @@ TEST_CASE("ranks stuck exiting past exitInterval count as a hang") {
   CHECK(count_lines_with(events, "\"classification\":\"stopped by pai-launch\"") == 1);
   CHECK(r.seconds < 10);
   CHECK(leftover_processes("sup-exiting").empty());
+}
+
+// masterStore launcher: the launcher serves the ranks' store before they start. Rank 1 is a
+// client of it, and writes a marker, before rank 0 has even imported torch: with rank 0's own
+// store (rank0) rank 1 could not connect and rank 0 would give up waiting for the marker. The
+// job then trains through a restart, both attempts on the one store the launcher keeps.
+TEST_CASE(
+    "with masterStore launcher the ranks meet through the launcher's store - across a "
+    "restart") {
+  TempDir dir;
+  const std::string script = R"(
+import datetime, os, sys, time
+rank, attempt = int(os.environ["RANK"]), int(os.environ["TORCHELASTIC_RESTART_COUNT"])
+marker = os.environ["MARKER"] + str(attempt)
+assert os.environ["TORCHELASTIC_USE_AGENT_STORE"] == "True"
+if rank == 0:
+    deadline = time.time() + 30
+    while not os.path.exists(marker):
+        if time.time() > deadline:
+            sys.exit("rank 1 never reached the store before rank 0 started")
+        time.sleep(0.05)
+import torch, torch.distributed as dist
+if rank == 1:
+    probe = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), None, False,
+                          datetime.timedelta(seconds=10))
+    probe.set("probe/%d" % attempt, "1")
+    open(marker, "w").close()
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=30))
+t = torch.tensor([float(rank + 1)])
+dist.all_reduce(t)
+print("attempt %d sum %d" % (attempt, int(t.item())), flush=True)
+if attempt == 0 and rank == 1:
+    print("NCCL error: the test's one failure", flush=True)
+    sys.exit(1)
+dist.destroy_process_group()
+)";
+  spit(dir / "rank.py", script);
+  auto plan = local_plan(
+      "sup-store", "MARKER=" + dir / "marker-" + " exec /usr/bin/python3 " + dir / "rank.py", 2);
+  plan.master_store = pai::MasterStore::Launcher;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-0.log").find("attempt 0 sum 3") !=
+        std::string::npos);
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-1.log").find("attempt 1 sum 3") !=
+        std::string::npos);
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(events, "\"event\":\"store-serving\"") == 1);
+  CHECK(count_lines_with(events, "\"event\":\"restart\"") == 1);
+  CHECK(count_lines_with(events, "\"event\":\"store-client-closed\"") == 0);
+  CHECK(leftover_processes("sup-store").empty());
+}
+
+// The port is taken on rank 0's node: the job fails before rank 0 starts, saying where and why.
+TEST_CASE("with masterStore launcher a taken MASTER_PORT fails the job before rank 0 starts") {
+  TempDir dir;
+  auto plan = local_plan("sup-store-taken", "echo should not run", 2);
+  plan.master_store = pai::MasterStore::Launcher;
+  const int holder = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<std::uint16_t>(plan.master.port));
+  REQUIRE(::bind(holder, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0);
+  REQUIRE(::listen(holder, 1) == 0);
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  ::close(holder);
+  CHECK(r.code == 1);
+  CHECK(count_lines_with(r.err, "error: cannot serve the ranks' store on 127.0.0.1:" +
+                                    std::to_string(plan.master.port) +
+                                    ": Address already in use (another job on this node?") == 1);
+  CHECK(count_lines_with(events_of(dir), "\"event\":\"process-started\"") == 0);
+  CHECK(r.out.find("should not run") == std::string::npos);
 }
 
 }  // namespace supervisor_test
