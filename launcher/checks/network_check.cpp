@@ -129,7 +129,10 @@ void check_rdma(const Plan& plan, const CheckOptions& options, std::vector<std::
 }
 
 // Ports this node will listen on: its own labelled ports, plus the coordinator's and
-// MASTER_PORT when they live on this host.
+// MASTER_PORT when they live on this host. Not MASTER_PORT when this node's launcher serves the
+// ranks' store on it (masterStore launcher): from the first start on the store holds it, so the
+// checks before a restart would find it taken by this very launcher, and the store's own bind
+// says when another program has it.
 std::set<int> reserved_ports(const Plan& plan, const Placement& placement,
                              const CheckOptions& options) {
   std::set<int> ports;
@@ -137,7 +140,8 @@ std::set<int> reserved_ports(const Plan& plan, const Placement& placement,
   if (plan.coordinator.port > 0 && plan.coordinator.host == placement.host.name &&
       !options.coordinator_served_here)
     ports.insert(plan.coordinator.port);
-  if (plan.master.port > 0 && plan.master.host == placement.host.name)
+  if (plan.master.port > 0 && plan.master.host == placement.host.name &&
+      plan.master_store != MasterStore::Launcher)
     ports.insert(plan.master.port);
   return ports;
 }

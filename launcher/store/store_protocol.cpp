@@ -147,7 +147,8 @@ bool read_arguments(Reader& in, Request& r) {
 
 Op op_of(std::uint8_t type, Dialect dialect) {
   for (const Wire& w : kWire) {
-    if ((dialect == Dialect::Legacy ? w.legacy : w.validated) == type) return w.op;
+    const std::uint8_t code = dialect == Dialect::Legacy ? w.legacy : w.validated;
+    if (code != kNone && code == type) return w.op;
   }
   if (dialect == Dialect::Legacy && type == kLegacyWatchKey) {
     throw StoreProtocolError(

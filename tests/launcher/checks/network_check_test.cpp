@@ -255,6 +255,23 @@ TEST_CASE("a coordinator on an unreachable network fails the check") {
   CHECK(r.summary == "coordinator 192.0.2.1:20000 is unreachable: Network is unreachable");
 }
 
+TEST_CASE("MASTER_PORT held by this launcher's own store is not checked - else it is") {
+  // From the first start on, masterStore launcher's store holds MASTER_PORT: the checks
+  // before a restart must not find it taken (they did, and failed the restart 3 times).
+  Listener store;
+  Plan plan = test::one_node_plan();
+  plan.master = {plan.placements.front().host.name, "127.0.0.1", store.port};
+  plan.master_store = pai::MasterStore::Launcher;
+  const CheckResult served = run_network_check(plan, plan.placements.front(), CheckOptions{});
+  INFO(served.summary);
+  CHECK(served.status != CheckResult::Failed);
+  CHECK(served.summary == "nothing to check: no fabric interface, coordinator or ports");
+  plan.master_store = pai::MasterStore::Rank0;
+  CheckResult taken = run_network_check(plan, plan.placements.front(), CheckOptions{});
+  CHECK(taken.status == CheckResult::Failed);
+  CHECK(taken.summary.rfind("port " + std::to_string(store.port) + " is not free", 0) == 0);
+}
+
 TEST_CASE("a reserved port in use fails - free ports pass") {
   Listener listener;
   Plan plan = test::one_node_plan();

@@ -123,6 +123,11 @@ TEST_CASE("bytes no torch client sends are errors that say what came") {
   };
   CHECK(error_of(hex("63"), Dialect::Unknown) ==
         "query type 99, unknown to the torch 1.x store protocol");
+  // 255 is no query type in either dialect (the fuzzer found it taken for VALIDATE in 1.x's).
+  CHECK(error_of(hex("ff"), Dialect::Legacy) ==
+        "query type 255, unknown to the torch 1.x store protocol");
+  CHECK(error_of(hex("ff"), Dialect::Validated) ==
+        "query type 255, unknown to the validated (torch 2.x) store protocol");
   CHECK(error_of(hex("0e"), Dialect::Validated) ==
         "query type 14, unknown to the validated (torch 2.x) store protocol");
   CHECK(error_of(hex("07"), Dialect::Legacy) ==
