@@ -255,8 +255,10 @@ struct Accountant::Impl {
     s.has_max = true;
   }
 
-  void apply_pending(std::int64_t up_to) {
-    while (next_pending < pending.size() && pending[next_pending]->ms <= up_to) {
+  // Applies the coordinator's decisions made before `before`: a node's records of the same
+  // millisecond come first (a rank's exit is journaled before the restart it causes).
+  void apply_pending(std::int64_t before) {
+    while (next_pending < pending.size() && pending[next_pending]->ms < before) {
       const Decision& d = *pending[next_pending++];
       if (d.hang) {
         hang(d.ms, d.seconds);
@@ -316,7 +318,7 @@ void Accountant::Impl::add_node(const journal::Entry& e) {
     s.rolling_back = false;
     s.prior_max = s.max_step;
   } else if (const auto* x = std::get_if<journal::Exit>(&ev)) {
-    if (Slot* s = slot_of(x->rank)) {
+    if (Slot* s = slot_of(x->rank); s != nullptr && s->alive) {
       set(*s, ms, Cause::StopTeardown);
       s->alive = false;
     }

@@ -224,6 +224,24 @@ TEST_CASE("the coordinator's decisions apply to the instances' journals in time 
   check_sums(a);
 }
 
+TEST_CASE("a restart journaled in the millisecond of the exit it follows is the backoff's") {
+  Folder c{"coordinator", {}};
+  journal::Restart r;
+  r.instance = "worker-0";
+  r.attempt = 1;
+  r.delay_seconds = 1;
+  c.at(5 * kS, r);
+  Folder f{"worker-0", {}};
+  f.at(0, launcher_started(1)).at(0, start(0, 1)).at(0, process(0)).at(1 * kS, steps(0, 1));
+  f.at(5 * kS, exit_of(0, 1)).at(6 * kS, journal::Check{}).at(7 * kS, start(1, 1));
+  f.at(7 * kS, process(0)).at(8 * kS, exit_of(0, 0)).at(8 * kS, journal::JobSucceeded{});
+  const Account a = account({c, f});
+  CHECK(a.causes[Cause::RestartBackoff] == Approx(1));
+  CHECK(a.causes[Cause::RendezvousChecks] == Approx(1));
+  CHECK(a.causes[Cause::StopTeardown] == 0);
+  check_sums(a);
+}
+
 TEST_CASE("without step records the running time says so instead of guessing") {
   Folder f{"worker-0", {}};
   f.at(0, launcher_started(2)).at(1 * kS, start(0, 2)).at(1 * kS, process(0));
