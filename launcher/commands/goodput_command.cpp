@@ -1,10 +1,11 @@
 #include "launcher/commands/goodput_command.h"
 
 #include <cerrno>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "launcher/commands/report_command.h"
+#include "launcher/report/goodput_html.h"
 #include "launcher/report/log_folder.h"
 #include "launcher/report/timeline_svg.h"
 #include "libpai/duration.h"
@@ -14,16 +15,10 @@ namespace pai::launcher {
 
 namespace {
 
-void say(const std::string& text) { write_all(2, "pai-launch: " + text + "\n"); }
-
-std::string fixed(double value, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-  return buf;
-}
+using report::fixed_text;
 
 std::string percent(double part, double whole) {
-  return fixed(whole > 0 ? 100.0 * part / whole : 0.0, 1) + "%";
+  return fixed_text(whole > 0 ? 100.0 * part / whole : 0.0, 1) + "%";
 }
 
 std::string pad_left(const std::string& text, std::size_t width) {
@@ -54,10 +49,10 @@ std::string goodput_text(const std::string& job, const goodput::Account& a) {
   for (int c = 0; c < goodput::kCauses; ++c) {
     const double s = a.causes.seconds[c];
     out += pad_right(goodput::to_string(static_cast<goodput::Cause>(c)), 24) +
-           pad_left(fixed(s, 1), 16) + pad_left(percent(s, all), 9) + "\n";
+           pad_left(fixed_text(s, 1), 16) + pad_left(percent(s, all), 9) + "\n";
   }
-  out +=
-      pad_right("total", 24) + pad_left(fixed(all, 1), 16) + pad_left(percent(all, all), 9) + "\n";
+  out += pad_right("total", 24) + pad_left(fixed_text(all, 1), 16) +
+         pad_left(percent(all, all), 9) + "\n";
   for (const goodput::AttemptAccount& at : a.attempts) {
     const double total = at.causes.total();
     out += "attempt " + std::to_string(at.attempt) + ": " +
@@ -95,21 +90,14 @@ std::string goodput_json(const std::string& job, const goodput::Account& a) {
 }
 
 int goodput_command(const GoodputOptions& options) {
-  try {
+  return log_folder_command([&] {
     const report::JobHistory history = report::read_log_folder(options.log_dir);
     const std::string text = options.format == "json" ? goodput_json(history.job, history.goodput)
                                                       : goodput_text(history.job, history.goodput);
     if (!write_all(1, text)) {
       throw std::system_error(errno, std::system_category(), "cannot write the standard output");
     }
-  } catch (const report::LogFolderError& e) {
-    say(std::string("error: ") + e.what());
-    return 2;
-  } catch (const std::system_error& e) {
-    say(std::string("error: ") + e.what());
-    return 1;
-  }
-  return 0;
+  });
 }
 
 }  // namespace pai::launcher

@@ -6,15 +6,11 @@
 
 namespace pai::launcher::report {
 
-namespace {
-
-std::string fixed(double value, int decimals) {
+std::string fixed_text(double value, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
   return buf;
 }
-
-}  // namespace
 
 std::string goodput_html(const goodput::Account& a) {
   std::string out = "<section id=\"goodput\"><h2>Goodput</h2>";
@@ -22,8 +18,8 @@ std::string goodput_html(const goodput::Account& a) {
   if (all <= 0) {
     return out + "<p class=\"quiet\">No rank-second to account for.</p></section>";
   }
-  out += "<p class=\"meta\">ETTR <b>" + fixed(100.0 * a.ettr(), 1) + "%</b> of " +
-         std::to_string(a.rank_slots) + " rank slots &times; " + fixed(a.wall_seconds(), 1) +
+  out += "<p class=\"meta\">ETTR <b>" + fixed_text(100.0 * a.ettr(), 1) + "%</b> of " +
+         std::to_string(a.rank_slots) + " rank slots &times; " + fixed_text(a.wall_seconds(), 1) +
          " s (docs/goodput.md defines each cause)</p>";
   out +=
       "<div class=\"card\"><table class=\"waterfall\"><tr><th>cause</th><th>rank-seconds</th>"
@@ -34,10 +30,10 @@ std::string goodput_html(const goodput::Account& a) {
     const std::string name = goodput::to_string(static_cast<goodput::Cause>(c));
     const double left = 100.0 * before / all;
     const double width = 100.0 * s / all;
-    out += "<tr><td>" + html_text(name) + "</td><td class=\"t\">" + fixed(s, 1) +
-           "</td><td class=\"t\">" + fixed(width, 1) +
+    out += "<tr><td>" + html_text(name) + "</td><td class=\"t\">" + fixed_text(s, 1) +
+           "</td><td class=\"t\">" + fixed_text(width, 1) +
            "%</td><td class=\"wf\"><div class=\"wf-bar g-" + html_text(name) +
-           "\" style=\"margin-left:" + fixed(left, 3) + "%;width:" + fixed(width, 3) +
+           "\" style=\"margin-left:" + fixed_text(left, 3) + "%;width:" + fixed_text(width, 3) +
            "%\"></div></td></tr>";
     before += s;
   }

@@ -9,6 +9,10 @@
 
 namespace pai::launcher::report {
 
+/// `value` with `decimals` decimals ("12.3"), as the goodput section and `pai-launch goodput`
+/// print figures.
+std::string fixed_text(double value, int decimals);
+
 /// The `<section id="goodput">` of `account`; a line saying there is nothing to account for
 /// when it holds no rank-second.
 std::string goodput_html(const goodput::Account& account);
