@@ -130,14 +130,12 @@ struct Accountant::Impl {
   // The journal being read.
   bool coordinator = false;
   bool spare = false;
-  std::string folder;
   std::vector<Slot> slots;
   std::map<std::int64_t, std::size_t> rank_slot;  // this attempt's ranks
   std::size_t next_slot = 0;
   int attempt = 0;
   std::vector<const Decision*> pending;  // the coordinator's, for this instance, in time order
   std::size_t next_pending = 0;
-  std::int64_t journal_first = kNever;
   std::int64_t journal_last = kNever;
 
   void credit(int a, std::size_t b, std::int64_t from, std::int64_t to, double weight = 1) {
@@ -373,12 +371,11 @@ void Accountant::begin_journal(bool coordinator, const std::string& folder) {
   Impl& m = *impl_;
   m.coordinator = coordinator;
   m.spare = !coordinator && folder.rfind("spare-", 0) == 0;
-  m.folder = folder;
   m.slots.clear();
   m.rank_slot.clear();
   m.next_slot = 0;
   m.attempt = 0;
-  m.journal_first = m.journal_last = kNever;
+  m.journal_last = kNever;
   m.pending.clear();
   m.next_pending = 0;
   if (!coordinator) {
@@ -395,7 +392,6 @@ void Accountant::add(const journal::Entry& entry) {
   Impl& m = *impl_;
   m.first_ms = std::min(m.first_ms, entry.unix_ms);
   m.last_ms = std::max(m.last_ms, entry.unix_ms);
-  if (m.journal_first == kNever) m.journal_first = entry.unix_ms;
   m.journal_last = std::max(m.journal_last, entry.unix_ms);
   if (m.spare && m.spares.back() == kNever) m.spares.back() = entry.unix_ms;
   if (m.coordinator) {
@@ -433,8 +429,10 @@ Account Accountant::finish() const {
   std::vector<std::pair<int, std::int64_t>> starts;
   for (const auto& [a, t] : m.attempts) starts.emplace_back(a, t.first_ms);
   if (starts.empty()) starts.emplace_back(0, m.first_ms);
+  std::int64_t spares = 0;  // spares whose journal holds a record
   for (std::int64_t begin : m.spares) {
     if (begin == kNever) continue;
+    ++spares;
     std::int64_t from = m.first_ms;
     for (std::size_t i = 0; i < starts.size(); ++i) {
       const std::int64_t to =
@@ -446,8 +444,7 @@ Account Accountant::finish() const {
       from = to;
     }
   }
-  out.rank_slots = static_cast<std::int64_t>(m.done.size()) +
-                   static_cast<std::int64_t>(m.spares.size()) * spare_ranks;
+  out.rank_slots = static_cast<std::int64_t>(m.done.size()) + spares * spare_ranks;
   for (const auto& [a, t] : m.attempts) {
     AttemptAccount acc;
     acc.attempt = a;

@@ -274,6 +274,10 @@ TEST_CASE("a spare's ranks are idle, and a journal that stops short leaves unkno
   // worker-0's journal ends at 100 s, the job (the spare's last record) ... at 100 s too.
   CHECK(a.causes[Cause::Unknown] == 0);
   check_sums(a);
+  // A spare whose journal holds no record (its launcher was killed at once) has no slots.
+  const Account empty_spare = account({Folder{"spare-node-8", {}}, spare, f});
+  CHECK(empty_spare.rank_slots == 4);
+  check_sums(empty_spare);
   spare.at(120 * kS, journal::Finish{0, "the job succeeded"});
   const Account later = account({spare, f});
   CHECK(later.causes[Cause::Unknown] == Approx(2 * 20));
