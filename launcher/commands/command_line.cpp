@@ -10,6 +10,7 @@
 
 #include "launcher/commands/check_command.h"
 #include "launcher/commands/ctl_command.h"
+#include "launcher/commands/goodput_command.h"
 #include "launcher/commands/job_control_command.h"
 #include "launcher/commands/report_command.h"
 #include "launcher/commands/rsh_command.h"
@@ -27,6 +28,7 @@ struct Flags {
   JobControlOptions control;
   CheckCommandOptions check;
   ReportOptions report;
+  GoodputOptions goodput;
   std::vector<std::string> ctl_words;
   std::string node;    // run/check --node
   int node_rank = -1;  // run/check --node-rank
@@ -40,6 +42,7 @@ struct Subcommands {
   CLI::App* check = nullptr;
   CLI::App* ctl = nullptr;
   CLI::App* report = nullptr;
+  CLI::App* goodput = nullptr;
   std::vector<std::pair<CLI::App*, ControlVerb>> control;
 };
 
@@ -117,6 +120,17 @@ CLI::App* add_report(CLI::App& app, Flags& f) {
   cmd->add_option("logdir", f.report.log_dir, "the job's log folder")->required();
   cmd->add_option("-o,--output", f.report.output,
                   "the report file (default: <logdir>/report.html; - for standard output)");
+  return cmd;
+}
+
+CLI::App* add_goodput(CLI::App& app, Flags& f) {
+  auto* cmd = app.add_subcommand(
+      "goodput",
+      "where every rank-second of a job went, from its log folder (start-up, checks, "
+      "steps, checkpoint stall, hang wait, backoff, rollback, ...), and the ETTR");
+  cmd->add_option("logdir", f.goodput.log_dir, "the job's log folder")->required();
+  cmd->add_option("--format", f.goodput.format, "text (a table) or json")
+      ->check(CLI::IsMember({"text", "json"}));
   return cmd;
 }
 
@@ -224,6 +238,7 @@ int dispatch(const Subcommands& sub, Flags& f) {
   if (*sub.check) return check_node(*sub.check, f);
   if (*sub.ctl) return ctl_command(f.ctl_words);
   if (*sub.report) return report_command(f.report);
+  if (*sub.goodput) return goodput_command(f.goodput);
   for (const auto& [cmd, verb] : sub.control) {
     if (*cmd) f.control.verb = verb;
   }
@@ -255,6 +270,7 @@ int launch_main(int argc, char** argv) {
   sub.ctl = add_ctl(app, flags);
   sub.check = add_check(app, flags);
   sub.report = add_report(app, flags);
+  sub.goodput = add_goodput(app, flags);
   sub.control = add_controls(app, flags.control);
   // Listed for --help; launch_main() hands `torchrun` and `rsh` over before CLI11 sees them.
   app.add_subcommand("torchrun",

@@ -2,6 +2,7 @@
 // a job that ended, one still running, or one whose launchers were killed.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace pai::launcher {
@@ -16,5 +17,10 @@ struct ReportOptions {
 /// 2 when the folder holds no journal or only empty ones, or cannot be read (the message names
 /// the folder or file); 1 when the report cannot be written.
 int report_command(const ReportOptions& options);
+
+/// Runs `body`, a command that reads a log folder (`report`, `goodput`): 0 when it returns; 2
+/// when it throws report::LogFolderError, 1 when it throws std::system_error, with the error
+/// said on stderr.
+int log_folder_command(const std::function<void()>& body);
 
 }  // namespace pai::launcher

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/logs/goodput.h"
 #include "launcher/report/journal_reader.h"
 #include "launcher/report/step_rate.h"
 
@@ -120,6 +121,7 @@ struct JobHistory {
   std::vector<KeyEvent> key_events;  ///< the latest kMaxKeyEvents, in time order
   std::int64_t key_events_left_out = 0;
   RootCause root_cause;
+  goodput::Account goodput;  ///< where every rank-second went (docs/goodput.md)
   std::vector<JournalInfo> journals;
 };
 

@@ -55,20 +55,27 @@ std::vector<std::string> find_journals(const std::string& log_dir) {
 JobHistory read_log_folder(const std::string& log_dir) {
   const std::vector<std::string> paths = find_journals(log_dir);
   JobHistoryBuilder builder;
+  goodput::Accountant accountant;
   std::int64_t records = 0;
   for (const std::string& path : paths) {
     const fs::path p(path);
     const std::string folder = p.parent_path().filename().string();
     builder.begin_journal(folder == "coordinator", folder);
+    accountant.begin_journal(folder == "coordinator", folder);
     JournalInfo info;
     info.path = path;
     try {
-      info.stats = read_journal(path, [&](const journal::Entry& r) { builder.add(r); });
+      info.stats = read_journal(path, [&](const journal::Entry& r) {
+        builder.add(r);
+        accountant.add(r);
+      });
     } catch (const std::system_error& e) {
       throw LogFolderError(e.what());
     }
     records += info.stats.records;
     builder.end_journal(info);
+    accountant.end_journal(info.stats.malformed + info.stats.unknown + info.stats.oversized +
+                           (info.stats.partial_last_line ? 1 : 0));
   }
   if (records == 0) {
     throw LogFolderError(paths.size() == 1
@@ -76,7 +83,9 @@ JobHistory read_log_folder(const std::string& log_dir) {
                              : "no record in any journal of " + log_dir + " (" + paths.front() +
                                    " and " + std::to_string(paths.size() - 1) + " more)");
   }
-  return builder.finish(log_dir);
+  JobHistory history = builder.finish(log_dir);
+  history.goodput = accountant.finish();
+  return history;
 }
 
 }  // namespace pai::launcher::report

@@ -21,7 +21,8 @@ class LogFolderError : public std::runtime_error {
 /// instance's folder. Throws LogFolderError when `log_dir` cannot be read or holds none.
 std::vector<std::string> find_journals(const std::string& log_dir);
 
-/// Reads every journal of `log_dir` (streamed: memory does not grow with their size).
+/// Reads every journal of `log_dir` (streamed: memory does not grow with their size), with
+/// the goodput account of its records (launcher/logs/goodput.h) in JobHistory::goodput.
 /// Throws LogFolderError when there is no journal, when one cannot be read, or when none
 /// holds a single record ("LOG_DIR/worker-0/events.jsonl: the journal is empty").
 JobHistory read_log_folder(const std::string& log_dir);

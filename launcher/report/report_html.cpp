@@ -1,5 +1,6 @@
 #include "launcher/report/report_html.h"
 
+#include "launcher/report/goodput_html.h"
 #include "launcher/report/html_text.h"
 #include "launcher/report/timeline_svg.h"
 #include "libpai/duration.h"
@@ -59,6 +60,13 @@ th,td{border-bottom:1px solid #eaeef2;padding:3px 8px;text-align:left;vertical-a
 td.t{white-space:nowrap;font-family:ui-monospace,"DejaVu Sans Mono",monospace;color:#57606a}
 td.x{overflow-wrap:anywhere}
 .quiet{color:#57606a}
+table.waterfall td.wf,table.waterfall th.wf{width:55%}
+.wf-bar{height:12px;min-width:1px;background:#99a3ad;border-radius:2px}
+.wf-bar.g-productive{background:#2da44e}.wf-bar.g-unknown{background:#c5ccd4}
+.wf-bar.g-hang-detection-wait,.wf-bar.g-rollback{background:#e3a008}
+.wf-bar.g-restart-backoff,.wf-bar.g-stop-and-teardown{background:#e5484d}
+.wf-bar.g-checkpoint-stall{background:#0f766e}.wf-bar.g-idle-spare{background:#6e7781}
+.wf-bar.g-running-no-step-data{background:#3b82f6}
 )";
 
 std::string stat(const char* label, std::int64_t value) {
@@ -173,7 +181,8 @@ std::string render_report_html(const JobHistory& h) {
            human_duration(h.step_rate.front().width_ms) + ".</p>";
   }
   out += "</section>\n";
-  out += root_cause(h) + "\n" + key_events(h) + "\n" + journals(h) + "\n";
+  out += root_cause(h) + "\n" + goodput_html(h.goodput) + "\n" + key_events(h) + "\n" +
+         journals(h) + "\n";
   return out + "</main></body></html>\n";
 }
 
