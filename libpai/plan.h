@@ -687,7 +687,8 @@ struct Kubernetes {
   std::string topology_required;
   std::string topology_preferred;
   /// Trainer v2: how often the JobSet may be recreated after a pod failure pai-launch did not
-  /// decide (a pod lost with its node, a launcher killed): the spec's spares; 0 = never.
+  /// decide (a pod lost with its node, a launcher killed or one that lost its coordinator):
+  /// the spec's spares, at least 1 while restarts are enabled; 0 = never.
   int jobset_max_restarts = 0;
   std::vector<std::pair<std::string, std::string>> node_selector;  ///< sorted by key
   std::vector<Toleration> tolerations;
