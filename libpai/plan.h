@@ -766,6 +766,9 @@ struct Slurm {
   std::string qos;          ///< --qos
   std::string reservation;  ///< --reservation
   int segment = 0;          ///< --segment (topology/block); 0 = unset
+  /// The requeue chain: at most this many successor jobs run the job again when it ends
+  /// without a verdict (its coordinator lost); 0 = none.
+  int requeue = 0;
   /// srun --mpi; empty = the framework's default (pmix for an mpi job, none otherwise).
   std::string mpi;
   SlurmContainer container;  ///< pyxis; used when container.image is set
@@ -776,6 +779,7 @@ struct Slurm {
     v("mpi", m.mpi, field::present_if(!m.mpi.empty()));
     v("partition", m.partition, field::present_if(!m.partition.empty()));
     v("qos", m.qos, field::present_if(!m.qos.empty()));
+    v("requeue", m.requeue, AtLeast{0}, field::present_if(m.requeue != 0));
     v("reservation", m.reservation, field::present_if(!m.reservation.empty()));
     v("segment", m.segment, AtLeast{0}, field::present_if(m.segment != 0));
   }
