@@ -699,7 +699,8 @@ struct Kubernetes {
   std::string topology_required;
   std::string topology_preferred;
   /// Trainer v2: how often the JobSet may be recreated after a pod failure pai-launch did not
-  /// decide (a pod lost with its node, a launcher killed): the spec's spares; 0 = never.
+  /// decide (a pod lost with its node, a launcher killed or one that lost its coordinator):
+  /// the spec's spares, at least 1 while restarts are enabled; 0 = never.
   int jobset_max_restarts = 0;
   std::vector<std::pair<std::string, std::string>> node_selector;  ///< sorted by key
   std::vector<Toleration> tolerations;
@@ -777,6 +778,9 @@ struct Slurm {
   std::string qos;          ///< --qos
   std::string reservation;  ///< --reservation
   int segment = 0;          ///< --segment (topology/block); 0 = unset
+  /// The requeue chain: at most this many successor jobs run the job again when it ends
+  /// without a verdict (its coordinator lost); 0 = none.
+  int requeue = 0;
   /// srun --mpi; empty = the framework's default (pmix for an mpi job, none otherwise).
   std::string mpi;
   SlurmContainer container;  ///< pyxis; used when container.image is set
@@ -787,6 +791,7 @@ struct Slurm {
     v("mpi", m.mpi, field::present_if(!m.mpi.empty()));
     v("partition", m.partition, field::present_if(!m.partition.empty()));
     v("qos", m.qos, field::present_if(!m.qos.empty()));
+    v("requeue", m.requeue, AtLeast{0}, field::present_if(m.requeue != 0));
     v("reservation", m.reservation, field::present_if(!m.reservation.empty()));
     v("segment", m.segment, AtLeast{0}, field::present_if(m.segment != 0));
   }

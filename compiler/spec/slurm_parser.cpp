@@ -9,8 +9,8 @@ namespace pai {
 
 namespace {
 
-const std::vector<std::string> kSlurmKeys = {"account", "partition", "qos",      "reservation",
-                                             "segment", "mpi",       "container"};
+const std::vector<std::string> kSlurmKeys = {"account", "partition", "qos", "reservation",
+                                             "segment", "requeue",   "mpi", "container"};
 const std::vector<std::string> kContainerKeys = {"image",    "mounts",    "workdir",
                                                  "writable", "mountHome", "name"};
 
@@ -80,6 +80,9 @@ void SlurmParser::parse(const Node& node) {
   if (const Node* n = reader_.optional(node, path_, "segment")) {
     // Slurm keeps a segment's size in 16 bits.
     reader_.integer(*n, at("segment"), 1, 65535, &out_.segment);
+  }
+  if (const Node* n = reader_.optional(node, path_, "requeue")) {
+    reader_.integer(*n, at("requeue"), 0, kMaxSlurmRequeue, &out_.requeue);
   }
   if (const Node* n = reader_.optional(node, path_, "mpi")) {
     const std::vector<std::string> plugins(kSlurmMpiPlugins.begin(), kSlurmMpiPlugins.end());

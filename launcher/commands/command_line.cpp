@@ -79,6 +79,9 @@ CLI::App* add_run(CLI::App& app, Flags& f) {
                   "multi-node: heartbeat interval; a launcher silent for 5 intervals is lost")
       ->check(CLI::Range(10, 60000))
       ->capture_default_str();
+  cmd->add_option("--verdict-file", f.run.verdict_file,
+                  "multi-node: the launcher that runs the coordinator writes the job's exit "
+                  "code here when it ends");
   add_job_flags(cmd, f.control.locator);
   cmd->add_option("command", f.control.command,
                   "a command to run on every node of the running job (after --)");
@@ -195,7 +198,7 @@ std::vector<std::pair<CLI::App*, ControlVerb>> add_controls(CLI::App& app,
 // `run -- CMD...`: the command on every node of a running job.
 int run_everywhere(const CLI::App& cmd, Flags& f) {
   for (const char* flag : {"--node", "--node-rank", "--log-dir", "--slurm", "--rendezvous-timeout",
-                           "--heartbeat-interval-ms"}) {
+                           "--heartbeat-interval-ms", "--verdict-file"}) {
     if (cmd.count(flag) > 0) {
       return usage(std::string(flag) + " is for running a node of a job; with a command, " +
                    "run runs it on every node of a running job");

@@ -1,6 +1,7 @@
 #include "launcher/commands/run_command.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@
 #include "launcher/supervisor/supervisor.h"
 #include "libpai/plan_json.h"
 #include "libpai/terminal_text.h"
+#include "libpai/write_all.h"
 
 namespace pai::launcher {
 
@@ -79,6 +81,25 @@ std::string make_dirs(const std::string& path, mode_t mode) {
   if (::stat(path.c_str(), &st) != 0) return std::strerror(errno);
   if (!S_ISDIR(st.st_mode)) return "not a directory";
   return "";
+}
+
+// --verdict-file: the job's exit code, one line, written whole (a new file renamed into place),
+// so that a reader never sees a part of it. A failure only warns: the job is over.
+void write_verdict(const std::string& path, int code) {
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  std::string why = parent.empty() ? "" : make_dirs(parent, 0750);
+  const std::string staged = path + ".tmp" + std::to_string(::getpid());
+  if (why.empty()) {
+    const int fd = ::open(staged.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+    const bool written = fd >= 0 && write_all(fd, std::to_string(code) + "\n");
+    if (!written) why = std::strerror(errno);
+    if (fd >= 0 && ::close(fd) != 0 && why.empty()) why = std::strerror(errno);
+    if (why.empty() && ::rename(staged.c_str(), path.c_str()) != 0) why = std::strerror(errno);
+  }
+  if (!why.empty()) {
+    ::unlink(staged.c_str());
+    say("warning: cannot write the job's exit code to " + terminal_safe(path) + ": " + why);
+  }
 }
 
 // Whether `text` is an IPv4 or IPv6 literal.
@@ -486,6 +507,7 @@ int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start,
     // The coordinator's journal, which ends the job's story, is closed: the report goes next
     // to the logs (a failure only warns).
     report::write_report_beside_logs(run.log_dir);
+    if (!options.verdict_file.empty()) write_verdict(options.verdict_file, code);
   }
   return finish_run(run, code, start);
 }

@@ -36,6 +36,9 @@ struct RunOptions {
   /// --heartbeat-interval: between launchers and the coordinator; a peer silent for 5
   /// intervals is lost.
   std::chrono::milliseconds heartbeat_interval{1000};
+  /// --verdict-file: where the launcher that runs the coordinator writes the job's exit code
+  /// (the verdict, one line) when it ends; the other launchers ignore it. Empty = nowhere.
+  std::string verdict_file;
   /// The coordinator takes each node's address from its connection (the plan's are
   /// placeholders): set with --slurm, and by `pai-launch torchrun`, whose nodes are known only
   /// when they join.

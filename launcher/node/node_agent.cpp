@@ -18,6 +18,7 @@
 #include "launcher/policy/failure_classifier.h"
 #include "launcher/policy/gpu_idle.h"
 #include "launcher/policy/tcp_slow_peers.h"
+#include "libpai/exit_codes.h"
 #include "libpai/hostfile.h"
 #include "libpai/placement.h"
 #include "libpai/write_all.h"
@@ -303,7 +304,9 @@ void NodeAgent::on_lost(const std::string& why) {
   say("error: " + why + "; stopping this node's processes");
   events_.record(journal::CoordinatorLost{.reason = why});
   parts_.commands.kill_all();
-  parts_.instances.finish(1, why);
+  // The coordinator's own launcher (its process stalled, its node cut off) is not left
+  // without it: the coordinator says how the job ended, as before.
+  parts_.instances.finish(options_.serves_coordinator ? 1 : kExitCoordinatorLost, why);
 }
 
 void NodeAgent::on_message(const Json& message) {

@@ -79,7 +79,8 @@ class NodeAgent final : public SupervisorHooks {
 
   /// Runs this node's part of the job: join(), then the instance runner until the job is
   /// over. Returns the launcher's exit code (design §6): what the coordinator decided for
-  /// the job, 1 when the coordinator was lost or could not be reached, 128+N when stopped by
+  /// the job, kExitCoordinatorLost (3) when the coordinator was lost after joining it (1 in
+  /// the coordinator's own launcher), 1 when it could not be reached, 128+N when stopped by
   /// signal N. Commands still running are killed.
   int run();
 
@@ -94,7 +95,8 @@ class NodeAgent final : public SupervisorHooks {
   /// otherwise ignored.
   void on_message(const nlohmann::json& message);
   /// The link to the coordinator is gone: commands are killed and the instance stopped; run()
-  /// then returns 1.
+  /// then returns kExitCoordinatorLost (the job did not fail on its own account), or 1 in the
+  /// launcher that serves the coordinator itself.
   void on_lost(const std::string& why);
   /// Output of command `id` on `stream`: sent as `exec-output`.
   void on_command_output(std::int64_t id, net::Stream stream, std::string_view data);

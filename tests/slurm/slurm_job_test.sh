@@ -27,7 +27,11 @@
 #   7. Slurm's accounting: a job pai stops for its timeLimit ends as TIMEOUT, a failed job as
 #      FAILED, one cancelled with scancel as CANCELLED: in `scontrol show job` and in the job
 #      completion log (jobcomp/filetxt; this cluster has no slurmdbd, so no sacct);
-#   8. cluster.sh stop leaves no daemon running.
+#   8. the requeue chain (slurm.requeue: 2): the launcher that runs the coordinator is killed
+#      with SIGKILL mid-run; the other launcher exits 3 (it lost its coordinator), the job
+#      ends without a verdict, and its successor (sbatch --dependency=singleton) runs the job
+#      again to success, whose verdict cancels the last successor before it runs;
+#   9. cluster.sh stop leaves no daemon running.
 # Exit status: 0 passed, 1 failed (with the job output and the daemons' logs), 77 skipped
 # (tests/slurm/cluster.sh cannot run a cluster here).
 set -euo pipefail
@@ -476,7 +480,77 @@ grep -q 'time limit 5s (timeLimit) reached' "$work/limit/logs/slurm-$limit_id.ou
   fail "job $limit_id was not stopped by pai's time limit"
 say "7. a job pai stopped for its timeLimit: TIMEOUT ($((SECONDS - started)) s after its submission)"
 
-# --- 8. Stopping the cluster leaves none of its daemons running.
+# --- 8. The requeue chain: the coordinator's launcher killed with SIGKILL, the job run again.
+cat >"$work/specs/chain.yaml" <<EOF
+apiVersion: pai/v1
+kind: Job
+name: slurm-chain
+$port_range
+roles:
+  worker:
+    instances: 2
+    nprocPerNode: 1
+    command: |
+      if [ ! -e '$work/chain-ran-'\$RANK ]; then
+        touch '$work/chain-ran-'\$RANK
+        echo "STARTED RANK=\$RANK"
+        exec sleep 120
+      fi
+      echo "RAN AGAIN RANK=\$RANK"
+faultTolerance:
+  restart: {enabled: false}
+sanityCheck: {enabled: false}
+slurm:
+  requeue: 2
+EOF
+"$compiler" --target slurm "$work/specs/chain.yaml" -o "$work/chain" >/dev/null
+id=$(export PAI_LAUNCH=$launcher && submit "$work/chain/job.sbatch")
+out=$work/chain/logs/slurm-$id.out
+outputs+=("$out")
+wait_started "$id" "$out" 2
+# Job $1's successor, from the line its script printed on submitting it.
+successor_of() {
+  local line
+  line=$(grep -o 'requeue chain: submitted job [0-9]*' "$work/chain/logs/slurm-$1.out") ||
+    fail "job $1 submitted no successor"
+  echo "${line##* }"
+}
+second=$(successor_of "$id")
+outputs+=("$work/chain/logs/slurm-$second.out")
+# The coordinator's launcher: job $id's pai-launch on node1 (the batch host), the one
+# slurmstepd started (not its watchdog, a child of the launcher).
+coordinator_pid=
+for pid in $(pgrep -x pai-launch); do
+  environ=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null) || continue
+  grep -qx "SLURM_JOB_ID=$id" <<<"$environ" && grep -qx 'SLURMD_NODENAME=node1' <<<"$environ" ||
+    continue
+  [[ $(ps -o comm= -p "$(ps -o ppid= -p "$pid")") == slurmstepd ]] && coordinator_pid=$pid
+done
+[[ -n $coordinator_pid ]] || fail "job $id's pai-launch on node1 was not found"
+killed_at=$SECONDS
+kill -KILL "$coordinator_pid"
+wait_end "$id" >/dev/null
+grep -q 'done: exit code 3' "$out" || fail "node2's launcher did not exit 3 on losing its coordinator"
+grep -q "job.sbatch: the job ended without a verdict (exit [0-9]*): job $second runs it again" \
+  "$out" || fail "job $id did not leave its successor $second to run the job again"
+[[ ! -e $work/chain/logs/slurm-$id.verdict ]] || fail "the killed coordinator left a verdict"
+wait_success "$second"
+for rank in 0 1; do
+  grep -q "RAN AGAIN RANK=$rank" "$work/chain/logs/slurm-$second.out" ||
+    fail "job $second did not run rank $rank again"
+done
+[[ $(<"$work/chain/logs/slurm-$second.verdict") == 0 ]] ||
+  fail "job $second's coordinator wrote no verdict 0"
+# The second run submitted the last successor (requeue: 2); its success cancelled it before
+# it ran.
+third=$(successor_of "$second")
+info=$(wait_end "$third")
+grep -q 'JobState=CANCELLED' <<<"$info" || fail "job $third was not cancelled: $info"
+[[ ! -e $work/chain/logs/slurm-$third.out ]] ||
+  fail "job $third ran: $(cat "$work/chain/logs/slurm-$third.out")"
+say "8. the coordinator's launcher killed: job $second ran the job again to success $((SECONDS - killed_at)) s later; its verdict cancelled job $third"
+
+# --- 9. Stopping the cluster leaves none of its daemons running.
 pids=$(cat "$cluster"/run/*.pid)
 "$here/cluster.sh" stop "$cluster"
 for pid in $pids; do
@@ -484,4 +558,4 @@ for pid in $pids; do
     fail "daemon $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline")) survived cluster.sh stop"
   fi
 done
-say "8. cluster.sh stop stopped every daemon"
+say "9. cluster.sh stop stopped every daemon"

@@ -1,5 +1,6 @@
 #include "compiler/targets/k8s/k8s_manifest.h"
 
+#include <algorithm>
 #include <cctype>
 #include <vector>
 
@@ -83,10 +84,12 @@ Plan plan_for_pods(const Plan& plan) {
   Plan pods = plan;
   pods.runtime = Runtime::Host;
   for (Role& role : pods.roles) role.launch_argv = role.command;
-  // A lost pod is replaced as a lost node is by a spare: a JobSet recreation. Only while pai
-  // restarts at all.
+  // A lost pod is replaced as a lost node is by a spare: a JobSet recreation, whose pods the
+  // scheduler places on nodes that are up. At least one, spares or not, so that the death of
+  // the coordinator's node (its launchers exit kExitCoordinatorLost) does not end the job.
+  // Only while pai restarts at all.
   if (plan.kubernetes.api == KubernetesApi::TrainerV2 && plan.fault_tolerance.restart_enabled) {
-    pods.kubernetes.jobset_max_restarts = static_cast<int>(plan.spares.size());
+    pods.kubernetes.jobset_max_restarts = std::max(static_cast<int>(plan.spares.size()), 1);
   }
   pods.spares.clear();
   pods.coordinator_host.clear();

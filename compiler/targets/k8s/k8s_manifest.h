@@ -32,7 +32,8 @@ void check_for_k8s(const Plan& plan, const Location& spec, Diagnostics& diags);
 
 /// `plan` as the pods run it: runtime host (the pod is the container, so each role's
 /// launch argv is its command), no spares (Kubernetes reschedules pods; under Trainer v2
-/// their number becomes the JobSet's maxRestarts, kept as kubernetes.jobset_max_restarts),
+/// their number, at least 1, becomes the JobSet's maxRestarts, kept as
+/// kubernetes.jobset_max_restarts; 0 without restarts),
 /// and an inventory of the pods' host names, placed again, each host keeping the slots of the
 /// host it replaces:
 ///   trainer-v2: `<name>-node-0-<i>` and an mpi job's `<name>-launcher-0-0` (pod_names.h),

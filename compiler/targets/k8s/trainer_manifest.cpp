@@ -7,6 +7,7 @@
 #include "compiler/targets/k8s/k8s_manifest.h"
 #include "compiler/targets/k8s/pod_template.h"
 #include "compiler/targets/time_limit.h"
+#include "libpai/exit_codes.h"
 
 namespace pai {
 

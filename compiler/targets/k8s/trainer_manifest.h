@@ -13,27 +13,22 @@
 //
 // Failures: pai-launch decides them, so Kubernetes restarts nothing on its own. Each Job has
 // backoffLimit 0 and a podFailurePolicy: a container that exits with one of pai-launch's
-// verdicts (kPaiVerdictExitCodes: the job failed, the plan or usage was refused, the command
-// could not run, the job was cancelled by a signal) fails the Job at once (FailJob, reason
-// PodFailurePolicy), and the JobSet's failurePolicy fails the whole JobSet on that reason
-// (FailJobSet): nothing is recreated. Any other pod failure (pai-launch killed, a pod lost
-// with its node) exceeds backoffLimit 0 and the JobSet is recreated (RestartJobSet), at most
-// kubernetes.jobSetMaxRestarts times (the spec's spares; 0 by default). successPolicy All:
+// verdicts (kPaiVerdictExitCodes, libpai/exit_codes.h: the job failed, the plan or usage was
+// refused, the command could not run, the job was cancelled by a signal) fails the Job at once
+// (FailJob, reason PodFailurePolicy), and the JobSet's failurePolicy fails the whole JobSet on that
+// reason (FailJobSet): nothing is recreated. Any other pod failure (a pai-launch that lost its
+// coordinator, kExitCoordinatorLost; pai-launch killed; a pod lost with its node) exceeds
+// backoffLimit 0 and the JobSet is recreated (RestartJobSet), at most
+// kubernetes.jobSetMaxRestarts times (the spec's spares, at least 1). successPolicy All:
 // the job succeeded when every pod's pai-launch exited 0. ttlSecondsAfterFinished is the
 // JobSet's; Volcano's or scheduler-plugins' PodGroup is the runtime's podGroupPolicy.
 #pragma once
 
-#include <array>
 #include <string>
 
 #include "libpai/plan.h"
 
 namespace pai {
-
-/// pai-launch's exit codes that end a job for good (docs/launch.md "Exit codes"): 1 the job
-/// failed, 2 usage or plan refused, 126 and 127 the command cannot run, 129, 130 and 143
-/// the job was cancelled by SIGHUP, SIGINT or SIGTERM. Sorted, as Kubernetes requires.
-inline constexpr std::array<int, 7> kPaiVerdictExitCodes = {1, 2, 126, 127, 129, 130, 143};
 
 /// The name of the runtime rendered for the job: `<name>-pai-distributed`.
 std::string trainer_runtime_name(const std::string& job);

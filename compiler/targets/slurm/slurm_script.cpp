@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/targets/time_limit.h"
+#include "libpai/exit_codes.h"
 #include "libpai/shell_quote.h"
 
 namespace pai {
@@ -44,6 +45,87 @@ case $job_dir in
 esac
 )sh";
 
+// The requeue chain (slurm.requeue), before srun: the successor, this script again, which
+// singleton holds until this job is over (one job of a name and user runs at a time), with one
+// run fewer left. scancel sends SIGTERM to this shell too; the trap runs once srun is gone.
+constexpr const char* kChainStart = R"sh(
+# The requeue chain (slurm.requeue): the successor, this script again, held by Slurm until
+# this job is over (singleton). It runs the job again when this one ends without a verdict
+# (the coordinator's launcher or its node died: the others exit 3); a verdict, or a cancel,
+# cancels it. `scancel --name` cancels the chain.
+successor=
+cancel_successor() {
+  [[ -n $successor ]] || return 0
+  echo "job.sbatch: $1: cancelling job $successor" >&2
+  scancel "$successor" || echo "job.sbatch: cannot cancel job $successor" >&2
+  successor=
+}
+
+# SIGTERM to this shell: scancel, or Slurm ending the job (a lost node, a preemption, its
+# time limit). Only a lost node or a preemption leaves the successor to run the job again.
+on_term() {
+  local state
+  state=$(scontrol show job "${SLURM_JOB_ID:-}" 2>/dev/null | grep -o -m 1 'JobState=[A-Z_]*')
+  state=${state#JobState=}
+  case $state in
+    NODE_FAIL | PREEMPTED)
+      [[ -z $successor ]] || echo "job.sbatch: the job ended $state: job $successor runs it again" >&2
+      ;;
+    *) cancel_successor "the job was stopped (${state:-state unknown})" ;;
+  esac
+  exit 143
+}
+trap on_term TERM
+
+requeue_left=${PAI_REQUEUE_LEFT:-MAX_SUCCESSORS}
+case $requeue_left in '' | *[!0-9]*) requeue_left=0 ;; esac
+if ((requeue_left > 0)); then
+  if submitted=$(sbatch --parsable --dependency=singleton \
+    --export=ALL,PAI_REQUEUE_LEFT=$((requeue_left - 1)) "$0"); then
+    successor=${submitted%%;*}
+    echo "job.sbatch: requeue chain: submitted job $successor, which runs the job again if" \
+      "this one ends without a verdict ($((requeue_left - 1)) more after it)" >&2
+  else
+    echo "job.sbatch: requeue chain: cannot submit the successor; this run has none" >&2
+  fi
+fi
+# The coordinator's launcher writes the job's exit code here when it ends.
+verdict_file=$job_dir/logs/slurm-${SLURM_JOB_ID:-0}.verdict
+)sh";
+
+// After srun, with the chain: the job's verdict is the coordinator's launcher's, when it
+// wrote one. srun's status is the highest exit code of the tasks or the highest signal of one
+// a signal ended (srun(1), RETURN VALUE), so a launcher that lost the coordinator (3) would
+// hide the coordinator's 0 or 1. A verdict cancels the successor; anything else leaves it.
+constexpr const char* kChainEnd = R"sh(status=$?
+
+# The job's verdict is the coordinator's launcher's when it wrote one: srun's status is the
+# highest of the launchers', where one that lost the coordinator (3) would hide it.
+verdict=$(cat -- "$verdict_file" 2>/dev/null) || verdict=
+if [[ $verdict =~ ^[0-9]+$ ]]; then status=$verdict; fi
+case $status in
+  VERDICTS) cancel_successor "the job ended with a verdict (exit $status)" ;;
+  *)
+    [[ -z $successor ]] ||
+      echo "job.sbatch: the job ended without a verdict (exit $status): job $successor runs it again" >&2
+    ;;
+esac
+trap - TERM
+)sh";
+
+// Replaces the one `placeholder` in `text` with `value`.
+std::string replaced(std::string text, const std::string& placeholder, const std::string& value) {
+  text.replace(text.find(placeholder), placeholder.size(), value);
+  return text;
+}
+
+// The exit codes that are a verdict of the job, as a case pattern: 0 and pai-launch's.
+std::string verdict_pattern() {
+  std::string out = "0";
+  for (int code : kPaiVerdictExitCodes) out += " | " + std::to_string(code);
+  return out;
+}
+
 // Slurm's --signal takes at most this many seconds (a 16-bit field).
 constexpr std::int64_t kMaxSignalLead = 65535;
 
@@ -53,8 +135,7 @@ constexpr std::int64_t kMaxSignalLead = 65535;
 // a minute early): the limit is cut to the minutes used, so that Slurm ends the job at its
 // next check as TIMEOUT, and the script waits for that. Any other stop is a cancel, which
 // scancel records as CANCELLED. A failure (exit 1) is FAILED as it is.
-constexpr const char* kAccounting = R"sh(status=$?
-
+constexpr const char* kAccounting = R"sh(
 # Slurm's [D-][H:]M:S (squeue's %L and %M) in seconds; fails for UNLIMITED and the like.
 slurm_seconds() {
   local t=$1 days=0 a b c
@@ -330,9 +411,12 @@ std::string render_slurm_script(const Plan& plan, const std::string& out_dir) {
   }
   const std::string container = container_options(plan);
   if (!container.empty()) out += kContainerCheck;
+  const bool chain = plan.slurm.requeue > 0;
+  if (chain) out += replaced(kChainStart, "MAX_SUCCESSORS", std::to_string(plan.slurm.requeue));
   std::string launch =
       "\"$PAI_LAUNCH\" run --plan \"$job_dir/plan.json\" --token-file "
       "\"$job_dir/job.token\" --slurm";
+  if (chain) launch += " --verdict-file \"$verdict_file\"";
   std::string srun = "srun " + srun_options(plan, components.front(), container);
   if (heterogeneous) {
     // In a step over several components Slurm gives every task all their nodes sorted by
@@ -352,11 +436,12 @@ std::string render_slurm_script(const Plan& plan, const std::string& out_dir) {
     }
     launch = "env SLURM_JOB_NODELIST=\"$nodes\" \\\n  " + launch;
   }
-  std::string accounting = kAccounting;
-  const std::string placeholder = "LEFT_AT_STOP";
-  accounting.replace(accounting.find(placeholder), placeholder.size(),
-                     std::to_string(std::min(stop_lead_seconds(plan), kMaxSignalLead) + 120));
-  out += "\n" + srun + " \\\n  " + launch + "\n" + accounting;
+  const std::string accounting =
+      replaced(kAccounting, "LEFT_AT_STOP",
+               std::to_string(std::min(stop_lead_seconds(plan), kMaxSignalLead) + 120));
+  const std::string end =
+      chain ? replaced(kChainEnd, "VERDICTS", verdict_pattern()) : "status=$?\n";
+  out += "\n" + srun + " \\\n  " + launch + "\n" + end + accounting;
   return out;
 }
 

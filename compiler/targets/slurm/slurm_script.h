@@ -58,8 +58,17 @@ void use_container(Plan& plan);
 ///   the plan folder, the spec's mounts and output and the container's own mounts,
 ///   --container-workdir, --container-writable or --container-readonly,
 ///   --container-mount-home or --no-container-mount-home, --container-name). The script exits
-///   with srun's status. Every value from the plan is quoted with shell_quote().
-///   Deterministic.
+///   with srun's status.
+///   With `slurm.requeue` N > 0, the requeue chain: before srun the script submits its
+///   successor (`sbatch --parsable --dependency=singleton --export=ALL,PAI_REQUEUE_LEFT=<left
+///   - 1> "$0"`; left = $PAI_REQUEUE_LEFT, else N; none at 0) and srun's launchers get
+///   `--verdict-file "$job_dir/logs/slurm-$SLURM_JOB_ID.verdict"`. After srun the job's exit
+///   code is that file's, when the coordinator's launcher wrote it, else srun's; a verdict (0
+///   or kPaiVerdictExitCodes) cancels the successor, anything else (3: the coordinator lost;
+///   a killed coordinator's launcher) leaves it to run the job again, and so does a batch
+///   host that died. SIGTERM to the script (scancel) cancels the successor unless Slurm ended
+///   the job NODE_FAIL or PREEMPTED. The script exits with that exit code.
+///   Every value from the plan is quoted with shell_quote(). Deterministic.
 std::string render_slurm_script(const Plan& plan, const std::string& out_dir);
 
 }  // namespace pai

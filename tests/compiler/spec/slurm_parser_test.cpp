@@ -58,6 +58,7 @@ TEST_CASE("slurm section: every field") {
       "qos: high\n"
       "reservation: llm_run.1\n"
       "segment: 16\n"
+      "requeue: 5\n"
       "mpi: pmix_v5\n"
       "container:\n"
       "  image: /lustre/images/pytorch.sqsh\n"
@@ -72,6 +73,7 @@ TEST_CASE("slurm section: every field") {
   CHECK(p.s.qos == "high");
   CHECK(p.s.reservation == "llm_run.1");
   CHECK(p.s.segment == 16);
+  CHECK(p.s.requeue == 5);
   CHECK(p.s.mpi == "pmix_v5");
   const SlurmContainer& c = p.s.container;
   CHECK(c.image == "/lustre/images/pytorch.sqsh");
@@ -81,7 +83,7 @@ TEST_CASE("slurm section: every field") {
   CHECK(c.writable == Switch::Off);
   CHECK(c.mount_home == Switch::On);
   CHECK(c.name == "llm");
-  CHECK(p.locations.at("slurm.container.mounts[2]").line == 9);
+  CHECK(p.locations.at("slurm.container.mounts[2]").line == 10);
 }
 
 TEST_CASE("slurm section: the container's image is the spec's unless it names one") {
@@ -132,7 +134,7 @@ TEST_CASE("slurm section: container mounts follow pyxis' SRC:DST[:FLAGS]") {
   CHECK(p.s.container.mounts == std::vector<std::string>{"/a:/b"});
 }
 
-TEST_CASE("slurm section: names, segment and the MPI plugin are checked") {
+TEST_CASE("slurm section: names, segment, the requeue chain and the MPI plugin are checked") {
   CHECK(errors(parse("account: \"ml research\"\npartition: \"gpu,\"\nqos: a/b\n"
                      "reservation: \",r\"\n")) ==
         std::vector<std::string>{
@@ -145,6 +147,12 @@ TEST_CASE("slurm section: names, segment and the MPI plugin are checked") {
             "several separated by ','), got \",r\""});
   CHECK(errors(parse("segment: 0\n")) ==
         std::vector<std::string>{"slurm.segment: expected an integer between 1 and 65535, got 0"});
+  CHECK(errors(parse("requeue: -1\n")) ==
+        std::vector<std::string>{"slurm.requeue: expected an integer between 0 and 1000, got -1"});
+  CHECK(
+      errors(parse("requeue: 1001\n")) ==
+      std::vector<std::string>{"slurm.requeue: expected an integer between 0 and 1000, got 1001"});
+  CHECK(errors(parse("requeue: 0\n")).empty());
   CHECK(errors(parse("mpi: pmx\n")) ==
         std::vector<std::string>{"slurm.mpi: expected one of pmix, pmix_v3, pmix_v4, pmix_v5, "
                                  "pmi2, cray_shasta, none, got \"pmx\" (did you mean \"pmix\"?)"});
@@ -170,7 +178,7 @@ TEST_CASE("slurm section: the settings reach plan.json and come back, absent whe
   Plan plan = testing::make_test_plan();
   CHECK_FALSE(nlohmann::json::parse(plan_to_json_unkeyed(plan)).contains("slurm"));
   const Parsed p = parse(
-      "account: a\npartition: p\nqos: q\nreservation: r\nsegment: 4\nmpi: pmi2\n"
+      "account: a\npartition: p\nqos: q\nreservation: r\nsegment: 4\nrequeue: 2\nmpi: pmi2\n"
       "container: {mounts: [/a:/b], workdir: /w, writable: true, mountHome: false, name: n}\n");
   REQUIRE(errors(p).empty());
   plan.slurm = p.s;

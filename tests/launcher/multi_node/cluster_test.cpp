@@ -127,7 +127,11 @@ TEST_CASE("a launcher killed with SIGKILL is noticed and its node replaced by th
       "exit 0\n";
   Plan plan = cluster_plan("mn-spare", 104, 3, 1, script);
   Cluster cluster(plan);
-  cluster.start_all();
+  // job.sbatch's requeue chain passes --verdict-file to every launcher.
+  const std::string verdict = out / "verdict";
+  for (const char* node : {"node-1", "node-2", "node-3", "node-4"}) {
+    cluster.start(node, {"--verdict-file", verdict});
+  }
   REQUIRE(wait_for_file(results + "/rank-2.attempt-0", 20));
   REQUIRE(wait_for_file(results + "/rank-1.attempt-0", 20));
   REQUIRE(wait_for_file(results + "/rank-0.attempt-0", 20));
@@ -141,6 +145,9 @@ TEST_CASE("a launcher killed with SIGKILL is noticed and its node replaced by th
   CHECK(files_in(results).count("rank-1.attempt-1") == 1);
   INFO(cluster.transcript());
   CHECK(cluster.launcher("node-4").err().find("assigned worker-1") != std::string::npos);
+  // The coordinator's launcher wrote the job's verdict, which the killed launcher's exit hides
+  // among every launcher's.
+  CHECK(slurp(verdict) == "0\n");
   CHECK(leftover_processes("mn-spare").empty());
 }
 
@@ -155,20 +162,26 @@ bool runs_everywhere(const Cluster& cluster) {
   return true;
 }
 
-TEST_CASE("when the coordinator dies every launcher stops its processes and exits") {
+TEST_CASE("when the coordinator dies every launcher stops its processes and exits 3") {
   // exec: a launcher killed with SIGKILL takes its direct children along (PR_SET_PDEATHSIG),
   // not their children.
   Plan plan = cluster_plan("mn-coordinator-lost", 105, 3, 0, "exec sleep 60");
   Cluster cluster(plan);
-  cluster.start_all();
+  const std::string verdict = cluster.dir() / "verdict";
+  for (const char* node : {"node-1", "node-2", "node-3"}) {
+    cluster.start(node, {"--verdict-file", verdict});
+  }
   REQUIRE(runs_everywhere(cluster));
   ::kill(cluster.launcher("node-1").pid(), SIGKILL);
   CHECK(cluster.launcher("node-1").wait(5) == 128 + SIGKILL);
   for (const char* node : {"node-2", "node-3"}) {
     INFO(cluster.transcript());
-    CHECK(cluster.launcher(node).wait(10) == 1);
+    // Not a verdict: the job did not fail on its own account, and may run again.
+    CHECK(cluster.launcher(node).wait(10) == 3);
     CHECK(cluster.launcher(node).err().find("coordinator") != std::string::npos);
   }
+  // Nobody gave a verdict: only the coordinator's launcher writes one.
+  CHECK_FALSE(std::filesystem::exists(verdict));
   CHECK(leftover_processes("mn-coordinator-lost").empty());
 }
 
@@ -186,7 +199,7 @@ TEST_CASE(
   ::kill(coordinator, SIGSTOP);
   for (const char* node : {"node-2", "node-3"}) {
     INFO(cluster.transcript());
-    CHECK(cluster.launcher(node).wait(20) == 1);
+    CHECK(cluster.launcher(node).wait(20) == 3);
     CHECK(cluster.launcher(node).err().find("coordinator") != std::string::npos);
   }
   ::kill(coordinator, SIGCONT);

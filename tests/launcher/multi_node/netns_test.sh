@@ -199,7 +199,7 @@ for n in 2 3; do PAI_NETNS_HEARTBEAT_MS=1000 start_launcher "unreachable/node-$n
 for n in 2 3; do expect_said "unreachable/node-$n" "joined the coordinator at $SUBNET.1"; done
 ip netns exec "$(node_ns 1)" ip link set eth0 down
 cut_at=$SECONDS
-expect_exit 1 unreachable/node-{2,3}
+expect_exit 3 unreachable/node-{2,3}
 ((SECONDS - cut_at <= 8)) || fail "node-2 and node-3 gave up $((SECONDS - cut_at))s after the cut, expected 5-6"
 for n in 2 3; do
   expect_said "unreachable/node-$n" "the coordinator acknowledged nothing for 5.0s: its host is down or unreachable"
@@ -219,7 +219,7 @@ PAI_NETNS_HEARTBEAT_MS=500 start_launcher stalled/node-1 1 --node node-1
 for n in 2 3; do PAI_NETNS_HEARTBEAT_MS=500 start_launcher "stalled/node-$n" "$n" --node "node-$n"; done
 for n in 2 3; do expect_said "stalled/node-$n" "joined the coordinator at $SUBNET.1"; done
 kill -STOP "${pids[stalled/node-1]}"
-expect_exit 1 stalled/node-{2,3}
+expect_exit 3 stalled/node-{2,3}
 for n in 2 3; do
   grep -qE "no heartbeat from the coordinator for (5\.[5-9]|6\.[0-9])s" "$work/stalled/node-$n.err" ||
     fail "node-$n did not wait 11 intervals (5.5s) for its stalled coordinator: $(tail -3 "$work/stalled/node-$n.err")"

@@ -414,7 +414,7 @@ TEST_CASE("a spare waits on standby, then takes another node's instance with a n
   CHECK(node.instances.take() == Strings{"start 0 attempt 1"});
 }
 
-TEST_CASE("a lost coordinator stops this node's processes and ends the run with 1") {
+TEST_CASE("a lost coordinator stops this node's processes and ends the run with 3, no verdict") {
   AgentHarness node;
   const std::string why = "no heartbeat from the coordinator for 5.0s";
   node.instances.while_running = [&] {
@@ -423,7 +423,7 @@ TEST_CASE("a lost coordinator stops this node's processes and ends the run with 
     node.forget();
     node.link.on_lost(why);
     CHECK(node.commands.take() == Strings{"kill_all"});
-    CHECK(node.instances.take() == Strings{"finish 1 reason " + why});
+    CHECK(node.instances.take() == Strings{"finish 3 reason " + why});
     CHECK(node.said() == "pai-launch: error: " + why + "; stopping this node's processes\n");
     CHECK(node.journal() == Messages{{{"event", "coordinator-lost"}, {"reason", why}}});
     // Stopping the processes is reported to no one, and a second loss changes nothing.
@@ -435,8 +435,23 @@ TEST_CASE("a lost coordinator stops this node's processes and ends the run with 
     CHECK(node.instances.take().empty());
     CHECK(node.said().empty());
   };
-  CHECK(node.agent.run() == 1);
+  CHECK(node.agent.run() == 3);
   CHECK(node.commands.take() == Strings{"kill_all"});
+}
+
+TEST_CASE("the launcher that serves the coordinator ends with 1 when its link to it is lost") {
+  // Its own coordinator stalled with it, or its node was cut off: the coordinator says how
+  // the job ended, and the launcher gives no "run it again" of its own.
+  AgentHarness host("node-0");
+  host.options.serves_coordinator = true;
+  const std::string why = "no heartbeat from the coordinator for 1.0s";
+  host.instances.while_running = [&] {
+    host.link.on_message(Json{{"type", "assign"}, {"instance", 0}, {"hosts", Json::array()}});
+    host.forget();
+    host.link.on_lost(why);
+    CHECK(host.instances.take() == Strings{"finish 1 reason " + why});
+  };
+  CHECK(host.agent.run() == 1);
 }
 
 TEST_CASE("a message naming an instance that is not ours is a protocol error, not obeyed") {

@@ -2,11 +2,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
 #include <set>
 
 #include "compiler/targets/k8s/k8s_manifest.h"
+#include "libpai/exit_codes.h"
 #include "support/plan_fixture.h"
 
 namespace trainer_manifest_test {
@@ -169,6 +171,29 @@ TEST_CASE("pai-launch's verdicts fail the JobSet, other pod failures recreate it
       render(plan).runtime["spec"]["template"]["spec"]["failurePolicy"]["maxRestarts"].as<int>() ==
       0);
   CHECK(pai::plan_for_pods(plan).kubernetes.jobset_max_restarts == 0);
+}
+
+TEST_CASE("a lost coordinator's exit 3 recreates the JobSet - at least once without spares") {
+  Plan plan = make_test_plan(2, 2);
+  plan.spares.clear();
+  const Manifest m = render(plan);
+  const YAML::Node spec = m.runtime["spec"]["template"]["spec"];
+  const YAML::Node rules =
+      spec["replicatedJobs"][0]["template"]["spec"]["podFailurePolicy"]["rules"];
+  REQUIRE(rules.size() == 1);
+  // Exit 3 is no FailJob code: the pod's Job fails as BackoffLimitExceeded, which the JobSet
+  // answers with RestartJobSet; the verdicts still fail it.
+  const std::vector<int> fail_job = rules[0]["onExitCodes"]["values"].as<std::vector<int>>();
+  CHECK(std::find(fail_job.begin(), fail_job.end(), pai::kExitCoordinatorLost) == fail_job.end());
+  CHECK(fail_job ==
+        std::vector<int>(pai::kPaiVerdictExitCodes.begin(), pai::kPaiVerdictExitCodes.end()));
+  CHECK(spec["failurePolicy"]["rules"][1]["action"].as<std::string>() == "RestartJobSet");
+  // A JobSet restart replaces the lost node, spares or not: one restart without spares.
+  CHECK(spec["failurePolicy"]["maxRestarts"].as<int>() == 1);
+  CHECK(pai::plan_for_pods(plan).kubernetes.jobset_max_restarts == 1);
+  // Each spare adds one.
+  plan.spares = {pai::Host{"spare-0", "10.0.1.1", 8}, pai::Host{"spare-1", "10.0.1.2", 8}};
+  CHECK(pai::plan_for_pods(plan).kubernetes.jobset_max_restarts == 2);
 }
 
 TEST_CASE("the time limit, the TTL and Kueue's queue reach the TrainJob and its JobSet") {

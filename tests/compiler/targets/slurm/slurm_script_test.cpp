@@ -54,12 +54,14 @@ bool has_line(const std::string& text, const std::string& line) {
 }
 
 // Runs `script` with bash in `dir` with a fake srun on PATH that prints its arguments one
-// per line (to dir/srun.args) and exits with $FAKE_SRUN_EXIT. `env` is prefixed to the
+// per line (to dir/srun.args), sends SIGTERM to the script when $FAKE_TERM is set (what
+// scancel does), and exits with $FAKE_SRUN_EXIT. `env` is prefixed to the
 // command ("NAME=value ..."). Returns the exit status; stderr goes to dir/stderr.
 int run_script(const TempDir& dir, const std::string& script, const std::string& env) {
   fs::create_directories(dir / "bin");
   spit(dir / "bin/srun",
-       "#!/bin/sh\nprintf '%s\\n' \"$@\" >\"$FAKE_SRUN_ARGS\"\nexit \"$FAKE_SRUN_EXIT\"\n");
+       "#!/bin/sh\nprintf '%s\\n' \"$@\" >\"$FAKE_SRUN_ARGS\"\n"
+       "[ -z \"${FAKE_TERM:-}\" ] || kill -TERM \"$PPID\"\nexit \"$FAKE_SRUN_EXIT\"\n");
   fs::permissions(dir / "bin/srun", fs::perms::owner_all);
   spit(dir / "job.sbatch", script);
   const std::string command =
@@ -160,6 +162,32 @@ Plan container_plan() {
   plan.slurm.container.mount_home = pai::Switch::Off;
   plan.slurm.container.name = "llm";
   return plan;
+}
+
+// Fakes of the Slurm commands the requeue chain runs, in dir/bin: sbatch answers job 77 (or
+// exits $FAKE_SBATCH_EXIT), scontrol job 42's state $FAKE_STATE, squeue nothing; each appends
+// its arguments, one line, to dir/<name>.args.
+void fake_chain_commands(const TempDir& dir) {
+  fs::create_directories(dir / "bin");
+  const std::map<std::string, std::string> answers = {
+      {"sbatch", "[ -z \"${FAKE_SBATCH_EXIT:-}\" ] || exit \"$FAKE_SBATCH_EXIT\"\necho '77;c1'\n"},
+      {"scancel", ""},
+      {"scontrol", "echo \"JobId=42 JobName=train JobState=$FAKE_STATE Reason=None\"\n"},
+      {"squeue", ""}};
+  for (const auto& [name, answer] : answers) {
+    spit(dir / ("bin/" + name),
+         "#!/bin/sh\necho \"$*\" >>\"$(dirname \"$0\")/../" + name + ".args\"\n" + answer);
+    fs::permissions(dir / ("bin/" + name), fs::perms::owner_all);
+  }
+}
+
+// The argument lines fake `name` was called with since the last take, or "not called".
+std::string take_calls(const TempDir& dir, const std::string& name) {
+  const fs::path file = dir / (name + ".args");
+  if (!fs::exists(file)) return "not called";
+  const std::string calls = slurp(file);
+  fs::remove(file);
+  return calls;
 }
 
 }  // namespace
@@ -531,6 +559,89 @@ TEST_CASE("a container makes the job's runtime host: its processes run beside pa
   pai::use_container(docker);
   CHECK(docker.runtime == pai::Runtime::Docker);
   CHECK(docker.roles[0].launch_argv == std::vector<std::string>{"docker", "run"});
+}
+
+TEST_CASE(
+    "the requeue chain: a verdict cancels the successor - no verdict leaves it to run the job "
+    "again") {
+  TempDir dir;
+  fake_chain_commands(dir);
+  Plan plan = uniform_plan(1);
+  // No chain unless the spec asks.
+  CHECK(pai::render_slurm_script(plan, dir / "out").find("singleton") == std::string::npos);
+  plan.slurm.requeue = 2;
+  const std::string script = pai::render_slurm_script(plan, dir / "out");
+  const fs::path verdict = dir / "out/logs/slurm-42.verdict";
+  fs::create_directories(verdict.parent_path());
+  const auto said = [&](const std::string& text) {
+    return slurp(dir / "stderr").find("job.sbatch: " + text + "\n") != std::string::npos;
+  };
+
+  // A launcher lost its coordinator (3), whose launcher wrote no verdict: the successor, which
+  // singleton holds until this job is over, runs the job again.
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=3 SLURM_JOB_ID=42") == 3);
+  CHECK(take_calls(dir, "sbatch") ==
+        "--parsable --dependency=singleton --export=ALL,PAI_REQUEUE_LEFT=1 job.sbatch\n");
+  CHECK(take_calls(dir, "scancel") == "not called");
+  CHECK(
+      said("requeue chain: submitted job 77, which runs the job again if this one ends "
+           "without a verdict (1 more after it)"));
+  CHECK(said("the job ended without a verdict (exit 3): job 77 runs it again"));
+  CHECK(slurp(dir / "srun.args").find("--slurm\n--verdict-file\n" + verdict.string() + "\n") !=
+        std::string::npos);
+  // The coordinator's launcher killed: srun's status is a signal's, still no verdict.
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=137 SLURM_JOB_ID=42") == 137);
+  CHECK(take_calls(dir, "scancel") == "not called");
+
+  // The coordinator's verdict wins over srun's status, where a launcher's 3 may hide it.
+  for (const char* code : {"0", "1"}) {
+    INFO(code);
+    spit(verdict, std::string(code) + "\n");
+    CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=3 SLURM_JOB_ID=42") == std::stoi(code));
+    CHECK(take_calls(dir, "scancel") == "77\n");
+    CHECK(said("the job ended with a verdict (exit " + std::string(code) + "): cancelling job 77"));
+  }
+  // A cancel is a verdict too; the script then has Slurm record it (scancel of the job).
+  spit(verdict, "143\n");
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=143 SLURM_JOB_ID=42") == 143);
+  CHECK(take_calls(dir, "scancel") == "77\n42\n");
+  // A verdict cut short is none; srun's status decides: every launcher failed.
+  spit(verdict, "");
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=1 SLURM_JOB_ID=42") == 1);
+  CHECK(take_calls(dir, "scancel") == "77\n");
+  fs::remove(verdict);
+
+  // The last of the chain submits no successor; one sbatch refuses runs without.
+  take_calls(dir, "sbatch");
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=3 SLURM_JOB_ID=42 PAI_REQUEUE_LEFT=0") == 3);
+  CHECK(take_calls(dir, "sbatch") == "not called");
+  CHECK(run_script(dir, script, "FAKE_SRUN_EXIT=0 SLURM_JOB_ID=42 FAKE_SBATCH_EXIT=1") == 0);
+  CHECK(said("requeue chain: cannot submit the successor; this run has none"));
+  CHECK(take_calls(dir, "scancel") == "not called");
+}
+
+TEST_CASE("the requeue chain: scancel ends it - a lost node does not") {
+  TempDir dir;
+  fake_chain_commands(dir);
+  Plan plan = uniform_plan(1);
+  plan.slurm.requeue = 1;
+  const std::string script = pai::render_slurm_script(plan, dir / "out");
+  // scancel sends SIGTERM to the script as well as to srun; the script asks Slurm why.
+  CHECK(run_script(dir, script,
+                   "FAKE_TERM=1 FAKE_SRUN_EXIT=143 FAKE_STATE=CANCELLED SLURM_JOB_ID=42") == 143);
+  CHECK(take_calls(dir, "scontrol") == "show job 42\n");
+  CHECK(take_calls(dir, "scancel") == "77\n");
+  // Slurm ended the job for a lost node (or a preemption): the successor runs it again.
+  for (const char* state : {"NODE_FAIL", "PREEMPTED"}) {
+    INFO(state);
+    CHECK(run_script(dir, script,
+                     "FAKE_TERM=1 FAKE_SRUN_EXIT=137 SLURM_JOB_ID=42 FAKE_STATE=" +
+                         std::string(state)) == 143);
+    CHECK(take_calls(dir, "scancel") == "not called");
+    CHECK(slurp(dir / "stderr")
+              .find("job.sbatch: the job ended " + std::string(state) +
+                    ": job 77 runs it again\n") != std::string::npos);
+  }
 }
 
 }  // namespace slurm_script_test
