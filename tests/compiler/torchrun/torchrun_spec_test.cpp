@@ -184,7 +184,7 @@ TEST_CASE("what the spec rejects is located at the flag it came from") {
         lines.end());
 }
 
-TEST_CASE("--pai-master-store launcher: the launcher serves the ranks' store") {
+TEST_CASE("pai's --pai-master-store launcher: the launcher serves the ranks' store") {
   Diagnostics diags;
   const Plan plan = torchrun_plan(
       job_of({"--nproc-per-node", "2", "--pai-master-store", "launcher", "t.py"}), diags);

@@ -663,6 +663,9 @@ TEST_CASE("with masterStore launcher a taken MASTER_PORT fails the job before ra
   auto plan = local_plan("sup-store-taken", "echo should not run", 2);
   plan.master_store = pai::MasterStore::Launcher;
   const int holder = ::socket(AF_INET, SOCK_STREAM, 0);
+  // Past a connection of an earlier test left in TIME_WAIT on the port; a listener all the same.
+  const int on = 1;
+  ::setsockopt(holder, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
   sa.sin_port = htons(static_cast<std::uint16_t>(plan.master.port));
