@@ -43,8 +43,18 @@ roles:
 SPEC
   "$PAI_COMPILE" "$WORK/$job.yaml" -o "$WORK/$job" > /dev/null
 done
-echo "job a: portRange $(sed -n 's/.*"portRange":{"min":\([0-9]*\).*/\1/p' "$WORK/a/plan.json")-," \
-  "job b: portRange $(sed -n 's/.*"portRange":{"min":\([0-9]*\).*/\1/p' "$WORK/b/plan.json")-"
+ports() {
+  "$PYTHON" -c 'import json, sys; p = json.load(open(sys.argv[1]))
+print("portRange %d-%d, MASTER_PORT %d" % (p["portRange"]["min"], p["portRange"]["max"],
+                                          p["master"]["port"]))' "$1"
+}
+echo "job a: $(ports "$WORK/a/plan.json"); job b: $(ports "$WORK/b/plan.json")"
+# trained JOB TRIAL: the job's journal says both ranks ran and the job succeeded.
+trained() {
+  events=$(cat "$WORK/$1/logs-$2"/*/events.jsonl 2>/dev/null || true)
+  [ "$(printf '%s\n' "$events" | grep -c '"event":"process-started"')" -eq 2 ] &&
+    printf '%s\n' "$events" | grep -q '"event":"job-succeeded"'
+}
 passed=0
 trial=1
 while [ "$trial" -le "$TRIALS" ]; do
@@ -56,7 +66,7 @@ while [ "$trial" -le "$TRIALS" ]; do
   rc_a=0; rc_b=0
   wait "$pid_a" || rc_a=$?
   wait "$pid_b" || rc_b=$?
-  if [ "$rc_a" -eq 0 ] && [ "$rc_b" -eq 0 ]; then
+  if [ "$rc_a" -eq 0 ] && [ "$rc_b" -eq 0 ] && trained a "$trial" && trained b "$trial"; then
     passed=$((passed + 1))
   else
     echo "trial $trial: job a exited $rc_a, job b $rc_b" >&2
