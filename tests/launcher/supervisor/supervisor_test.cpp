@@ -25,6 +25,20 @@ std::vector<std::string> run_args(const TempDir& dir, const std::string& plan) {
 
 std::string events_of(const TempDir& dir) { return slurp(dir / "logs/worker-0/events.jsonl"); }
 
+// A socket listening on every IPv4 address at a port the kernel chose (not the default port
+// range's, which tests running beside hold), and that port.
+std::pair<int, int> listening_socket() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  socklen_t size = sizeof sa;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(fd, 1) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &size) != 0) {
+    throw std::runtime_error("cannot listen on a port of the kernel's choice");
+  }
+  return {fd, ntohs(sa.sin_port)};
+}
+
 }  // namespace
 
 TEST_CASE("two processes get the env contract - their output is relayed and logged") {
@@ -643,6 +657,10 @@ dist.destroy_process_group()
   auto plan = local_plan(
       "sup-store", "MARKER=" + dir / "marker-" + " exec /usr/bin/python3 " + dir / "rank.py", 2);
   plan.master_store = pai::MasterStore::Launcher;
+  // A port nobody else uses: the default range's is shared with the tests running beside.
+  const auto [probe, port] = listening_socket();
+  ::close(probe);
+  plan.master.port = port;
   auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
   INFO(r.err);
   CHECK(r.code == 0);
@@ -662,15 +680,8 @@ TEST_CASE("with masterStore launcher a taken MASTER_PORT fails the job before ra
   TempDir dir;
   auto plan = local_plan("sup-store-taken", "echo should not run", 2);
   plan.master_store = pai::MasterStore::Launcher;
-  const int holder = ::socket(AF_INET, SOCK_STREAM, 0);
-  // Past a connection of an earlier test left in TIME_WAIT on the port; a listener all the same.
-  const int on = 1;
-  ::setsockopt(holder, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(static_cast<std::uint16_t>(plan.master.port));
-  REQUIRE(::bind(holder, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0);
-  REQUIRE(::listen(holder, 1) == 0);
+  const auto [holder, port] = listening_socket();
+  plan.master.port = port;
   auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
   ::close(holder);
   CHECK(r.code == 1);
