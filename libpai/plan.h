@@ -383,6 +383,18 @@ struct DiagnosisPolicy {
   }
 };
 
+/// Warm starts (spec `faultTolerance.warmStart`; launcher/os/warm_interpreter.h): for each
+/// local rank slot of the named roles the launcher keeps a Python interpreter that has
+/// imported `preload`; a (re)start forks it instead of starting Python afresh.
+struct WarmStart {
+  std::vector<std::string> roles;    ///< role names; empty = no warm starts
+  std::vector<std::string> preload;  ///< modules imported before the fork, in order
+  friend void fields(auto& v, Like<WarmStart> auto& m) {
+    v("roles", m.roles);
+    v("preload", m.preload);
+  }
+};
+
 struct FaultTolerance {
   FaultToleranceMode mode = FaultToleranceMode::Sync;
   bool restart_enabled = true;
@@ -398,6 +410,7 @@ struct FaultTolerance {
   /// How long stopping an instance waits for a checkpoint save its ranks reported in flight
   /// (`ctl checkpoint-begin`) before the stop signal; 0 = no wait.
   std::int64_t checkpoint_wait_seconds = 60;
+  WarmStart warm_start;
   friend void fields(auto& v, Like<FaultTolerance> auto& m) {
     v("mode", m.mode);
     v.group("restart", [&](auto& restart) {
@@ -413,6 +426,7 @@ struct FaultTolerance {
     v("diagnosis", m.diagnosis);
     v("gracePeriodSeconds", m.grace_period_seconds, Seconds{});
     v("checkpointWaitSeconds", m.checkpoint_wait_seconds, Seconds{});
+    v("warmStart", m.warm_start);
   }
 };
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "compiler/document/field_reader.h"
+#include "libpai/python_command.h"
 
 namespace pai {
 namespace {
@@ -14,6 +15,7 @@ class FrameworkRules {
   void check_ray();
   void check_megatron();
   void check_master_store();
+  void check_warm_start();
 
  private:
   void error(const std::string& path, const std::string& message) {
@@ -41,6 +43,40 @@ void FrameworkRules::check_master_store() {
               std::string(role.nproc_per_node == 1 ? " (the default of nprocPerNode 1)" : "") +
               " may run a torchrun of its own, whose store needs MASTER_PORT; set envConvention "
               "perProcess or torchrun");
+  }
+}
+
+void FrameworkRules::check_warm_start() {
+  const WarmStart& warm = spec_.job.fault_tolerance.warm_start;
+  const std::string path = "faultTolerance.warmStart";
+  if (warm.roles.empty() && !warm.preload.empty()) {
+    error(path + ".roles", "warmStart preloads modules but names no role to start warm");
+  }
+  for (std::size_t i = 0; i < warm.roles.size(); ++i) {
+    const std::string at = path + ".roles[" + std::to_string(i) + "]";
+    const Role* role = find_role(spec_.job, warm.roles[i]);
+    if (role == nullptr) {
+      error(at, "no role is named " + quote(warm.roles[i]));
+      continue;
+    }
+    std::string why;
+    if (spec_.job.runtime != Runtime::Host) {
+      error(at, "role " + quote(role->name) + " cannot start warm: runtime " +
+                    to_string(spec_.job.runtime) +
+                    " starts each rank through its container's wrapper, which cannot be forked "
+                    "warm; warm starts need runtime host");
+    } else if (!parse_python_command(role->command, &why)) {
+      error(at, "role " + quote(role->name) + " cannot start warm: " + why +
+                    " (give the command as a list: [python3, train.py, ...])");
+    }
+  }
+  for (std::size_t i = 0; i < warm.preload.size(); ++i) {
+    if (!is_python_module_name(warm.preload[i])) {
+      error(path + ".preload[" + std::to_string(i) + "]",
+            quote(warm.preload[i]) +
+                " is not a Python module name (like torch or "
+                "torch.distributed)");
+    }
   }
 }
 
@@ -124,6 +160,7 @@ void check_framework(const JobSpec& spec, Diagnostics& diags) {
   if (spec.job.framework == Framework::Ray) rules.check_ray();
   if (spec.job.framework == Framework::Megatron) rules.check_megatron();
   rules.check_master_store();
+  rules.check_warm_start();
 }
 
 }  // namespace pai

@@ -14,7 +14,9 @@ const std::vector<std::string> kFaultToleranceKeys = {"mode",           "restart
                                                       "policy",         "retryableErrors",
                                                       "maxSameError",   "maxToleratedFailureRate",
                                                       "hang",           "gracePeriod",
-                                                      "checkpointWait", "diagnosis"};
+                                                      "checkpointWait", "diagnosis",
+                                                      "warmStart"};
+const std::vector<std::string> kWarmStartKeys = {"roles", "preload"};
 const std::vector<std::string> kRestartKeys = {"enabled", "maxRestarts", "backoff"};
 const std::vector<std::string> kHangKeys = {"enabled", "interval", "exitInterval", "dumpCommand",
                                             "adaptive"};
@@ -359,7 +361,8 @@ void parse_fault_tolerance(const Node& node, const std::string& path, FieldReade
       "hang.enabled",        "hang.interval",          "hang.exitInterval",
       "hang.dumpCommand",    "hang.adaptive",          "diagnosis.action",
       "diagnosis.hangAfter", "diagnosis.slowFactor",   "diagnosis.slowWindows",
-      "diagnosis.rttFactor", "diagnosis.ncclProfiler", "diagnosis.nic"};
+      "diagnosis.rttFactor", "diagnosis.ncclProfiler", "diagnosis.nic",
+      "warmStart.roles",     "warmStart.preload"};
   if (!reader.mapping(node, path, kFaultToleranceKeys, kNested)) return;
   if (const Node* n = reader.optional(node, path, "mode")) {
     reader.enumeration(*n, join_path(path, "mode"), enum_values<FaultToleranceMode>(), &out->mode);
@@ -393,6 +396,17 @@ void parse_fault_tolerance(const Node& node, const std::string& path, FieldReade
   }
   if (const Node* n = reader.optional(node, path, "checkpointWait")) {
     reader.duration(*n, join_path(path, "checkpointWait"), 0, &out->checkpoint_wait_seconds);
+  }
+  if (const Node* n = reader.optional(node, path, "warmStart")) {
+    const std::string warm = join_path(path, "warmStart");
+    if (reader.mapping(*n, warm, kWarmStartKeys)) {
+      if (const Node* r = reader.optional(*n, warm, "roles")) {
+        reader.string_list(*r, join_path(warm, "roles"), &out->warm_start.roles);
+      }
+      if (const Node* p = reader.optional(*n, warm, "preload")) {
+        reader.string_list(*p, join_path(warm, "preload"), &out->warm_start.preload);
+      }
+    }
   }
 }
 

@@ -54,6 +54,7 @@ const std::vector<Flag>& flags() {
       {{"--pai-metrics-linger"}, Kind::Value, ""},
       {{"--pai-checks"}, Kind::Value, ""},
       {{"--pai-master-store"}, Kind::Value, ""},
+      {{"--pai-warm-start"}, Kind::Value, ""},
       {{"--help", "-h"}, Kind::Flag, ""},
   };
   return table;
@@ -267,6 +268,8 @@ void set(TorchrunArgs& args, const Flag& flag, const std::string& value) {
   } else if (name == "--pai-master-store") {
     if (value != "rank0" && value != "launcher") fail(name, "expected rank0 or launcher");
     args.master_store = value;
+  } else if (name == "--pai-warm-start") {
+    args.warm_start = value.empty() ? std::vector<std::string>{} : split(value, ',');
   }
 }
 
@@ -383,6 +386,8 @@ std::string torchrun_usage() {
          "                         none for none; docs/checks.md)\n"
          "  --pai-master-store S   who serves the ranks' store on MASTER_PORT: rank0 (default)\n"
          "                         or launcher (no rank waits for rank 0's; docs/launch.md)\n"
+         "  --pai-warm-start MODS  restarts fork each rank from an interpreter that imported\n"
+         "                         MODS (comma-separated, e.g. torch; docs/warm-starts.md)\n"
          "The job token of a multi-node job: PAI_JOB_TOKEN, or --rdzv-conf token_file=FILE.\n";
 }
 

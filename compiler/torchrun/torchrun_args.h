@@ -52,6 +52,9 @@ struct TorchrunArgs {
   int metrics_linger_seconds = -1;  ///< --pai-metrics-linger; -1 = the spec's default
   std::optional<std::vector<std::string>> checks;  ///< --pai-checks a,b | none
   std::string master_store;  ///< --pai-master-store rank0 | launcher; "" = the spec's default
+  /// --pai-warm-start MODULE,...: the ranks start warm, these modules preloaded
+  /// (docs/warm-starts.md)
+  std::optional<std::vector<std::string>> warm_start;
   bool help = false;                               ///< -h, --help
 
   std::string training_script;

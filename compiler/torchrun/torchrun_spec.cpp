@@ -304,14 +304,19 @@ Node spec_root(const TorchrunArgs& args, const TorchrunFacts& facts, const Torch
   root.emplace_back("roles", mapping({}, "--role"));
   root.back().second.entries.emplace_back(text(args.role, "--role"), std::move(role));
   // torchrun restarts the whole group on any failure, at once, --max-restarts times.
-  root.emplace_back(
-      "faultTolerance",
-      mapping({{"mode", text("sync", "--max-restarts")},
-               {"policy", text("onFailure", "--max-restarts")},
-               {"restart", mapping({{"maxRestarts", number(args.max_restarts, "--max-restarts")},
-                                    {"backoff", number(0, "--max-restarts")}},
-                                   "--max-restarts")}},
-              "--max-restarts"));
+  Entries fault_tolerance = {
+      {"mode", text("sync", "--max-restarts")},
+      {"policy", text("onFailure", "--max-restarts")},
+      {"restart", mapping({{"maxRestarts", number(args.max_restarts, "--max-restarts")},
+                           {"backoff", number(0, "--max-restarts")}},
+                          "--max-restarts")}};
+  if (args.warm_start) {
+    fault_tolerance.emplace_back("warmStart",
+                                 mapping({{"roles", words({args.role}, "--pai-warm-start")},
+                                          {"preload", words(*args.warm_start, "--pai-warm-start")}},
+                                         "--pai-warm-start"));
+  }
+  root.emplace_back("faultTolerance", mapping(std::move(fault_tolerance), "--max-restarts"));
   if (!args.master_store.empty()) {
     root.emplace_back("masterStore", text(args.master_store, "--pai-master-store"));
   }

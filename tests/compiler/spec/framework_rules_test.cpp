@@ -106,4 +106,44 @@ TEST_CASE("masterStore launcher: ranks of torch.distributed, no perNode role") {
             .empty());
 }
 
+TEST_CASE("warmStart: Python roles that exist, module names") {
+  const std::string roles =
+      "roles:\n"
+      "  trainer: {instances: 2, command: [python3, -u, train.py, --lr, '1']}\n"
+      "  module: {command: [/usr/bin/python3.11, -m, pkg.train]}\n"
+      "  shell: {command: python3 train.py}\n"
+      "  odd: {command: [python3, -X, dev, train.py]}\n";
+  CHECK(rules(kJob + roles +
+              "faultTolerance: {warmStart: {roles: [trainer, module], preload: "
+              "[torch, torch.distributed, my_pkg2]}}\n")
+            .empty());
+  CHECK(rules(kJob + roles + "faultTolerance: {warmStart: {roles: [nobody, shell, odd]}}\n") ==
+        std::vector<std::string>{
+            "faultTolerance.warmStart.roles[0]: no role is named \"nobody\"",
+            "faultTolerance.warmStart.roles[1]: role \"shell\" cannot start warm: the command "
+            "does not start with a Python interpreter (python, python3, python3.11, or a path to "
+            "one); a container runtime, a shell or a wrapper script cannot be forked warm (give "
+            "the command as a list: [python3, train.py, ...])",
+            "faultTolerance.warmStart.roles[2]: role \"odd\" cannot start warm: the interpreter "
+            "option -X is not one a warm interpreter can honour (only -u, -B and -m are) (give "
+            "the command as a list: [python3, train.py, ...])"});
+  CHECK(rules(kJob + roles +
+              "faultTolerance: {warmStart: {roles: [trainer], preload: [torch, 'my-pkg', "
+              "'a..b']}}\n") ==
+        std::vector<std::string>{
+            "faultTolerance.warmStart.preload[1]: \"my-pkg\" is not a Python module name (like "
+            "torch or torch.distributed)",
+            "faultTolerance.warmStart.preload[2]: \"a..b\" is not a Python module name (like "
+            "torch or torch.distributed)"});
+  CHECK(rules(kJob + "runtime: docker\nimage: x\n" + roles +
+              "faultTolerance: {warmStart: {roles: [trainer]}}\n") ==
+        std::vector<std::string>{
+            "faultTolerance.warmStart.roles[0]: role \"trainer\" cannot start warm: runtime "
+            "docker starts each rank through its container's wrapper, which cannot be forked "
+            "warm; warm starts need runtime host"});
+  CHECK(rules(kJob + roles + "faultTolerance: {warmStart: {preload: [torch]}}\n") ==
+        std::vector<std::string>{"faultTolerance.warmStart.roles: warmStart preloads modules but "
+                                 "names no role to start warm"});
+}
+
 }  // namespace framework_rules_test

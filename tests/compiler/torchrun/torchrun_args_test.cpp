@@ -172,6 +172,10 @@ TEST_CASE("pai's own flags") {
   CHECK(parse({"--pai-master-store", "launcher", "t.py"}).master_store == "launcher");
   CHECK_THROWS_WITH(parse({"--pai-master-store", "agent", "t.py"}),
                     "--pai-master-store: expected rank0 or launcher");
+  CHECK_FALSE(a.warm_start);
+  CHECK(parse({"--pai-warm-start", "torch,numpy", "t.py"}).warm_start ==
+        std::vector<std::string>{"torch", "numpy"});
+  CHECK(parse({"--pai-warm-start", "", "t.py"}).warm_start == std::vector<std::string>{});
   CHECK(parse({"--help"}).help);
 }
 

@@ -194,6 +194,21 @@ TEST_CASE("pai's --pai-master-store launcher: the launcher serves the ranks' sto
   CHECK(torchrun_plan(job_of({"t.py"}), defaults).master_store == pai::MasterStore::Rank0);
 }
 
+TEST_CASE("pai's --pai-warm-start: the role starts warm with the modules preloaded") {
+  Diagnostics diags;
+  const Plan plan =
+      torchrun_plan(job_of({"--pai-warm-start", "torch,numpy", "-m", "pkg.train"}), diags);
+  REQUIRE_FALSE(diags.has_errors());
+  CHECK(plan.fault_tolerance.warm_start.roles == std::vector<std::string>{"default"});
+  CHECK(plan.fault_tolerance.warm_start.preload == std::vector<std::string>{"torch", "numpy"});
+  // --no-python runs the script itself: nothing to fork warm, said at the flag.
+  Diagnostics refused;
+  torchrun_plan(job_of({"--pai-warm-start", "torch", "--no-python", "./run.sh"}), refused);
+  REQUIRE(refused.has_errors());
+  CHECK(refused.all()[0].loc.file == "--pai-warm-start");
+  CHECK(refused.all()[0].message.find("cannot start warm") != std::string::npos);
+}
+
 TEST_CASE("print-spec: the spec as YAML, which names where it came from") {
   const TorchrunJob job = job_of({"--nnodes", "2", "--rdzv-backend", "c10d", "--rdzv-endpoint",
                                   "10.0.0.1:29400", "--nproc-per-node", "2", "t.py"});
