@@ -11,10 +11,13 @@
 #   pai-launch:     `pai-launch torchrun` with the same arguments (it sees exits at once; the
 #                   monitor interval has no effect), its default checks (gpu, network);
 #                   and with `--pai-master-store launcher`: the launcher serves the ranks'
-#                   store, so no rank waits for rank 0's (issue 39, item 2).
+#                   store, so no rank waits for rank 0's (issue 39, item 2); and with both
+#                   the launcher's store and `--pai-warm-start torch,...`: each rank of the
+#                   restart is forked from an interpreter that imported torch while attempt 0
+#                   ran (issue 39, item 1; WARM_PRELOAD overrides the modules).
 #
 #   NODES="1 2" RUNS=3 PAI_BUILD=build bench/torchrun_restart.sh
-# CASES="pai pai-store" runs only those cases.
+# CASES="pai pai-store pai-warm" runs only those cases.
 # NODES 2 starts two launchers (agents) on this machine; median of RUNS per case.
 . "$(dirname -- "$0")/launch_lib.sh"
 NODES=${NODES:-1 2}
@@ -90,7 +93,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 printf '%-6s %-38s %12s %10s %8s %8s %8s %8s\n' nodes launcher "restart (s)" "total (s)" \
   launch import group step
 for nodes in $NODES; do
-  for case in ${CASES:-torchrun torchrun-0.1 pai pai-store}; do
+  for case in ${CASES:-torchrun torchrun-0.1 pai pai-store pai-warm}; do
     for f in restarts totals launch import group step; do : > "$WORK/$f"; done
     run=1
     while [ "$run" -le "$RUNS" ]; do
@@ -100,6 +103,8 @@ for nodes in $NODES; do
         torchrun-0.1) set -- "$PYTHON" -m torch.distributed.run --monitor_interval 0.1 ;;
         pai) set -- "$WORK/torchrun" ;;
         pai-store) set -- "$WORK/torchrun" --pai-master-store launcher ;;
+        pai-warm) set -- "$WORK/torchrun" --pai-master-store launcher --pai-warm-start \
+          "${WARM_PRELOAD:-torch,torch.distributed.elastic.multiprocessing.errors}" ;;
       esac
       result=$(run_case "$*" "$nodes" "$out")
       i=1
@@ -114,6 +119,7 @@ for nodes in $NODES; do
     [ "$case" = torchrun-0.1 ] && label="torchrun --monitor_interval 0.1"
     [ "$case" = pai ] && label="pai-launch torchrun"
     [ "$case" = pai-store ] && label="pai-launch torchrun (launcher's store)"
+    [ "$case" = pai-warm ] && label="pai-launch torchrun (store, warm)"
     printf '%-6s %-38s %12s %10s %8s %8s %8s %8s\n' "$nodes" "$label" \
       "$(median < "$WORK/restarts")" "$(median < "$WORK/totals")" "$(median < "$WORK/launch")" \
       "$(median < "$WORK/import")" "$(median < "$WORK/group")" "$(median < "$WORK/step")"

@@ -63,7 +63,7 @@ using Event = std::variant<
     HangInterval, ExitHangInterval, RetryableError, Steps, CheckpointStarted, Checkpoint,
     CheckpointFailed, CheckpointAbandoned, CheckpointWait, Finish, NodeStopping,
     CoordinatorUnreachable, Joined, GpuSamplingOff, CoordinatorLost, Standby, Assigned,
-    FabricResult, NicVerdict, StoreServing, StoreClientClosed,
+    FabricResult, NicVerdict, StoreServing, StoreClientClosed, WarmStartCold,
     // The coordinator's
     Join, Checks, FabricLint, FabricDrift, Nic, Progress, PeerRejected, Assignment, Disconnected, NodeLost,
     SpareLost, NodeReplaced, NodeExcluded, WaitingForSpare, FabricSkipped, FabricRound,

@@ -58,12 +58,33 @@ struct ProcessStarted {
   std::int64_t rank = 0;  ///< global rank
   std::int64_t pid = 0;
   std::string log = {};  ///< its log file
+  std::optional<bool> warm = {};  ///< roles with warm starts: forked from a warm interpreter
   bool operator==(const ProcessStarted&) const = default;
   friend void fields(auto& v, Like<ProcessStarted> auto& m) {
     v("instance", m.instance);
     v("rank", m.rank, note("global rank"));
     v("pid", m.pid);
     v("log", m.log);
+    v("warm", m.warm,
+      note("roles with warm starts (faultTolerance.warmStart): true when the rank was forked "
+           "from a warm interpreter, false when Python was started afresh"));
+  }
+};
+
+struct WarmStartCold {
+  static constexpr char kName[] = "warm-start-cold";
+  static constexpr Journals kIn = Journals::Node;
+  static constexpr char kAbout[] =
+      "A rank of a role with warm starts was started cold (a fresh Python), and why: its warm "
+      "interpreter was not ready, failed its preload, or saw a preloaded file change.";
+  std::string instance = {};
+  std::int64_t rank = 0;
+  std::string reason = {};
+  bool operator==(const WarmStartCold&) const = default;
+  friend void fields(auto& v, Like<WarmStartCold> auto& m) {
+    v("instance", m.instance);
+    v("rank", m.rank);
+    v("reason", m.reason);
   }
 };
 

@@ -34,6 +34,7 @@ struct ChildSetup : bp::extend::handler {
   int stderr_fd;
   int stdin_fd;
   int cgroup_procs_fd;
+  int channel_fd;
   pid_t parent;
   const char* working_dir;
 
@@ -58,6 +59,11 @@ struct ChildSetup : bp::extend::handler {
     }
     if (working_dir[0] != '\0' && chdir(working_dir) != 0) fail(exec, "chdir failed");
     close_on_exec_above_stderr();
+    // dup2 clears close-on-exec on the copy; a channel already at 3 is cleared by hand.
+    if (channel_fd == 3 && fcntl(3, F_SETFD, 0) != 0) fail(exec, "cannot keep its channel");
+    if (channel_fd >= 0 && channel_fd != 3 && dup2(channel_fd, 3) < 0) {
+      fail(exec, "cannot keep its channel");
+    }
     restore_descriptor_limit();
   }
 
@@ -154,6 +160,7 @@ int spawn_process(const SpawnRequest& request) {
   setup.stderr_fd = request.stderr_fd;
   setup.stdin_fd = request.stdin_fd >= 0 ? request.stdin_fd : devnull;
   setup.cgroup_procs_fd = request.cgroup_procs_fd;
+  setup.channel_fd = request.channel_fd;
   setup.parent = getpid();
   setup.working_dir = request.working_dir.c_str();
 

@@ -23,6 +23,9 @@ struct SpawnRequest {
   int stderr_fd = -1;       ///< becomes the child's fd 2; -1 = inherit
   int stdin_fd = -1;        ///< becomes the child's fd 0; -1 = /dev/null
   int cgroup_procs_fd = -1;  ///< the child joins this cgroup first (os/cgroup.h); -1 = stays
+  /// Becomes the child's fd 3, the one descriptor it gets past stderr (a warm interpreter's
+  /// channel to the launcher, os/warm_interpreter.h); -1 = none.
+  int channel_fd = -1;
 };
 
 /// The program could not be started. `exit_code` is the shell's code for it: 127 not found,

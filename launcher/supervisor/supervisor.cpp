@@ -65,6 +65,8 @@ const Placement& Supervisor::Impl::placement_of(const Instance& inst) const {
 }
 
 Supervisor::Impl::~Impl() {
+  // Killed here, reaped by the sweep: none may be killed by its pid once reaped.
+  end_warm_interpreters();
   sweep();
   for (Instance& inst : instances) remove_telemetry_files(inst);
 }

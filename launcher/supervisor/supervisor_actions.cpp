@@ -160,6 +160,8 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
     if (eq != std::string_view::npos) base.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
   }
 
+  const bool warm = is_warm_role(inst);
+  std::vector<SpawnRequest> warm_requests;  // each slot's, for its warm interpreter
   for (int r = 0; r < role.nproc_per_node; ++r) {
     Rank& rank = inst.ranks[r];
     rank.local_rank = r;
@@ -202,12 +204,20 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
       request.stderr_fd = rank.output->child_stderr();
       request.cgroup_procs_fd = containment->open_rank(inst.name, r);
       try {
-        rank.pid = spawn_process(request);
+        std::optional<int> forked;
+        if (warm) forked = start_warm(inst, rank, request);
+        rank.warm = forked.has_value();
+        rank.pid = forked ? *forked : spawn_process(request);
       } catch (...) {
         close_fd(request.cgroup_procs_fd);
         throw;
       }
       close_fd(request.cgroup_procs_fd);
+      if (warm) {
+        request.cgroup_procs_fd = -1;
+        request.stdout_fd = request.stderr_fd = -1;
+        warm_requests.push_back(std::move(request));
+      }
     } catch (const SpawnError& e) {
       problem = e.what();
       failed_start.code = e.exit_code();
@@ -251,9 +261,15 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
       rank.telemetry = std::make_unique<RankTelemetry>(rank.telemetry_path, rank.global_rank,
                                                        Clock::now(), rank.peers_path);
     }
-    events.record(journal::ProcessStarted{
-        .instance = inst.name, .rank = rank.global_rank, .pid = rank.pid, .log = rank.log_path});
+    events.record(
+        journal::ProcessStarted{.instance = inst.name,
+                                .rank = rank.global_rank,
+                                .pid = rank.pid,
+                                .log = rank.log_path,
+                                .warm = warm ? std::optional<bool>(rank.warm) : std::nullopt});
   }
+  // After the ranks: the interpreters import while the ranks start.
+  if (warm && !warm_requests.empty()) warm_up(i, warm_requests);
   if (inst.live > 0) {
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     char buf[32];

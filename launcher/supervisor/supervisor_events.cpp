@@ -46,6 +46,7 @@ void Supervisor::Impl::reap() {
       // A stack tool of the forensics, an exec of the hooks, or a grandchild we adopted as
       // subreaper.
       if (forensics_child_exit(pid, status)) continue;
+      if (warm_exited(pid, status)) continue;
       if (hooks != nullptr) hooks->on_child_exit(pid, status);
       continue;
     }

@@ -21,6 +21,7 @@
 #include "launcher/os/descriptor_reserve.h"
 #include "launcher/os/event_loop.h"
 #include "launcher/os/signals.h"
+#include "launcher/os/warm_interpreter.h"
 #include "launcher/policy/hang_watch.h"
 #include "launcher/policy/restart_policy.h"
 #include "launcher/store/store_server.h"
@@ -50,6 +51,7 @@ struct Supervisor::Impl {
     std::unique_ptr<RankTelemetry> telemetry;  // follows the ring while the rank runs
     std::unique_ptr<RankOutput> output;  // null when it could not be created
     StepRecords steps;                   // its `steps` records
+    bool warm = false;                   // forked from its slot's warm interpreter
   };
   struct Instance {
     Instance(int p, const Placement& pl, const Role* r, HangWatch watch)
@@ -89,6 +91,9 @@ struct Supervisor::Impl {
     int attempt = 0;  // of the ranks running now (or last)
     // Hang forensics of a stop with stacks, until they are written.
     std::unique_ptr<Forensics> forensics;
+    // Warm starts (faultTolerance.warmStart): an interpreter per local rank, started after
+    // the instance's first ranks and kept through its restarts; null until then.
+    std::vector<std::unique_ptr<WarmInterpreter>> warm;
   };
 
   const Plan& plan;
@@ -195,6 +200,23 @@ struct Supervisor::Impl {
   bool serve_store(const Instance& inst);
   // Journals and says what the store closed since the last call.
   void report_store_incidents();
+
+  // ---- warm starts (supervisor_warm.cpp) ----
+
+  // Whether the instance's role starts its ranks warm (faultTolerance.warmStart.roles).
+  bool is_warm_role(const Instance& inst) const;
+  // Forks `rank` from its slot's warm interpreter and returns its pid; nullopt when it must
+  // start cold, which is said and journaled with the reason.
+  std::optional<int> start_warm(Instance& inst, const Rank& rank, const SpawnRequest& request);
+  // Starts a warm interpreter for each local rank of instance i that has none (or a failed
+  // one that may do better), importing the preload with its rank's `requests[r]`'s env.
+  void warm_up(int i, const std::vector<SpawnRequest>& requests);
+  // A warm interpreter of instance i's local rank r said something.
+  void on_warm_channel(int i, int r);
+  // The loop reaped `pid`: true when it was a warm interpreter.
+  bool warm_exited(int pid, int status);
+  // Kills every warm interpreter (the launcher is ending).
+  void end_warm_interpreters();
 
   void signal_group(const Instance& inst, int sig);
 

@@ -692,4 +692,58 @@ TEST_CASE("with masterStore launcher a taken MASTER_PORT fails the job before ra
   CHECK(r.out.find("should not run") == std::string::npos);
 }
 
+// The first start is cold; the restart forks each rank from its slot's warm interpreter, which
+// imported the preload while attempt 0 ran: the rank finds the module imported, and is the
+// launcher's child in the rank's group, as a cold rank is.
+TEST_CASE("warm starts: a restart forks each rank from its warm interpreter") {
+  TempDir dir;
+  spit(dir / "heavy.py", "import time\nimported_at = time.time()\n");
+  spit(dir / "rank.py",
+       "import os, sys, time\n"
+       "attempt = int(os.environ['PAI_RESTART_COUNT'])\n"
+       "parent = os.readlink('/proc/%d/exe' % os.getppid())\n"
+       "print('attempt %d warm %s parent %s own-group %s' % (attempt, 'heavy' in sys.modules,\n"
+       "      os.path.basename(parent), os.getpgid(0) != os.getpgid(os.getppid())), flush=True)\n"
+       "if attempt == 0:\n"
+       "    # Fails once the test saw both interpreters ready.\n"
+       "    deadline = time.time() + 30\n"
+       "    while time.time() < deadline and not os.path.exists(os.environ['READY']):\n"
+       "        time.sleep(0.05)\n"
+       "    sys.exit(1)\n");
+  auto plan = local_plan("sup-warm", "unused", 2);
+  plan.roles[0].command = {"/usr/bin/python3", dir / "rank.py"};
+  plan.roles[0].launch_argv = plan.roles[0].command;
+  plan.roles[0].env = {{"PYTHONPATH", dir.path()}, {"READY", dir / "ready"}};
+  plan.fault_tolerance.policy = pai::RestartPolicy::OnFailure;
+  plan.fault_tolerance.warm_start.roles = {"worker"};
+  plan.fault_tolerance.warm_start.preload = {"heavy"};
+  Launcher launcher(dir, run_args(dir, write_plan(dir, plan)));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (count_lines_with(launcher.err(), "warm interpreter ready (imported heavy in ") < 2 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  spit(dir / "ready", "");
+  const int code = launcher.wait(60);
+  const std::string err = launcher.err();
+  INFO(err);
+  CHECK(code == 0);
+  CHECK(count_lines_with(err, "warm interpreter ready (imported heavy in ") == 2);
+  for (int rank = 0; rank < 2; ++rank) {
+    const std::string prefix = dir / "logs/worker-0/rank-" + std::to_string(rank);
+    CHECK(slurp(prefix + ".attempt-0.log") ==
+          "attempt 0 warm False parent pai-launch own-group True\n");
+    CHECK(slurp(prefix + ".attempt-1.log") ==
+          "attempt 1 warm True parent pai-launch own-group True\n");
+  }
+  CHECK(count_lines_with(err,
+                         "worker-0 rank 0 starts cold: its warm interpreter is not started "
+                         "yet (the first start is cold)") == 1);
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(events, "\"event\":\"warm-start-cold\"") == 2);
+  CHECK(count_lines_with(events, "\"warm\":false") == 2);
+  CHECK(count_lines_with(events, "\"warm\":true") == 2);
+  CHECK(leftover_processes("sup-warm").empty());
+}
+
 }  // namespace supervisor_test
