@@ -1,9 +1,14 @@
 #include "launcher/store/store_server.h"
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
+#include <chrono>
 #include <deque>
 #include <mutex>
 #include <stdexcept>
@@ -23,14 +28,34 @@ namespace {
 
 constexpr std::size_t kReadChunk = 64 * 1024;
 constexpr std::size_t kMaxIncidents = 100;
+// Back-off after an accept error such as EMFILE.
+constexpr std::chrono::milliseconds kAcceptRetry{50};
+
+// The soft RLIMIT_NOFILE in force (RLIM_INFINITY is the largest number); none when it cannot
+// be read.
+std::uint64_t open_files_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return UINT64_MAX;
+  return limit.rlim_cur;
+}
 
 }  // namespace
+
+std::size_t connection_cap(std::size_t max_connections, std::uint64_t descriptor_limit) {
+  const std::uint64_t ours = descriptor_limit - descriptor_limit / 4;
+  return static_cast<std::size_t>(
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>(max_connections, ours)));
+}
 
 struct StoreServer::Impl {
   class Connection;
 
   explicit Impl(StoreServerOptions opts)
-      : options(std::move(opts)), store(options.max_bytes), acceptor(io) {}
+      : options(std::move(opts)),
+        max_connections(connection_cap(options.max_connections, open_files_limit())),
+        store(options.max_bytes),
+        acceptor(io),
+        retry(io) {}
 
   void listen();
   void accept();
@@ -39,6 +64,7 @@ struct StoreServer::Impl {
   void incident(const std::string& client, const std::string& error);
 
   StoreServerOptions options;
+  std::size_t max_connections;  // options' cap, lowered by the open files limit
   KeyValueStore store;
   std::unordered_map<ClientId, Connection*> live;
   ClientId next_id = 1;
@@ -52,6 +78,7 @@ struct StoreServer::Impl {
   // connections, whose destructors update `live` and `store`.
   asio::io_context io;
   tcp::acceptor acceptor;
+  asio::steady_timer retry;  // the next accept after an error
   std::thread thread;
 };
 
@@ -180,6 +207,16 @@ void StoreServer::Impl::accept() {
   // `this` outlives its handlers: they go with `io`, its member.
   acceptor.async_accept([self = this](const error_code& ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
+    if (ec && ec != asio::error::connection_aborted) {
+      // EMFILE and the like would fail again at once and spin this thread for as long as the
+      // process is out of descriptors: the next accept waits. The clients' connects wait in
+      // the listen queue meanwhile.
+      self->retry.expires_after(kAcceptRetry);
+      self->retry.async_wait([self](const error_code& wait_ec) {
+        if (!wait_ec) self->accept();
+      });
+      return;
+    }
     if (!ec) {
       error_code peer_ec;
       const tcp::endpoint peer = socket.remote_endpoint(peer_ec);
@@ -188,7 +225,7 @@ void StoreServer::Impl::accept() {
                                    : peer.address().to_string() + ":" + std::to_string(peer.port());
       error_code ignored;
       socket.set_option(tcp::no_delay(true), ignored);
-      if (self->live.size() >= self->options.max_connections) {
+      if (self->live.size() >= self->max_connections) {
         self->incident(name, "refused: " + std::to_string(self->live.size()) +
                                  " connections are open, the most the store takes");
         socket.close(ignored);
@@ -196,7 +233,6 @@ void StoreServer::Impl::accept() {
         std::make_shared<Connection>(*self, std::move(socket), self->next_id++, name)->start();
       }
     }
-    // EMFILE and the like: the next accept is tried at once; the clients retry their connects.
     self->accept();
   });
 }
