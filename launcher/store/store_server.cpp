@@ -8,7 +8,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
-#include <chrono>
 #include <deque>
 #include <mutex>
 #include <stdexcept>
@@ -16,6 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "launcher/net/listening_acceptor.h"
 #include "launcher/store/key_value_store.h"
 
 namespace pai::launcher::store {
@@ -28,8 +28,6 @@ namespace {
 
 constexpr std::size_t kReadChunk = 64 * 1024;
 constexpr std::size_t kMaxIncidents = 100;
-// Back-off after an accept error such as EMFILE.
-constexpr std::chrono::milliseconds kAcceptRetry{50};
 
 // The soft RLIMIT_NOFILE in force (RLIM_INFINITY is the largest number); none when it cannot
 // be read.
@@ -192,11 +190,7 @@ void StoreServer::Impl::listen() {
     const bool v6 = !results.empty() && results.begin()->endpoint().address().is_v6();
     const tcp::endpoint endpoint(v6 ? tcp::v6() : tcp::v4(),
                                  static_cast<unsigned short>(options.port));
-    acceptor.open(endpoint.protocol());
-    acceptor.set_option(tcp::acceptor::reuse_address(true));
-    acceptor.bind(endpoint);
-    acceptor.listen(asio::socket_base::max_listen_connections);
-    bound_port = acceptor.local_endpoint().port();
+    bound_port = net::listen_on(acceptor, endpoint);
   } catch (const boost::system::system_error& e) {
     throw std::runtime_error("cannot serve the ranks' store on " + where + ": " +
                              e.code().message());
@@ -207,31 +201,22 @@ void StoreServer::Impl::accept() {
   // `this` outlives its handlers: they go with `io`, its member.
   acceptor.async_accept([self = this](const error_code& ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
-    if (ec && ec != asio::error::connection_aborted) {
-      // EMFILE and the like would fail again at once and spin this thread for as long as the
-      // process is out of descriptors: the next accept waits. The clients' connects wait in
-      // the listen queue meanwhile.
-      self->retry.expires_after(kAcceptRetry);
-      self->retry.async_wait([self](const error_code& wait_ec) {
-        if (!wait_ec) self->accept();
-      });
+    if (ec) {
+      net::accept_again(ec, self->retry, [self] { self->accept(); });
       return;
     }
-    if (!ec) {
-      error_code peer_ec;
-      const tcp::endpoint peer = socket.remote_endpoint(peer_ec);
-      const std::string name = peer_ec
-                                   ? std::string("?")
-                                   : peer.address().to_string() + ":" + std::to_string(peer.port());
-      error_code ignored;
-      socket.set_option(tcp::no_delay(true), ignored);
-      if (self->live.size() >= self->max_connections) {
-        self->incident(name, "refused: " + std::to_string(self->live.size()) +
-                                 " connections are open, the most the store takes");
-        socket.close(ignored);
-      } else {
-        std::make_shared<Connection>(*self, std::move(socket), self->next_id++, name)->start();
-      }
+    error_code peer_ec;
+    const tcp::endpoint peer = socket.remote_endpoint(peer_ec);
+    const std::string name =
+        peer_ec ? std::string("?") : peer.address().to_string() + ":" + std::to_string(peer.port());
+    error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    if (self->live.size() >= self->max_connections) {
+      self->incident(name, "refused: " + std::to_string(self->live.size()) +
+                               " connections are open, the most the store takes");
+      socket.close(ignored);
+    } else {
+      std::make_shared<Connection>(*self, std::move(socket), self->next_id++, name)->start();
     }
     self->accept();
   });
