@@ -25,6 +25,7 @@
 #include "launcher/coordinator/session.h"
 #include "launcher/logs/output_writers.h"
 #include "launcher/net/heartbeat_rhythm.h"
+#include "launcher/net/listening_acceptor.h"
 #include "launcher/net/protocol.h"
 #include "libpai/port_range_hint.h"
 
@@ -39,8 +40,6 @@ namespace {
 // One read buffer for all connections (the loop is single-threaded); a frame larger than it
 // is assembled by the decoder over several reads.
 constexpr std::size_t kReadBufferSize = 64 * 1024;
-// Back-off after an accept error such as EMFILE, which would otherwise repeat at once.
-constexpr std::chrono::milliseconds kAcceptRetry{50};
 // Connections taken from the listen queue at once, the first included (others wait meanwhile).
 constexpr int kAcceptBatch = 64;
 
@@ -186,12 +185,8 @@ void CoordinatorServer::Impl::listen() {
   try {
     tcp::endpoint endpoint(asio::ip::make_address(options.listen_address),
                            static_cast<unsigned short>(options.port));
-    acceptor.open(endpoint.protocol());
-    acceptor.set_option(tcp::acceptor::reuse_address(true));
-    acceptor.bind(endpoint);
-    acceptor.listen(asio::socket_base::max_listen_connections);
+    bound_port = net::listen_on(acceptor, endpoint);
     acceptor.non_blocking(true);  // on_accept drains the queue without waiting
-    bound_port = acceptor.local_endpoint().port();
   } catch (const boost::system::system_error& e) {
     const bool taken = e.code() == asio::error::address_in_use;
     throw std::runtime_error("cannot listen on " + where + ": " + e.code().message() +
@@ -250,14 +245,9 @@ void CoordinatorServer::Impl::on_accept(const error_code& ec, tcp::socket socket
   auto now = Clock::now();
   if (ec) {
     refuse("", "accept failed: " + ec.message(), now);
-    if (ec == asio::error::connection_aborted) {
-      accept();
-    } else {
-      accept_retry.expires_after(kAcceptRetry);
-      accept_retry.async_wait([this](const error_code& wait_ec) {
-        if (!wait_ec && !stopped && !finishing) accept();
-      });
-    }
+    net::accept_again(ec, accept_retry, [this] {
+      if (!stopped && !finishing) accept();
+    });
     return;
   }
   admit(std::move(socket), now);

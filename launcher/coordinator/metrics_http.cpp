@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "launcher/coordinator/handshake_slots.h"
+#include "launcher/net/listening_acceptor.h"
 
 namespace pai::launcher::coordinator {
 
@@ -21,8 +22,6 @@ using boost::system::error_code;
 namespace {
 
 constexpr std::size_t kReadChunk = 4096;
-// Back-off after an accept error such as EMFILE.
-constexpr std::chrono::milliseconds kAcceptRetry{50};
 
 const char* reason_phrase(int status) {
   switch (status) {
@@ -252,11 +251,7 @@ void MetricsHttpServer::Impl::listen() {
   try {
     tcp::endpoint endpoint(asio::ip::make_address(options.address),
                            static_cast<unsigned short>(options.port));
-    acceptor.open(endpoint.protocol());
-    acceptor.set_option(tcp::acceptor::reuse_address(true));
-    acceptor.bind(endpoint);
-    acceptor.listen(asio::socket_base::max_listen_connections);
-    bound_port = acceptor.local_endpoint().port();
+    bound_port = net::listen_on(acceptor, endpoint);
   } catch (const boost::system::system_error& e) {
     throw std::runtime_error("cannot serve metrics on " + where + ": " + e.code().message());
   }
@@ -265,28 +260,24 @@ void MetricsHttpServer::Impl::listen() {
 void MetricsHttpServer::Impl::accept() {
   acceptor.async_accept([self = shared_from_this()](const error_code& ec, tcp::socket socket) {
     if (self->closed || ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      error_code peer_ec;
-      const tcp::endpoint peer = socket.remote_endpoint(peer_ec);
-      const std::string address = peer_ec ? std::string("?") : peer.address().to_string();
-      const int id = self->next_id++;
-      if (const auto evicted = self->slots.admit(id, address)) {
-        // Its handlers end with the close and drop it; its slot is already free.
-        if (const auto it = self->live.find(evicted->id); it != self->live.end()) {
-          it->second->close();
-        }
-      }
-      std::make_shared<Connection>(self, std::move(socket), id)->start();
-    }
-    if (!ec || ec == asio::error::connection_aborted) {
-      self->accept();
+    if (ec) {
+      net::accept_again(ec, self->retry, [self] {
+        if (!self->closed) self->accept();
+      });
       return;
     }
-    // EMFILE and the like would repeat at once: the loop has better things to do meanwhile.
-    self->retry.expires_after(kAcceptRetry);
-    self->retry.async_wait([self](const error_code& wait_ec) {
-      if (!wait_ec && !self->closed) self->accept();
-    });
+    error_code peer_ec;
+    const tcp::endpoint peer = socket.remote_endpoint(peer_ec);
+    const std::string address = peer_ec ? std::string("?") : peer.address().to_string();
+    const int id = self->next_id++;
+    if (const auto evicted = self->slots.admit(id, address)) {
+      // Its handlers end with the close and drop it; its slot is already free.
+      if (const auto it = self->live.find(evicted->id); it != self->live.end()) {
+        it->second->close();
+      }
+    }
+    std::make_shared<Connection>(self, std::move(socket), id)->start();
+    self->accept();
   });
 }
 

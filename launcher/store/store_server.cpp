@@ -1,8 +1,12 @@
 #include "launcher/store/store_server.h"
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <deque>
 #include <mutex>
@@ -11,6 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "launcher/net/listening_acceptor.h"
 #include "launcher/store/key_value_store.h"
 
 namespace pai::launcher::store {
@@ -24,13 +29,31 @@ namespace {
 constexpr std::size_t kReadChunk = 64 * 1024;
 constexpr std::size_t kMaxIncidents = 100;
 
+// The soft RLIMIT_NOFILE in force (RLIM_INFINITY is the largest number); none when it cannot
+// be read.
+std::uint64_t open_files_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return UINT64_MAX;
+  return limit.rlim_cur;
+}
+
 }  // namespace
+
+std::size_t connection_cap(std::size_t max_connections, std::uint64_t descriptor_limit) {
+  const std::uint64_t ours = descriptor_limit - descriptor_limit / 4;
+  return static_cast<std::size_t>(
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>(max_connections, ours)));
+}
 
 struct StoreServer::Impl {
   class Connection;
 
   explicit Impl(StoreServerOptions opts)
-      : options(std::move(opts)), store(options.max_bytes), acceptor(io) {}
+      : options(std::move(opts)),
+        max_connections(connection_cap(options.max_connections, open_files_limit())),
+        store(options.max_bytes),
+        acceptor(io),
+        retry(io) {}
 
   void listen();
   void accept();
@@ -39,6 +62,7 @@ struct StoreServer::Impl {
   void incident(const std::string& client, const std::string& error);
 
   StoreServerOptions options;
+  std::size_t max_connections;  // options' cap, lowered by the open files limit
   KeyValueStore store;
   std::unordered_map<ClientId, Connection*> live;
   ClientId next_id = 1;
@@ -52,6 +76,7 @@ struct StoreServer::Impl {
   // connections, whose destructors update `live` and `store`.
   asio::io_context io;
   tcp::acceptor acceptor;
+  asio::steady_timer retry;  // the next accept after an error
   std::thread thread;
 };
 
@@ -165,11 +190,7 @@ void StoreServer::Impl::listen() {
     const bool v6 = !results.empty() && results.begin()->endpoint().address().is_v6();
     const tcp::endpoint endpoint(v6 ? tcp::v6() : tcp::v4(),
                                  static_cast<unsigned short>(options.port));
-    acceptor.open(endpoint.protocol());
-    acceptor.set_option(tcp::acceptor::reuse_address(true));
-    acceptor.bind(endpoint);
-    acceptor.listen(asio::socket_base::max_listen_connections);
-    bound_port = acceptor.local_endpoint().port();
+    bound_port = net::listen_on(acceptor, endpoint);
   } catch (const boost::system::system_error& e) {
     throw std::runtime_error("cannot serve the ranks' store on " + where + ": " +
                              e.code().message());
@@ -180,23 +201,23 @@ void StoreServer::Impl::accept() {
   // `this` outlives its handlers: they go with `io`, its member.
   acceptor.async_accept([self = this](const error_code& ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      error_code peer_ec;
-      const tcp::endpoint peer = socket.remote_endpoint(peer_ec);
-      const std::string name = peer_ec
-                                   ? std::string("?")
-                                   : peer.address().to_string() + ":" + std::to_string(peer.port());
-      error_code ignored;
-      socket.set_option(tcp::no_delay(true), ignored);
-      if (self->live.size() >= self->options.max_connections) {
-        self->incident(name, "refused: " + std::to_string(self->live.size()) +
-                                 " connections are open, the most the store takes");
-        socket.close(ignored);
-      } else {
-        std::make_shared<Connection>(*self, std::move(socket), self->next_id++, name)->start();
-      }
+    if (ec) {
+      net::accept_again(ec, self->retry, [self] { self->accept(); });
+      return;
     }
-    // EMFILE and the like: the next accept is tried at once; the clients retry their connects.
+    error_code peer_ec;
+    const tcp::endpoint peer = socket.remote_endpoint(peer_ec);
+    const std::string name =
+        peer_ec ? std::string("?") : peer.address().to_string() + ":" + std::to_string(peer.port());
+    error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    if (self->live.size() >= self->max_connections) {
+      self->incident(name, "refused: " + std::to_string(self->live.size()) +
+                               " connections are open, the most the store takes");
+      socket.close(ignored);
+    } else {
+      std::make_shared<Connection>(*self, std::move(socket), self->next_id++, name)->start();
+    }
     self->accept();
   });
 }

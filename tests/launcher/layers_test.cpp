@@ -32,7 +32,7 @@ const pai::testing::LayerTable kAllowed = {
     {"launcher/logs", {"launcher/os", "libpai"}},
     {"launcher/net", {"libpai"}},
     {"launcher/checks", {"libpai"}},
-    {"launcher/store", {"libpai"}},
+    {"launcher/store", {"launcher/net", "libpai"}},
     {"launcher/supervisor",
      {"launcher/logs", "launcher/policy", "launcher/store", "launcher/os", "libpai"}},
     {"launcher/coordinator",

@@ -1,39 +1,19 @@
 #include "launcher/os/descriptor_reserve.h"
 
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cerrno>
-#include <filesystem>
 #include <vector>
+
+#include "support/descriptor_limit.h"
 
 namespace descriptor_reserve_test {
 
 using namespace pai::launcher;
-
-namespace {
-
-int open_descriptors() {
-  int n = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
-  return n - 1;  // the directory_iterator's own
-}
-
-// Lowers the soft open files limit for the scope of a test, and restores it.
-struct LimitScope {
-  rlimit saved{};
-  explicit LimitScope(rlim_t soft) {
-    ::getrlimit(RLIMIT_NOFILE, &saved);
-    rlimit lowered = saved;
-    lowered.rlim_cur = soft;
-    REQUIRE(::setrlimit(RLIMIT_NOFILE, &lowered) == 0);
-  }
-  ~LimitScope() { ::setrlimit(RLIMIT_NOFILE, &saved); }
-};
-
-}  // namespace
+using pai::testing::DescriptorLimitScope;
+using pai::testing::open_descriptors;
 
 TEST_CASE("a descriptor reserve holds its descriptors until released") {
   const int before = open_descriptors();
@@ -57,7 +37,7 @@ TEST_CASE("at the open files limit, releasing the reserve makes room for a pipe"
   int pipe_before = 0;
   int pipe_after = 0;
   {
-    LimitScope scope(static_cast<rlim_t>(open_descriptors() + 8));
+    DescriptorLimitScope scope(static_cast<rlim_t>(open_descriptors() + 8));
     for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) filler.push_back(fd);
     fill_error = errno;
     int fds[2];
@@ -79,7 +59,7 @@ TEST_CASE("a reserve asked for more than the limit allows holds what it could ge
   int held = 0;
   int open_error = 0;
   {
-    LimitScope scope(static_cast<rlim_t>(open_descriptors() + 3));
+    DescriptorLimitScope scope(static_cast<rlim_t>(open_descriptors() + 3));
     DescriptorReserve reserve(100);
     held = reserve.held();
     const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);

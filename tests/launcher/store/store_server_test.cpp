@@ -1,18 +1,24 @@
 #include "launcher/store/store_server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "support/descriptor_limit.h"
 #include "support/http_get.h"
 #include "support/temp_dir.h"
 
@@ -20,6 +26,8 @@ namespace store_server_test {
 
 using namespace pai::launcher::store;
 using pai::testing::connect_tcp;
+using pai::testing::DescriptorLimitScope;
+using pai::testing::open_descriptors;
 using pai::testing::read_until_closed;
 
 namespace {
@@ -73,6 +81,13 @@ std::vector<StoreIncident> incidents(StoreServer& server, std::size_t n) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return all;
+}
+
+// The CPU time of this process, all its threads.
+std::chrono::nanoseconds process_cpu_time() {
+  timespec t{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
 }
 
 }  // namespace
@@ -148,6 +163,87 @@ TEST_CASE("a huge length, a request error, and too many clients close only that 
   CHECK(said[0].error == "refused: 2 connections are open, the most the store takes");
   for (int fd : held) ::close(fd);
   ::close(third);
+}
+
+TEST_CASE("the connection cap is the option's, at most three quarters of the files limit") {
+  CHECK(connection_cap(65536, 1024) == 768);
+  CHECK(connection_cap(65536, 65536) == 49152);
+  CHECK(connection_cap(65536, 1048576) == 65536);
+  CHECK(connection_cap(65536, UINT64_MAX) == 65536);  // RLIM_INFINITY
+  CHECK(connection_cap(2, 1024) == 2);
+  CHECK(connection_cap(65536, 2) == 2);
+  CHECK(connection_cap(65536, 1) == 1);
+  CHECK(connection_cap(65536, 0) == 1);
+}
+
+TEST_CASE("the store refuses clients past its cap before the launcher runs out of descriptors") {
+  // The limit when the store starts sets its cap; restored here, so that this process can
+  // open both ends of a client more than the store takes.
+  const auto limit = static_cast<rlim_t>(open_descriptors() + 32);
+  std::unique_ptr<StoreServer> server;
+  {
+    DescriptorLimitScope scope(limit);
+    server = std::make_unique<StoreServer>(StoreServerOptions{.address = "127.0.0.1", .port = 0});
+  }
+  const std::size_t cap = connection_cap(65536, limit);
+  REQUIRE(cap < limit);
+  std::vector<int> held;
+  for (std::size_t i = 0; i < cap; ++i) {
+    held.push_back(connect_tcp("127.0.0.1", server->port()));
+    REQUIRE(held.back() >= 0);
+  }
+  send_all(held.back(), legacy({.op = Op::NumKeys}));
+  CHECK(receive(held.back(), 8) == i64(0));  // all are in the server's hands by now
+  const int extra = connect_tcp("127.0.0.1", server->port());
+  CHECK(read_until_closed(extra).empty());
+  const auto said = incidents(*server, 1);
+  REQUIRE(said.size() == 1);
+  CHECK(said[0].error ==
+        "refused: " + std::to_string(cap) + " connections are open, the most the store takes");
+  ::close(extra);
+  for (int fd : held) ::close(fd);
+}
+
+// While the process is out of descriptors nothing may use Catch's assertions (the sanitizers'
+// check of their objects needs a pipe): results are kept in plain variables, checked after.
+TEST_CASE("out of descriptors, the store waits between accepts - and serves once some are free") {
+  DescriptorLimitScope scope(static_cast<rlim_t>(open_descriptors() + 64));
+  StoreServer server(StoreServerOptions{.address = "127.0.0.1", .port = 0});
+  // Every descriptor left taken by a client socket, then connected: the server's accepts
+  // fail with EMFILE while the connections wait in its listen queue.
+  std::vector<int> clients;
+  for (int fd; (fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0;) clients.push_back(fd);
+  const int socket_error = errno;
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<std::uint16_t>(server.port()));
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::size_t connected = 0;
+  for (int fd : clients) {
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0) ++connected;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto cpu_before = process_cpu_time();
+  const auto wall_before = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto cpu = process_cpu_time() - cpu_before;
+  const auto wall = std::chrono::steady_clock::now() - wall_before;
+  for (int fd : clients) ::close(fd);
+
+  CHECK(socket_error == EMFILE);
+  CHECK(connected > 0);
+  CHECK(connected == clients.size());
+  // A server that tried again at once would burn a core: about 100%.
+  const double busy = std::chrono::duration<double>(cpu) / std::chrono::duration<double>(wall);
+  INFO("CPU time / wall time while out of descriptors: " << busy);
+  CHECK(busy < 0.3);
+  // The connections of the closed clients are accepted and closed; a new one is served.
+  const int client = connect_tcp("127.0.0.1", server.port());
+  REQUIRE(client >= 0);
+  send_all(client, legacy({.op = Op::Set, .keys = {"/k"}, .values = {"v"}}) +
+                       legacy({.op = Op::Get, .keys = {"/k"}}));
+  CHECK(receive(client, 9) == value("v"));
+  ::close(client);
 }
 
 TEST_CASE("a client that does not read its replies is closed once they pass the bound") {
