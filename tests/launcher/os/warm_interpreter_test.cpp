@@ -290,4 +290,43 @@ TEST_CASE("a warm rank and its interpreter die with the launcher") {
   }
 }
 
+// A stand-in for Python that talks nonsense on the channel (fd 3): whatever it says, the
+// launcher fails the interpreter with a reason, and its ranks start cold.
+TEST_CASE("an interpreter that talks nonsense is failed, never believed") {
+  be_subreaper();
+  TempDir dir;
+  auto fake = [&](const std::string& name, const std::string& body) {
+    const std::string path = dir / name;
+    spit(path, "#!/bin/sh\n" + body);
+    ::chmod(path.c_str(), 0755);
+    return path;
+  };
+  Output out(dir, "out");
+  std::string why;
+
+  WarmInterpreter chatty(fake("chatty", "echo hello >&3; sleep 30\n"), {}, base_env(dir),
+                         dir.path(), 2);
+  REQUIRE(settle(chatty) == WarmInterpreter::State::Failed);
+  CHECK(chatty.failure() == "its warm interpreter said something unexpected: hello");
+  CHECK_FALSE(chatty.preload_failed());
+
+  WarmInterpreter flood(fake("flood", "head -c 200000 /dev/zero | tr '\\0' x >&3 2>/dev/null; sleep 30\n"),
+                        {}, base_env(dir), dir.path(), 2);
+  REQUIRE(settle(flood) == WarmInterpreter::State::Failed);
+  CHECK(flood.failure() == "its warm interpreter sent an unreadable answer");
+
+  WarmInterpreter silent(fake("silent", "exit 0\n"), {}, base_env(dir), dir.path(), 2);
+  REQUIRE(settle(silent) == WarmInterpreter::State::Failed);
+  CHECK(silent.failure() == "its warm interpreter exited while importing");
+
+  // Ready, then a pid that is no number: the rank starts cold.
+  WarmInterpreter liar(fake("liar", "echo ready >&3; head -c 4 <&3 >/dev/null; "
+                                    "echo 'pid 12abc' >&3; sleep 30\n"),
+                       {}, base_env(dir), dir.path(), 2);
+  REQUIRE(settle(liar) == WarmInterpreter::State::Ready);
+  CHECK_FALSE(liar.start(request_for(dir, {"python3", "x.py"}, out), 5s, &why));
+  CHECK(why == "its warm interpreter said something unexpected: pid 12abc");
+  CHECK(liar.state() == WarmInterpreter::State::Failed);
+}
+
 }  // namespace warm_interpreter_test
