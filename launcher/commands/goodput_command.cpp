@@ -37,6 +37,25 @@ nlohmann::ordered_json causes_json(const goodput::CauseSeconds& causes) {
   return j;
 }
 
+// The restart into `at` from `before`, in the causes' names (docs/goodput.md#restarts): the
+// failure's teardown and the backoff are the failed attempt's, the rest the new one's.
+std::string restart_text(const goodput::AttemptAccount& before, const goodput::AttemptAccount& at) {
+  using goodput::Cause;
+  auto part = [](const goodput::AttemptAccount& of, Cause c) {
+    return std::string(goodput::to_string(c)) + " " + fixed_text(of.causes[c], 1);
+  };
+  std::string out = "  restart: " + part(before, Cause::StopTeardown) + " + " +
+                    part(before, Cause::RestartBackoff) + " (attempt " +
+                    std::to_string(before.attempt) + "), " + part(at, Cause::RendezvousChecks) +
+                    " + " + part(at, Cause::StartUp) + " + " + part(at, Cause::FrameworkInit) +
+                    " rank-seconds";
+  if (at.warm_starts + at.cold_starts > 0) {
+    out += "; ranks started warm " + std::to_string(at.warm_starts) + ", cold " +
+           std::to_string(at.cold_starts);
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string goodput_text(const std::string& job, const goodput::Account& a) {
@@ -53,11 +72,14 @@ std::string goodput_text(const std::string& job, const goodput::Account& a) {
   }
   out += pad_right("total", 24) + pad_left(fixed_text(all, 1), 16) +
          pad_left(percent(all, all), 9) + "\n";
+  const goodput::AttemptAccount* before = nullptr;
   for (const goodput::AttemptAccount& at : a.attempts) {
     const double total = at.causes.total();
     out += "attempt " + std::to_string(at.attempt) + ": " +
            human_duration(at.last_ms - at.first_ms) + " from " + report::utc_text(at.first_ms) +
            ", productive " + percent(at.causes[goodput::Cause::Productive], total) + "\n";
+    if (before != nullptr) out += restart_text(*before, at);
+    before = &at;
   }
   for (const std::string& note : a.notes) out += "note: " + note + "\n";
   return out;
@@ -81,6 +103,8 @@ std::string goodput_json(const std::string& job, const goodput::Account& a) {
     o["end"] = journal::format_time(at.last_ms);
     o["rankSeconds"] = at.causes.total();
     o["causes"] = causes_json(at.causes);
+    o["warmStarts"] = at.warm_starts;
+    o["coldStarts"] = at.cold_starts;
     j["attempts"].push_back(o);
   }
   j["stepData"] = a.step_data;

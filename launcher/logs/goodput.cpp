@@ -120,6 +120,7 @@ struct Accountant::Impl {
   std::int64_t first_ms = std::numeric_limits<std::int64_t>::max();
   std::int64_t last_ms = kNever;
   std::map<int, AttemptTotals> attempts;
+  std::map<int, std::pair<std::int64_t, std::int64_t>> warm_cold;  // per attempt
   std::vector<Slot> done;            // slots of journals read, their tails open until the job's end
   std::vector<std::int64_t> spares;  // when each spare's journal starts
   std::int64_t ranks_per_node = 0;
@@ -309,6 +310,7 @@ void Accountant::Impl::add_node(const journal::Entry& e) {
       ensure_slots(static_cast<std::int64_t>(next_slot) + 1, ms);
       rank_slot[p->rank] = next_slot++;
     }
+    if (p->warm) ++(*p->warm ? warm_cold[attempt].first : warm_cold[attempt].second);
     Slot& s = *slot_of(p->rank);
     set(s, ms, Cause::FrameworkInit);
     s.alive = true;
@@ -454,6 +456,10 @@ Account Accountant::finish() const {
     acc.causes[m.step_data ? Cause::FrameworkInit : Cause::RunningNoStepData] +=
         t.seconds[kInitNoStep];
     for (int c = 0; c < kCauses; ++c) out.causes.seconds[c] += acc.causes.seconds[c];
+    if (auto it = m.warm_cold.find(a); it != m.warm_cold.end()) {
+      acc.warm_starts = it->second.first;
+      acc.cold_starts = it->second.second;
+    }
     out.attempts.push_back(acc);
   }
   if (!m.step_data) {

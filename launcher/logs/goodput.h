@@ -58,6 +58,10 @@ struct AttemptAccount {
   std::int64_t first_ms = 0;
   std::int64_t last_ms = 0;
   CauseSeconds causes;
+  /// Its ranks of warm roles (faultTolerance.warmStart, process-started's `warm`): forked
+  /// from a warm interpreter, or started cold.
+  std::int64_t warm_starts = 0;
+  std::int64_t cold_starts = 0;
 };
 
 /// A job's account.

@@ -86,6 +86,38 @@ TEST_CASE("pai-launch goodput --format json: the causes sum to the rank-seconds 
   CHECK(j["attempts"][0]["rankSeconds"].get<double>() == Approx(sum));
 }
 
+TEST_CASE("a restart's parts are shown under its attempt, with its warm and cold ranks") {
+  using launcher::goodput::Cause;
+  launcher::goodput::Account a;
+  a.first_ms = 1767323045000;
+  a.last_ms = a.first_ms + 20000;
+  a.rank_slots = 2;
+  a.attempts.resize(2);
+  a.attempts[0].attempt = 0;
+  a.attempts[0].first_ms = a.first_ms;
+  a.attempts[0].last_ms = a.first_ms + 12000;
+  a.attempts[0].causes[Cause::StopTeardown] = 1.5;
+  a.attempts[0].causes[Cause::RestartBackoff] = 4;
+  a.attempts[0].cold_starts = 2;
+  a.attempts[1].attempt = 1;
+  a.attempts[1].first_ms = a.first_ms + 12000;
+  a.attempts[1].last_ms = a.last_ms;
+  a.attempts[1].causes[Cause::RendezvousChecks] = 0.25;
+  a.attempts[1].causes[Cause::StartUp] = 0.05;
+  a.attempts[1].causes[Cause::FrameworkInit] = 0.4;
+  a.attempts[1].warm_starts = 2;
+  const std::string text = launcher::goodput_text("warm-job", a);
+  INFO(text);
+  CHECK(text.find("attempt 1: 8.0 s from 2026-01-02 03:04:17Z, productive 0.0%\n"
+                  "  restart: stop-and-teardown 1.5 + restart-backoff 4.0 (attempt 0), "
+                  "rendezvous-and-checks 0.2 + start-up 0.1 + framework-init 0.4 rank-seconds; "
+                  "ranks started warm 2, cold 0\n") != std::string::npos);
+  CHECK(count_lines_with(text, "restart:") == 1);  // attempt 0 was no restart
+  const auto j = nlohmann::json::parse(launcher::goodput_json("warm-job", a));
+  CHECK(j["attempts"][1]["warmStarts"] == 2);
+  CHECK(j["attempts"][0]["coldStarts"] == 2);
+}
+
 TEST_CASE("pai-launch goodput without a log folder exits 2 naming it") {
   TempDir dir;
   auto missing = run_launcher(dir, {"goodput", dir / "logs"});

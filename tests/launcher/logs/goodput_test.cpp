@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -178,6 +179,38 @@ TEST_CASE("a kill -9 and a restart: teardown, backoff, checks and the rollback a
   CHECK(a.attempts[0].causes.total() == Approx(2 * 50));
   CHECK(a.attempts[1].causes.total() == Approx(2 * 40));
   CHECK(a.attempts[1].causes[Cause::Rollback] == Approx(2 * 15));
+  check_sums(a);
+}
+
+TEST_CASE("ranks of warm roles are counted warm or cold per attempt") {
+  Folder f{"worker-0", {}};
+  auto started = [](std::int64_t rank, std::optional<bool> warm) {
+    journal::ProcessStarted p = process(rank);
+    p.warm = warm;
+    return p;
+  };
+  f.at(0, launcher_started(2)).at(0, start(0, 2));
+  f.at(0, started(0, false)).at(0, started(1, false));
+  f.at(10 * kS, steps(0, 10)).at(10 * kS, steps(1, 10));
+  f.at(11 * kS, exit_of(1, 137)).at(11 * kS, stop()).at(12 * kS, exit_of(0, 143));
+  f.at(12 * kS, restart(1, 0)).at(12 * kS, start(1, 2));
+  // One rank forked warm, one cold (its interpreter was still importing, say).
+  f.at(13 * kS, started(0, true)).at(13 * kS, started(1, false));
+  f.at(14 * kS, steps(0, 11)).at(14 * kS, steps(1, 11));
+  f.at(20 * kS, exit_of(0, 0)).at(20 * kS, exit_of(1, 0)).at(20 * kS, journal::JobSucceeded{});
+  const Account a = account({f});
+  REQUIRE(a.attempts.size() == 2);
+  CHECK(a.attempts[0].warm_starts == 0);
+  CHECK(a.attempts[0].cold_starts == 2);
+  CHECK(a.attempts[1].warm_starts == 1);
+  CHECK(a.attempts[1].cold_starts == 1);
+  // Ranks of a role without warm starts (no `warm` field) are neither.
+  Folder plain{"worker-0", {}};
+  plain.at(0, launcher_started(1)).at(0, start(0, 1)).at(0, process(0));
+  plain.at(5 * kS, exit_of(0, 0)).at(5 * kS, journal::JobSucceeded{});
+  const Account b = account({plain});
+  REQUIRE(b.attempts.size() == 1);
+  CHECK(b.attempts[0].warm_starts + b.attempts[0].cold_starts == 0);
   check_sums(a);
 }
 
