@@ -315,4 +315,42 @@ TEST_CASE("the coordinator refuses a launcher whose plan differs from its own") 
   CHECK(leftover_processes("mn-plan-mismatch").empty());
 }
 
+// masterStore launcher on two nodes, MASTER_PORT taken on rank 0's node (another job, say):
+// rank 0's launcher says where and why and starts nothing; the coordinator fails the job at
+// once (it sees the node leave: no spare to take it), so the other node, whose ranks started,
+// stops them and does not wait for a timeout: both exit 1 within seconds.
+TEST_CASE("with masterStore launcher a taken MASTER_PORT on rank 0's node fails every node") {
+  Plan plan = cluster_plan("mn-store-taken", 197, 2, 0, "echo should not run", 2);
+  plan.master_store = MasterStore::Launcher;
+  plan.roles[0].env_convention = EnvConvention::PerProcess;
+  // The rendezvous places MASTER_PORT after the coordinator's port, in a range of this test's.
+  plan.port_range_min = 20000 + 10 * 197;
+  plan.port_range_max = plan.port_range_min + 9;
+  place(plan, plan.hosts);
+  const int holder = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(holder >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(plan.master.port));
+  REQUIRE(::inet_pton(AF_INET, plan.master.address.c_str(), &addr.sin_addr) == 1);
+  REQUIRE(::bind(holder, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(holder, 1) == 0);
+  Cluster cluster(plan);
+  const auto started = std::chrono::steady_clock::now();
+  cluster.start_all();
+  auto codes = cluster.wait_all(30);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ::close(holder);
+  INFO(cluster.transcript());
+  CHECK(codes.at("node-1") == 1);
+  CHECK(codes.at("node-2") == 1);
+  CHECK(seconds < 15);  // not the 20 s rendezvous timeout of a node left waiting
+  CHECK(cluster.launcher("node-1").err().find(
+            "error: cannot serve the ranks' store on " + plan.master.address + ":" +
+            std::to_string(plan.master.port) + ": Address already in use") != std::string::npos);
+  CHECK(cluster.launcher("node-1").out().find("should not run") == std::string::npos);
+  CHECK(leftover_processes("mn-store-taken").empty());
+}
+
 }  // namespace cluster_test
