@@ -524,7 +524,9 @@ for pid in $(pgrep -x pai-launch); do
   environ=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null) || continue
   grep -qx "SLURM_JOB_ID=$id" <<<"$environ" && grep -qx 'SLURMD_NODENAME=node1' <<<"$environ" ||
     continue
-  [[ $(ps -o comm= -p "$(ps -o ppid= -p "$pid")") == slurmstepd ]] && coordinator_pid=$pid
+  # ps pads the number: "  4321" is an improper list to ps -p.
+  parent=$(ps -o ppid= -p "$pid" | tr -d ' ') || continue
+  [[ -n $parent && $(ps -o comm= -p "$parent") == slurmstepd ]] && coordinator_pid=$pid
 done
 [[ -n $coordinator_pid ]] || fail "job $id's pai-launch on node1 was not found"
 killed_at=$SECONDS
