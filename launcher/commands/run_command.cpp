@@ -551,7 +551,7 @@ std::unique_ptr<ServedCoordinator> serve_coordinator(const Plan& plan, const Run
   server_options.settings.rendezvous_timeout = options.rendezvous_timeout;
   server_options.settings.heartbeat_interval = options.heartbeat_interval;
   server_options.settings.addresses_from_peers = options.slurm || options.addresses_from_peers;
-  auto served = std::make_unique<ServedCoordinator>(plan, std::move(server_options), dir);
+  auto served = std::make_unique<ServedCoordinator>(plan, std::move(server_options), log_dir);
   say("coordinator: listening on " + plan.coordinator.address + ":" +
       std::to_string(served->port()) + " for " + std::to_string(plan.nodes) + " instance(s)" +
       (plan.spares.empty() ? "" : " and " + std::to_string(plan.spares.size()) + " spare(s)") +

@@ -10,7 +10,8 @@
 namespace pai::launcher {
 
 ServedCoordinator::ServedCoordinator(const Plan& plan, coordinator::ServerOptions options,
-                                     const std::string& log_dir) {
+                                     const std::string& job_log_dir) {
+  const std::string log_dir = job_log_dir + "/coordinator";
   try {
     journal_ = std::make_unique<EventLog>(log_dir + "/events.jsonl");
   } catch (const std::system_error& e) {
@@ -29,7 +30,22 @@ ServedCoordinator::ServedCoordinator(const Plan& plan, coordinator::ServerOption
     }
     terminal_say(2, text);
   };
+  const auto reread = 5 * options.settings.heartbeat_interval;
   server_ = std::make_unique<coordinator::CoordinatorServer>(plan, std::move(options));
+  coordinator::CoordinatorServer* server = server_.get();
+  goodput_ = std::make_unique<report::GoodputWatch>(
+      job_log_dir, reread,
+      [server](const report::LiveAccount& live) {
+        coordinator::GoodputReading reading;
+        reading.causes = live.account.causes;
+        reading.ettr = live.account.ettr();
+        reading.journals = live.journals;
+        server->goodput(reading);
+      },
+      [](const std::string& why) {
+        terminal_say(
+            2, "pai-launch: coordinator: cannot account for the job's goodput: " + why + "\n");
+      });
 }
 
 ServedCoordinator::~ServedCoordinator() = default;

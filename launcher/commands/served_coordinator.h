@@ -8,18 +8,21 @@
 
 #include "launcher/coordinator/coordinator_server.h"
 #include "launcher/logs/event_log.h"
+#include "launcher/report/goodput_watch.h"
 #include "libpai/plan.h"
 
 namespace pai::launcher {
 
-/// A CoordinatorServer journaling to `<log_dir>/events.jsonl`.
+/// A CoordinatorServer journaling to `<job_log_dir>/coordinator/events.jsonl`, told the job's
+/// goodput account as read from `job_log_dir` every five heartbeat intervals (or less often
+/// when the folder is slow to read: report/goodput_watch.h).
 class ServedCoordinator {
  public:
-  /// Opens the journal in `log_dir` (which must exist) and starts listening as `options` say
-  /// (their `record` is set here). Throws std::runtime_error with the message for the user
-  /// ("cannot write logs to DIR: REASON", or the server's own) when either fails.
+  /// Opens the journal in `<job_log_dir>/coordinator` (which must exist) and starts listening
+  /// as `options` say (their `record` is set here). Throws std::runtime_error with the message
+  /// for the user ("cannot write logs to DIR: REASON", or the server's own) when either fails.
   ServedCoordinator(const Plan& plan, coordinator::ServerOptions options,
-                    const std::string& log_dir);
+                    const std::string& job_log_dir);
   /// Stops serving; open connections are closed.
   ~ServedCoordinator();
   ServedCoordinator(const ServedCoordinator&) = delete;
@@ -35,6 +38,7 @@ class ServedCoordinator {
  private:
   std::unique_ptr<EventLog> journal_;  // outlives the server, which records into it
   std::unique_ptr<coordinator::CoordinatorServer> server_;
+  std::unique_ptr<report::GoodputWatch> goodput_;  // stops before the server it tells
 };
 
 }  // namespace pai::launcher

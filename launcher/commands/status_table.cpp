@@ -128,7 +128,15 @@ std::string render_status_table(const net::StatusReply& status) {
     nodes.push_back(node_row(node));
     add_rank_rows(node, gpu_column, ranks);
   }
-  std::string out = "job " + status.job + ": " + status.phase + "\n" + aligned(nodes);
+  std::string out = "job " + status.job + ": " + status.phase;
+  if (status.ettr_basis_points) {
+    const int bp = *status.ettr_basis_points;
+    const int journals = status.goodput_journals.value_or(0);
+    out += ", ETTR so far " + std::to_string(bp / 100) + "." + (bp % 100 < 10 ? "0" : "") +
+           std::to_string(bp % 100) + "% (" + std::to_string(journals) +
+           (journals == 1 ? " launcher's" : " launchers'") + " journals)";
+  }
+  out += "\n" + aligned(nodes);
   if (ranks.size() > 1) out += "\n" + aligned(ranks);
   return out;
 }

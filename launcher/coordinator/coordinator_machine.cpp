@@ -528,6 +528,10 @@ std::optional<Clock::time_point> CoordinatorMachine::next_deadline() const {
 
 bool CoordinatorMachine::finished() const { return impl_->state.phase == Phase::Finished; }
 
+void CoordinatorMachine::goodput(const GoodputReading& reading) {
+  impl_->state.metrics.goodput(reading);
+}
+
 std::string CoordinatorMachine::metrics(Clock::time_point now) const {
   return metrics_text(impl_->state, impl_->job ? &*impl_->job : nullptr, now);
 }

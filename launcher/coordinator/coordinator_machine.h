@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "launcher/logs/goodput.h"
 #include "launcher/logs/journal_events.h"
 #include "libpai/plan.h"
 
@@ -76,6 +77,14 @@ struct Finish {
 };
 using Action = std::variant<Send, Close, Record, Finish>;
 
+/// The job's goodput account as the coordinator's launcher last read it from the log folder
+/// (docs/goodput.md, "While the job runs").
+struct GoodputReading {
+  goodput::CauseSeconds causes;  ///< rank-seconds per cause, from the journals' start to then
+  double ettr = 0;               ///< productive over all
+  int journals = 0;              ///< the launchers' journals it counts (instances and spares)
+};
+
 /// The coordinator of one job.
 class CoordinatorMachine {
  public:
@@ -98,6 +107,9 @@ class CoordinatorMachine {
   /// launcher went silent at once): the job fails with `reason`, nothing restarts, no node is
   /// blamed as lost.
   std::vector<Action> cut_off(const std::string& reason, Clock::time_point now);
+  /// The coordinator's launcher read the job's goodput account again (report/goodput_watch.h):
+  /// `status` and the metrics show it from now on.
+  void goodput(const GoodputReading& reading);
   /// When tick() next has something to do.
   std::optional<Clock::time_point> next_deadline() const;
   bool finished() const;

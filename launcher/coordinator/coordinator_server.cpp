@@ -654,6 +654,13 @@ CoordinatorServer::~CoordinatorServer() {
 
 int CoordinatorServer::port() const { return impl_->bound_port; }
 
+void CoordinatorServer::goodput(const GoodputReading& reading) {
+  Impl* impl = impl_.get();
+  asio::post(impl->io, [impl, reading] {
+    if (!impl->stopped) impl->machine.goodput(reading);
+  });
+}
+
 int CoordinatorServer::wait(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(impl_->mutex);
   if (!impl_->finished_cv.wait_for(lock, timeout, [&] { return impl_->result.has_value(); })) {

@@ -68,6 +68,9 @@ class CoordinatorServer {
 
   /// The port it listens on.
   int port() const;
+  /// A new reading of the job's goodput account (report/goodput_watch.h) for `status` and the
+  /// metrics; safe from any thread.
+  void goodput(const GoodputReading& reading);
   /// Blocks until the machine finished and its last messages were flushed (or `timeout`
   /// passed); the job's exit code, or -1 on timeout.
   int wait(std::chrono::milliseconds timeout);

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/coordinator/coordinator_machine.h"
 #include "launcher/logs/journal_events.h"
 #include "launcher/logs/restart_decisions.h"
 #include "launcher/net/protocol.h"
@@ -66,6 +67,8 @@ class JobMetrics {
   void alive(int node, Clock::time_point now);
   /// Its instances' figures, once the job's run accepted the heartbeat (ranks checked).
   void heartbeat(const net::NodeHeartbeat& message);
+  /// A new reading of the goodput account replaces the last.
+  void goodput(const GoodputReading& reading) { goodput_ = reading; }
 
   /// Restarts of instances by cause (a job-wide restart of N instances counts N).
   const std::map<RestartCause, std::uint64_t>& restarts() const { return restarts_; }
@@ -94,6 +97,8 @@ class JobMetrics {
   std::int64_t step_us_total() const { return step_us_total_; }
   /// The latest progress step of instance `i` (`pai-launch ctl progress`), if one came.
   std::optional<std::int64_t> instance_step(int i) const;
+  /// The latest goodput reading, if one came.
+  const std::optional<GoodputReading>& goodput() const { return goodput_; }
   /// When node `node`'s launcher last sent a heartbeat, if it ever did.
   std::optional<Clock::time_point> last_heartbeat(int node) const;
 
@@ -112,6 +117,7 @@ class JobMetrics {
   std::int64_t step_us_total_ = 0;
   std::vector<std::optional<std::int64_t>> instance_steps_;
   std::vector<std::optional<Clock::time_point>> heartbeats_;
+  std::optional<GoodputReading> goodput_;
 };
 
 }  // namespace pai::launcher::coordinator

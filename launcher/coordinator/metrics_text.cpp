@@ -286,6 +286,22 @@ void counter_series(Exposition& x, const CoordinatorState& state, Clock::time_po
              "steps: pai_training_step_seconds_total / (pai_ranks * pai_job_uptime_seconds).");
     x.sample("pai_goodput_ratio").value(ratio);
   }
+  if (const auto& g = m.goodput()) {
+    x.family("pai_goodput_seconds_total", "counter",
+             "Rank-seconds of the job by cause (docs/goodput.md), as last read from the log "
+             "folder's journals by the coordinator's launcher; a new reading may move seconds "
+             "between causes.");
+    for (int c = 0; c < goodput::kCauses; ++c) {
+      const auto cause = static_cast<goodput::Cause>(c);
+      x.sample("pai_goodput_seconds_total")
+          .label("cause", goodput::to_string(cause))
+          .value(g->causes[cause]);
+    }
+    x.family("pai_goodput_ettr", "gauge",
+             "Effective training time ratio so far: productive rank-seconds over all "
+             "(pai_goodput_seconds_total).");
+    x.sample("pai_goodput_ettr").value(g->ettr);
+  }
 }
 
 void node_series(Exposition& x, const CoordinatorState& state, Clock::time_point now) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 namespace pai::launcher::coordinator {
 
@@ -72,6 +73,10 @@ net::StatusReply status_message(const CoordinatorState& state, const RunView* jo
       }
     }
     reply.nodes.push_back(std::move(entry));
+  }
+  if (const auto& g = state.metrics.goodput()) {
+    reply.ettr_basis_points = static_cast<int>(std::lround(std::clamp(g->ettr, 0.0, 1.0) * 1e4));
+    reply.goodput_journals = g->journals;
   }
   return reply;
 }

@@ -408,17 +408,25 @@ void Accountant::end_journal(std::int64_t skipped_lines) {
   impl_->end_journal();
 }
 
-Account Accountant::finish() const {
+Account Accountant::finish() const { return finish_at(kNever); }
+
+Account Accountant::finish_live(std::int64_t now_ms) const {
+  return finish_at(std::max(now_ms, kNever + 1));
+}
+
+Account Accountant::finish_at(std::int64_t live_now_ms) const {
   Impl m = *impl_;  // the tails are closed on a copy: finish may be called again
   Account out;
   out.step_data = m.step_data;
   out.skipped_lines = m.skipped;
   if (m.last_ms == kNever) return out;
+  const bool live = live_now_ms != kNever;
+  if (live) m.last_ms = std::max(m.last_ms, live_now_ms);
   out.first_ms = m.first_ms;
   out.last_ms = m.last_ms;
   for (Slot& s : m.done) {
     m.credit(s.first_attempt, bucket(Cause::StartUp), m.first_ms, s.first_ms);
-    if (s.ended) {
+    if (s.ended || live) {
       m.close(s, m.last_ms);
     } else {
       m.credit(s.attempt, bucket(Cause::Unknown), s.since_ms, m.last_ms);

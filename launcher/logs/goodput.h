@@ -98,12 +98,18 @@ class Accountant {
   /// Ends the current journal; `skipped_lines` are its lines that were no record read.
   void end_journal(std::int64_t skipped_lines);
 
-  /// The account of everything added.
+  /// The account of everything added, of a job that ended: a rank whose journal stops without
+  /// saying it ended is "unknown" from its last record on.
   Account finish() const;
+  /// The account of a job still running, as of `now_ms` (the coordinator's, docs/goodput.md
+  /// "While the job runs"): the wall time runs to `now_ms` (or the latest record, if later),
+  /// and every rank still in a cause stays in it until then.
+  Account finish_live(std::int64_t now_ms) const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  Account finish_at(std::int64_t live_now_ms) const;
 };
 
 }  // namespace pai::launcher::goodput

@@ -172,6 +172,10 @@ struct StatusReply {
   std::optional<std::string> outcome = std::nullopt;
   std::optional<int> exit_code = std::nullopt;
   std::optional<std::string> reason = std::nullopt;
+  /// The ETTR so far in hundredths of a percent (docs/goodput.md, "While the job runs"), and
+  /// the launchers' journals it counts; absent until the coordinator's launcher read them.
+  std::optional<int> ettr_basis_points = std::nullopt;
+  std::optional<int> goodput_journals = std::nullopt;
   bool operator==(const StatusReply&) const = default;
   friend void fields(auto& v, Like<StatusReply> auto& m) {
     v("nodes", m.nodes, NamedItems{});
@@ -180,6 +184,8 @@ struct StatusReply {
     v("outcome", m.outcome);  // std::optional: absent when unset
     v("exitCode", m.exit_code);
     v("reason", m.reason);
+    v("ettrBasisPoints", m.ettr_basis_points, Range{0, 10000});
+    v("goodputJournals", m.goodput_journals, Range{0, kIntMax});
   }
 };
 

@@ -52,31 +52,55 @@ std::vector<std::string> find_journals(const std::string& log_dir) {
   return paths;
 }
 
-JobHistory read_log_folder(const std::string& log_dir) {
-  const std::vector<std::string> paths = find_journals(log_dir);
-  JobHistoryBuilder builder;
-  goodput::Accountant accountant;
+namespace {
+
+// Reads each journal of `paths` in order: begin(coordinator, folder), every record to add,
+// then end(info). Returns the records read.
+template <typename Begin, typename Add, typename End>
+std::int64_t read_journals(const std::vector<std::string>& paths, Begin begin, Add add, End end) {
   std::int64_t records = 0;
   for (const std::string& path : paths) {
-    const fs::path p(path);
-    const std::string folder = p.parent_path().filename().string();
-    builder.begin_journal(folder == "coordinator", folder);
-    accountant.begin_journal(folder == "coordinator", folder);
+    const std::string folder = fs::path(path).parent_path().filename().string();
+    begin(folder == "coordinator", folder);
     JournalInfo info;
     info.path = path;
     try {
-      info.stats = read_journal(path, [&](const journal::Entry& r) {
-        builder.add(r);
-        accountant.add(r);
-      });
+      info.stats = read_journal(path, add);
     } catch (const std::system_error& e) {
       throw LogFolderError(e.what());
     }
     records += info.stats.records;
-    builder.end_journal(info);
-    accountant.end_journal(info.stats.malformed + info.stats.unknown + info.stats.oversized +
-                           (info.stats.partial_last_line ? 1 : 0));
+    end(info);
   }
+  return records;
+}
+
+// The journal lines an account could not read.
+std::int64_t skipped_lines(const JournalInfo& info) {
+  return info.stats.malformed + info.stats.unknown + info.stats.oversized +
+         (info.stats.partial_last_line ? 1 : 0);
+}
+
+}  // namespace
+
+JobHistory read_log_folder(const std::string& log_dir) {
+  const std::vector<std::string> paths = find_journals(log_dir);
+  JobHistoryBuilder builder;
+  goodput::Accountant accountant;
+  const std::int64_t records = read_journals(
+      paths,
+      [&](bool coordinator, const std::string& folder) {
+        builder.begin_journal(coordinator, folder);
+        accountant.begin_journal(coordinator, folder);
+      },
+      [&](const journal::Entry& r) {
+        builder.add(r);
+        accountant.add(r);
+      },
+      [&](const JournalInfo& info) {
+        builder.end_journal(info);
+        accountant.end_journal(skipped_lines(info));
+      });
   if (records == 0) {
     throw LogFolderError(paths.size() == 1
                              ? paths.front() + ": the journal is empty"
@@ -86,6 +110,22 @@ JobHistory read_log_folder(const std::string& log_dir) {
   JobHistory history = builder.finish(log_dir);
   history.goodput = accountant.finish();
   return history;
+}
+
+LiveAccount read_live_goodput(const std::string& log_dir, std::int64_t now_ms) {
+  const std::vector<std::string> paths = find_journals(log_dir);
+  goodput::Accountant accountant;
+  LiveAccount out;
+  read_journals(
+      paths,
+      [&](bool coordinator, const std::string& folder) {
+        accountant.begin_journal(coordinator, folder);
+        if (!coordinator) ++out.journals;
+      },
+      [&](const journal::Entry& r) { accountant.add(r); },
+      [&](const JournalInfo& info) { accountant.end_journal(skipped_lines(info)); });
+  out.account = accountant.finish_live(now_ms);
+  return out;
 }
 
 }  // namespace pai::launcher::report

@@ -27,4 +27,15 @@ std::vector<std::string> find_journals(const std::string& log_dir);
 /// holds a single record ("LOG_DIR/worker-0/events.jsonl: the journal is empty").
 JobHistory read_log_folder(const std::string& log_dir);
 
+/// The goodput account of a job still running (goodput::Accountant::finish_live), from the
+/// journals of `log_dir` that this host can read.
+struct LiveAccount {
+  goodput::Account account;
+  int journals = 0;  ///< the launchers' journals read (instances and spares; not the coordinator's)
+};
+
+/// Reads every journal of `log_dir` into a LiveAccount as of `now_ms`. Throws LogFolderError
+/// when `log_dir` or a journal cannot be read, or holds no journal.
+LiveAccount read_live_goodput(const std::string& log_dir, std::int64_t now_ms);
+
 }  // namespace pai::launcher::report

@@ -103,6 +103,23 @@ TEST_CASE("status prints the nodes of the job as an aligned table") {
   CHECK(coordinator.finish().peer == "control");
 }
 
+TEST_CASE("status shows the ETTR so far beside the phase once the coordinator has it") {
+  json with_ettr = kStatus;
+  with_ettr["ettrBasisPoints"] = 9705;
+  with_ettr["goodputJournals"] = 3;
+  const std::string out = printed_status(with_ettr);
+  CHECK(out.rfind("0|job demo: running, ETTR so far 97.05% (3 launchers' journals)\nNODE ", 0) ==
+        0);
+  with_ettr["ettrBasisPoints"] = 7;
+  with_ettr["goodputJournals"] = 1;
+  CHECK(printed_status(with_ettr).rfind(
+            "0|job demo: running, ETTR so far 0.07% (1 launcher's journals)\n", 0) == 0);
+  // Out of range is the coordinator's fault.
+  with_ettr["ettrBasisPoints"] = 10001;
+  CHECK(printed_status(with_ettr).find("answered something unexpected: status: "
+                                       "ettrBasisPoints") != std::string::npos);
+}
+
 TEST_CASE("status adds a table of the running ranks' pid - CPU and memory when nodes sent them") {
   json with_usage = kStatus;
   with_usage["nodes"][0]["usage"] = json::array(

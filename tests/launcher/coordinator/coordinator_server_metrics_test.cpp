@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <thread>
 
 #include "coordinator_server_harness.h"
 #include "launcher/coordinator/coordinator_server.h"
@@ -50,6 +51,19 @@ TEST_CASE("the server serves the plan's metrics on its loop - and journals where
   CHECK(has_line(after, "pai_nodes{state=\"ready\"} 1"));
   CHECK(has_line(after, "pai_node_state{node=\"node-0\",state=\"ready\"} 1"));
   CHECK(http_status(http_get("127.182.0.1", 9400, "/")) == "HTTP/1.1 404 Not Found");
+
+  // A goodput reading handed over from another thread shows in the next scrapes.
+  launcher::coordinator::GoodputReading reading;
+  reading.causes[launcher::goodput::Cause::Productive] = 42;
+  reading.ettr = 0.25;
+  reading.journals = 1;
+  std::thread([&] { server.goodput(reading); }).join();
+  std::string scraped;
+  for (int i = 0; i < 100 && !has_line(scraped, "pai_goodput_ettr 0.25"); ++i) {
+    scraped = http_body(http_get("127.182.0.1", 9400, "/metrics"));
+  }
+  CHECK(has_line(scraped, "pai_goodput_ettr 0.25"));
+  CHECK(has_line(scraped, "pai_goodput_seconds_total{cause=\"productive\"} 42"));
 }
 
 TEST_CASE("without metricsAddress the metrics are served on the coordinator's own address") {

@@ -140,6 +140,35 @@ TEST_CASE("metrics while running - ranks up - heartbeat age - steps - goodput") 
   CHECK(std::stod(value_of(text, "pai_goodput_ratio")) == Approx(0.13));
 }
 
+TEST_CASE("the goodput account by cause - once the coordinator's launcher read it") {
+  MachineHarness h;
+  h.join_all();
+  CHECK_FALSE(has_series(h.machine.metrics(h.now), "pai_goodput_seconds_total"));
+  CHECK_FALSE(has_series(h.machine.metrics(h.now), "pai_goodput_ettr"));
+  GoodputReading reading;
+  reading.causes[pai::launcher::goodput::Cause::Productive] = 90;
+  reading.causes[pai::launcher::goodput::Cause::RestartBackoff] = 7.5;
+  reading.causes[pai::launcher::goodput::Cause::StartUp] = 2.5;
+  reading.ettr = 0.9;
+  reading.journals = 3;
+  h.machine.goodput(reading);
+  const std::string text = h.machine.metrics(h.now);
+  CHECK(value_of(text, "pai_goodput_seconds_total{cause=\"productive\"}") == "90");
+  CHECK(value_of(text, "pai_goodput_seconds_total{cause=\"restart-backoff\"}") == "7.5");
+  CHECK(value_of(text, "pai_goodput_seconds_total{cause=\"start-up\"}") == "2.5");
+  CHECK(value_of(text, "pai_goodput_seconds_total{cause=\"unknown\"}") == "0");
+  CHECK(value_of(text, "pai_goodput_ettr") == "0.9");
+  int causes = 0;
+  for (const std::string& line : lines_of(text)) {
+    if (line.rfind("pai_goodput_seconds_total{", 0) == 0) ++causes;
+  }
+  CHECK(causes == pai::launcher::goodput::kCauses);
+  // A later reading replaces it.
+  reading.ettr = 0.5;
+  h.machine.goodput(reading);
+  CHECK(value_of(h.machine.metrics(h.now), "pai_goodput_ettr") == "0.5");
+}
+
 TEST_CASE("histogram buckets are cumulative and end at the count") {
   MachineHarness h;
   h.join_all();
@@ -249,6 +278,10 @@ TEST_CASE("promtool accepts the rendered text") {
   h.join_all();
   h.receive("node-0", heartbeat(0, {0, 1}, 2, 600000));
   h.receive("node-1", exited(1, 0, 1, 0, true, "NCCL error: retryable"));
+  GoodputReading reading;
+  reading.causes[pai::launcher::goodput::Cause::Productive] = 12;
+  reading.ettr = 0.75;
+  h.machine.goodput(reading);
   pai::testing::TempDir dir;
   pai::testing::spit(dir / "metrics.txt", h.machine.metrics(h.now + 1s));
   const std::string command =

@@ -203,4 +203,30 @@ TEST_CASE("status shows each instance's attempt and elapsed time - and its ranks
   CHECK(node1.at("elapsedMs") == 2000);
 }
 
+TEST_CASE("status shows the ETTR so far once the coordinator's launcher read the account") {
+  MachineHarness h(test_plan());
+  h.join_all();
+  const int admin = h.control();
+  h.clear();
+  h.receive(admin, Json{{"type", "status"}});
+  Json status = h.only("admin-host", "status");
+  CHECK_FALSE(status.contains("ettrBasisPoints"));
+  CHECK_FALSE(status.contains("goodputJournals"));
+  GoodputReading reading;
+  reading.ettr = 0.91237;
+  reading.journals = 3;
+  h.machine.goodput(reading);
+  h.clear();
+  h.receive(admin, Json{{"type", "status"}});
+  status = h.only("admin-host", "status");
+  CHECK(status.at("ettrBasisPoints") == 9124);
+  CHECK(status.at("goodputJournals") == 3);
+  // Out of range (a sum rounded above all) is held to [0, 1].
+  reading.ettr = 1.0000001;
+  h.machine.goodput(reading);
+  h.clear();
+  h.receive(admin, Json{{"type", "status"}});
+  CHECK(h.only("admin-host", "status").at("ettrBasisPoints") == 10000);
+}
+
 }  // namespace status_report_test

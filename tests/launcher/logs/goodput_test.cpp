@@ -30,14 +30,16 @@ struct Folder {
   }
 };
 
-Account account(const std::vector<Folder>& folders) {
+// The account of `folders`: of an ended job, or with `live_now_ms` of one still running then.
+Account account(const std::vector<Folder>& folders,
+                std::optional<std::int64_t> live_now_ms = std::nullopt) {
   goodput::Accountant a;
   for (const Folder& f : folders) {
     a.begin_journal(f.name == "coordinator", f.name);
     for (const journal::Entry& e : f.records) a.add(e);
     a.end_journal(f.skipped);
   }
-  return a.finish();
+  return live_now_ms ? a.finish_live(kT0 + *live_now_ms) : a.finish();
 }
 
 // The invariant of every account: per attempt and for the job, the causes sum to the
@@ -315,6 +317,33 @@ TEST_CASE("a spare's ranks are idle, and a journal that stops short leaves unkno
   const Account later = account({spare, f});
   CHECK(later.causes[Cause::Unknown] == Approx(2 * 20));
   check_sums(later);
+}
+
+TEST_CASE("a running job's account: its ranks stay in their causes until now") {
+  Folder f = clean_run();
+  // At 55 s: the steps to 50 s were journaled, nothing ended.
+  f.records.resize(2 + 2 + 2 * 5);
+  const Account ended = account({f});
+  CHECK(ended.causes[Cause::Unknown] == 0);  // the journal's last record is the job's end
+  CHECK(ended.wall_seconds() == Approx(50));
+  const Account live = account({f}, 55 * kS);
+  CHECK(live.wall_seconds() == Approx(55));
+  CHECK(live.causes[Cause::Unknown] == 0);
+  CHECK(live.causes[Cause::Productive] == Approx(2 * 45));
+  CHECK(live.causes[Cause::FrameworkInit] == Approx(2 * 7));
+  CHECK(live.ettr() == Approx(45.0 / 55));
+  check_sums(live);
+  // A restart's backoff runs on until now, then the time waits for the new attempt.
+  f.at(56 * kS, exit_of(1, 137)).at(56 * kS, stop()).at(57 * kS, exit_of(0, 143));
+  f.at(57 * kS, restart(1, 2));
+  const Account backoff = account({f}, 60 * kS);
+  CHECK(backoff.causes[Cause::RestartBackoff] == Approx(2 * 2));
+  CHECK(backoff.causes[Cause::RendezvousChecks] == Approx(2 * 2 + 2 * 1));
+  check_sums(backoff);
+  // A `now` before the latest record (clocks apart) keeps the records' own end.
+  const Account early = account({f}, 10 * kS);
+  CHECK(early.wall_seconds() == Approx(57));
+  check_sums(early);
 }
 
 TEST_CASE("garbage and cut-off lines are skipped and said, the rest is accounted") {

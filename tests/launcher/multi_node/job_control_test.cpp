@@ -82,9 +82,21 @@ TEST_CASE("control commands drive a running two-node job") {
   };
   REQUIRE(eventually([&] { return all_running(status()); }));
 
+  // The ETTR so far, from both launchers' journals in the shared log folder (read every five
+  // heartbeat intervals: 1 s here).
+  json with_ettr;
+  REQUIRE(eventually([&] {
+    with_ettr = status();
+    return with_ettr.is_object() && with_ettr.value("goodputJournals", 0) == 2;
+  }));
+  CHECK(with_ettr.at("ettrBasisPoints").get<int>() >= 0);
+  CHECK(with_ettr.at("ettrBasisPoints").get<int>() <= 10000);
+
   auto table = control({"status", "--plan", plan_path});
   CHECK(table.code == 0);
-  CHECK(table.out.rfind("job control-e2e: running\nNODE    ADDRESS      INSTANCE  RANKS", 0) == 0);
+  CHECK(table.out.rfind("job control-e2e: running, ETTR so far ", 0) == 0);
+  CHECK(table.out.find("% (2 launchers' journals)\nNODE    ADDRESS      INSTANCE  RANKS") !=
+        std::string::npos);
   CHECK(pai::testing::count_lines_with(table.out,
                                        "node-2  127.120.0.2  worker-1  1      running") == 1);
 
