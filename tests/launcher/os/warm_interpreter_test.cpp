@@ -212,6 +212,26 @@ TEST_CASE("a changed preloaded file or start-up variable makes the start cold") 
   CHECK(why == "PYTHONHASHSEED differs from the warm interpreter's");
 }
 
+TEST_CASE("a request over 64 MiB starts cold - the interpreter serves the next one") {
+  be_subreaper();
+  TempDir dir;
+  spit(dir / "marker.py", "value = 1\n");
+  spit(dir / "run.py", "print('ran')\n");
+  Output out(dir, "out");
+  WarmInterpreter warm(kPython, {"marker"}, base_env(dir), dir.path(), 2);
+  REQUIRE(settle(warm) == WarmInterpreter::State::Ready);
+  SpawnRequest big = request_for(dir, {"python3", "run.py"}, out);
+  big.env.emplace_back("BIG", std::string(std::size_t{65} << 20, 'x'));
+  std::string why;
+  CHECK_FALSE(warm.start(big, 5s, &why));
+  CHECK(why == "its command and environment exceed the warm interpreter's 64 MiB");
+  CHECK(warm.state() == WarmInterpreter::State::Ready);
+  const auto pid = warm.start(request_for(dir, {"python3", "run.py"}, out), 5s, &why);
+  REQUIRE(pid.has_value());
+  CHECK(wait_for(*pid) == 0);
+  CHECK(out.text() == "ran\n");
+}
+
 TEST_CASE("a dead, stopped or busy interpreter makes the start cold") {
   be_subreaper();
   TempDir dir;

@@ -746,4 +746,34 @@ TEST_CASE("warm starts: a restart forks each rank from its warm interpreter") {
   CHECK(leftover_processes("sup-warm").empty());
 }
 
+// The warm interpreters' log cannot be created (a full or read-only disk; here a folder in its
+// place): said, and every rank starts cold; the job runs and restarts as without warm starts.
+TEST_CASE("warm starts: a warm-interpreters.log that cannot be created leaves the ranks cold") {
+  TempDir dir;
+  spit(dir / "rank.py",
+       "import os, sys\n"
+       "print('attempt', os.environ['PAI_RESTART_COUNT'], flush=True)\n"
+       "sys.exit(1 if os.environ['PAI_RESTART_COUNT'] == '0' else 0)\n");
+  auto plan = local_plan("sup-warm-nolog", "unused", 1);
+  plan.roles[0].command = {"/usr/bin/python3", dir / "rank.py"};
+  plan.roles[0].launch_argv = plan.roles[0].command;
+  plan.fault_tolerance.policy = pai::RestartPolicy::OnFailure;
+  plan.fault_tolerance.warm_start.roles = {"worker"};
+  plan.fault_tolerance.warm_start.preload = {"json"};
+  REQUIRE(std::system(("mkdir -p " + dir / "logs/worker-0/warm-interpreters.log").c_str()) == 0);
+  Launcher launcher(dir, run_args(dir, write_plan(dir, plan)));
+  const int code = launcher.wait(60);
+  const std::string err = launcher.err();
+  INFO(err);
+  CHECK(code == 0);
+  CHECK(count_lines_with(err, "warning: worker-0: cannot open " +
+                                  dir / "logs/worker-0/warm-interpreters.log for its warm "
+                                        "interpreters: Is a directory; its ranks start cold") >= 1);
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-1.log") == "attempt 1\n");
+  const std::string events = events_of(dir);
+  CHECK(count_lines_with(events, "\"warm\":true") == 0);
+  CHECK(count_lines_with(events, "\"warm\":false") == 2);
+  CHECK(leftover_processes("sup-warm-nolog").empty());
+}
+
 }  // namespace supervisor_test
