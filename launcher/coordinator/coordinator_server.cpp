@@ -151,6 +151,8 @@ struct CoordinatorServer::Impl final : SessionListener {
   // scraped during the job, goes on serving the final state for monitoring.metricsLinger or
   // until scraped kFinalScrapes times; then stop().
   void stop();
+  // Journals the refusals and probes still waiting for their round.
+  void flush_refusals();
   bool linger();
   // Closes the listener and every connection, and cancels the coordinator's timers.
   void close_coordination();
@@ -544,9 +546,15 @@ bool CoordinatorServer::Impl::linger() {
   return true;
 }
 
+void CoordinatorServer::Impl::flush_refusals() {
+  for (const Record& record : refusals.due(Clock::time_point::max())) emit(record);
+  for (const Record& record : probes.due(Clock::time_point::max())) emit(record);
+}
+
 void CoordinatorServer::Impl::stop() {
   if (stopped) return;
   if (linger()) return;
+  flush_refusals();
   stopped = true;
   close_coordination();
   linger_timer.cancel();
@@ -647,6 +655,8 @@ CoordinatorServer::CoordinatorServer(Plan plan, ServerOptions options)
 CoordinatorServer::~CoordinatorServer() {
   impl_->io.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
+  // Counts still waiting for their round (the job ended within a second of them) are not lost.
+  impl_->flush_refusals();
   impl_->metrics_http.reset();
   // Sessions held by pending handlers go with the io_context, after their sockets' owners.
   impl_->connections.clear();

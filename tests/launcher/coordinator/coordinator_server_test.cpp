@@ -397,6 +397,23 @@ TEST_CASE("a connection closed before sending anything is a port probe - not a r
   CHECK(journal.all("connections-refused").empty());
 }
 
+TEST_CASE("refusals still waiting for their round are journaled when the server stops") {
+  Journal journal;
+  {
+    CoordinatorServer server(loopback_plan(), server_options(journal));
+    { RawConnection probe(server.port(), "127.0.0.6"); }
+    REQUIRE(journal.wait_for("port-probes", from_address("127.0.0.6")));
+    // The next ones wait for the round a second later, which never comes.
+    { RawConnection probe(server.port(), "127.0.0.6"); }
+    { RawConnection probe(server.port(), "127.0.0.6"); }
+    std::this_thread::sleep_for(500ms);
+  }
+  std::int64_t count = 0;
+  for (const auto& record : journal.all("port-probes"))
+    count += record.fields.at("count").get<std::int64_t>();
+  CHECK(count == 3);
+}
+
 TEST_CASE("a handshake that does not finish in time is rejected") {
   Journal journal;
   auto options = server_options(journal);
