@@ -115,7 +115,7 @@ void CoordinatorMachine::Impl::connected(int session, const Peer& peer) {
     state.out->emplace_back(std::in_place_type<Close>, session, "the job is over");
     return;
   }
-  state.sessions[session] = PeerSession{peer, -1};
+  state.sessions[session] = PeerSession{peer, -1, {}};
   if (peer.kind == "launcher" || peer.kind == "control") return;
   reject(session, "unknown peer kind \"" + peer.kind + "\"");
 }
@@ -189,6 +189,11 @@ void CoordinatorMachine::Impl::launcher_message(int session, const net::NodeToCo
               if (fabric->done()) fabric_over(now);
             } else {
               job->fabric_progress(now);
+            }
+          },
+          [&](const net::NodeFailed& m) {
+            if (auto it = state.sessions.find(session); it != state.sessions.end()) {
+              it->second.gave_up = m.reason;
             }
           },
           [&](const net::Cancel& m) {
@@ -436,6 +441,8 @@ void CoordinatorMachine::Impl::gone(int session, const std::string& why, Clock::
   if (it->second.launcher() && stalled(now)) return;
   const int node = it->second.node;
   const Peer peer = it->second.peer;
+  // A launcher that said why it gave up is lost for that reason, not its closed connection.
+  const std::string reason = it->second.gave_up.empty() ? why : "failed: " + it->second.gave_up;
   state.sessions.erase(it);
   control.session_closed(session, why);
   if (node < 0) return;
@@ -444,15 +451,15 @@ void CoordinatorMachine::Impl::gone(int session, const std::string& why, Clock::
   n.session = -1;
   n.health = Health::Absent;
   if (state.phase == Phase::Rendezvous) {
-    n.last_event = "disconnected: " + why;
-    state.record(journal::Disconnected{.node = n.name, .reason = why});
+    n.last_event = "disconnected: " + reason;
+    state.record(journal::Disconnected{.node = n.name, .reason = reason});
     rendezvous.node_lost(node, now);
     if (fabric) {
       fabric->node_lost(node, now);
       if (fabric->done()) fabric_over(now);
     }
   } else if (state.phase == Phase::Running) {
-    job->node_lost(node, why, now);
+    job->node_lost(node, reason, now);
   }
 }
 

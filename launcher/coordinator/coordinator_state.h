@@ -92,6 +92,7 @@ struct Instance {
 struct PeerSession {
   Peer peer;
   int node = -1;  ///< launcher: the node it joined as; -1 before `join` and for control
+  std::string gave_up;  ///< a launcher's `node-failed` reason, "" until it sent one
   bool launcher() const { return peer.kind == "launcher"; }
 };
 

@@ -432,6 +432,22 @@ struct Cancel {
   friend void fields(auto& v, Like<Cancel> auto& m) { v("signal", m.signal, Range{1, 64}); }
 };
 
+/// Longest reason a `node-failed` carries.
+inline constexpr std::size_t kMaxNodeFailedReason = 4096;
+
+/// `node-failed`: the launcher gave up on its own, before the coordinator told it to end (it
+/// could not serve the ranks' store, ran out of descriptors): `reason` is what it said. It
+/// then closes the connection and exits; the coordinator takes the node as lost, for that
+/// reason.
+struct NodeFailed {
+  static constexpr char kType[] = "node-failed";
+  std::string reason;
+  bool operator==(const NodeFailed&) const = default;
+  friend void fields(auto& v, Like<NodeFailed> auto& m) {
+    v("reason", m.reason, ByteLength{1, kMaxNodeFailedReason});
+  }
+};
+
 /// Bytes of an ncclUniqueId.
 inline constexpr std::size_t kNcclUniqueIdBytes = 128;
 
@@ -515,6 +531,6 @@ struct FabricResult {
 /// What a node launcher sends its coordinator.
 using NodeToCoordinator =
     std::variant<Join, Checks, Exited, Stopped, Hang, NodeHeartbeat, Failure, Forensics, ExecOutput,
-                 ExecExit, Log, LogEnd, Cancel, FabricListening, FabricResult>;
+                 ExecExit, Log, LogEnd, Cancel, NodeFailed, FabricListening, FabricResult>;
 
 }  // namespace pai::net

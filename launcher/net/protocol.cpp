@@ -122,6 +122,7 @@ template Json to_json(const ExecOutput&);
 template Json to_json(const ExecExit&);
 template Json to_json(const LogEnd&);
 template Json to_json(const Cancel&);
+template Json to_json(const NodeFailed&);
 template Json to_json(const FabricListening&);
 template Json to_json(const FabricResult&);
 template Json to_json(const NodeToCoordinator&);

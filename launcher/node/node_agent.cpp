@@ -100,6 +100,12 @@ bool NodeAgent::join() {
   return true;
 }
 
+void NodeAgent::gave_up(int, const std::string& reason) {
+  if (finishing_) return;
+  finishing_ = true;
+  parts_.link.send(net::NodeFailed{.reason = reason.empty() ? "the launcher gave up" : reason});
+}
+
 void NodeAgent::on_command_output(std::int64_t id, net::Stream stream, std::string_view data) {
   parts_.link.send(net::ExecOutput{.id = id, .stream = stream, .data = std::string(data)});
 }

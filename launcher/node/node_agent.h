@@ -122,6 +122,8 @@ class NodeAgent final : public SupervisorHooks {
   void on_output(int instance, int local_rank) override;
   /// Sends `forensics` with each rank's stack verdict.
   void forensics(int instance, int attempt, const Forensics::Report& report) override;
+  /// Sends `node-failed` with the reason, unless the node is already ending.
+  void gave_up(int exit_code, const std::string& reason) override;
 
  private:
   void say(const std::string& text);

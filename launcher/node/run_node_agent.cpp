@@ -41,6 +41,9 @@ class HooksRelay final : public SupervisorHooks {
   void forensics(int instance, int attempt, const Forensics::Report& report) override {
     agent->forensics(instance, attempt, report);
   }
+  void gave_up(int exit_code, const std::string& reason) override {
+    agent->gave_up(exit_code, reason);
+  }
 };
 
 // The supervisor as the agent's InstanceRunner.

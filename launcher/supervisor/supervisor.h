@@ -44,6 +44,9 @@ class SupervisorHooks {
   /// Hang forensics of the instance's ranks in `attempt` were collected (and journaled);
   /// `report` holds each rank's stack verdict.
   virtual void forensics(int instance, int attempt, const Forensics::Report& report) = 0;
+  /// The supervisor gives up on its own (it cannot serve the ranks' store, it ran out of
+  /// descriptors): run() ends with `exit_code` once what runs is stopped.
+  virtual void gave_up(int exit_code, const std::string& reason) = 0;
 };
 
 /// What the kernel counted for one running rank (its cgroup), for `status`.

@@ -106,7 +106,7 @@ bool Supervisor::Impl::serve_store(const Instance& inst) {
   } catch (const std::runtime_error& e) {
     const std::string why = std::string(e.what()) + " (" + port_range_hint(plan) + ")";
     say("error: " + why);
-    finish(1, why);
+    give_up(1, why);
     return false;
   }
   events.record(journal::StoreServing{.address = where});
@@ -232,7 +232,8 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
       events.record(
           journal::SpawnFailed{.instance = inst.name, .rank = rank.global_rank, .error = e.what()});
       inst.ranks.resize(r);
-      finish(2, "out of file descriptors starting " + inst.name);
+      give_up(2, "out of file descriptors starting " + inst.name + " rank " +
+                     std::to_string(rank.global_rank) + ": " + e.what());
       return;
     } catch (const std::runtime_error& e) {
       problem = e.what();
@@ -402,6 +403,11 @@ void Supervisor::Impl::fail_job(const FailJob& f) {
   terminal_say(options.terminal_stderr, format_failure_summary(report));
   exit_code = f.exit_code;
   done = true;
+}
+
+void Supervisor::Impl::give_up(int code, const std::string& reason) {
+  if (hooks != nullptr && !finishing) hooks->gave_up(code, reason);
+  finish(code, reason);
 }
 
 void Supervisor::Impl::finish(int code, const std::string& reason) {

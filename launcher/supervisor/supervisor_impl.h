@@ -256,6 +256,8 @@ struct Supervisor::Impl {
   // ---- finishing on request (multi-node) ----
 
   void finish(int code, const std::string& reason);
+  // The supervisor's own decision to end (no store, no descriptors): the hooks hear it first.
+  void give_up(int code, const std::string& reason);
 
   void settle_finish();
 

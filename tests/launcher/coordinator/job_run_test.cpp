@@ -196,6 +196,38 @@ TEST_CASE("every instance succeeding completes the job") {
   CHECK(h.records("job-succeeded").at(0).line == "job succeeded");
 }
 
+TEST_CASE("a launcher that gave up is lost for its reason - not its closed connection") {
+  MachineHarness h(test_plan());
+  h.join_all();
+  h.clear();
+  h.receive("node-1", Json{{"type", "node-failed"},
+                           {"reason",
+                            "cannot serve the ranks' store on 10.0.0.2:29500: "
+                            "Address already in use"}});
+  CHECK(h.records("node-lost").empty());  // not before its connection closes
+  h.disconnect("node-1", "connection closed");
+  CHECK(h.records("node-lost").at(0).line ==
+        "node node-1 (worker-1) lost: failed: cannot serve the ranks' store on "
+        "10.0.0.2:29500: Address already in use");
+  CHECK(h.only("node-0", "stop").at("reason") ==
+        "worker-1: launcher on node-1 lost: failed: cannot serve the ranks' store on "
+        "10.0.0.2:29500: Address already in use");
+  // During the rendezvous too.
+  MachineHarness r(test_plan());
+  r.join("node-0");
+  r.receive("node-0", Json{{"type", "node-failed"}, {"reason", "out of descriptors"}});
+  r.disconnect("node-0", "connection closed");
+  CHECK(r.records("disconnected").at(0).fields.at("reason") == "failed: out of descriptors");
+  // An empty reason is a protocol error: the connection is closed for it.
+  MachineHarness e(test_plan());
+  e.join("node-0");
+  e.clear();
+  e.receive("node-0", Json{{"type", "node-failed"}, {"reason", ""}});
+  CHECK(e.records("protocol-error").at(0).fields.at("error") ==
+        "node-failed: reason: expected 1 to 4096 bytes");
+  CHECK(e.closed("node-0"));
+}
+
 TEST_CASE("a node lost while running is replaced by a spare and everyone is assigned again") {
   MachineHarness h(test_plan());
   h.join("spare-0");

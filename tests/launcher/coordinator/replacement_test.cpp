@@ -16,8 +16,10 @@ struct Fixture {
     for (std::size_t k = 0; k < state.nodes.size(); ++k) {
       state.nodes[k].session = static_cast<int>(k) + 1;
       state.nodes[k].health = Health::Ready;
-      state.sessions[static_cast<int>(k) + 1] = PeerSession{
-          Peer{"launcher", state.nodes[k].name, state.nodes[k].host.address}, static_cast<int>(k)};
+      state.sessions[static_cast<int>(k) + 1] =
+          PeerSession{Peer{"launcher", state.nodes[k].name, state.nodes[k].host.address},
+                      static_cast<int>(k),
+                      {}};
     }
   }
   std::vector<Action> out;

@@ -350,6 +350,11 @@ TEST_CASE("with masterStore launcher a taken MASTER_PORT on rank 0's node fails 
             "error: cannot serve the ranks' store on " + plan.master.address + ":" +
             std::to_string(plan.master.port) + ": Address already in use") != std::string::npos);
   CHECK(cluster.launcher("node-1").out().find("should not run") == std::string::npos);
+  // The coordinator says why the node left: what its launcher said, not "connection closed".
+  CHECK(cluster.launcher("node-1").err().find(
+            "node node-1 (worker-0) lost: failed: cannot serve the ranks' store on " +
+            plan.master.address + ":" + std::to_string(plan.master.port) +
+            ": Address already in use") != std::string::npos);
   CHECK(leftover_processes("mn-store-taken").empty());
 }
 

@@ -137,6 +137,8 @@ TEST_CASE("node launcher messages keep their bytes") {
               R"({"data":"c3RlcCAxMCBsb3NzIDIuMQo=","instance":1,"rank":2,"type":"log"})");
   node_golden(LogEnd{}, R"({"type":"log-end"})");
   node_golden(Cancel{15}, R"({"signal":15,"type":"cancel"})");
+  node_golden(NodeFailed{"cannot serve the ranks' store"},
+              R"({"reason":"cannot serve the ranks' store","type":"node-failed"})");
   node_golden(FabricListening{2, 1, "10.0.0.3", 29999},
               R"({"address":"10.0.0.3","pair":1,"port":29999,"round":2,)"
               R"("type":"fabric-listening"})");

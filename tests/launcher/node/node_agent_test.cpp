@@ -576,6 +576,28 @@ TEST_CASE("a signal to the launcher cancels the job, ends the node with 128+N, r
   CHECK(node.link.take().empty());
 }
 
+TEST_CASE("a supervisor that gives up tells the coordinator why - once - and reports no more") {
+  AgentHarness node;
+  node.join_and_assign(1);
+  node.link.take();
+  node.agent.gave_up(1, "cannot serve the ranks' store on 127.0.0.1:29500: Address already in use");
+  CHECK(node.link.take() ==
+        Messages{Json{{"type", "node-failed"},
+                      {"reason",
+                       "cannot serve the ranks' store on 127.0.0.1:29500: Address "
+                       "already in use"}}});
+  node.agent.gave_up(2, "again");
+  node.agent.decide(stopped_rank(0));
+  CHECK(node.link.take().empty());
+  // A node already ending (the coordinator's finish) sends nothing.
+  AgentHarness ending;
+  ending.join_and_assign(1);
+  ending.agent.on_lost("connection closed");
+  ending.link.take();
+  ending.agent.gave_up(1, "late");
+  CHECK(ending.link.take().empty());
+}
+
 TEST_CASE("a finish that cancels the job is journaled as job-cancelled, not as a failure") {
   AgentHarness node;
   node.join_and_assign(1);
