@@ -25,6 +25,9 @@ class InstanceRunner {
   /// Starts supervising `placement` (one of the plan's placements); returns its number.
   /// Starts nothing.
   virtual int add_instance(const Placement& placement) = 0;
+  /// A spare on standby: starts the warm interpreters (faultTolerance.warmStart) an instance it
+  /// may take would fork its ranks from, logging into the log folder's `folder`.
+  virtual void prewarm(const std::string& folder) = 0;
   /// Carries out a decision of the coordinator (StartInstance, StopInstance).
   virtual void apply(const PolicyAction& action) = 0;
   /// SIGKILLs an instance's processes as a failure (`pai-launch kill`); their exits are

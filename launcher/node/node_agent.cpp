@@ -333,6 +333,8 @@ void NodeAgent::dispatch(const net::CoordinatorToNode& message) {
           [&](const net::Standby&) {
             say("standby: " + options_.node + " is a spare and waits to be needed");
             events_.record(journal::Standby{.node = options_.node});
+            // Its ranks, once it takes an instance, start warm as a restart's would.
+            parts_.instances.prewarm("spare-" + options_.node);
           },
           [&](const net::RunChecks& m) { run_checks(m.attempt); },
           [&](const net::FabricListen& m) { fabric_listen(m); },

@@ -54,6 +54,7 @@ class SupervisorRunner final : public InstanceRunner {
   int add_instance(const Placement& placement) override {
     return supervisor_.add_instance(placement);
   }
+  void prewarm(const std::string& folder) override { supervisor_.prewarm(folder); }
   void apply(const PolicyAction& action) override { supervisor_.apply(action); }
   void kill_instance(int instance) override { supervisor_.kill_instance(instance); }
   void finish(int exit_code, const std::string& reason) override {

@@ -57,6 +57,7 @@ int Supervisor::Impl::add_instance(int index) {
   instances.push_back(std::move(inst));
   const int i = static_cast<int>(instances.size()) - 1;
   open_control_socket(i);
+  adopt_standby_warm(i);
   return i;
 }
 
@@ -345,6 +346,8 @@ int Supervisor::run() { return impl_->run(); }
 int Supervisor::add_instance(const Placement& placement) {
   return impl_->add_instance(static_cast<int>(&placement - impl_->plan.placements.data()));
 }
+
+void Supervisor::prewarm(const std::string& folder) { impl_->prewarm(folder); }
 
 void Supervisor::apply(const PolicyAction& action) {
   // Like a decision of the local policy: events it raises are decided after it.

@@ -133,6 +133,12 @@ class Supervisor {
 
   /// Adds an instance (a spare given an instance by the coordinator); returns its number.
   int add_instance(const Placement& placement);
+  /// A spare on standby: starts, for each local rank of the plan's first warm role
+  /// (faultTolerance.warmStart) that has an instance, the warm interpreter that role's first
+  /// instance would get, writing to `<log_dir>/<folder>/warm-interpreters.log`. An instance of
+  /// that role added later takes them, so its first start is warm; an instance of another role
+  /// ends them. Does nothing without a warm role, or once called.
+  void prewarm(const std::string& folder);
   /// Carries out an action decided elsewhere (the coordinator).
   void apply(const PolicyAction& action);
   /// SIGKILLs an instance's processes as a failure (`pai-launch kill`): the exits are reported

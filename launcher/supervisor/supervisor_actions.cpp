@@ -123,6 +123,16 @@ void Supervisor::Impl::report_store_incidents() {
   }
 }
 
+EnvList Supervisor::Impl::launcher_environment() {
+  EnvList base;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    std::size_t eq = entry.find('=');
+    if (eq != std::string_view::npos) base.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  return base;
+}
+
 void Supervisor::Impl::start_instance(int i, int attempt) {
   Instance& inst = instances[i];
   const Role& role = *inst.role;
@@ -153,12 +163,7 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
   ctx.latest_checkpoint = latest_checkpoint(plan.output);
   ctx.nccl_profiler = options.nccl_profiler;
   ctx.user_name = current_user_name();
-  EnvList base;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string_view entry(*e);
-    std::size_t eq = entry.find('=');
-    if (eq != std::string_view::npos) base.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
-  }
+  const EnvList base = launcher_environment();
 
   const bool warm = is_warm_role(inst);
   std::vector<SpawnRequest> warm_requests;  // each slot's, for its warm interpreter

@@ -33,6 +33,7 @@
 #include "launcher/supervisor/rank_telemetry.h"
 #include "launcher/supervisor/step_records.h"
 #include "launcher/supervisor/supervisor.h"
+#include "libpai/env_contract.h"
 #include "libpai/plan.h"
 
 namespace pai::launcher {
@@ -98,6 +99,10 @@ struct Supervisor::Impl {
 
   const Plan& plan;
   SupervisorOptions options;
+  // A spare's warm interpreters (prewarm()), for the role named, until an instance takes them.
+  std::vector<std::unique_ptr<WarmInterpreter>> standby_warm;
+  std::string standby_role;
+  std::string standby_log_dir;
   EventLog& events;
   SupervisorHooks* hooks;
   EventLoop loop;
@@ -201,6 +206,9 @@ struct Supervisor::Impl {
   // Journals and says what the store closed since the last call.
   void report_store_incidents();
 
+  // The launcher's own environment, on which every rank's is laid.
+  static EnvList launcher_environment();
+
   // ---- warm starts (supervisor_warm.cpp) ----
 
   // Whether the instance's role starts its ranks warm (faultTolerance.warmStart.roles).
@@ -209,10 +217,18 @@ struct Supervisor::Impl {
   // start cold, which is said and journaled with the reason.
   std::optional<int> start_warm(Instance& inst, const Rank& rank, const SpawnRequest& request);
   // Starts a warm interpreter for each local rank of instance i that has none (or a failed
-  // one that may do better), importing the preload with its rank's `requests[r]`'s env.
+  // one that may do better), importing the preload with its rank's `requests[r]`'s env;
+  // i = -1: the standby interpreters of a spare (prewarm()).
   void warm_up(int i, const std::vector<SpawnRequest>& requests);
-  // A warm interpreter of instance i's local rank r said something.
+  // The warm interpreters of instance i, or the standby ones for i = -1.
+  std::vector<std::unique_ptr<WarmInterpreter>>& warm_slots(int i);
+  // A warm interpreter of instance i's local rank r (i = -1: standby) said something.
   void on_warm_channel(int i, int r);
+  // A spare on standby: the interpreters the first instance of the first warm role would get.
+  void prewarm(const std::string& folder);
+  // Instance i was just added: it takes the standby interpreters if they are of its role;
+  // otherwise they are ended.
+  void adopt_standby_warm(int i);
   // The loop reaped `pid`: true when it was a warm interpreter.
   bool warm_exited(int pid, int status);
   // Kills every warm interpreter (the launcher is ending).

@@ -47,12 +47,18 @@ std::optional<int> Supervisor::Impl::start_warm(Instance& inst, const Rank& rank
   return std::nullopt;
 }
 
+std::vector<std::unique_ptr<WarmInterpreter>>& Supervisor::Impl::warm_slots(int i) {
+  return i < 0 ? standby_warm : instances[i].warm;
+}
+
 void Supervisor::Impl::warm_up(int i, const std::vector<SpawnRequest>& requests) {
-  Instance& inst = instances[i];
-  if (inst.warm.size() < requests.size()) inst.warm.resize(requests.size());
+  auto& slots = warm_slots(i);
+  const std::string owner = i < 0 ? "standby" : instances[i].name;
+  const std::string log_dir = i < 0 ? standby_log_dir : instances[i].log_dir;
+  if (slots.size() < requests.size()) slots.resize(requests.size());
   int log = -1;
   for (std::size_t r = 0; r < requests.size(); ++r) {
-    auto& warm = inst.warm[r];
+    auto& warm = slots[r];
     // A preload that failed fails again: its slot stays cold, said once.
     if (warm != nullptr &&
         (warm->state() != WarmInterpreter::State::Failed || warm->preload_failed())) {
@@ -61,10 +67,10 @@ void Supervisor::Impl::warm_up(int i, const std::vector<SpawnRequest>& requests)
     if (warm != nullptr) loop.unwatch(warm->channel());
     warm.reset();
     if (log < 0) {
-      const std::string path = inst.log_dir + "/warm-interpreters.log";
+      const std::string path = log_dir + "/warm-interpreters.log";
       log = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
       if (log < 0) {
-        say("warning: " + inst.name + ": cannot open " + path +
+        say("warning: " + owner + ": cannot open " + path +
             " for its warm interpreters: " + std::strerror(errno) + "; its ranks start cold");
         return;
       }
@@ -74,7 +80,7 @@ void Supervisor::Impl::warm_up(int i, const std::vector<SpawnRequest>& requests)
                                                plan.fault_tolerance.warm_start.preload,
                                                requests[r].env, requests[r].working_dir, log);
     } catch (const std::runtime_error& e) {
-      say("warning: " + inst.name + " local rank " + std::to_string(r) +
+      say("warning: " + owner + " local rank " + std::to_string(r) +
           ": cannot start its warm interpreter: " + e.what() + "; its ranks start cold");
       continue;
     }
@@ -84,14 +90,14 @@ void Supervisor::Impl::warm_up(int i, const std::vector<SpawnRequest>& requests)
 }
 
 void Supervisor::Impl::on_warm_channel(int i, int r) {
-  Instance& inst = instances[i];
-  WarmInterpreter& warm = *inst.warm[r];
+  WarmInterpreter& warm = *warm_slots(i)[r];
   const int channel = warm.channel();
   const WarmInterpreter::State state = warm.poll();
   if (state == WarmInterpreter::State::Importing) return;
   // Ready or failed, it has nothing more to say until a start asks.
   loop.unwatch(channel);
-  const std::string who = inst.name + " local rank " + std::to_string(r);
+  const std::string who =
+      (i < 0 ? "standby" : instances[i].name) + " local rank " + std::to_string(r);
   if (state == WarmInterpreter::State::Ready) {
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.2f s", warm.import_time().count());
@@ -99,22 +105,81 @@ void Supervisor::Impl::on_warm_channel(int i, int r) {
         joined(plan.fault_tolerance.warm_start.preload) + " in " + seconds + ")");
   } else {
     say("warning: " + who + ": warm interpreter failed: " + warm.failure() +
-        "; its ranks start cold (" + inst.log_dir + "/warm-interpreters.log)");
+        "; its ranks start cold (" + (i < 0 ? standby_log_dir : instances[i].log_dir) +
+        "/warm-interpreters.log)");
+  }
+}
+
+void Supervisor::Impl::prewarm(const std::string& folder) {
+  if (!standby_role.empty()) return;
+  const Placement* first = nullptr;
+  for (const std::string& name : plan.fault_tolerance.warm_start.roles) {
+    for (const Placement& p : plan.placements) {
+      if (p.role == name) {
+        first = &p;
+        break;
+      }
+    }
+    if (first != nullptr) break;
+  }
+  if (first == nullptr) return;
+  const Role& role = *find_role(plan, first->role);
+  standby_role = role.name;
+  standby_log_dir = options.log_dir + "/" + folder;
+  // The start-up variables (os/warm_interpreter.h) are the launcher's and the role's, as at
+  // the instance's own start; the per-instance files are its own once it starts.
+  const ProcessContext ctx;
+  std::vector<SpawnRequest> requests;
+  for (int r = 0; r < role.nproc_per_node; ++r) {
+    SpawnRequest request;
+    request.argv = role.launch_argv;
+    request.env = launcher_environment();
+    for (auto& kv : process_env(plan, *first, r, ctx)) request.env.push_back(std::move(kv));
+    request.working_dir = role.working_dir;
+    requests.push_back(std::move(request));
+  }
+  say("standby: starting " + std::to_string(requests.size()) + " warm interpreter(s) for role " +
+      role.name + " (importing " + joined(plan.fault_tolerance.warm_start.preload) + ")");
+  warm_up(-1, requests);
+}
+
+void Supervisor::Impl::adopt_standby_warm(int i) {
+  if (standby_warm.empty()) return;
+  Instance& inst = instances[i];
+  if (inst.role->name != standby_role) {
+    say("standby: " + inst.name + " is not of role " + standby_role +
+        ": its warm interpreters are ended");
+    for (auto& warm : standby_warm) {
+      if (warm != nullptr && warm->state() == WarmInterpreter::State::Importing) {
+        loop.unwatch(warm->channel());
+      }
+    }
+    standby_warm.clear();
+    return;
+  }
+  inst.warm = std::move(standby_warm);
+  standby_warm.clear();
+  for (std::size_t r = 0; r < inst.warm.size(); ++r) {
+    auto& warm = inst.warm[r];
+    // Still importing: its channel now tells the instance.
+    if (warm == nullptr || warm->state() != WarmInterpreter::State::Importing) continue;
+    loop.unwatch(warm->channel());
+    loop.watch(warm->channel(), [this, i, r] { on_warm_channel(i, static_cast<int>(r)); });
   }
 }
 
 bool Supervisor::Impl::warm_exited(int pid, int status) {
-  for (int i = 0; i < static_cast<int>(instances.size()); ++i) {
-    auto& slots = instances[i].warm;
+  for (int i = -1; i < static_cast<int>(instances.size()); ++i) {
+    auto& slots = warm_slots(i);
     for (std::size_t r = 0; r < slots.size(); ++r) {
       if (slots[r] == nullptr || slots[r]->pid() != pid) continue;
       const int channel = slots[r]->channel();
       if (channel >= 0) loop.unwatch(channel);
       const WarmInterpreter::State before = slots[r]->state();
       slots[r]->exited(describe(ExitStatus::from_wait_status(status)));
-      if (before != WarmInterpreter::State::Failed && !instances[i].stopping) {
-        say("warning: " + instances[i].name + " local rank " + std::to_string(r) + ": " +
-            slots[r]->failure() + "; its next start is cold");
+      if (before != WarmInterpreter::State::Failed && (i < 0 || !instances[i].stopping)) {
+        say("warning: " + (i < 0 ? std::string("standby") : instances[i].name) + " local rank " +
+            std::to_string(r) + ": " + slots[r]->failure() + "; its next start is cold");
       }
       return true;
     }
@@ -123,11 +188,12 @@ bool Supervisor::Impl::warm_exited(int pid, int status) {
 }
 
 void Supervisor::Impl::end_warm_interpreters() {
-  for (Instance& inst : instances) {
-    for (auto& warm : inst.warm) {
+  for (int i = -1; i < static_cast<int>(instances.size()); ++i) {
+    auto& slots = warm_slots(i);
+    for (auto& warm : slots) {
       if (warm != nullptr && warm->channel() >= 0) loop.unwatch(warm->channel());
     }
-    inst.warm.clear();
+    slots.clear();
   }
 }
 

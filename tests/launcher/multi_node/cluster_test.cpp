@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 
 #include "launcher/multi_node/cluster_harness.h"
@@ -149,6 +150,59 @@ TEST_CASE("a launcher killed with SIGKILL is noticed and its node replaced by th
   // among every launcher's.
   CHECK(slurp(verdict) == "0\n");
   CHECK(leftover_processes("mn-spare").empty());
+}
+
+// A spare on standby starts the warm interpreters (faultTolerance.warmStart) of the instance it
+// may take: when it takes node-2's, its first start forks the rank from one that imported the
+// preload already, as a restart on node-2 would have.
+TEST_CASE("a spare starts warm interpreters on standby: its first start is warm") {
+  TempDir out;
+  const std::string results = out / "runs";
+  ::mkdir(results.c_str(), 0755);
+  spit(out / "heavy.py", "value = 1\n");
+  spit(out / "rank.py",
+       "import os, sys, time\n"
+       "attempt = os.environ['PAI_RESTART_COUNT']\n"
+       "with open(os.environ['RESULTS'] + '/rank-%s.attempt-%s' % (os.environ['RANK'], attempt),\n"
+       "          'w') as f:\n"
+       "    f.write('warm %s\\n' % ('heavy' in sys.modules))\n"
+       "if attempt == '0':\n"
+       "    time.sleep(30)\n");
+  Plan plan = cluster_plan("mn-warm-spare", 198, 2, 1, "unused");
+  plan.roles[0].command = {"/usr/bin/python3", out / "rank.py"};
+  plan.roles[0].launch_argv = plan.roles[0].command;
+  plan.roles[0].env = {{"PYTHONPATH", out.path()}, {"RESULTS", results}};
+  plan.fault_tolerance.warm_start.roles = {"worker"};
+  plan.fault_tolerance.warm_start.preload = {"heavy"};
+  Cluster cluster(plan);
+  cluster.start_all();
+  REQUIRE(wait_for_file(results + "/rank-1.attempt-0", 30));
+  REQUIRE(wait_for_file(results + "/rank-0.attempt-0", 30));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (cluster.launcher("node-3").err().find(
+             "standby local rank 0: warm interpreter ready (imported heavy in ") ==
+             std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(cluster.launcher("node-2").pid(), SIGKILL);
+  CHECK(cluster.launcher("node-2").wait(5) == 128 + SIGKILL);
+  std::map<std::string, int> codes;
+  for (const char* node : {"node-1", "node-3"}) codes[node] = cluster.launcher(node).wait(40);
+  INFO(cluster.transcript());
+  expect_all_exit(codes, 0, cluster);
+  CHECK(cluster.launcher("node-3").err().find("standby: starting 1 warm interpreter(s) for role "
+                                              "worker (importing heavy)") != std::string::npos);
+  CHECK(slurp(results + "/rank-1.attempt-0") == "warm False\n");  // node-2's first start
+  CHECK(slurp(results + "/rank-1.attempt-1") == "warm True\n");   // the spare's first start
+  // The spare journals where it started, as the spare it was.
+  const std::string events = slurp(cluster.dir() / "logs/spare-node-3/events.jsonl");
+  CHECK(count_lines_with(events, "\"warm\":true") == 1);
+  CHECK(count_lines_with(events, "\"event\":\"warm-start-cold\"") == 0);
+  // The standby interpreters wrote (nothing) where the spare's journal is.
+  CHECK(
+      std::filesystem::is_regular_file(cluster.dir() / "logs/spare-node-3/warm-interpreters.log"));
+  CHECK(leftover_processes("mn-warm-spare").empty());
 }
 
 // Whether the job runs everywhere within 30 s: its last instance started its process.

@@ -114,6 +114,7 @@ class FakeInstanceRunner final : public InstanceRunner {
       calls.push_back("apply: an action the coordinator never sends");
     }
   }
+  void prewarm(const std::string& folder) override { calls.push_back("prewarm " + folder); }
   void kill_instance(int instance) override {
     calls.push_back("kill_instance " + std::to_string(instance));
   }
