@@ -117,12 +117,15 @@ void JobRun::apply(const std::vector<PolicyAction>& actions) {
 void JobRun::schedule_restart(const ScheduleRestart& given, const std::string& batch) {
   ScheduleRestart restart = given;
   // A lost node restarts at once only onto a ready spare (restart_backoff.h); with none, the
-  // backoff is the node's time to come back before its instance has nowhere to run.
-  if (restart.signature == "node-lost" && state_.ready_spare() < 0) {
+  // backoff is the node's time to come back before its instance has nowhere to run. The
+  // instances a job-wide restart stopped on live nodes need no spare: they restart at once
+  // too, even when the lost node's instance took the spare first.
+  Instance& inst = state_.instances.at(static_cast<std::size_t>(restart.instance));
+  const bool node_gone = state_.nodes[static_cast<std::size_t>(inst.node)].session < 0;
+  if (restart.signature == "node-lost" && node_gone && state_.ready_spare() < 0) {
     restart.delay_seconds =
         std::max(restart.delay_seconds, state_.plan.fault_tolerance.backoff_seconds);
   }
-  Instance& inst = state_.instances.at(static_cast<std::size_t>(restart.instance));
   runs_.set_backoff(restart.instance, now_ + std::chrono::seconds(restart.delay_seconds));
   state_.nodes[static_cast<std::size_t>(inst.node)].last_event =
       "restart " + std::to_string(restart.restart_count) + " in " +

@@ -228,6 +228,38 @@ TEST_CASE("a launcher that gave up is lost for its reason - not its closed conne
   CHECK(e.closed("node-0"));
 }
 
+// The lost node's instance restarts at once onto the spare; the instances the job-wide restart
+// stopped on live nodes report later, when no spare is left: they need none, and wait no
+// backoff either (bench/spare_restart.sh found them waiting the spec's 10 s).
+TEST_CASE("after a node lost to a spare the other instances restart at once too") {
+  MachineHarness h(test_plan());
+  h.join("spare-0");
+  h.join_all();
+  h.clear();
+  h.disconnect("node-1", "connection closed");
+  h.advance(0s);
+  REQUIRE(h.records("node-replaced").size() == 1);
+  h.stopped("node-0", 0);
+  h.stopped("node-2", 2);
+  const auto restarts = h.records("restart");
+  REQUIRE(restarts.size() == 3);
+  for (const auto& r : restarts) {
+    INFO(r.line);
+    CHECK(r.line.find(" in 0s (restart 1 of ") != std::string::npos);
+  }
+  // Without a spare, the lost node's instance keeps the backoff: its node may come back.
+  MachineHarness n(test_plan());
+  n.join_all();
+  n.clear();
+  n.disconnect("node-1", "connection closed");
+  n.stopped("node-0", 0);
+  n.stopped("node-2", 2);
+  int backoffs = 0;
+  for (const auto& r : n.records("restart"))
+    backoffs += r.line.find(" in 10s ") != std::string::npos;
+  CHECK(backoffs == 1);
+}
+
 TEST_CASE("a node lost while running is replaced by a spare and everyone is assigned again") {
   MachineHarness h(test_plan());
   h.join("spare-0");
