@@ -198,6 +198,11 @@ EnvList job_env(const Plan& plan) {
       "PAI_MAX_RESTARTS",
       std::to_string(plan.fault_tolerance.restart_enabled ? plan.fault_tolerance.max_restarts : 0));
   if (!plan.output.empty()) env.emplace_back("PAI_OUTPUT_DIR", plan.output);
+  // 0: a plan that was not planned (made in memory); pai-compile's are at least 1 s.
+  if (const std::int64_t interval = plan.fault_tolerance.checkpoint_plan.interval_seconds;
+      interval > 0) {
+    env.emplace_back("PAI_CHECKPOINT_INTERVAL_SECONDS", std::to_string(interval));
+  }
   add_fabric_presets(env, plan.fabric);
   overlay_env(env, framework_job_env(plan));
   return env;
@@ -325,7 +330,7 @@ EnvList process_env(const Plan& plan, const Placement& placement, int local_rank
 }
 
 bool is_reserved_env_name(const std::string& name) {
-  static constexpr std::array<std::string_view, 38> kExact = {"RANK",
+  static constexpr std::array<std::string_view, 39> kExact = {"RANK",
                                                               "WORLD_SIZE",
                                                               "LOCAL_RANK",
                                                               "LOCAL_WORLD_SIZE",
@@ -354,6 +359,7 @@ bool is_reserved_env_name(const std::string& name) {
                                                               "PAI_TOKEN_FILE",
                                                               "PAI_JOB_NAME",
                                                               "PAI_OUTPUT_DIR",
+                                                              "PAI_CHECKPOINT_INTERVAL_SECONDS",
                                                               "PAI_TASK_ROLE_COUNT",
                                                               "PAI_USER_NAME",
                                                               "PAI_USERNAME",

@@ -78,6 +78,9 @@ enum class Inventory { Static, Slurm };
 ///             (TORCHELASTIC_USE_AGENT_STORE=True, launcher/store/store_server.h), so no rank
 ///             waits for rank 0's store to listen.
 enum class MasterStore { Rank0, Launcher };
+/// Where the checkpoint planner's inputs came from (faultTolerance.checkpointPlan): every
+/// one stated in the spec, none (the documented defaults), or some of each.
+enum class CheckpointPlanSource { Defaults, Spec, SpecAndDefaults };
 
 /// Spelling of the enums in the spec and in plan.json (to_string, enum_from_string and
 /// enum_values of libpai/enum_names.h read these tables).
@@ -149,6 +152,13 @@ template <>
 struct EnumNames<MasterStore> {
   static constexpr std::array<EnumName<MasterStore>, 2> table{
       {{MasterStore::Rank0, "rank0"}, {MasterStore::Launcher, "launcher"}}};
+};
+template <>
+struct EnumNames<CheckpointPlanSource> {
+  static constexpr std::array<EnumName<CheckpointPlanSource>, 3> table{
+      {{CheckpointPlanSource::Defaults, "defaults"},
+       {CheckpointPlanSource::Spec, "spec"},
+       {CheckpointPlanSource::SpecAndDefaults, "spec+defaults"}}};
 };
 
 // ---- Options of the field tables. Plain values: plan_json.cpp checks them and words the
@@ -395,6 +405,44 @@ struct WarmStart {
   }
 };
 
+/// The checkpoint interval that maximises the job's expected ETTR (effective training time
+/// ratio), from the spec's `faultTolerance.checkpointPlan` or the defaults below
+/// (docs/checkpoint-planning.md). The inputs are the spec's; the rest is set by
+/// plan_checkpoints (compiler/plan/checkpoint_planner.h). Ranks get interval_seconds as
+/// PAI_CHECKPOINT_INTERVAL_SECONDS.
+struct CheckpointPlan {
+  /// Default per-node MTBF: Llama 3's 466 job interruptions in 54 days on 2,048 nodes of 8
+  /// GPUs, 54 d x 2,048 / 466 = 237.3 node-days between failures.
+  static constexpr std::int64_t kDefaultNodeMtbfSeconds = 237 * 86400;
+  /// Default stall of one save: a synchronous save of some GiB per rank.
+  static constexpr std::int64_t kDefaultCheckpointCostSeconds = 60;
+  /// Default restart: detection, restart, checkpoint reload and warm-up to the first step.
+  static constexpr std::int64_t kDefaultRestartCostSeconds = 600;
+
+  /// Mean time between failures of one node.
+  std::int64_t node_mtbf_seconds = kDefaultNodeMtbfSeconds;
+  /// How long one save stalls training.
+  std::int64_t checkpoint_cost_seconds = kDefaultCheckpointCostSeconds;
+  /// A failure to the first step after it.
+  std::int64_t restart_cost_seconds = kDefaultRestartCostSeconds;
+  CheckpointPlanSource source = CheckpointPlanSource::Defaults;
+  /// node_mtbf_seconds over the job's nodes (Plan::nodes; spares do not count).
+  double job_mtbf_seconds = 0;
+  /// Training time between saves: at least 1 once planned; 0 in a plan not planned.
+  std::int64_t interval_seconds = 0;
+  /// 0 to 1: the expected training time kept over wall time at interval_seconds.
+  double expected_ettr = 0;
+  friend void fields(auto& v, Like<CheckpointPlan> auto& m) {
+    v("intervalSeconds", m.interval_seconds, Seconds{});
+    v("expectedEttr", m.expected_ettr);
+    v("jobMtbfSeconds", m.job_mtbf_seconds);
+    v("nodeMtbfSeconds", m.node_mtbf_seconds, Seconds{});
+    v("checkpointCostSeconds", m.checkpoint_cost_seconds, Seconds{});
+    v("restartCostSeconds", m.restart_cost_seconds, Seconds{});
+    v("source", m.source);
+  }
+};
+
 struct FaultTolerance {
   FaultToleranceMode mode = FaultToleranceMode::Sync;
   bool restart_enabled = true;
@@ -411,6 +459,7 @@ struct FaultTolerance {
   /// (`ctl checkpoint-begin`) before the stop signal; 0 = no wait.
   std::int64_t checkpoint_wait_seconds = 60;
   WarmStart warm_start;
+  CheckpointPlan checkpoint_plan;
   friend void fields(auto& v, Like<FaultTolerance> auto& m) {
     v("mode", m.mode);
     v.group("restart", [&](auto& restart) {
@@ -427,6 +476,7 @@ struct FaultTolerance {
     v("gracePeriodSeconds", m.grace_period_seconds, Seconds{});
     v("checkpointWaitSeconds", m.checkpoint_wait_seconds, Seconds{});
     v("warmStart", m.warm_start);
+    v("checkpointPlan", m.checkpoint_plan);
   }
 };
 

@@ -16,6 +16,7 @@
 #include "compiler/document/diagnostics.h"
 #include "compiler/document/yaml_loader.h"
 #include "compiler/openpai/protocol.h"
+#include "compiler/plan/checkpoint_planner.h"
 #include "compiler/plan/planner.h"
 #include "compiler/render/artifacts.h"
 #include "compiler/spec/inventory.h"
@@ -221,7 +222,8 @@ int compile(const CompileOptions& options) {
   // stderr.
   std::ostream& summary = options.format == DiagnosticsFormat::Text ? std::cout : std::cerr;
   if (options.check_only) {
-    summary << options.spec << ": ok (" << plan_summary(plan) << ")\n";
+    summary << options.spec << ": ok (" << plan_summary(plan) << ")\n"
+            << checkpoint_plan_line(plan.fault_tolerance.checkpoint_plan, plan.nodes) << "\n";
     return 0;
   }
   target->adapt_plan(plan);
@@ -235,6 +237,7 @@ int compile(const CompileOptions& options) {
   };
   const std::string written = write_artifacts(plan, artifacts);
   summary << plan_summary(plan) << "\n"
+          << checkpoint_plan_line(plan.fault_tolerance.checkpoint_plan, plan.nodes) << "\n"
           << "wrote " << options.out_dir << ": " << output_listing(written) << "\n";
   return 0;
 }

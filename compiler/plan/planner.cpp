@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "compiler/plan/checkpoint_planner.h"
 #include "compiler/plan/framework_launch.h"
 #include "compiler/plan/runtime_wrap.h"
 #include "libpai/placement.h"
@@ -38,6 +39,7 @@ Plan make_plan(const JobSpec& spec, Diagnostics& diags) {
     const std::string path = blamed_field(plan);
     diags.error(spec.where(path), path, e.what());
   }
+  plan_checkpoints(plan);
   // After placement, so that docker's -e list names the instance's real ports and peers.
   for (Role& role : plan.roles) {
     Role shaped = role;

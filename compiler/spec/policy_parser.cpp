@@ -15,8 +15,9 @@ const std::vector<std::string> kFaultToleranceKeys = {"mode",           "restart
                                                       "maxSameError",   "maxToleratedFailureRate",
                                                       "hang",           "gracePeriod",
                                                       "checkpointWait", "diagnosis",
-                                                      "warmStart"};
+                                                      "warmStart",      "checkpointPlan"};
 const std::vector<std::string> kWarmStartKeys = {"roles", "preload"};
+const std::vector<std::string> kCheckpointPlanKeys = {"nodeMtbf", "checkpointCost", "restartCost"};
 const std::vector<std::string> kRestartKeys = {"enabled", "maxRestarts", "backoff"};
 const std::vector<std::string> kHangKeys = {"enabled", "interval", "exitInterval", "dumpCommand",
                                             "adaptive"};
@@ -354,15 +355,53 @@ const std::vector<std::string>& check_names() {
   return names;
 }
 
+namespace {
+
+// The planner's inputs; what is not stated keeps its documented default, and `source` says
+// which it was (docs/checkpoint-planning.md).
+void parse_checkpoint_plan(const Node& node, const std::string& path, FieldReader& reader,
+                           CheckpointPlan* out) {
+  if (!reader.mapping(node, path, kCheckpointPlanKeys)) return;
+  int stated = 0;
+  if (const Node* n = reader.optional(node, path, "nodeMtbf")) {
+    stated += reader.duration(*n, join_path(path, "nodeMtbf"), 1, &out->node_mtbf_seconds);
+  }
+  if (const Node* n = reader.optional(node, path, "checkpointCost")) {
+    stated +=
+        reader.duration(*n, join_path(path, "checkpointCost"), 0, &out->checkpoint_cost_seconds);
+  }
+  if (const Node* n = reader.optional(node, path, "restartCost")) {
+    stated += reader.duration(*n, join_path(path, "restartCost"), 0, &out->restart_cost_seconds);
+  }
+  out->source = stated == 0   ? CheckpointPlanSource::Defaults
+                : stated == 3 ? CheckpointPlanSource::Spec
+                              : CheckpointPlanSource::SpecAndDefaults;
+}
+
+}  // namespace
+
 void parse_fault_tolerance(const Node& node, const std::string& path, FieldReader& reader,
                            FaultTolerance* out) {
-  static const std::vector<std::string> kNested = {
-      "restart.enabled",     "restart.maxRestarts",    "restart.backoff",
-      "hang.enabled",        "hang.interval",          "hang.exitInterval",
-      "hang.dumpCommand",    "hang.adaptive",          "diagnosis.action",
-      "diagnosis.hangAfter", "diagnosis.slowFactor",   "diagnosis.slowWindows",
-      "diagnosis.rttFactor", "diagnosis.ncclProfiler", "diagnosis.nic",
-      "warmStart.roles",     "warmStart.preload"};
+  static const std::vector<std::string> kNested = {"restart.enabled",
+                                                   "restart.maxRestarts",
+                                                   "restart.backoff",
+                                                   "hang.enabled",
+                                                   "hang.interval",
+                                                   "hang.exitInterval",
+                                                   "hang.dumpCommand",
+                                                   "hang.adaptive",
+                                                   "diagnosis.action",
+                                                   "diagnosis.hangAfter",
+                                                   "diagnosis.slowFactor",
+                                                   "diagnosis.slowWindows",
+                                                   "diagnosis.rttFactor",
+                                                   "diagnosis.ncclProfiler",
+                                                   "diagnosis.nic",
+                                                   "warmStart.roles",
+                                                   "warmStart.preload",
+                                                   "checkpointPlan.nodeMtbf",
+                                                   "checkpointPlan.checkpointCost",
+                                                   "checkpointPlan.restartCost"};
   if (!reader.mapping(node, path, kFaultToleranceKeys, kNested)) return;
   if (const Node* n = reader.optional(node, path, "mode")) {
     reader.enumeration(*n, join_path(path, "mode"), enum_values<FaultToleranceMode>(), &out->mode);
@@ -407,6 +446,9 @@ void parse_fault_tolerance(const Node& node, const std::string& path, FieldReade
         reader.string_list(*p, join_path(warm, "preload"), &out->warm_start.preload);
       }
     }
+  }
+  if (const Node* n = reader.optional(node, path, "checkpointPlan")) {
+    parse_checkpoint_plan(*n, join_path(path, "checkpointPlan"), reader, &out->checkpoint_plan);
   }
 }
 

@@ -84,6 +84,16 @@ TEST_CASE("job_env holds OpenPAI job variables - master and fabric presets") {
         });
 }
 
+TEST_CASE("every process gets the planned checkpoint interval - none from an unplanned plan") {
+  pai::Plan plan = pai::testing::make_test_plan();
+  CHECK(value_of(pai::job_env(plan), "PAI_CHECKPOINT_INTERVAL_SECONDS") == "<unset>");
+  plan.fault_tolerance.checkpoint_plan.interval_seconds = 4342;
+  CHECK(value_of(pai::job_env(plan), "PAI_CHECKPOINT_INTERVAL_SECONDS") == "4342");
+  CHECK(value_of(pai::process_env(plan, at(plan, "ps", 0), 0, {}),
+                 "PAI_CHECKPOINT_INTERVAL_SECONDS") == "4342");
+  CHECK(pai::is_reserved_env_name("PAI_CHECKPOINT_INTERVAL_SECONDS"));
+}
+
 TEST_CASE("instance_env for a perProcess instance") {
   pai::Plan plan = pai::testing::make_test_plan(2, 2);
   CHECK(pai::instance_env(plan, at(plan, "worker", 1), context()) ==

@@ -87,6 +87,12 @@ std::string rehash(json document) {
 
 TEST_CASE("plan_to_json is canonical - sealed with the token and round-trips") {
   pai::Plan plan = pai::testing::make_test_plan(2, 2);
+  pai::CheckpointPlan& checkpoints = plan.fault_tolerance.checkpoint_plan;
+  checkpoints.interval_seconds = 4342;
+  checkpoints.expected_ettr = 0.969219;
+  checkpoints.job_mtbf_seconds = 159975.5;
+  checkpoints.node_mtbf_seconds = 30 * 86400;
+  checkpoints.source = pai::CheckpointPlanSource::SpecAndDefaults;
   std::string text = pai::plan_to_json(plan, kToken.secret);
   CHECK(text == pai::plan_to_json(plan, kToken.secret));
   CHECK(text.back() == '\n');
@@ -112,6 +118,11 @@ TEST_CASE("plan_to_json is canonical - sealed with the token and round-trips") {
   CHECK(back.placements[2].ports.at("grpc") == std::vector<int>{20000, 20001});
   CHECK(back.roles[0].env == plan.roles[0].env);
   CHECK(back.fault_tolerance.max_tolerated_failure_rate == 0.25);
+  CHECK(back.fault_tolerance.checkpoint_plan.interval_seconds == 4342);
+  CHECK(back.fault_tolerance.checkpoint_plan.expected_ettr == 0.969219);
+  CHECK(back.fault_tolerance.checkpoint_plan.job_mtbf_seconds == 159975.5);
+  CHECK(back.fault_tolerance.checkpoint_plan.node_mtbf_seconds == 30 * 86400);
+  CHECK(back.fault_tolerance.checkpoint_plan.source == pai::CheckpointPlanSource::SpecAndDefaults);
   CHECK(back.sanity_check.custom[0].name == "ib-links");
   CHECK(back.master.port == 20001);
 }
@@ -413,9 +424,11 @@ TEST_CASE("every duration of a plan is bounded by 365 days") {
   for (const char* path :
        {"faultTolerance.gracePeriodSeconds", "faultTolerance.restart.backoffSeconds",
         "faultTolerance.hang.intervalSeconds", "faultTolerance.hang.exitIntervalSeconds",
-        "faultTolerance.diagnosis.hangSeconds",
-        "sanityCheck.timeoutSeconds", "sanityCheck.burn.seconds",
-        "sanityCheck.custom[0].timeoutSeconds"}) {
+        "faultTolerance.diagnosis.hangSeconds", "faultTolerance.checkpointPlan.intervalSeconds",
+        "faultTolerance.checkpointPlan.nodeMtbfSeconds",
+        "faultTolerance.checkpointPlan.checkpointCostSeconds",
+        "faultTolerance.checkpointPlan.restartCostSeconds", "sanityCheck.timeoutSeconds",
+        "sanityCheck.burn.seconds", "sanityCheck.custom[0].timeoutSeconds"}) {
     INFO(path);
     json broken = document;
     // The audit's repro: a grace period of INT64_MAX seconds sent SIGKILL at once.
@@ -443,7 +456,7 @@ TEST_CASE("every unknown field is refused") {
     ++checked;
     (void)in_map;
   });
-  CHECK(checked == 22);
+  CHECK(checked == 23);
   for (const char* path : {"roles[0]", "placements[0]", "hosts[1]", "spares[0]", "mounts[0]",
                            "sanityCheck.custom[0]"}) {
     json broken = document;

@@ -435,5 +435,82 @@ class InstrumentTorchTest(GlooGroup, InstrumentTestCase):
         self.assertIs(dist.all_reduce, original)
 
 
+
+class FakeClock:
+    """Stands in for time.monotonic in pai.job_monitor."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class ShouldCheckpointTest(unittest.TestCase):
+    """Monitor.should_checkpoint against PAI_CHECKPOINT_INTERVAL_SECONDS and a fake clock."""
+
+    def setUp(self) -> None:
+        self.clock = FakeClock()
+        saved_clock = jm._clock
+        jm._clock = self.clock
+        self.addCleanup(setattr, jm, "_clock", saved_clock)
+        saved = os.environ.get(jm.CHECKPOINT_INTERVAL_VARIABLE)
+        self.addCleanup(restore_environment, jm.CHECKPOINT_INTERVAL_VARIABLE, saved)
+
+    def monitor(self, interval) -> jm.Monitor:
+        if interval is None:
+            os.environ.pop(jm.CHECKPOINT_INTERVAL_VARIABLE, None)
+        else:
+            os.environ[jm.CHECKPOINT_INTERVAL_VARIABLE] = interval
+        return jm.Monitor()
+
+    def test_true_once_the_interval_has_passed_since_the_monitor_was_made(self) -> None:
+        monitor = self.monitor("600")
+        self.assertFalse(monitor.should_checkpoint(1))
+        self.clock.now += 599
+        self.assertFalse(monitor.should_checkpoint(2))
+        self.clock.now += 1
+        self.assertTrue(monitor.should_checkpoint(3))
+        # Asked again for the same step: the same answer.
+        self.assertTrue(monitor.should_checkpoint(3))
+
+    def test_the_interval_restarts_when_the_save_is_over(self) -> None:
+        monitor = self.monitor("600")
+        self.clock.now += 700
+        self.assertTrue(monitor.should_checkpoint(10))
+        self.clock.now += 90  # the save
+        self.assertFalse(monitor.should_checkpoint(11))
+        self.clock.now += 599
+        self.assertFalse(monitor.should_checkpoint(12))
+        self.clock.now += 1
+        self.assertTrue(monitor.should_checkpoint(13))
+
+    def test_false_outside_a_launcher_and_for_values_that_are_no_interval(self) -> None:
+        for value in (None, "", "soon", "0", "-5", "nan", "inf"):
+            monitor = self.monitor(value)
+            self.clock.now += 10 ** 9
+            self.assertFalse(monitor.should_checkpoint(1), value)
+
+    def test_a_refined_interval_replaces_the_planned_one(self) -> None:
+        monitor = self.monitor("600")
+        self.clock.now += 300
+        monitor.set_checkpoint_interval(200)
+        self.assertTrue(monitor.should_checkpoint(5))
+        monitor.set_checkpoint_interval(None)
+        self.clock.now += 10 ** 6
+        self.assertFalse(monitor.should_checkpoint(6))
+        monitor.set_checkpoint_interval(True)
+        self.assertFalse(monitor.should_checkpoint(7))
+
+    def test_cheap_enough_to_call_every_step(self) -> None:
+        jm._clock = time.monotonic
+        monitor = self.monitor("3600")
+        start = time.perf_counter()
+        for step in range(100000):
+            monitor.should_checkpoint(step)
+        # 100,000 calls: well under a microsecond's worth of a training step each.
+        self.assertLess(time.perf_counter() - start, 2.0)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -5,6 +5,8 @@
     monitor = jm.Monitor(config=jm.PyTorchConfig(job_hang_interval=600))
     monitor.instrument(ddp_model)               # collectives into the telemetry ring
     monitor.report_step(step)                   # training made progress
+    if monitor.should_checkpoint(step):         # the planned interval has passed
+        save_checkpoint(...)
     st = monitor.send_custom_message(content="loss is NaN")
     if not st.ok():
         print(st.to_string())
@@ -32,6 +34,7 @@ import math
 import operator
 import os
 import threading
+import time
 import warnings
 from typing import Any, Iterable, List, Optional, Union
 
@@ -51,6 +54,7 @@ __all__ = [
     "reset_config",
     "send_custom_message",
     "set_retryable_errors",
+    "should_checkpoint",
 ]
 
 
@@ -213,6 +217,22 @@ def _hang_interval(seconds: Union[int, float]) -> str:
     return OFF if whole <= 0 else str(whole)
 
 
+#: The planned checkpoint interval pai-launch gives every rank (docs/checkpoint-planning.md).
+CHECKPOINT_INTERVAL_VARIABLE = "PAI_CHECKPOINT_INTERVAL_SECONDS"
+
+#: The clock of should_checkpoint; tests replace it.
+_clock = time.monotonic
+
+
+def _checkpoint_interval_from_env() -> Optional[float]:
+    """PAI_CHECKPOINT_INTERVAL_SECONDS as seconds > 0, or None (unset or not a number)."""
+    try:
+        seconds = float(os.environ.get(CHECKPOINT_INTERVAL_VARIABLE, ""))
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds > 0 else None
+
+
 def _argument_problem(name: str, value: object, expected: str) -> str:
     return "{} must be {}, got {!r}".format(name, expected, value)
 
@@ -226,6 +246,9 @@ class Monitor:
 
     def __init__(self, config: Optional[_Config] = None) -> None:
         self.config = config
+        self._checkpoint_interval = _checkpoint_interval_from_env()
+        self._interval_start = _clock()
+        self._due_step: Optional[int] = None
         if config is not None:
             self.reset_config(
                 job_hang_interval=getattr(config, "job_hang_interval", None),
@@ -297,6 +320,40 @@ class Monitor:
             else:
                 statuses.append(_session().send("exit-hang-interval", str(seconds)))
         return _first_failure(statuses)
+
+    def should_checkpoint(self, step: int) -> bool:
+        """True when this rank should save a checkpoint at `step`: the planned interval
+        (PAI_CHECKPOINT_INTERVAL_SECONDS, which pai-compile's planner chose) has passed since
+        the last True's save ended, or since the Monitor was made. Meant to be called every
+        step: it reads a clock and compares, nothing more.
+
+        The interval counts training time: it restarts at the first call for a later step
+        than the one answered True, when that save is over. Asking again for the same step
+        gives the same answer. Outside pai-launch (no PAI_CHECKPOINT_INTERVAL_SECONDS) it is
+        always False: the caller's own schedule stands.
+        """
+        interval = self._checkpoint_interval
+        if interval is None:
+            return False
+        if self._due_step is not None:
+            if step == self._due_step:
+                return True
+            self._due_step = None
+            self._interval_start = _clock()
+            return False
+        if _clock() - self._interval_start < interval:
+            return False
+        self._due_step = step
+        return True
+
+    def set_checkpoint_interval(self, seconds: Optional[Union[int, float]]) -> None:
+        """Replaces the planned interval; None, or anything but a number > 0, means never
+        (should_checkpoint is then always False). The time since the last checkpoint is
+        kept. The seam for an interval the launcher refines at run time from the job's own
+        save and restart times (not there yet: docs/checkpoint-planning.md)."""
+        valid = (seconds is not None and not isinstance(seconds, bool)
+                 and isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0)
+        self._checkpoint_interval = float(seconds) if valid else None
 
     def hang_detect(self, seconds: Union[int, float]) -> "hang_detect":
         """The module's hang_detect(seconds)."""
@@ -419,6 +476,8 @@ report_step = _default_monitor.report_step
 set_retryable_errors = _default_monitor.set_retryable_errors
 #: Monitor.reset_config of a default Monitor.
 reset_config = _default_monitor.reset_config
+#: Monitor.should_checkpoint of a default Monitor.
+should_checkpoint = _default_monitor.should_checkpoint
 
 
 def _reset_session_in_child() -> None:

@@ -76,6 +76,7 @@ TEST_CASE("a valid spec compiles to the artifacts and a summary") {
   CHECK(fs::exists(dir / "out/env/worker-1.sh"));
   CHECK(r.out ==
         "demo: 1 role, 2 instances on 2 hosts, world size 4\n"
+        "checkpoint plan: every 9h 43m (expected ETTR 99.7%, job MTBF 118d 12h over 2 nodes)\n"
         "wrote " +
             dir / "out" +
             ": .pai-compile, env/ (2 files), hostfile, job.token, "
@@ -95,8 +96,34 @@ TEST_CASE("check-only validates and writes nothing") {
   const Result r = compile(options);
   CHECK(r.code == 0);
   CHECK(r.err.empty());
-  CHECK(r.out == dir / "job.yaml" + ": ok (demo: 1 role, 2 instances on 2 hosts, world size 4)\n");
+  CHECK(
+      r.out ==
+      dir / "job.yaml" + ": ok (demo: 1 role, 2 instances on 2 hosts, world size 4)\n" +
+          "checkpoint plan: every 9h 43m (expected ETTR 99.7%, job MTBF 118d 12h over 2 nodes)\n");
   CHECK_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_CASE("checkpointPlan: the interval printed - in plan.json - and in the env scripts") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec +
+                             "faultTolerance:\n"
+                             "  checkpointPlan: {nodeMtbf: 1d, checkpointCost: 1m}\n");
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.out_dir = dir / "out";
+  const Result r = compile(options);
+  CHECK(r.err.empty());
+  REQUIRE(r.code == 0);
+  // M = 86400 s / 2 nodes; Daly: sqrt(2 x 60 x 43200) (1 + ...) - 60 = 2237 s.
+  CHECK(r.out.find("\ncheckpoint plan: every 37m 17s (expected ETTR 93.5%, job MTBF 12h 00m over "
+                   "2 nodes)\n") != std::string::npos);
+  const std::string plan = slurp(dir / "out/plan.json");
+  CHECK(plan.find("\"intervalSeconds\": 2237,") != std::string::npos);
+  CHECK(plan.find("\"jobMtbfSeconds\": 43200.0,") != std::string::npos);
+  CHECK(plan.find("\"restartCostSeconds\": 600,") != std::string::npos);
+  CHECK(plan.find("\"source\": \"spec+defaults\"") != std::string::npos);
+  CHECK(slurp(dir / "out/env/worker-1.sh").find("export PAI_CHECKPOINT_INTERVAL_SECONDS=2237\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("the world size of an MPI job leaves out its launcher role") {
@@ -113,7 +140,9 @@ TEST_CASE("the world size of an MPI job leaves out its launcher role") {
   const Result r = compile(options);
   CHECK(r.err.empty());
   CHECK(r.code == 0);
-  CHECK(r.out == dir / "job.yaml" + ": ok (demo: 2 roles, 3 instances on 3 hosts, world size 4)\n");
+  CHECK(r.out ==
+        dir / "job.yaml" + ": ok (demo: 2 roles, 3 instances on 3 hosts, world size 4)\n" +
+            "checkpoint plan: every 7h 56m (expected ETTR 99.6%, job MTBF 79d 00h over 3 nodes)\n");
 }
 
 TEST_CASE("an invalid spec exits 1 with located diagnostics and writes nothing") {
@@ -169,15 +198,20 @@ TEST_CASE("JSON diagnostics of a clean spec are [] on stdout - the summary on st
     const Result r = compile(options);
     CHECK(r.code == 0);
     CHECK(r.out == "[]\n");
-    CHECK(r.err ==
-          dir / "job.yaml" + ": ok (demo: 1 role, 2 instances on 2 hosts, world size 4)\n");
+    CHECK(r.err == dir / "job.yaml" +
+                       ": ok (demo: 1 role, 2 instances on 2 hosts, world size 4)\n" +
+                       "checkpoint plan: every 9h 43m (expected ETTR 99.7%, job MTBF 118d 12h over "
+                       "2 nodes)\n");
   }
   SECTION("-o") {
     options.out_dir = dir / "out";
     const Result r = compile(options);
     CHECK(r.code == 0);
     CHECK(r.out == "[]\n");
-    CHECK(r.err.starts_with("demo: 1 role, 2 instances on 2 hosts, world size 4\nwrote "));
+    CHECK(r.err.starts_with(
+        "demo: 1 role, 2 instances on 2 hosts, world size 4\n"
+        "checkpoint plan: every 9h 43m (expected ETTR 99.7%, job MTBF 118d 12h over 2 nodes)\n"
+        "wrote "));
   }
 }
 
@@ -416,6 +450,7 @@ TEST_CASE("the Slurm target needs no hosts and writes job.sbatch and the logs fo
   REQUIRE(r.code == 0);
   CHECK(r.out ==
         "demo: 1 role, 3 instances on 3 hosts, world size 3\n"
+        "checkpoint plan: every 7h 56m (expected ETTR 99.6%, job MTBF 79d 00h over 3 nodes)\n"
         "wrote out: .pai-compile, env/ (3 files), hostfile, job.sbatch, job.token, "
         "launch.sh, logs/ (0 files), plan.json, roles/ (1 file)\n");
   const std::string script = slurp("out/job.sbatch");

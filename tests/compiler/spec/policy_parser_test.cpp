@@ -346,4 +346,69 @@ TEST_CASE("parse_sanity_check reads the check history, its folder required and a
   CHECK(none.all()[0].message.find("dir") != std::string::npos);
 }
 
+TEST_CASE("parse_fault_tolerance reads checkpointPlan - defaults for what is not stated") {
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  FaultTolerance ft;
+  parse_fault_tolerance(load_yaml("job.yaml", "policy: never\n").root, "faultTolerance", reader,
+                        &ft);
+  CHECK(ft.checkpoint_plan.node_mtbf_seconds == 237 * 86400);
+  CHECK(ft.checkpoint_plan.checkpoint_cost_seconds == 60);
+  CHECK(ft.checkpoint_plan.restart_cost_seconds == 600);
+  CHECK(ft.checkpoint_plan.source == CheckpointPlanSource::Defaults);
+
+  parse_fault_tolerance(load_yaml("job.yaml", "checkpointPlan: {nodeMtbf: 30d}\n").root,
+                        "faultTolerance", reader, &ft);
+  CHECK(ft.checkpoint_plan.node_mtbf_seconds == 30 * 86400);
+  CHECK(ft.checkpoint_plan.source == CheckpointPlanSource::SpecAndDefaults);
+
+  parse_fault_tolerance(
+      load_yaml("job.yaml", "checkpointPlan: {nodeMtbf: 1h, checkpointCost: 0, restartCost: 5m}\n")
+          .root,
+      "faultTolerance", reader, &ft);
+  CHECK(diags.all().empty());
+  CHECK(ft.checkpoint_plan.node_mtbf_seconds == 3600);
+  CHECK(ft.checkpoint_plan.checkpoint_cost_seconds == 0);
+  CHECK(ft.checkpoint_plan.restart_cost_seconds == 300);
+  CHECK(ft.checkpoint_plan.source == CheckpointPlanSource::Spec);
+}
+
+TEST_CASE("checkpointPlan: each bad field is a located error - huge numbers too") {
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  FaultTolerance ft;
+  parse_fault_tolerance(load_yaml("job.yaml",
+                                  "checkpointPlan:\n"
+                                  "  nodeMtbf: 0\n"
+                                  "  checkpointCost: 99999999999999999999999999d\n"
+                                  "  restartCost: -5m\n"
+                                  "  nodeMTBF: 1d\n")
+                            .root,
+                        "faultTolerance", reader, &ft);
+  REQUIRE(diags.all().size() == 4);
+  CHECK(diags.all()[0].path == "faultTolerance.checkpointPlan");
+  CHECK(diags.all()[0].message == "unknown key \"nodeMTBF\" (did you mean \"nodeMtbf\"?)");
+  CHECK(diags.all()[0].loc.line == 5);
+  CHECK(diags.all()[1].path == "faultTolerance.checkpointPlan.nodeMtbf");
+  CHECK(diags.all()[1].message == "expected a duration greater than 0, got 0");
+  CHECK(diags.all()[1].loc.file == "job.yaml");
+  CHECK(diags.all()[1].loc.line == 2);
+  CHECK(diags.all()[1].loc.column == 13);
+  CHECK(diags.all()[2].path == "faultTolerance.checkpointPlan.checkpointCost");
+  CHECK(diags.all()[2].message ==
+        "duration must be at most 365d, got \"99999999999999999999999999d\"");
+  CHECK(diags.all()[2].loc.line == 3);
+  CHECK(diags.all()[2].loc.column == 19);
+  CHECK(diags.all()[3].path == "faultTolerance.checkpointPlan.restartCost");
+  CHECK(diags.all()[3].message == "duration must not be negative, got \"-5m\"");
+  CHECK(diags.all()[3].loc.line == 4);
+  CHECK(diags.all()[3].loc.column == 16);
+  // Nothing refused is kept: the defaults stand.
+  CHECK(ft.checkpoint_plan.node_mtbf_seconds == 237 * 86400);
+  CHECK(ft.checkpoint_plan.checkpoint_cost_seconds == 60);
+  CHECK(ft.checkpoint_plan.source == CheckpointPlanSource::Defaults);
+}
+
 }  // namespace policy_parser_test

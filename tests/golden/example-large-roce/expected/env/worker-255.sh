@@ -17,6 +17,7 @@ export MASTER_ADDR=10.1.0.1
 export MASTER_PORT=24401
 export PAI_MAX_RESTARTS=20
 export PAI_OUTPUT_DIR=/mnt/cpfs/runs/llama-70b-pretrain
+export PAI_CHECKPOINT_INTERVAL_SECONDS=2151
 export NCCL_IB_TC=106
 export NCCL_IB_GID_INDEX=3
 export NCCL_CROSS_NIC=0

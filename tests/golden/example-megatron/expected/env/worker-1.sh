@@ -23,6 +23,7 @@ export MASTER_ADDR=10.50.0.11
 export MASTER_PORT=24401
 export PAI_MAX_RESTARTS=10
 export PAI_OUTPUT_DIR=/mnt/checkpoints/gpt-20b
+export PAI_CHECKPOINT_INTERVAL_SECONDS=24745
 export NCCL_SOCKET_IFNAME=ib0
 export GLOO_SOCKET_IFNAME=ib0
 export NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7

@@ -20,6 +20,7 @@ export MASTER_ADDR=cifar10-ddp-gloo-node-0-0.cifar10-ddp-gloo
 export MASTER_PORT=22017
 export PAI_MAX_RESTARTS=3
 export PAI_OUTPUT_DIR=/mnt/data/runs/cifar10-ddp-gloo
+export PAI_CHECKPOINT_INTERVAL_SECONDS=49530
 export NCCL_IB_DISABLE=1
 export NCCL_SOCKET_IFNAME=eth0
 export GLOO_SOCKET_IFNAME=eth0

@@ -20,6 +20,7 @@ export MASTER_ADDR=cifar10-ddp-nccl-node-0-0.cifar10-ddp-nccl
 export MASTER_PORT=25953
 export PAI_MAX_RESTARTS=3
 export PAI_OUTPUT_DIR=/mnt/data/runs/cifar10-ddp-nccl
+export PAI_CHECKPOINT_INTERVAL_SECONDS=49530
 export NCCL_DEBUG=WARN
 export PYTHONUNBUFFERED=1
 export NODE_RANK=0

@@ -21,6 +21,7 @@ export MASTER_ADDR=llama-13b-sft-node-0-0.llama-13b-sft
 export MASTER_PORT=21505
 export PAI_MAX_RESTARTS=5
 export PAI_OUTPUT_DIR=/mnt/checkpoints/llama-13b-sft
+export PAI_CHECKPOINT_INTERVAL_SECONDS=35012
 export NCCL_SOCKET_IFNAME=ib0
 export GLOO_SOCKET_IFNAME=ib0
 export NCCL_IB_HCA=mlx5_0,mlx5_1,mlx5_2,mlx5_3

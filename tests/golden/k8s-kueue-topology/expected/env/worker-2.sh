@@ -22,6 +22,7 @@ export PAI_TASK_ROLE_INSTANCES=worker:0,worker:1,worker:2,worker:3
 export MASTER_ADDR=llm-kueue-node-0-0.llm-kueue
 export MASTER_PORT=21249
 export PAI_MAX_RESTARTS=3
+export PAI_CHECKPOINT_INTERVAL_SECONDS=24745
 export NCCL_IB_TC=106
 export NCCL_IB_GID_INDEX=3
 export NCCL_CROSS_NIC=0

@@ -20,6 +20,7 @@ export MASTER_ADDR=local-demo-node-0-0.local-demo
 export MASTER_PORT=20185
 export PAI_MAX_RESTARTS=1
 export PAI_OUTPUT_DIR=/tmp
+export PAI_CHECKPOINT_INTERVAL_SECONDS=49530
 export NODE_RANK=0
 export GROUP_RANK=0
 export NNODES=1

@@ -20,6 +20,7 @@ export PAI_TASK_ROLE_INSTANCES=worker:0,worker:1
 export MASTER_ADDR=metrics-demo-master-0
 export MASTER_PORT=20225
 export PAI_MAX_RESTARTS=3
+export PAI_CHECKPOINT_INTERVAL_SECONDS=35012
 export NODE_RANK=0
 export GROUP_RANK=0
 export NNODES=2

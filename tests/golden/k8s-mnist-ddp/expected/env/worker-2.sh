@@ -23,6 +23,7 @@ export MASTER_ADDR=mnist-ddp-node-0-0.mnist-ddp
 export MASTER_PORT=27953
 export PAI_MAX_RESTARTS=3
 export PAI_OUTPUT_DIR=/mnt/nas/runs/mnist-ddp
+export PAI_CHECKPOINT_INTERVAL_SECONDS=24745
 export NCCL_IB_DISABLE=1
 export NCCL_SOCKET_IFNAME=eth0
 export GLOO_SOCKET_IFNAME=eth0

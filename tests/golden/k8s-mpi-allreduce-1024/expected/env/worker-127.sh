@@ -20,6 +20,7 @@ export PAI_JOB_TASK_ROLE_LIST=launcher,worker
 export MASTER_ADDR=nccl-allreduce-1024-launcher-0-0.nccl-allreduce-1024
 export MASTER_PORT=22225
 export PAI_MAX_RESTARTS=0
+export PAI_CHECKPOINT_INTERVAL_SECONDS=4325
 export NCCL_IB_TC=106
 export NCCL_IB_GID_INDEX=3
 export NCCL_CROSS_NIC=0

@@ -147,6 +147,7 @@ export MASTER_ADDR=llama-7b-pretrain-node-0-0.llama-7b-pretrain
 export MASTER_PORT=22793
 export PAI_MAX_RESTARTS=10
 export PAI_OUTPUT_DIR=/mnt/cpfs/runs/llama-7b-pretrain
+export PAI_CHECKPOINT_INTERVAL_SECONDS=4342
 export NCCL_IB_TC=106
 export NCCL_IB_GID_INDEX=3
 export NCCL_CROSS_NIC=0

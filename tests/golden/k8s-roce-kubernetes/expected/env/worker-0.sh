@@ -21,6 +21,7 @@ export PAI_TASK_ROLE_INSTANCES=worker:0,worker:1,worker:2
 export MASTER_ADDR=roce-k8s-master-0
 export MASTER_PORT=23881
 export PAI_MAX_RESTARTS=5
+export PAI_CHECKPOINT_INTERVAL_SECONDS=28579
 export NCCL_IB_TC=106
 export NCCL_IB_GID_INDEX=3
 export NCCL_CROSS_NIC=0

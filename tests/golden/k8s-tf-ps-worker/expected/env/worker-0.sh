@@ -42,6 +42,7 @@ export MASTER_ADDR=wide-deep-ps-node-0-0.wide-deep-ps
 export MASTER_PORT=24809
 export PAI_MAX_RESTARTS=20
 export PAI_OUTPUT_DIR=/mnt/nfs/runs/wide-deep-ps
+export PAI_CHECKPOINT_INTERVAL_SECONDS=20197
 export NCCL_IB_DISABLE=1
 export NCCL_SOCKET_IFNAME=eth0
 export GLOO_SOCKET_IFNAME=eth0

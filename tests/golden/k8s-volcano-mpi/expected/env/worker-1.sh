@@ -26,6 +26,7 @@ export PAI_TASK_ROLE_INSTANCES=launcher:0,worker:0,worker:1
 export MASTER_ADDR=allreduce-volcano-launcher-0-0.allreduce-volcano
 export MASTER_PORT=25681
 export PAI_MAX_RESTARTS=3
+export PAI_CHECKPOINT_INTERVAL_SECONDS=28579
 export NCCL_IB_HCA=mlx5_0
 export NODE_RANK=2
 export GROUP_RANK=2

@@ -38,6 +38,7 @@ export PAI_TASK_ROLE_INSTANCES=launcher:0,worker:0,worker:1
 export MASTER_ADDR=mpi-0
 export MASTER_PORT=27745
 export PAI_MAX_RESTARTS=1
+export PAI_CHECKPOINT_INTERVAL_SECONDS=28579
 export PAI_DEFAULT_FS_URI=''
 export PAI_VIRTUAL_CLUSTER=default
 export NODE_RANK=2

@@ -27,6 +27,7 @@ export MASTER_ADDR=slurm-0
 export MASTER_PORT=27481
 export PAI_MAX_RESTARTS=3
 export PAI_OUTPUT_DIR=/lustre/runs/llm-pyxis
+export PAI_CHECKPOINT_INTERVAL_SECONDS=17486
 export NODE_RANK=7
 export GROUP_RANK=7
 export NNODES=8

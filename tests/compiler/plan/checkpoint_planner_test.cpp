@@ -1,0 +1,87 @@
+#include "compiler/plan/checkpoint_planner.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+
+#include "support/plan_fixture.h"
+
+namespace checkpoint_planner_test {
+
+TEST_CASE(
+    "daly_interval: Daly's higher-order estimate - M past half the cost - 0 for a free save") {
+  // sqrt(2 x 60 x 3600) (1 + sqrt(1/120)/3 + 1/1080) - 60.
+  CHECK(pai::daly_interval(3600, 60) == Approx(617.8756).epsilon(1e-6));
+  // Young's first-order sqrt(2 delta M) when the cost is small against M.
+  CHECK(pai::daly_interval(1e9, 1) == Approx(std::sqrt(2e9)).epsilon(1e-4));
+  CHECK(pai::daly_interval(100, 200) == 100);
+  CHECK(pai::daly_interval(100, 300) == 100);
+  CHECK(pai::daly_interval(3600, 0) == 0);
+}
+
+TEST_CASE("expected_ettr: Daly's expected wall time - bounded without NaN or infinity") {
+  CHECK(pai::expected_ettr(4342, 60, 600, 159975) == Approx(0.969219).epsilon(1e-5));
+  // No failures to speak of: only the saves cost, interval / (interval + cost).
+  CHECK(pai::expected_ettr(3600, 60, 600, 1e15) == Approx(3600.0 / 3660).epsilon(1e-6));
+  // A free save taken every second: only the restarts cost, e^(-R/M).
+  CHECK(pai::expected_ettr(1, 0, 600, 3600) == Approx(std::exp(-600.0 / 3600)).epsilon(1e-3));
+  // Failures every 100 s against 300 s saves and 10 minute restarts: next to nothing.
+  CHECK(pai::expected_ettr(100, 300, 600, 100) == Approx(4.6247e-5).epsilon(1e-3));
+  // A job MTBF of a millisecond: e^(R/M) is far past double's range.
+  const double none = pai::expected_ettr(1, 31536000, 31536000, 0.001);
+  CHECK(none == 0);
+  CHECK(pai::expected_ettr(0, 60, 600, 3600) == 0);
+  CHECK(pai::expected_ettr(60, 60, 600, 0) == 0);
+  const double huge = std::numeric_limits<double>::max();
+  CHECK(std::isfinite(pai::expected_ettr(huge, huge, huge, huge)));
+}
+
+TEST_CASE("plan_checkpoints: the node MTBF over the job's nodes, spares aside") {
+  pai::Plan plan = pai::testing::make_test_plan();
+  plan.nodes = 128;
+  plan.spares.resize(4);
+  pai::plan_checkpoints(plan);
+  const pai::CheckpointPlan& c = plan.fault_tolerance.checkpoint_plan;
+  CHECK(c.node_mtbf_seconds == 237 * 86400);
+  CHECK(c.job_mtbf_seconds == Approx(159975));
+  CHECK(c.interval_seconds == 4342);
+  CHECK(c.expected_ettr == Approx(0.969219).epsilon(1e-5));
+  CHECK(pai::checkpoint_plan_line(c, plan.nodes) ==
+        "checkpoint plan: every 1h 12m (expected ETTR 96.9%, job MTBF 1d 20h over 128 nodes)");
+}
+
+TEST_CASE("plan_checkpoints: at least a second between saves - the largest inputs stay finite") {
+  pai::Plan plan = pai::testing::make_test_plan();
+  plan.nodes = 1;
+  pai::CheckpointPlan& c = plan.fault_tolerance.checkpoint_plan;
+  c.checkpoint_cost_seconds = 0;
+  c.restart_cost_seconds = 0;
+  pai::plan_checkpoints(plan);
+  CHECK(c.interval_seconds == 1);
+  CHECK(c.expected_ettr == Approx(1).epsilon(1e-6));
+
+  c.node_mtbf_seconds = 31536000;
+  c.checkpoint_cost_seconds = 31536000;
+  pai::plan_checkpoints(plan);
+  // sqrt(2) (1 + sqrt(1/2)/3 + 1/18) - 1 of 365 days: never past the job MTBF.
+  CHECK(c.interval_seconds == 26052341);
+  CHECK(std::isfinite(c.expected_ettr));
+  CHECK(c.expected_ettr > 0);
+}
+
+TEST_CASE("checkpoint_plan_line: a job that cannot progress is said so") {
+  pai::Plan plan = pai::testing::make_test_plan();
+  plan.nodes = 10000;
+  pai::CheckpointPlan& c = plan.fault_tolerance.checkpoint_plan;
+  c.node_mtbf_seconds = 3600;
+  c.checkpoint_cost_seconds = 300;
+  c.restart_cost_seconds = 600;
+  pai::plan_checkpoints(plan);
+  CHECK(c.expected_ettr == 0);
+  CHECK(
+      pai::checkpoint_plan_line(c, plan.nodes) ==
+      "checkpoint plan: every 1.0 s (expected ETTR 0.0%: the job cannot progress, job MTBF 360 ms "
+      "over 10000 nodes)");
+}
+
+}  // namespace checkpoint_planner_test
