@@ -196,7 +196,15 @@ void read_rendezvous(const TorchrunArgs& args, const TorchrunFacts& facts, Torch
            "port 0 (any free port) works for one node only: the other "
            "nodes must know the port");
     }
-    job.endpoint_port = facts.free_port ? facts.free_port() : 29400;
+    // A free port whose range (the coordinator's port, MASTER_PORT and the 100 after: the
+    // plan's portRange below) leaves out the port asked for the metrics: a free port the
+    // kernel just gave the metrics' user may come back here.
+    for (int tries = 0; tries < 16; ++tries) {
+      job.endpoint_port = facts.free_port ? facts.free_port() : 29400;
+      if (args.metrics_port < job.endpoint_port || args.metrics_port > job.endpoint_port + 100) {
+        break;
+      }
+    }
   }
   if (job.endpoint_port < 1024 || job.endpoint_port > 65534) {
     fail("--rdzv-endpoint", "port " + std::to_string(job.endpoint_port) +

@@ -102,6 +102,23 @@ TEST_CASE("one node: MASTER_PORT is the endpoint's port, as torchrun's static re
             .monitoring.metrics_linger_seconds == 5);
 }
 
+TEST_CASE(
+    "standalone: a free port that is the metrics port's or holds it in its range is not taken") {
+  TorchrunFacts f = facts();
+  std::vector<int> ports = {41000, 40950, 43000};
+  f.free_port = [&] {
+    const int p = ports.front();
+    ports.erase(ports.begin());
+    return p;
+  };
+  const TorchrunJob job = torchrun_job(
+      parse_torchrun_args({"--standalone", "--pai-metrics-port", "41000", "t.py"}, {}), f);
+  CHECK(job.endpoint_port == 43000);  // 41000 is the metrics', 40950..41050 holds it
+  // Without a metrics port the first free port is taken.
+  TorchrunFacts g = facts();
+  CHECK(torchrun_job(parse_torchrun_args({"--standalone", "t.py"}, {}), g).endpoint_port == 41000);
+}
+
 TEST_CASE("standalone: a free port and a new run id - the extra nodes of N:M are spares") {
   const Plan standalone = plan_of(job_of({"--standalone", "--nproc-per-node", "gpu", "t.py"}, 4));
   CHECK(standalone.name == "1b4e28ba-2fa1-41d2-883f-0016d3cca427");
