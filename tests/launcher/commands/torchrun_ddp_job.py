@@ -7,6 +7,8 @@ Usage: torchrun_ddp_job.py OUT_DIR SCENARIO
   ok         trains 3 DDP steps;
   kill-once  the same, but in attempt 0 the last rank SIGKILLs itself after step 1, writing
              OUT_DIR/killed (the time of the kill);
+  lose-node  the same, but the last rank SIGKILLs its parent, the launcher of its node (a node
+             lost: bench/spare_restart.sh), and then itself;
   raise      rank 1 raises ValueError under @record (torchelastic's error file), once rank 0
              wrote its environment;
   Each rank writes OUT_DIR/attempt-<N>/step-<RANK> (the time of its first step),
@@ -68,8 +70,10 @@ def main():
             write(os.path.join(folder, "times-%d" % rank),
                   json.dumps({"started": STARTED, "imported": IMPORTED, "grouped": grouped,
                               "stepped": stepped}))
-        if scenario == "kill-once" and attempt == 0 and rank == last and step == 1:
+        if scenario in ("kill-once", "lose-node") and attempt == 0 and rank == last and step == 1:
             write(os.path.join(out, "killed"), "%.6f" % time.time())
+            if scenario == "lose-node":
+                os.kill(os.getppid(), signal.SIGKILL)
             os.kill(os.getpid(), signal.SIGKILL)
     dist.destroy_process_group()
     write(os.path.join(folder, "done-%d" % rank), "%.6f" % time.time())
