@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -50,6 +51,16 @@ class Reader {
     std::lock_guard lock(mutex_);
     return text_;
   }
+  // Waits until every writer is gone and what they wrote was read (end of file on a pipe, EIO
+  // on a pty's master), at most `timeout`: the last lines may still be in the pipe when the
+  // launchers have exited.
+  bool wait_for_end(std::chrono::seconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (!ended_ && Clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return ended_;
+  }
 
  private:
   void run() {
@@ -62,6 +73,7 @@ class Reader {
       pollfd p{fd_, POLLIN, 0};
       if (::poll(&p, 1, 50) <= 0) continue;
       const ssize_t got = ::read(fd_, buf, sizeof buf);
+      if (got == 0 || (got < 0 && errno == EIO)) ended_ = true;
       if (got <= 0) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         continue;
@@ -73,6 +85,7 @@ class Reader {
   int fd_;
   std::atomic<bool> stop_ = false;
   std::atomic<bool> reading_ = true;
+  std::atomic<bool> ended_ = false;
   std::mutex mutex_;
   std::string text_;
   std::thread thread_;
@@ -125,6 +138,7 @@ TEST_CASE("a terminal under Ctrl-S stops no heartbeat - the job finishes, unshow
   REQUIRE(::write(master, "\x11", 1) == 1);  // Ctrl-Q: the launchers can say the rest
   const auto codes = cluster.wait_all(60);
   ::close(slave);
+  CHECK(screen.wait_for_end(std::chrono::seconds(10)));
   const std::string shown = screen.text();
   INFO(shown.substr(shown.size() > 4000 ? shown.size() - 4000 : 0));
   CHECK(succeeded);
@@ -154,6 +168,7 @@ TEST_CASE("a pipe whose reader stopped stops no heartbeat - the job finishes") {
   pager.set_reading(true);
   const auto codes = cluster.wait_all(60);
   ::close(pipe_fds[1]);
+  CHECK(pager.wait_for_end(std::chrono::seconds(10)));
   const std::string shown = pager.text();
   INFO(shown.substr(shown.size() > 4000 ? shown.size() - 4000 : 0));
   CHECK(succeeded);
