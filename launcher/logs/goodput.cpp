@@ -115,6 +115,11 @@ double Account::ettr() const {
   return all > 0 ? causes[Cause::Productive] / all : 0.0;
 }
 
+double Account::checkpoint_cost_seconds() const {
+  return checkpoint_saves > 0 ? checkpoint_save_seconds / static_cast<double>(checkpoint_saves)
+                              : 0.0;
+}
+
 struct Accountant::Impl {
   // The job so far.
   std::int64_t first_ms = std::numeric_limits<std::int64_t>::max();
@@ -127,6 +132,8 @@ struct Accountant::Impl {
   std::vector<Decision> decisions;
   bool step_data = false;
   std::int64_t skipped = 0;
+  std::int64_t saves = 0;    // saves that stalled ranks and ended
+  std::int64_t save_ms = 0;  // their wall time
 
   // The journal being read.
   bool coordinator = false;
@@ -138,6 +145,7 @@ struct Accountant::Impl {
   std::vector<const Decision*> pending;  // the coordinator's, for this instance, in time order
   std::size_t next_pending = 0;
   std::int64_t journal_last = kNever;
+  std::int64_t stall_since_ms = kNever;  // the save that stalls this instance's ranks
 
   void credit(int a, std::size_t b, std::int64_t from, std::int64_t to, double weight = 1) {
     if (to <= from) return;
@@ -217,6 +225,7 @@ struct Accountant::Impl {
   }
 
   void stop_running(std::int64_t ms) {
+    stall_since_ms = kNever;  // a save cut off by a stop is no measure of a save's cost
     for (Slot& s : slots) {
       if (s.alive && running(s.cause)) set(s, ms, Cause::StopTeardown);
     }
@@ -297,6 +306,7 @@ void Accountant::Impl::add_node(const journal::Entry& e) {
   } else if (const auto* st = std::get_if<journal::Start>(&ev)) {
     ensure_slots(std::max<std::int64_t>(st->processes.value_or(1), 1), ms);
     attempt = std::max(st->attempt, 0);
+    stall_since_ms = kNever;
     for (Slot& s : slots) {
       close(s, ms);
       s.cause = Cause::StartUp;
@@ -328,16 +338,24 @@ void Accountant::Impl::add_node(const journal::Entry& e) {
     for_rank(sr->rank, [&](Slot& s) { step(s, ms, sr->step); });
   } else if (std::holds_alternative<journal::CheckpointStarted>(ev)) {
     // A save stalls the instance's ranks: they meet the saving rank at the next collective.
+    bool stalled = false;
     for_rank(-1, [&](Slot& s) {
       if (s.cause != Cause::Productive && s.cause != Cause::Rollback) return;
       s.before_stall = s.cause;
       set(s, ms, Cause::CheckpointStall);
+      stalled = true;
     });
+    if (stalled && stall_since_ms == kNever) stall_since_ms = ms;
   } else if (std::holds_alternative<journal::Checkpoint>(ev) ||
              std::holds_alternative<journal::CheckpointFailed>(ev) ||
              std::holds_alternative<journal::CheckpointAbandoned>(ev)) {
     for (Slot& s : slots) {
       if (s.cause == Cause::CheckpointStall) set(s, ms, s.before_stall);
+    }
+    if (stall_since_ms != kNever) {
+      ++saves;
+      save_ms += std::max<std::int64_t>(ms - stall_since_ms, 0);
+      stall_since_ms = kNever;
     }
   } else if (const auto* h = std::get_if<journal::Hang>(&ev)) {
     hang(ms, h->seconds);
@@ -378,6 +396,7 @@ void Accountant::begin_journal(bool coordinator, const std::string& folder) {
   m.next_slot = 0;
   m.attempt = 0;
   m.journal_last = kNever;
+  m.stall_since_ms = kNever;
   m.pending.clear();
   m.next_pending = 0;
   if (!coordinator) {
@@ -419,6 +438,8 @@ Account Accountant::finish_at(std::int64_t live_now_ms) const {
   Account out;
   out.step_data = m.step_data;
   out.skipped_lines = m.skipped;
+  out.checkpoint_saves = m.saves;
+  out.checkpoint_save_seconds = static_cast<double>(m.save_ms) / 1000.0;
   if (m.last_ms == kNever) return out;
   const bool live = live_now_ms != kNever;
   if (live) m.last_ms = std::max(m.last_ms, live_now_ms);

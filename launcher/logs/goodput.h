@@ -73,11 +73,18 @@ struct Account {
   std::vector<AttemptAccount> attempts;  ///< in attempt order; their causes sum to `causes`
   bool step_data = false;                ///< some rank recorded a step
   std::int64_t skipped_lines = 0;        ///< journal lines that were no record this version reads
+  /// Saves that stalled an instance's ranks and ended (checkpoint-started to its checkpoint,
+  /// checkpoint-failed or checkpoint-abandoned), and their wall seconds summed: the measured
+  /// checkpoint cost is their mean (checkpoint_cost_seconds).
+  std::int64_t checkpoint_saves = 0;
+  double checkpoint_save_seconds = 0;
   std::vector<std::string> notes;        ///< what the account could not measure, and why
   /// (last_ms - first_ms) / 1000.
   double wall_seconds() const;
   /// Productive rank-seconds over all rank-seconds; 0 for an empty account.
   double ettr() const;
+  /// The mean wall seconds of a save that stalled the ranks; 0 before one ended.
+  double checkpoint_cost_seconds() const;
 };
 
 /// Builds an Account from journals' records. Feed the coordinator's journal (when there is one)

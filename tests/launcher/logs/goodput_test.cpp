@@ -184,6 +184,32 @@ TEST_CASE("a kill -9 and a restart: teardown, backoff, checks and the rollback a
   check_sums(a);
 }
 
+TEST_CASE("the saves that stalled the ranks are counted with their wall time; one cut off is not") {
+  Folder f{"worker-0", {}};
+  f.at(0, launcher_started(2)).at(0, start(0, 2)).at(0, process(0)).at(0, process(1));
+  f.at(10 * kS, steps(0, 10)).at(10 * kS, steps(1, 10));
+  journal::CheckpointStarted saving;
+  saving.step = 10;
+  f.at(10 * kS, saving).at(14 * kS, journal::Checkpoint{"worker-0", 10, "/ckpt/10"});
+  // A failed save stalled the ranks too: it cost what it took.
+  saving.step = 20;
+  f.at(20 * kS, steps(0, 20)).at(20 * kS, saving);
+  f.at(22 * kS, journal::CheckpointFailed{"worker-0", 20, "disk full"});
+  // A save cut off by a stop, its end journaled after the next attempt's start: no measure.
+  saving.step = 30;
+  f.at(30 * kS, steps(0, 30)).at(30 * kS, saving).at(31 * kS, stop()).at(31 * kS, exit_of(0, 143));
+  f.at(31 * kS, exit_of(1, 143)).at(32 * kS, restart(1, 0)).at(32 * kS, start(1, 2));
+  f.at(33 * kS, process(0)).at(33 * kS, process(1));
+  f.at(40 * kS, journal::Checkpoint{"worker-0", 30, "/ckpt/30"});
+  f.at(50 * kS, exit_of(0, 0)).at(50 * kS, exit_of(1, 0)).at(50 * kS, journal::JobSucceeded{});
+  const Account a = account({f});
+  CHECK(a.checkpoint_saves == 2);
+  CHECK(a.checkpoint_save_seconds == Approx(4 + 2));
+  CHECK(a.checkpoint_cost_seconds() == Approx(3));
+  check_sums(a);
+  CHECK(Account{}.checkpoint_cost_seconds() == 0);
+}
+
 TEST_CASE("ranks of warm roles are counted warm or cold per attempt") {
   Folder f{"worker-0", {}};
   auto started = [](std::int64_t rank, std::optional<bool> warm) {
