@@ -1,5 +1,6 @@
 // The coordinator protocol's messages between a coordinator and its control clients,
-// `pai-launch status|stop|start|cancel|kill|run|logs|rsh` (docs/protocol.md, "Control client
+// `pai-launch status|stop|start|cancel|kill|checkpoint-now|run|logs|rsh` (docs/protocol.md,
+// "Control client
 // -> coordinator" and its answers). Each struct lists its wire fields once, in a table beside
 // its members (libpai/fields.h, options in wire_fields.h). Included through protocol.h.
 #pragma once
@@ -46,6 +47,13 @@ struct KillRequest {
   std::string instance;
   bool operator==(const KillRequest&) const = default;
   friend void fields(auto& v, Like<KillRequest> auto& m) { v("instance", m.instance); }
+};
+
+/// `checkpoint-now` {}: ask every running rank to checkpoint at its next step (the SDK's
+/// should_checkpoint answers True once), answered with OkReply.
+struct CheckpointNowRequest {
+  static constexpr char kType[] = "checkpoint-now";
+  bool operator==(const CheckpointNowRequest&) const = default;
 };
 
 /// `run`: run `argv` on every joined launcher.
@@ -111,7 +119,7 @@ struct LogsRequest {
 /// What a control client (`pai-launch status|stop|start|cancel|kill|run|logs|rsh`) asks.
 using ControlRequest =
     std::variant<StatusRequest, PauseRequest, ResumeRequest, CancelRequest, KillRequest, RunRequest,
-                 RshRequest, RshStdin, LogsRequest, ClaimRequest, Heartbeat>;
+                 RshRequest, RshStdin, LogsRequest, ClaimRequest, CheckpointNowRequest, Heartbeat>;
 
 // ---- Coordinator -> control client ----
 

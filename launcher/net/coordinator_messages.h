@@ -13,6 +13,7 @@
 
 #include "launcher/net/node_messages.h"
 #include "launcher/net/wire_fields.h"
+#include "libpai/duration.h"
 
 namespace pai::net {
 
@@ -75,6 +76,22 @@ struct NicVerdictNotice {
     v("problem", m.problem);
     v.check("problem", [&] { return not_one_of(m.problem, {"down", "flapping", "errors"}); });
     v("evidence", m.evidence, ByteLength{0, kMaxNicEvidence});
+  }
+};
+
+/// `checkpoint-advice`: what the ranks' `checkpoint-advice` control request answers from now
+/// on (docs/checkpoint-planning.md, "While the job runs"): the checkpoint interval, refined
+/// from the saves the coordinator measured, and the number of the latest `checkpoint-now`
+/// request (0: none). Sent to the running instances' nodes when either changes, and before
+/// each start once it differs from the plan's.
+struct CheckpointAdvice {
+  static constexpr char kType[] = "checkpoint-advice";
+  std::int64_t interval_seconds = 0;  ///< 0: no plan (the ranks keep their own)
+  std::int64_t request = 0;
+  bool operator==(const CheckpointAdvice&) const = default;
+  friend void fields(auto& v, Like<CheckpointAdvice> auto& m) {
+    v("intervalSeconds", m.interval_seconds, UpTo{kMaxDurationSeconds});
+    v("request", m.request, NonNegative{});
   }
 };
 
@@ -243,6 +260,6 @@ struct FabricConnect {
 using CoordinatorToNode =
     std::variant<Progress, Assign, Standby, RunChecks, Start, Stop, Kill, Finish, Exec, ExecStdin,
                  ExecKill, SubscribeLogs, UnsubscribeLogs, Heartbeat, FabricListen, FabricConnect,
-                 NicVerdictNotice>;
+                 NicVerdictNotice, CheckpointAdvice>;
 
 }  // namespace pai::net
