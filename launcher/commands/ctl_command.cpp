@@ -41,6 +41,10 @@ int ctl_command(const std::vector<std::string>& words) {
     return complain(e.what(), 1);
   }
   if (reply == "ok") return 0;
+  if (reply.rfind("ok ", 0) == 0) {  // a request that asks for something: its answer
+    write_all(1, reply.substr(3) + "\n");
+    return 0;
+  }
   if (reply.rfind("error ", 0) == 0) return complain(reply.substr(6), 1);
   return complain("unexpected reply: " + reply, 1);
 }

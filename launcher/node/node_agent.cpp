@@ -359,6 +359,9 @@ void NodeAgent::dispatch(const net::CoordinatorToNode& message) {
           [&](const net::SubscribeLogs& m) { subscribe_logs(m); },
           [&](const net::UnsubscribeLogs&) { parts_.logs.unsubscribe(); },
           [&](const net::NicVerdictNotice& m) { record_nic_verdict(m); },
+          [&](const net::CheckpointAdvice& m) {
+            parts_.instances.advise_checkpoints(m.interval_seconds, m.request);
+          },
       },
       message);
 }

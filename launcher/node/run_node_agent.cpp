@@ -57,6 +57,9 @@ class SupervisorRunner final : public InstanceRunner {
   void prewarm(const std::string& folder) override { supervisor_.prewarm(folder); }
   void apply(const PolicyAction& action) override { supervisor_.apply(action); }
   void kill_instance(int instance) override { supervisor_.kill_instance(instance); }
+  void advise_checkpoints(std::int64_t interval_seconds, std::int64_t request) override {
+    supervisor_.advise_checkpoints(interval_seconds, request);
+  }
   void finish(int exit_code, const std::string& reason) override {
     supervisor_.finish(exit_code, reason);
   }

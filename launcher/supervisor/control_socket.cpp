@@ -123,12 +123,21 @@ std::optional<ControlRequest> parse_control_line(std::string_view line, std::str
     }
     return RetryableErrorRequest{std::string(arg)};
   }
+  if (verb == "checkpoint-advice") {
+    if (!arg.empty()) {
+      *error = "checkpoint-advice takes no argument, got '" + std::string(arg.substr(0, 64)) + "'";
+      return std::nullopt;
+    }
+    return CheckpointAdviceRequest{};
+  }
   std::string shown(verb.substr(0, 64));
   for (char& c : shown) {
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
   }
-  *error = "unknown request '" + shown + "' (expected notify, progress, hang-interval, exit-hang-interval, "
-           "retryable-error, checkpoint-begin, checkpoint-done or checkpoint-failed)";
+  *error = "unknown request '" + shown +
+           "' (expected notify, progress, hang-interval, exit-hang-interval, "
+           "retryable-error, checkpoint-begin, checkpoint-done, checkpoint-failed or "
+           "checkpoint-advice)";
   return std::nullopt;
 }
 
@@ -207,8 +216,9 @@ void ControlServer::read_client(int fd) {
     if (line.size() > kMaxControlLine) break;
     std::string error;
     auto request = parse_control_line(line, &error);
-    if (request) error = handler_(*request, client.pid);
-    reply(fd, error.empty() ? "ok" : "error " + error);
+    ControlReply answer = request ? handler_(*request, client.pid) : ControlReply::error(error);
+    const std::string& text = answer.text;
+    reply(fd, (answer.ok ? "ok" : "error") + (text.empty() ? "" : " " + text));
   }
   buffer.erase(0, start);
   if (buffer.size() > kMaxControlLine) {

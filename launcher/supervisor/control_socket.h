@@ -8,7 +8,9 @@
 //            retryable-error <text>   -> a log keyword that makes a failure retryable
 //            checkpoint-begin <step>  -> a checkpoint save is in flight (stops wait for it)
 //            checkpoint-done <step> <path> | checkpoint-failed <step> <why> -> it ended
-// Replies:   ok | error <why>
+//            checkpoint-advice        -> "ok interval=<seconds> request=<n>": the job's
+//                                        checkpoint interval and latest checkpoint-now
+// Replies:   ok | ok <data> | error <why>
 // A line longer than kMaxControlLine is answered with an error and the connection closed.
 #pragma once
 
@@ -19,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 
 #include "launcher/os/event_loop.h"
@@ -57,10 +60,22 @@ struct CheckpointRequest {
   std::int64_t step = 0;
   std::string text;  ///< the checkpoint's path (done) or why it failed (failed)
 };
+/// `checkpoint-advice`: what the job advises its ranks about checkpoints now
+/// (docs/checkpoint-planning.md, "While the job runs"), answered `ok interval=<seconds>
+/// request=<n>`.
+struct CheckpointAdviceRequest {};
 /// A parsed request.
-using ControlRequest = std::variant<NotifyRequest, ProgressRequest, HangIntervalRequest,
-                                    ExitHangIntervalRequest, RetryableErrorRequest,
-                                    CheckpointRequest>;
+using ControlRequest =
+    std::variant<NotifyRequest, ProgressRequest, HangIntervalRequest, ExitHangIntervalRequest,
+                 RetryableErrorRequest, CheckpointRequest, CheckpointAdviceRequest>;
+
+/// The answer to a request: `ok`, `ok <text>` (a request that asks for something) or
+/// `error <text>`.
+struct ControlReply {
+  bool ok = true;
+  std::string text;
+  static ControlReply error(std::string why) { return {false, std::move(why)}; }
+};
 
 /// Parses one request line (without its newline; a trailing '\r' is ignored). On bad input
 /// returns nullopt and sets `*error` to the text after "error " in the reply.
@@ -70,8 +85,8 @@ std::optional<ControlRequest> parse_control_line(std::string_view line, std::str
 class ControlServer {
  public:
   /// Handles a request from the process `peer_pid` (the one that connected, from
-  /// SO_PEERCRED; 0 when unknown); returns "" for `ok`, else the error text.
-  using RequestHandler = std::function<std::string(const ControlRequest&, int peer_pid)>;
+  /// SO_PEERCRED; 0 when unknown).
+  using RequestHandler = std::function<ControlReply(const ControlRequest&, int peer_pid)>;
 
   /// Binds and listens on `path` (its directory must exist), replacing a stale socket
   /// left by a dead launcher. Throws std::runtime_error if another launcher serves `path`

@@ -196,7 +196,7 @@ std::vector<RankTelemetrySummary> Supervisor::Impl::telemetry_of(Instance& inst,
   return summaries;
 }
 
-std::string Supervisor::Impl::on_control(int i, const ControlRequest& request, int peer_pid) {
+ControlReply Supervisor::Impl::on_control(int i, const ControlRequest& request, int peer_pid) {
   Instance& inst = instances[i];
   if (const auto* n = std::get_if<NotifyRequest>(&request)) {
     events.record(journal::Notify{.instance = inst.name, .message = n->text});
@@ -224,16 +224,21 @@ std::string Supervisor::Impl::on_control(int i, const ControlRequest& request, i
                                             .is_default = x->seconds == 0});
   } else if (const auto* e = std::get_if<RetryableErrorRequest>(&request)) {
     const auto& known = added_retryable_errors;
-    if (std::find(known.begin(), known.end(), e->text) != known.end()) return "";
+    if (std::find(known.begin(), known.end(), e->text) != known.end()) return {};
     if (known.size() >= kMaxAddedRetryableErrors) {
-      return "too many retryable errors (limit " + std::to_string(kMaxAddedRetryableErrors) + ")";
+      return ControlReply::error("too many retryable errors (limit " +
+                                 std::to_string(kMaxAddedRetryableErrors) + ")");
     }
     added_retryable_errors.push_back(e->text);
     events.record(journal::RetryableError{.instance = inst.name, .text = e->text});
   } else if (const auto* c = std::get_if<CheckpointRequest>(&request)) {
     on_checkpoint(i, *c, peer_pid);
+  } else if (std::holds_alternative<CheckpointAdviceRequest>(request)) {
+    const std::int64_t asked = advised_request > inst.request_at_start ? advised_request : 0;
+    return {true, "interval=" + std::to_string(advised_interval_seconds) +
+                      " request=" + std::to_string(asked)};
   }
-  return "";
+  return {};
 }
 
 void Supervisor::Impl::on_checkpoint(int i, const CheckpointRequest& c, int peer_pid) {
@@ -360,6 +365,11 @@ void Supervisor::kill_instance(int instance) {
   Impl::Instance& inst = impl_->instances.at(instance);
   impl_->events.record(journal::Kill{.instance = inst.name, .reason = "pai-launch kill"});
   impl_->signal_group(inst, SIGKILL);
+}
+
+void Supervisor::advise_checkpoints(std::int64_t interval_seconds, std::int64_t request) {
+  impl_->advised_interval_seconds = interval_seconds;
+  impl_->advised_request = request;
 }
 
 void Supervisor::finish(int exit_code, const std::string& reason) {

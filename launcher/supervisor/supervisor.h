@@ -144,6 +144,9 @@ class Supervisor {
   /// SIGKILLs an instance's processes as a failure (`pai-launch kill`): the exits are reported
   /// like any other.
   void kill_instance(int instance);
+  /// The coordinator's checkpoint advice (`checkpoint-advice`): what every instance's control
+  /// socket answers `checkpoint-advice` with from now on.
+  void advise_checkpoints(std::int64_t interval_seconds, std::int64_t request);
   /// Ends run() with `exit_code`: what still runs is stopped (SIGTERM, grace period, SIGKILL).
   void finish(int exit_code, const std::string& reason);
   /// Whether job-wide hang verdicts are someone else's: the node then decides only "stuck

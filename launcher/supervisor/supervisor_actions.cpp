@@ -143,6 +143,7 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
   inst.ranks.resize(role.nproc_per_node);
   inst.pgid = 0;
   inst.live = 0;
+  inst.request_at_start = advised_request;
   inst.stopping = false;
   inst.restart_at.reset();
   inst.signal_at.reset();

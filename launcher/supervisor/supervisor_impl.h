@@ -87,6 +87,9 @@ struct Supervisor::Impl {
       int global_rank = -1;  // the rank whose process (or a descendant) began it; -1 unknown
     };
     std::vector<Saving> checkpoints_saving;
+    // advised_request when this attempt started: a checkpoint-now older than its ranks is
+    // answered 0 (they resumed from a checkpoint, or never trained to save one).
+    std::int64_t request_at_start = 0;
     std::optional<Clock::time_point> kill_at;    // grace period over
     std::optional<Clock::time_point> restart_at;
     int attempt = 0;  // of the ranks running now (or last)
@@ -113,6 +116,10 @@ struct Supervisor::Impl {
   // From ranks' `retryable-error` requests: the job's patterns on this node, beyond the plan's.
   static constexpr std::size_t kMaxAddedRetryableErrors = 256;
   std::vector<std::string> added_retryable_errors;
+  // What `checkpoint-advice` answers: the plan's interval until the coordinator refines it,
+  // and the latest `checkpoint-now` request's number (docs/checkpoint-planning.md).
+  std::int64_t advised_interval_seconds = plan.fault_tolerance.checkpoint_plan.interval_seconds;
+  std::int64_t advised_request = 0;
   std::deque<PolicyEvent> pending;
   bool draining = false;
   bool done = false;
@@ -153,7 +160,7 @@ struct Supervisor::Impl {
 
   void open_control_socket(int i);
 
-  std::string on_control(int i, const ControlRequest& request, int peer_pid);
+  ControlReply on_control(int i, const ControlRequest& request, int peer_pid);
   void on_checkpoint(int i, const CheckpointRequest& request, int peer_pid);
   // The global rank of instance i whose process is `pid` or an ancestor of it; -1 if none.
   int rank_of_process(int i, int pid) const;

@@ -83,7 +83,8 @@ class FakeCoordinatorLink final : public CoordinatorLink {
 class FakeInstanceRunner final : public InstanceRunner {
  public:
   /// "add_instance worker-1 on node-1", "start 0 attempt 2", "stop 0 signal 15 dumpStacks
-  /// reason …" (dumpStacks only when asked), "kill_instance 0", "finish 1 reason …".
+  /// reason …" (dumpStacks only when asked), "kill_instance 0", "advise_checkpoints 600 1", "finish
+  /// 1 reason …".
   std::vector<std::string> calls;
   /// What log_files() answers, per instance.
   std::map<int, std::vector<std::string>> log_files_of;
@@ -117,6 +118,10 @@ class FakeInstanceRunner final : public InstanceRunner {
   void prewarm(const std::string& folder) override { calls.push_back("prewarm " + folder); }
   void kill_instance(int instance) override {
     calls.push_back("kill_instance " + std::to_string(instance));
+  }
+  void advise_checkpoints(std::int64_t interval_seconds, std::int64_t request) override {
+    calls.push_back("advise_checkpoints " + std::to_string(interval_seconds) + " " +
+                    std::to_string(request));
   }
   void finish(int exit_code, const std::string& reason) override {
     calls.push_back("finish " + std::to_string(exit_code) + " reason " + reason);

@@ -393,6 +393,18 @@ TEST_CASE("kill SIGKILLs the instance as a failure: its exits are not stopping")
   CHECK(node.link.take() == Messages{exited(1, 0, 0, 9, false, c.reason, true, "", "signal:9")});
 }
 
+TEST_CASE("checkpoint advice goes to the supervisor - a malformed one is a protocol error") {
+  AgentHarness node;
+  node.join_and_assign(1);
+  node.receive(Json{{"type", "checkpoint-advice"}, {"intervalSeconds", 600}, {"request", 1}});
+  CHECK(node.instances.take() == Strings{"advise_checkpoints 600 1"});
+  node.receive(Json{{"type", "checkpoint-advice"}, {"intervalSeconds", -1}, {"request", 1}});
+  node.receive(Json{{"type", "checkpoint-advice"}, {"intervalSeconds", 600}});
+  node.receive(
+      Json{{"type", "checkpoint-advice"}, {"intervalSeconds", 365 * 86400 + 1}, {"request", 0}});
+  CHECK(node.instances.take().empty());
+}
+
 TEST_CASE("a spare waits on standby, then takes another node's instance with a new log folder") {
   AgentHarness node("spare-0");
   REQUIRE(node.agent.join());

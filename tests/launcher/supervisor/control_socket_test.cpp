@@ -88,8 +88,12 @@ TEST_CASE("requests parse - bad ones explain themselves") {
         365 * 86400);
   CHECK(parse_error("\x01\xfegarbage") ==
         "unknown request '??garbage' (expected notify, progress, hang-interval, "
-        "exit-hang-interval, retryable-error, checkpoint-begin, checkpoint-done or "
-        "checkpoint-failed)");
+        "exit-hang-interval, retryable-error, checkpoint-begin, checkpoint-done, "
+        "checkpoint-failed or checkpoint-advice)");
+  CHECK(std::holds_alternative<CheckpointAdviceRequest>(
+      *parse_control_line("checkpoint-advice", &error)));
+  CHECK(!parse_control_line("checkpoint-advice now", &error));
+  CHECK(error == "checkpoint-advice takes no argument, got 'now'");
   CHECK(std::get<HangIntervalRequest>(*parse_control_line("hang-interval off", &error)).seconds ==
         -1);
   CHECK(std::get<ExitHangIntervalRequest>(*parse_control_line("exit-hang-interval 5m", &error))
@@ -128,10 +132,13 @@ TEST_CASE("the server answers each line and survives garbage and 1 MiB lines") {
   EventLoop loop;
   std::vector<std::string> seen;
   std::vector<int> peers;
-  ControlServer server(dir / "c.sock", loop, [&](const ControlRequest& r, int peer) -> std::string {
+  ControlServer server(dir / "c.sock", loop, [&](const ControlRequest& r, int peer) {
     if (const auto* n = std::get_if<NotifyRequest>(&r)) seen.push_back(n->text);
     peers.push_back(peer);
-    return "";
+    if (std::holds_alternative<CheckpointAdviceRequest>(r)) {
+      return ControlReply{true, "interval=60 request=2"};
+    }
+    return ControlReply{};
   });
 
   auto replies = serve_while(loop, [&] {
@@ -146,10 +153,16 @@ TEST_CASE("the server answers each line and survives garbage and 1 MiB lines") {
   });
   REQUIRE(replies.size() == 2);
   CHECK(replies[0] == "ok");
-  CHECK(replies[1] == "error unknown request 'bogus' (expected notify, progress, hang-interval, "
-        "exit-hang-interval, retryable-error, checkpoint-begin, checkpoint-done or "
-        "checkpoint-failed)");
+  CHECK(replies[1] ==
+        "error unknown request 'bogus' (expected notify, progress, hang-interval, "
+        "exit-hang-interval, retryable-error, checkpoint-begin, checkpoint-done, "
+        "checkpoint-failed or checkpoint-advice)");
   CHECK(seen == std::vector<std::string>{"a"});
+  // A request that asks for something gets its answer after "ok ".
+  CHECK(serve_while(loop, [&] {
+          return send_control_request(server.path(), "checkpoint-advice", 2000);
+        }) == "ok interval=60 request=2");
+  peers.pop_back();
 
   auto flood = serve_while(loop, [&] {
     int fd = connect_to(server.path());
@@ -190,7 +203,7 @@ TEST_CASE("a stale socket is replaced - a live one is refused") {
   TempDir dir;
   EventLoop loop;
   const std::string path = dir / "c.sock";
-  auto handler = [](const ControlRequest&, int) { return std::string(); };
+  auto handler = [](const ControlRequest&, int) { return ControlReply{}; };
   {
     int stale = ::socket(AF_UNIX, SOCK_STREAM, 0);
     sockaddr_un addr{};

@@ -290,6 +290,16 @@ TEST_CASE("ctl retryable-error makes a matching failure retryable for the rest o
   }
 }
 
+TEST_CASE("ctl checkpoint-advice prints the plan's interval and no request") {
+  TempDir dir;
+  auto plan = local_plan("sup-advice", kLauncher + " ctl checkpoint-advice");
+  plan.fault_tolerance.checkpoint_plan.interval_seconds = 4342;
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-0.log") == "interval=4342 request=0\n");
+}
+
 TEST_CASE("ctl hang-interval off keeps a silent stage from counting as a hang") {
   TempDir dir;
   auto plan = local_plan("sup-hang-off", kLauncher +
