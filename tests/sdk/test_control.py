@@ -59,6 +59,19 @@ class ControlConnectionTest(unittest.TestCase):
         self.assertEqual(self.connection.request("progress x"),
                          "the launcher refused 'progress': progress needs a step")
 
+    def test_ask_returns_what_follows_ok(self) -> None:
+        self.launcher.reply = lambda line: "ok interval=60 request=2" if line == "q" else "ok"
+        self.assertEqual(self.connection.ask("q"), ("interval=60 request=2", None))
+        self.assertEqual(self.connection.ask("progress 1"), ("", None))
+        # request() takes an answer as an ok.
+        self.assertIsNone(self.connection.request("q"))
+        self.launcher.reply = lambda line: "error no"
+        self.assertEqual(self.connection.ask("q"), (None, "the launcher refused 'q': no"))
+        self.launcher.reply = lambda line: "okay"
+        answer, problem = self.connection.ask("q")
+        self.assertIsNone(answer)
+        self.assertTrue(problem.startswith("unexpected reply"), problem)
+
     def test_an_unexpected_reply_starts_afresh(self) -> None:
         self.launcher.reply = lambda line: "hello"
         self.assertEqual(self.connection.request("progress 1"),

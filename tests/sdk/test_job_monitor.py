@@ -456,6 +456,11 @@ class ShouldCheckpointTest(unittest.TestCase):
         self.addCleanup(setattr, jm, "_clock", saved_clock)
         saved = os.environ.get(jm.CHECKPOINT_INTERVAL_VARIABLE)
         self.addCleanup(restore_environment, jm.CHECKPOINT_INTERVAL_VARIABLE, saved)
+        # No launcher: the advice is not asked for.
+        saved_socket = os.environ.pop("PAI_CONTROL_SOCKET", None)
+        self.addCleanup(restore_environment, "PAI_CONTROL_SOCKET", saved_socket)
+        forget_session()
+        self.addCleanup(forget_session)
 
     def monitor(self, interval) -> jm.Monitor:
         if interval is None:
@@ -510,6 +515,92 @@ class ShouldCheckpointTest(unittest.TestCase):
             monitor.should_checkpoint(step)
         # 100,000 calls: well under a microsecond's worth of a training step each.
         self.assertLess(time.perf_counter() - start, 2.0)
+
+
+class CheckpointAdviceTest(LauncherTestCase):
+    """should_checkpoint following the launcher's `checkpoint-advice`: a refined interval and
+    `pai-launch checkpoint-now` requests."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.clock = FakeClock()
+        saved_clock = jm._clock
+        jm._clock = self.clock
+        self.addCleanup(setattr, jm, "_clock", saved_clock)
+        saved = os.environ.get(jm.CHECKPOINT_INTERVAL_VARIABLE)
+        self.addCleanup(restore_environment, jm.CHECKPOINT_INTERVAL_VARIABLE, saved)
+        os.environ[jm.CHECKPOINT_INTERVAL_VARIABLE] = "600"
+        self.advice = "interval=600 request=0"
+        self.launcher.reply = lambda line: (
+            "ok " + self.advice if line == "checkpoint-advice" else "ok")
+
+    def test_asked_at_the_first_call_then_every_advice_period(self) -> None:
+        monitor = jm.Monitor()
+        self.assertFalse(monitor.should_checkpoint(1))
+        self.clock.now += jm.ADVICE_PERIOD_S - 1
+        self.assertFalse(monitor.should_checkpoint(2))
+        self.clock.now += 1
+        self.assertFalse(monitor.should_checkpoint(3))
+        self.assertEqual(self.launcher.lines, ["checkpoint-advice"] * 2)
+
+    def test_a_checkpoint_now_request_is_true_once_at_the_next_step(self) -> None:
+        monitor = jm.Monitor()
+        self.assertFalse(monitor.should_checkpoint(1))
+        self.advice = "interval=600 request=1"
+        self.clock.now += jm.ADVICE_PERIOD_S
+        self.assertTrue(monitor.should_checkpoint(2))
+        self.assertTrue(monitor.should_checkpoint(2))  # the same step: the same answer
+        self.clock.now += 1
+        self.assertFalse(monitor.should_checkpoint(3))  # the save is over: not again
+        self.clock.now += jm.ADVICE_PERIOD_S
+        self.assertFalse(monitor.should_checkpoint(4))  # request 1 is done
+        # The interval restarted with the requested save.
+        self.clock.now += 600 - 2 * jm.ADVICE_PERIOD_S - 1
+        self.assertFalse(monitor.should_checkpoint(5))
+        self.clock.now += jm.ADVICE_PERIOD_S + 1
+        self.assertTrue(monitor.should_checkpoint(6))
+
+    def test_a_request_comes_through_without_any_interval(self) -> None:
+        os.environ.pop(jm.CHECKPOINT_INTERVAL_VARIABLE)
+        self.advice = "interval=0 request=3"
+        self.assertTrue(jm.Monitor().should_checkpoint(7))
+
+    def test_a_refined_interval_replaces_the_planned_one_and_a_set_one_until_it_changes(
+            self) -> None:
+        monitor = jm.Monitor()
+        self.advice = "interval=100 request=0"
+        self.assertFalse(monitor.should_checkpoint(1))
+        self.clock.now += 100
+        self.assertTrue(monitor.should_checkpoint(2))
+        # The caller's own interval stands while the advice stays the same ...
+        monitor.set_checkpoint_interval(1000)
+        self.clock.now += 1
+        self.assertFalse(monitor.should_checkpoint(3))
+        self.clock.now += 500
+        self.assertFalse(monitor.should_checkpoint(4))
+        # ... and gives way when the coordinator refines it again.
+        self.advice = "interval=300 request=0"
+        self.clock.now += jm.ADVICE_PERIOD_S
+        self.assertTrue(monitor.should_checkpoint(5))
+
+    def test_garbage_advice_changes_nothing_and_is_warned_about_once(self) -> None:
+        monitor = jm.Monitor()
+        for answer in ("interval=x request=1", "request=1", "interval=-5 request=2", ""):
+            self.advice = answer
+            self.clock.now += jm.ADVICE_PERIOD_S
+            self.assertFalse(monitor.should_checkpoint(1), answer)
+        self.assertEqual(len(self.monitor_warnings()), 4)
+        self.advice = "interval=600 request=1"
+        self.clock.now += jm.ADVICE_PERIOD_S
+        self.assertTrue(monitor.should_checkpoint(2))
+
+    def test_a_launcher_that_refuses_costs_one_warning(self) -> None:
+        self.launcher.reply = lambda line: "error unknown request 'checkpoint-advice'"
+        monitor = jm.Monitor()
+        for step in range(3):
+            self.clock.now += jm.ADVICE_PERIOD_S
+            self.assertFalse(monitor.should_checkpoint(step))
+        self.assertEqual(len(self.monitor_warnings()), 1)
 
 
 if __name__ == "__main__":

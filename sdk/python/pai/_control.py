@@ -1,7 +1,8 @@
 """The launcher's control socket, as seen from a training process.
 
 One Unix stream socket per instance (path in ``PAI_CONTROL_SOCKET``); one request per
-line, one reply line per request: ``ok`` or ``error <why>``. The requests are listed in
+line, one reply line per request: ``ok``, ``ok <answer>`` (a request that asks for
+something) or ``error <why>``. The requests are listed in
 docs/sdk.md ("pai-launch ctl") at the project's root.
 
 Nothing here raises: a failed request comes back as a sentence saying why.
@@ -12,7 +13,7 @@ import socket
 import threading
 import time
 import weakref
-from typing import Optional
+from typing import Optional, Tuple
 
 #: Longest request line the launcher accepts, in bytes, newline excluded.
 MAX_LINE_BYTES = 4096
@@ -84,16 +85,21 @@ class ControlConnection:
         """Sends one request line (without its newline; see request_line) and waits for
         the reply. Returns None for ``ok``, else why the request failed. Within a quiet
         period after a timeout, returns at once without sending (see QUIET_FIRST_S)."""
+        return self.ask(line)[1]
+
+    def ask(self, line: str) -> Tuple[Optional[str], Optional[str]]:
+        """As request, for a request that asks for something: (the text after ``ok ``,
+        "" for a bare ``ok``; None) when answered, (None, why) when not."""
         now = time.monotonic()
         if now < self._quiet_until:
-            return self._skipped_text(now)
+            return None, self._skipped_text(now)
         deadline = now + self.timeout_s
         # Waiting for other threads' requests counts against this one's timeout.
         if not self._lock.acquire(timeout=self.timeout_s):
-            return self._timeout_text() + self._quiet()
+            return None, self._timeout_text() + self._quiet()
         try:
             if time.monotonic() < self._quiet_until:  # another thread's request timed out
-                return self._skipped_text(time.monotonic())
+                return None, self._skipped_text(time.monotonic())
             return self._request(line, deadline)
         finally:
             self._lock.release()
@@ -103,23 +109,23 @@ class ControlConnection:
         with self._lock:
             self._close()
 
-    def _request(self, line: str, deadline: float) -> Optional[str]:
+    def _request(self, line: str, deadline: float) -> Tuple[Optional[str], Optional[str]]:
         try:
             reply = self._exchange_once_more_if_broken(line.encode("utf-8") + b"\n", deadline)
         except _TimedOut as problem:
             self._close()
-            return str(problem) + self._quiet()
+            return None, str(problem) + self._quiet()
         except (_Broken, _Failed) as problem:
             self._close()
-            return str(problem)
+            return None, str(problem)
         self._quiet_s = 0.0  # it answers
-        if reply == "ok":
-            return None
+        if reply == "ok" or reply.startswith("ok "):
+            return reply[len("ok "):], None
         if reply == "error" or reply.startswith("error "):
             verb = line.split(" ", 1)[0]
-            return "the launcher refused '{}': {}".format(verb, reply[len("error "):])
+            return None, "the launcher refused '{}': {}".format(verb, reply[len("error "):])
         self._close()  # not pai-launch, or out of step: start afresh
-        return "unexpected reply from the launcher's control socket {}: {!r}".format(
+        return None, "unexpected reply from the launcher's control socket {}: {!r}".format(
             self.path, reply[:200])
 
     def _exchange_once_more_if_broken(self, data: bytes, deadline: float) -> str:

@@ -36,7 +36,7 @@ import os
 import threading
 import time
 import warnings
-from typing import Any, Iterable, List, Optional, Union
+from typing import Any, Iterable, List, Optional, Tuple, Union
 
 from . import _control, telemetry
 from ._hang_scopes import OFF, HangScopes
@@ -146,6 +146,16 @@ class _Session:
         problem = self._connection.request(_control.request_line(verb, argument))
         return Status() if problem is None else self.fail(problem)
 
+    def ask(self, verb: str) -> Optional[str]:
+        """The launcher's answer to `verb` (the text after "ok "); None outside pai-launch
+        (without a warning) or when the request failed (warned about once)."""
+        if self._connection is None:
+            return None
+        answer, problem = self._connection.ask(verb)
+        if problem is not None:
+            self.warn(problem)
+        return answer
+
     def fail(self, problem: str) -> Status:
         """A failed Status for `problem`, warned about once."""
         self.warn(problem)
@@ -223,6 +233,21 @@ CHECKPOINT_INTERVAL_VARIABLE = "PAI_CHECKPOINT_INTERVAL_SECONDS"
 #: The clock of should_checkpoint; tests replace it.
 _clock = time.monotonic
 
+#: How often should_checkpoint asks the launcher for the job's checkpoint advice
+#: (`checkpoint-advice`: the interval as the coordinator refined it from the job's saves, and
+#: the latest `pai-launch checkpoint-now`), in seconds: one request at most this often.
+ADVICE_PERIOD_S = 5.0
+
+
+def _parse_advice(answer: str) -> Optional[Tuple[int, int]]:
+    """(interval seconds, request number) from "interval=N request=K"; None if malformed."""
+    fields = dict(part.split("=", 1) for part in answer.split() if "=" in part)
+    try:
+        interval, request = int(fields["interval"]), int(fields["request"])
+    except (KeyError, ValueError):
+        return None
+    return (interval, request) if interval >= 0 and request >= 0 else None
+
 
 def _checkpoint_interval_from_env() -> Optional[float]:
     """PAI_CHECKPOINT_INTERVAL_SECONDS as seconds > 0, or None (unset or not a number)."""
@@ -249,6 +274,13 @@ class Monitor:
         self._checkpoint_interval = _checkpoint_interval_from_env()
         self._interval_start = _clock()
         self._due_step: Optional[int] = None
+        # The launcher's advice: asked at the first should_checkpoint, then every
+        # ADVICE_PERIOD_S; the interval it last gave (a change replaces ours) and the
+        # latest checkpoint-now request acted on.
+        self._advice_due = self._interval_start
+        self._advised_interval = self._checkpoint_interval
+        self._request_seen = 0
+        self._requested = False
         if config is not None:
             self.reset_config(
                 job_hang_interval=getattr(config, "job_hang_interval", None),
@@ -324,33 +356,59 @@ class Monitor:
     def should_checkpoint(self, step: int) -> bool:
         """True when this rank should save a checkpoint at `step`: the planned interval
         (PAI_CHECKPOINT_INTERVAL_SECONDS, which pai-compile's planner chose) has passed since
-        the last True's save ended, or since the Monitor was made. Meant to be called every
-        step: it reads a clock and compares, nothing more.
+        the last True's save ended, or since the Monitor was made; or a `pai-launch
+        checkpoint-now` was asked since (once per request). Meant to be called every step:
+        it reads a clock and compares, and at most every ADVICE_PERIOD_S asks the launcher
+        for the job's advice (`checkpoint-advice`), whose interval, refined by the
+        coordinator from the job's own saves, replaces the planned one when it changes.
 
         The interval counts training time: it restarts at the first call for a later step
         than the one answered True, when that save is over. Asking again for the same step
-        gives the same answer. Outside pai-launch (no PAI_CHECKPOINT_INTERVAL_SECONDS) it is
-        always False: the caller's own schedule stands.
+        gives the same answer. Outside pai-launch (no PAI_CHECKPOINT_INTERVAL_SECONDS and no
+        control socket) it is always False: the caller's own schedule stands.
         """
-        interval = self._checkpoint_interval
-        if interval is None:
-            return False
+        self._follow_advice()
         if self._due_step is not None:
             if step == self._due_step:
                 return True
             self._due_step = None
             self._interval_start = _clock()
-            return False
-        if _clock() - self._interval_start < interval:
+        if self._requested:
+            self._requested = False
+            self._due_step = step
+            return True
+        interval = self._checkpoint_interval
+        if interval is None or _clock() - self._interval_start < interval:
             return False
         self._due_step = step
         return True
 
+    def _follow_advice(self) -> None:
+        """Asks the launcher for its checkpoint advice when ADVICE_PERIOD_S has passed."""
+        now = _clock()
+        if now < self._advice_due:
+            return
+        self._advice_due = now + ADVICE_PERIOD_S
+        answer = _session().ask("checkpoint-advice")
+        advice = _parse_advice(answer) if answer is not None else None
+        if advice is None:
+            if answer is not None:
+                _session().warn("unexpected checkpoint advice from the launcher: {!r}"
+                                .format(answer[:200]))
+            return
+        interval, request = advice
+        if interval > 0 and interval != self._advised_interval:
+            self._advised_interval = interval
+            self._checkpoint_interval = float(interval)
+        if request > self._request_seen:
+            self._request_seen = request
+            self._requested = True
+
     def set_checkpoint_interval(self, seconds: Optional[Union[int, float]]) -> None:
         """Replaces the planned interval; None, or anything but a number > 0, means never
-        (should_checkpoint is then always False). The time since the last checkpoint is
-        kept. The seam for an interval the launcher refines at run time from the job's own
-        save and restart times (not there yet: docs/checkpoint-planning.md)."""
+        (should_checkpoint then answers True only for a checkpoint-now request). The time
+        since the last checkpoint is kept. It stands until the coordinator refines the
+        interval again (docs/checkpoint-planning.md, "While the job runs")."""
         valid = (seconds is not None and not isinstance(seconds, bool)
                  and isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0)
         self._checkpoint_interval = float(seconds) if valid else None
