@@ -175,6 +175,10 @@ std::vector<std::pair<CLI::App*, ControlVerb>> add_controls(CLI::App& app,
                            "kill an instance's processes as a failure (policy applies)", control);
   kill->add_option("instance", control.instance, "the instance: ROLE-INDEX, e.g. worker-1")
       ->required();
+  auto* checkpoint_now = add_control(
+      app, "checkpoint-now",
+      "ask every running rank to checkpoint at its next step (the SDK's should_checkpoint)",
+      control);
   auto* logs = add_control(app, "logs", "print the ranks' logs of a job", control);
   logs->add_flag("--follow,-f", control.follow, "keep printing output as it comes");
   logs->add_option("--rank", control.rank, "one rank only (default: every rank)");
@@ -187,11 +191,9 @@ std::vector<std::pair<CLI::App*, ControlVerb>> add_controls(CLI::App& app,
     cmd->add_option("--log-dir", control.locator.log_dir,
                     "the job's log folder, read once the job is over (default: the plan's)");
   }
-  return {{status, ControlVerb::Status},
-          {stop, ControlVerb::Stop},
-          {start, ControlVerb::Start},
-          {cancel, ControlVerb::Cancel},
-          {kill, ControlVerb::Kill},
+  return {{status, ControlVerb::Status}, {stop, ControlVerb::Stop},
+          {start, ControlVerb::Start},   {cancel, ControlVerb::Cancel},
+          {kill, ControlVerb::Kill},     {checkpoint_now, ControlVerb::CheckpointNow},
           {logs, ControlVerb::Logs}};
 }
 

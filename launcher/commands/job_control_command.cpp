@@ -120,7 +120,7 @@ class ControlSession {
     return options_.json ? net::to_json(answer).dump(2) + "\n" : render_status_table(answer);
   }
 
-  // stop, start, cancel and kill: one request, answered `ok` or `error`.
+  // stop, start, cancel, kill and checkpoint-now: one request, answered `ok` or `error`.
   int request(const net::ControlRequest& message) {
     send(message);
     write_all(options_.out_fd, expect<net::OkReply>(options_.reply_timeout).text + "\n");
@@ -343,6 +343,8 @@ const char* to_string(ControlVerb verb) {
       return "run";
     case ControlVerb::Kill:
       return "kill";
+    case ControlVerb::CheckpointNow:
+      return "checkpoint-now";
     case ControlVerb::Logs:
       return "logs";
   }
@@ -382,6 +384,8 @@ int job_control_command(const JobControlOptions& options) {
         return session.request(net::CancelRequest{});
       case ControlVerb::Kill:
         return session.request(net::KillRequest{options.instance});
+      case ControlVerb::CheckpointNow:
+        return session.request(net::CheckpointNowRequest{});
       case ControlVerb::Run:
         return session.run();
       case ControlVerb::Logs:

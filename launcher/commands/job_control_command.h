@@ -1,6 +1,6 @@
 // Job control of a running multi-node job, like ACP's `jmt` (design §8): `pai-launch status`,
-// `stop`, `start`, `cancel`, `run -- CMD...`, `kill INSTANCE` and `logs`, each one request to the job's
-// coordinator as a "control" peer (docs/protocol.md).
+// `stop`, `start`, `cancel`, `run -- CMD...`, `kill INSTANCE`, `checkpoint-now` and `logs`, each
+// one request to the job's coordinator as a "control" peer (docs/protocol.md).
 #pragma once
 
 #include <chrono>
@@ -12,7 +12,7 @@
 
 namespace pai::launcher {
 
-enum class ControlVerb { Status, Stop, Start, Cancel, Run, Kill, Logs };
+enum class ControlVerb { Status, Stop, Start, Cancel, Run, Kill, CheckpointNow, Logs };
 
 /// The verb's name on the command line ("status", ...).
 const char* to_string(ControlVerb verb);

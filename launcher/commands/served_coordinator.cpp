@@ -40,6 +40,8 @@ ServedCoordinator::ServedCoordinator(const Plan& plan, coordinator::ServerOption
         reading.causes = live.account.causes;
         reading.ettr = live.account.ettr();
         reading.journals = live.journals;
+        reading.checkpoint_saves = live.account.checkpoint_saves;
+        reading.checkpoint_cost_seconds = live.account.checkpoint_cost_seconds();
         server->goodput(reading);
       },
       [](const std::string& why) {

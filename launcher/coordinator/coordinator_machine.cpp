@@ -535,8 +535,13 @@ std::optional<Clock::time_point> CoordinatorMachine::next_deadline() const {
 
 bool CoordinatorMachine::finished() const { return impl_->state.phase == Phase::Finished; }
 
-void CoordinatorMachine::goodput(const GoodputReading& reading) {
-  impl_->state.metrics.goodput(reading);
+std::vector<Action> CoordinatorMachine::goodput(const GoodputReading& reading) {
+  return impl_->serve([&] {
+    impl_->state.metrics.goodput(reading);
+    if (impl_->job && impl_->state.phase == Phase::Running) {
+      impl_->job->measured_saves(reading.checkpoint_cost_seconds, reading.checkpoint_saves);
+    }
+  });
 }
 
 std::string CoordinatorMachine::metrics(Clock::time_point now) const {

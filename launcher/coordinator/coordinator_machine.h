@@ -83,6 +83,8 @@ struct GoodputReading {
   goodput::CauseSeconds causes;  ///< rank-seconds per cause, from the journals' start to then
   double ettr = 0;               ///< productive over all
   int journals = 0;              ///< the launchers' journals it counts (instances and spares)
+  std::int64_t checkpoint_saves = 0;   ///< saves that stalled the ranks, ended
+  double checkpoint_cost_seconds = 0;  ///< their mean wall time
 };
 
 /// The coordinator of one job.
@@ -108,8 +110,9 @@ class CoordinatorMachine {
   /// blamed as lost.
   std::vector<Action> cut_off(const std::string& reason, Clock::time_point now);
   /// The coordinator's launcher read the job's goodput account again (report/goodput_watch.h):
-  /// `status` and the metrics show it from now on.
-  void goodput(const GoodputReading& reading);
+  /// `status` and the metrics show it from now on, and its saves refine the checkpoint
+  /// interval the ranks are advised (`checkpoint-advice` to the running instances' nodes).
+  std::vector<Action> goodput(const GoodputReading& reading);
   /// When tick() next has something to do.
   std::optional<Clock::time_point> next_deadline() const;
   bool finished() const;

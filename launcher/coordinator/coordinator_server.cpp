@@ -667,7 +667,7 @@ int CoordinatorServer::port() const { return impl_->bound_port; }
 void CoordinatorServer::goodput(const GoodputReading& reading) {
   Impl* impl = impl_.get();
   asio::post(impl->io, [impl, reading] {
-    if (!impl->stopped) impl->machine.goodput(reading);
+    if (!impl->stopped) impl->apply(impl->machine.goodput(reading));
   });
 }
 

@@ -9,7 +9,7 @@ namespace pai::launcher::coordinator {
 void JobControl::request(int client, const net::ControlRequest& message, JobRun* job,
                          Clock::time_point now) {
   const std::string who = state_.sessions.at(client).peer.node;
-  // Pausing, resuming and killing need the job's run.
+  // Pausing, resuming, killing and checkpoint requests need the job's run.
   auto with_job = [&](auto act) {
     if (job == nullptr) {
       return reply(client, {false, "the job has not started yet: the rendezvous is not complete"});
@@ -32,6 +32,9 @@ void JobControl::request(int client, const net::ControlRequest& message, JobRun*
           },
           [&](const net::KillRequest& m) {
             with_job([&](JobRun& run) { return run.kill(m.instance, who); });
+          },
+          [&](const net::CheckpointNowRequest&) {
+            with_job([&](JobRun& run) { return run.checkpoint_now(who); });
           },
           [&](const net::RunRequest& m) { exec_.run(client, m); },
           [&](const net::RshRequest& m) { exec_.rsh(client, m); },

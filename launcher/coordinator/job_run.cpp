@@ -47,7 +47,8 @@ JobRun::JobRun(CoordinatorState& state)
       forensics_(state),
       gpu_idle_(state),
       nic_(state),
-      pause_(state, runs_) {}
+      pause_(state, runs_),
+      checkpoints_(state.plan.fault_tolerance.checkpoint_plan) {}
 
 void JobRun::start(Clock::time_point now) {
   now_ = now;
@@ -231,6 +232,8 @@ void JobRun::start_ready() {
   for (int i : ready) {
     Instance& inst = state_.instances[static_cast<std::size_t>(i)];
     Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
+    // A node that joined since (a spare) or whose advice went with a lost connection.
+    if (checkpoints_.changed()) state_.send_to_node(inst.node, checkpoints_.advice());
     state_.send_to_node(inst.node, net::Start{i, inst.attempt});
     runs_.set_pending(i, false);
     runs_.set_run(i, Run::Running);

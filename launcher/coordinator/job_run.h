@@ -4,7 +4,8 @@
 // state and decide; the hub applies what they decide: the instances' bookkeeping
 // (InstanceRuns), the fabric check before restarts (RestartFabric), the job-wide hang
 // (JobHangWatch), the ranks' diagnosis and its isolation (JobDiagnosis), hang forensics
-// (JobForensics), GPU idleness (JobGpuIdle), NIC verdicts (JobNic) and pausing (JobPause). Restarts
+// (JobForensics), GPU idleness (JobGpuIdle), NIC verdicts (JobNic), pausing (JobPause) and the
+// ranks' checkpoint advice (JobCheckpoints). Restarts
 // are preceded by sanity checks and lost or failing nodes are replaced by spares (node_checks.h,
 // replacement.h). Internal to launcher/coordinator/.
 #pragma once
@@ -17,6 +18,7 @@
 #include "launcher/coordinator/coordinator_state.h"
 #include "launcher/coordinator/fabric_check.h"
 #include "launcher/coordinator/instance_runs.h"
+#include "launcher/coordinator/job_checkpoints.h"
 #include "launcher/coordinator/job_diagnosis.h"
 #include "launcher/coordinator/job_forensics.h"
 #include "launcher/coordinator/job_gpu_idle.h"
@@ -63,6 +65,14 @@ class JobRun final : public RunView {
   ControlAnswer resume(const std::string& who, Clock::time_point now);
   /// SIGKILLs the instance "role-index" as a failure.
   ControlAnswer kill(const std::string& instance, const std::string& who);
+  /// `pai-launch checkpoint-now`: a new request number in the advice, sent to the running
+  /// instances' nodes (their ranks' should_checkpoint answers True once).
+  ControlAnswer checkpoint_now(const std::string& who);
+
+  /// The job's saves as its goodput account measured them (`saves` that stalled the ranks,
+  /// their mean `cost_seconds`): a refined interval is journaled and sent to the running
+  /// instances' nodes.
+  void measured_saves(double cost_seconds, std::int64_t saves);
 
   /// Backoffs elapsed, the job-wide hang and the time limit (spec `timeLimit`: the job is
   /// cancelled when it is reached, paused or not).
@@ -93,6 +103,8 @@ class JobRun final : public RunView {
   void start_ready();
   void fail(const FailJob& failure);
   void fail(const std::string& reason);
+  /// Sends the checkpoint advice to the nodes of the running instances; how many it reached.
+  std::int64_t tell_checkpoint_advice();
   /// Sends every node its assignment after a spare took `instance` ("re-assigned worker-1 to
   /// spare-1"); false when the job ended on the way.
   bool reassign(int instance);
@@ -136,6 +148,7 @@ class JobRun final : public RunView {
   JobGpuIdle gpu_idle_;
   JobNic nic_;
   JobPause pause_;
+  JobCheckpoints checkpoints_;
   // The starting nodes' facts at the latest start, and its attempt (drift compares with them).
   std::vector<std::pair<std::string, NodeFacts>> run_facts_;
   int run_facts_attempt_ = -1;

@@ -1,9 +1,12 @@
 #include <csignal>
+#include <cstdio>
 
 #include "launcher/coordinator/job_run.h"
+#include "libpai/duration.h"
 
-// JobRun's side of job control (`pai-launch stop|start|kill`): pausing and resuming through
-// JobPause, killing an instance as a failure.
+// JobRun's side of job control (`pai-launch stop|start|kill|checkpoint-now`): pausing and
+// resuming through JobPause, killing an instance as a failure, the ranks' checkpoint advice
+// through JobCheckpoints.
 
 namespace pai::launcher::coordinator {
 
@@ -37,6 +40,41 @@ ControlAnswer JobRun::kill(const std::string& instance, const std::string& who) 
   state_.record(journal::Kill{.instance = instance, .node = n.name, .by = who},
                 "killing " + instance + " on " + n.name + " (requested by " + who + ")");
   return {true, "killing " + instance + " on " + n.name};
+}
+
+ControlAnswer JobRun::checkpoint_now(const std::string& who) {
+  if (paused()) return {false, "the job is paused; start it first"};
+  const std::int64_t request = checkpoints_.request();
+  const std::int64_t told = tell_checkpoint_advice();
+  if (told == 0) return {false, "no instance is running"};
+  const std::string number = std::to_string(request);
+  state_.record(journal::CheckpointRequested{.by = who, .request = request, .instances = told},
+                "checkpoint " + number + " requested by " + who + " from " + std::to_string(told) +
+                    " running instances");
+  return {true, "checkpoint " + number + " requested from " + std::to_string(told) +
+                    " running instances: their ranks' should_checkpoint() answers True at "
+                    "their next step"};
+}
+
+void JobRun::measured_saves(double cost_seconds, std::int64_t saves) {
+  std::optional<journal::CheckpointInterval> refined = checkpoints_.measured(cost_seconds, saves);
+  if (!refined) return;
+  char cost[32];
+  std::snprintf(cost, sizeof cost, "%.1f s", refined->cost_seconds);
+  const std::string line = "checkpoint interval " + human_duration(refined->seconds * 1000) +
+                           " (was " + human_duration(refined->previous_seconds * 1000) +
+                           "): a save stalls " + cost + " (mean of " +
+                           std::to_string(refined->saves) + ")";
+  state_.record(std::move(*refined), line);
+  tell_checkpoint_advice();
+}
+
+std::int64_t JobRun::tell_checkpoint_advice() {
+  std::int64_t told = 0;
+  for (const Instance& inst : state_.instances) {
+    if (inst.run == Run::Running && state_.send_to_node(inst.node, checkpoints_.advice())) ++told;
+  }
+  return told;
 }
 
 }  // namespace pai::launcher::coordinator

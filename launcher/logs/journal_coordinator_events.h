@@ -495,6 +495,45 @@ struct Resumed {
   }
 };
 
+struct CheckpointRequested {
+  static constexpr char kName[] = "checkpoint-requested";
+  static constexpr Journals kIn = Journals::Coordinator;
+  static constexpr char kAbout[] =
+      "A user asked the ranks to checkpoint at their next step (`pai-launch checkpoint-now`).";
+  std::string by = {};
+  std::int64_t request = 0;    ///< the request's number, 1 and up
+  std::int64_t instances = 0;  ///< instances told
+  bool operator==(const CheckpointRequested&) const = default;
+  friend void fields(auto& v, Like<CheckpointRequested> auto& m) {
+    v("by", m.by);
+    v("request", m.request,
+      note("its number, 1 and up: the ranks' `checkpoint-advice` carries it"));
+    v("instances", m.instances, note("how many running instances are told"));
+  }
+};
+
+struct CheckpointInterval {
+  static constexpr char kName[] = "checkpoint-interval";
+  static constexpr Journals kIn = Journals::Coordinator;
+  static constexpr char kAbout[] =
+      "The coordinator refined the checkpoint interval from the saves it measured "
+      "([checkpoint-planning.md](checkpoint-planning.md#while-the-job-runs)).";
+  std::int64_t seconds = 0;           ///< the new interval
+  std::int64_t previous_seconds = 0;  ///< the one it replaces
+  double cost_seconds = 0;            ///< the measured mean stall of a save
+  std::int64_t saves = 0;             ///< the saves measured
+  double expected_ettr = 0;           ///< at the new interval, with the measured cost
+  bool operator==(const CheckpointInterval&) const = default;
+  friend void fields(auto& v, Like<CheckpointInterval> auto& m) {
+    v("seconds", m.seconds, note("the new interval"));
+    v("previousSeconds", m.previous_seconds, note("the one it replaces"));
+    v("costSeconds", m.cost_seconds, note("the measured mean stall of a save"));
+    v("saves", m.saves, note("the saves measured"));
+    v("expectedEttr", m.expected_ettr,
+      note("0 to 1, at the new interval with the measured cost and the plan's restart cost"));
+  }
+};
+
 struct Run {
   static constexpr char kName[] = "run";
   static constexpr Journals kIn = Journals::Coordinator;

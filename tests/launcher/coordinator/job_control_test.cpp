@@ -104,6 +104,41 @@ TEST_CASE("kill sends a kill to the instance's node - the failure then flows as 
   CHECK(h.sent("node-0", "stop").size() == 1);
 }
 
+TEST_CASE("checkpoint-now sends the running nodes a numbered request - journaled, answered") {
+  pai::Plan plan = test_plan();
+  plan.fault_tolerance.checkpoint_plan.interval_seconds = 3600;
+  MachineHarness h(plan);
+  const int admin = h.control();
+  h.receive(admin, Json{{"type", "checkpoint-now"}});
+  CHECK(h.only("admin-host", "error").at("text") ==
+        "the job has not started yet: the rendezvous is not complete");
+  h.join_all();
+  h.clear();
+  h.receive(admin, Json{{"type", "checkpoint-now"}});
+  for (int i = 0; i < 3; ++i) {
+    CHECK(h.only("node-" + std::to_string(i), "checkpoint-advice") ==
+          Json{{"type", "checkpoint-advice"}, {"intervalSeconds", 3600}, {"request", 1}});
+  }
+  CHECK(h.only("admin-host", "ok").at("text") ==
+        "checkpoint 1 requested from 3 running instances: their ranks' should_checkpoint() "
+        "answers True at their next step");
+  const auto records = h.records("checkpoint-requested");
+  REQUIRE(records.size() == 1);
+  CHECK(records[0].line == "checkpoint 1 requested by admin-host from 3 running instances");
+  CHECK(records[0].fields.at("request") == 1);
+
+  h.clear();
+  h.receive(admin, Json{{"type", "checkpoint-now"}});
+  CHECK(h.only("node-2", "checkpoint-advice").at("request") == 2);
+
+  // Paused: nothing runs to save.
+  h.receive(admin, Json{{"type", "stop"}});
+  h.clear();
+  h.receive(admin, Json{{"type", "checkpoint-now"}});
+  CHECK(h.only("admin-host", "error").at("text") == "the job is paused; start it first");
+  CHECK(h.sent("node-0", "checkpoint-advice").empty());
+}
+
 TEST_CASE("kill of an instance that does not exist is an error reply") {
   MachineHarness h(test_plan());
   h.join_all();

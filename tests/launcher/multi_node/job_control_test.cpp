@@ -1,5 +1,5 @@
-// End to end: `pai-launch status|run|logs|kill|stop|start` against the real coordinator of a
-// running two-node job (two pai-launch processes on 127.120.0.1 and 127.120.0.2).
+// End to end: `pai-launch status|run|logs|kill|stop|start|checkpoint-now` against the real
+// coordinator of a running two-node job (two pai-launch processes on 127.120.0.1 and 127.120.0.2).
 #include <unistd.h>
 
 #include <algorithm>
@@ -294,6 +294,54 @@ TEST_CASE("pai-launch cancel ends every node of the job with 143 - nothing resta
   CHECK(cancel.code == 0);
   CHECK(cancel.out == "cancelling the job\n");
   expect_cancelled(cluster, 143, "cancel-e2e");
+}
+
+TEST_CASE(
+    "checkpoint-now reaches every rank's checkpoint-advice - not the ranks of a later attempt") {
+  // Attempt 0: each rank asks its launcher for the advice until a request comes, as the SDK's
+  // should_checkpoint does, says so, and once both have, fails. Attempt 1: each rank asks once.
+  TempDir marks;
+  const std::string ask = pai::testing::kLauncher + " ctl checkpoint-advice";
+  pai::Plan plan = pai::testing::cluster_plan(
+      "advice-e2e", 125, 2, 0,
+      "if [ \"$PAI_RESTART_COUNT\" = 1 ]; then echo \"again: $(" + ask +
+          ")\"; exit 0; fi\n"
+          "while true; do a=$(" +
+          ask +
+          ") || exit 3\n"
+          "case \"$a\" in *request=0) sleep 0.05 ;; *) echo \"asked: $a\"; break ;; esac\n"
+          "done\n"
+          "touch " +
+          marks / "asked-$RANK" +
+          "\n"
+          "until [ -e " +
+          marks / "asked-0" + " ] && [ -e " + marks / "asked-1" +
+          " ]; do sleep 0.05; done\n"
+          "exit 1\n");
+  plan.fault_tolerance.policy = pai::RestartPolicy::OnFailure;
+  plan.fault_tolerance.backoff_seconds = 0;
+  plan.fault_tolerance.checkpoint_plan.interval_seconds = 4342;
+  pai::testing::Cluster cluster(plan);
+  start_running(cluster);
+  TempDir scratch;
+  auto now = run_launcher(scratch, {"checkpoint-now", "--plan", cluster.dir() / "plan.json"}, 30);
+  CHECK(now.code == 0);
+  CHECK(now.out ==
+        "checkpoint 1 requested from 2 running instances: their ranks' should_checkpoint() "
+        "answers True at their next step\n");
+  const auto codes = cluster.wait_all(30);
+  INFO(cluster.transcript());
+  for (const auto& [node, code] : codes) CHECK(code == 0);
+  for (const char* rank : {"worker-0/rank-0", "worker-1/rank-1"}) {
+    const std::string logs = cluster.dir() / ("logs/" + std::string(rank));
+    CHECK(pai::testing::slurp(logs + ".attempt-0.log") == "asked: interval=4342 request=1\n");
+    CHECK(pai::testing::slurp(logs + ".attempt-1.log") == "again: interval=4342 request=0\n");
+  }
+  const std::string coordinator =
+      pai::testing::slurp(cluster.dir() / "logs/coordinator/events.jsonl");
+  CHECK(pai::testing::count_lines_with(coordinator,
+                                       "\"event\":\"checkpoint-requested\",\"by\":\"") == 1);
+  CHECK(pai::testing::leftover_processes("advice-e2e").empty());
 }
 
 TEST_CASE("status shows the steps and step rate the ranks' telemetry rings report") {
