@@ -83,7 +83,8 @@ EnvList framework_rank_env(const Plan& plan, const Placement& placement, int loc
       const int per_process = std::max(1, role->resources.gpu / role->nproc_per_node);
       std::string ids;
       for (int d = local_rank * per_process; d < (local_rank + 1) * per_process; ++d) {
-        ids += (ids.empty() ? "" : ",") + std::to_string(d);
+        if (!ids.empty()) ids += ',';
+        ids += std::to_string(d);
       }
       env.emplace_back("JAX_LOCAL_DEVICE_IDS", ids);
     }
