@@ -205,6 +205,40 @@ TEST_CASE("a spare starts warm interpreters on standby: its first start is warm"
   CHECK(leftover_processes("mn-warm-spare").empty());
 }
 
+// A spare's launcher killed with SIGKILL while its warm interpreters wait on standby: they go
+// with it (nothing of the job is left), the coordinator loses the spare, and the job goes on.
+TEST_CASE("a spare killed with SIGKILL on standby leaves no warm interpreter - the job goes on") {
+  TempDir out;
+  spit(out / "heavy.py", "value = 1\n");
+  spit(out / "rank.py", "import time\ntime.sleep(10)\n");
+  Plan plan = cluster_plan("mn-warm-spare-kill", 199, 2, 1, "unused");
+  plan.roles[0].command = {"/usr/bin/python3", out / "rank.py"};
+  plan.roles[0].launch_argv = plan.roles[0].command;
+  plan.roles[0].env = {{"PYTHONPATH", out.path()}};
+  plan.fault_tolerance.warm_start.roles = {"worker"};
+  plan.fault_tolerance.warm_start.preload = {"heavy"};
+  Cluster cluster(plan);
+  cluster.start_all();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (cluster.launcher("node-3").err().find(
+             "standby local rank 0: warm interpreter ready (imported heavy in ") ==
+             std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(cluster.launcher("node-3").err().find("standby local rank 0: warm interpreter ready") !=
+          std::string::npos);
+  ::kill(cluster.launcher("node-3").pid(), SIGKILL);
+  CHECK(cluster.launcher("node-3").wait(5) == 128 + SIGKILL);
+  std::map<std::string, int> codes;
+  for (const char* node : {"node-1", "node-2"}) codes[node] = cluster.launcher(node).wait(40);
+  INFO(cluster.transcript());
+  expect_all_exit(codes, 0, cluster);
+  CHECK(count_lines_with(slurp(cluster.dir() / "logs/coordinator/events.jsonl"),
+                         "\"event\":\"spare-lost\"") == 1);
+  CHECK(leftover_processes("mn-warm-spare-kill").empty());
+}
+
 // Whether the job runs everywhere within 30 s: its last instance started its process.
 bool runs_everywhere(const Cluster& cluster) {
   const std::string events = cluster.dir() / "logs/worker-2/events.jsonl";
