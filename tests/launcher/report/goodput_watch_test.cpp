@@ -74,6 +74,30 @@ TEST_CASE("a running job's goodput is read again and again, its ranks in their c
   CHECK(a.account.causes[Cause::Unknown] == 0);
 }
 
+TEST_CASE("a read that takes long spaces the next by twenty times its duration") {
+  TempDir dir;
+  put_journal(dir, "worker-0", restarted_job_journal());
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<std::chrono::steady_clock::time_point> reads;
+  {
+    // Each read takes at least 50 ms (the delivery is inside it): the next comes a second or
+    // more after, not the interval's 1 ms.
+    GoodputWatch watch(
+        dir.path(), 1ms,
+        [&](const LiveAccount&) {
+          std::this_thread::sleep_for(50ms);
+          std::lock_guard lock(mutex);
+          reads.push_back(std::chrono::steady_clock::now());
+          changed.notify_all();
+        },
+        [](const std::string&) {});
+    std::unique_lock lock(mutex);
+    REQUIRE(changed.wait_for(lock, 20s, [&] { return reads.size() >= 3; }));
+  }
+  for (std::size_t i = 1; i < reads.size(); ++i) CHECK(reads[i] - reads[i - 1] >= 1000ms);
+}
+
 TEST_CASE("a log folder that cannot be read is warned of once, and nothing is delivered") {
   TempDir dir;
   Seen seen;
