@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 #include <variant>
+#include <vector>
 
 namespace pai::launcher::goodput {
 
@@ -47,6 +49,9 @@ struct Slot {
   std::int64_t max_step = 0;   // the highest step ever
   std::int64_t prior_max = 0;  // the highest step before this attempt
   bool rolling_back = false;   // this attempt recomputes steps below prior_max
+  // The spans credited as rollback since the rank's last `steps` record: the rollback's end,
+  // found only at the next one, may lie before some of them (a checkpoint began in between).
+  std::vector<std::pair<std::int64_t, std::int64_t>> rollback_spans;
   Cause before_stall = Cause::Productive;
   bool ended = false;  // its journal recorded the end of the launcher's work
 };
@@ -165,6 +170,9 @@ struct Accountant::Impl {
       credit(s.attempt, bucket(Cause::RendezvousChecks), mid, ms);
     } else if (s.cause == Cause::FrameworkInit && !s.has_step) {
       credit(s.attempt, kInitNoStep, s.since_ms, ms);
+    } else if (s.cause == Cause::Rollback) {
+      credit(s.attempt, bucket(Cause::Rollback), s.since_ms, ms);
+      if (ms > s.since_ms) s.rollback_spans.emplace_back(s.since_ms, ms);
     } else {
       credit(s.attempt, bucket(s.cause), s.since_ms, ms);
     }
@@ -209,7 +217,11 @@ struct Accountant::Impl {
   void hang(std::int64_t ms, std::int64_t seconds) {
     for (Slot& s : slots) {
       if (!s.alive || !running(s.cause)) continue;
-      const std::int64_t from = s.has_step ? s.last_progress_ms : ms - seconds_ms(seconds);
+      // The verdict knows the silence to the second; the journal's `steps` records come at
+      // most every 10 s, so the last one that moved may be long before the last progress.
+      const std::int64_t silent_since = ms - seconds_ms(seconds);
+      const std::int64_t from =
+          s.has_step ? std::max(s.last_progress_ms, silent_since) : silent_since;
       set(s, std::clamp(from, s.since_ms, std::max(ms, s.since_ms)), Cause::HangWait);
       set(s, ms, Cause::StopTeardown);
     }
@@ -249,6 +261,7 @@ struct Accountant::Impl {
             static_cast<std::int64_t>(
                 static_cast<double>(std::max<std::int64_t>(ms - s.last_step_ms, 0)) * part);
         s.rolling_back = false;
+        end_rollback_spans(s, at);
         if (s.cause == Cause::Rollback) {
           set(s, at, Cause::Productive);
         } else if (s.before_stall == Cause::Rollback) {
@@ -259,14 +272,31 @@ struct Accountant::Impl {
     }
     s.last_step = step;
     s.last_step_ms = ms;
+    s.rollback_spans.clear();
     if (!s.has_max || step > s.max_step) s.max_step = step;
     s.has_max = true;
   }
 
-  // Applies the coordinator's decisions made before `before`: a node's records of the same
-  // millisecond come first (a rank's exit is journaled before the restart it causes).
+  // The rollback's spans since the rank's last `steps` record that lie after `at`, where the
+  // rollback turned out to end, were productive.
+  void end_rollback_spans(Slot& s, std::int64_t at) {
+    for (const auto& [from, to] : s.rollback_spans) {
+      const std::int64_t begin = std::max(from, at);
+      if (begin >= to) continue;
+      credit(s.attempt, bucket(Cause::Rollback), begin, to, -1);
+      credit(s.attempt, bucket(Cause::Productive), begin, to);
+    }
+    s.rollback_spans.clear();
+  }
+
+  // Applies the coordinator's decisions made before a node's record of `before`. Of the same
+  // millisecond, a restart comes after the node's records (a rank's exit is journaled before
+  // the restart it causes), a hang before them (its verdict is journaled before the stops it
+  // causes, often within the millisecond).
   void apply_pending(std::int64_t before) {
-    while (next_pending < pending.size() && pending[next_pending]->ms < before) {
+    while (next_pending < pending.size() &&
+           (pending[next_pending]->ms < before ||
+            (pending[next_pending]->ms == before && pending[next_pending]->hang))) {
       const Decision& d = *pending[next_pending++];
       if (d.hang) {
         hang(d.ms, d.seconds);
@@ -309,6 +339,7 @@ void Accountant::Impl::add_node(const journal::Entry& e) {
     stall_since_ms = kNever;
     for (Slot& s : slots) {
       close(s, ms);
+      s.rollback_spans.clear();
       s.cause = Cause::StartUp;
       s.attempt = attempt;
       s.alive = false;

@@ -285,6 +285,54 @@ TEST_CASE("the coordinator's decisions apply to the instances' journals in time 
   check_sums(a);
 }
 
+TEST_CASE("a job-wide hang journaled in the millisecond of the stops it causes is the hang's") {
+  // Found by bench/goodput_ddp.sh: the nodes' `stop` records shared the verdict's millisecond,
+  // the stop was applied first and the ranks' silence counted as productive.
+  Folder c{"coordinator", {}};
+  journal::Hang hang;
+  hang.job_wide = true;
+  hang.seconds = 5;
+  c.at(0, journal::Progress{}).at(50 * kS, hang);
+  Folder f{"worker-0", {}};
+  f.at(0, launcher_started(2)).at(0, start(0, 2)).at(0, process(0)).at(0, process(1));
+  f.at(10 * kS, steps(0, 10)).at(10 * kS, steps(1, 10));
+  // Steps are journaled at most every 10 s: the last record that moved is at 40 s, the last
+  // progress (the verdict says) at 45 s.
+  f.at(40 * kS, steps(0, 40)).at(40 * kS, steps(1, 40));
+  f.at(50 * kS, stop()).at(51 * kS, exit_of(0, 143)).at(51 * kS, exit_of(1, 143));
+  f.at(51 * kS, journal::JobFailed{});
+  const Account a = account({c, f});
+  CHECK(a.causes[Cause::HangWait] == Approx(2 * 5));
+  CHECK(a.causes[Cause::Productive] == Approx(2 * 35));
+  CHECK(a.causes[Cause::StopTeardown] == Approx(2 * 1));
+  check_sums(a);
+}
+
+TEST_CASE("a rollback that ends before a checkpoint: the time after its end is productive") {
+  // Found by bench/goodput_ddp.sh: the checkpoint's end put the rank back into rollback, and
+  // the rollback ran on to the checkpoint's start.
+  Folder f{"worker-0", {}};
+  f.at(0, launcher_started(1)).at(0, start(0, 1)).at(0, process(0));
+  f.at(10 * kS, steps(0, 10)).at(20 * kS, steps(0, 40));
+  f.at(21 * kS, exit_of(0, 137)).at(21 * kS, stop()).at(22 * kS, restart(1, 0));
+  f.at(22 * kS, start(1, 1)).at(22 * kS, process(0));
+  // Attempt 1 resumes from step 20: step 21 at 30 s, step 49 at 44 s, so step 40 (where
+  // attempt 0 got) at 30 + 14 x 19/28 = 39.5 s; a save from 41 s to 43 s in between.
+  journal::CheckpointStarted saving;
+  saving.step = 45;
+  f.at(30 * kS, steps(0, 21)).at(41 * kS, saving);
+  f.at(43 * kS, journal::Checkpoint{"worker-0", 45, "/ckpt/45"});
+  f.at(44 * kS, steps(0, 49)).at(50 * kS, exit_of(0, 0)).at(50 * kS, journal::JobSucceeded{});
+  const Account a = account({f});
+  CHECK(a.causes[Cause::Rollback] == Approx(9.5));
+  CHECK(a.causes[Cause::CheckpointStall] == Approx(2));
+  // Attempt 0: 10-21 s; attempt 1: 39.5-41 s and 43-50 s.
+  CHECK(a.causes[Cause::Productive] == Approx(11 + 1.5 + 7));
+  REQUIRE(a.attempts.size() == 2);
+  CHECK(a.attempts[1].causes[Cause::Rollback] == Approx(9.5));
+  check_sums(a);
+}
+
 TEST_CASE("a restart journaled in the millisecond of the exit it follows is the backoff's") {
   Folder c{"coordinator", {}};
   journal::Restart r;
