@@ -215,7 +215,7 @@ for path in glob.glob(os.path.join(out, "logs", "*", "events.jsonl")):
             journal.append(record)
 hangs = sorted(seconds(r["time"]) for r in journal if r["event"] == "hang")
 killed = os.path.join(out, "killed")
-kill_pid, killed_ms = open(killed).read().split() if os.path.exists(killed) else ("none", 0)
+kill_pid, killed_ms = open(killed).read().split() if os.path.exists(killed) else (None, 0)
 rollback = productive = 0.0
 computed = 0
 for (rank, attempt), rows in sorted(timeline.items()):
@@ -230,10 +230,10 @@ for (rank, attempt), rows in sorted(timeline.items()):
     rollback += again
     productive += rows[-1][1] - rows[0][1] - again
 kept = max(s for rs in timeline.values() for s, _ in rs) + 1
-print("the ranks' clocks: %.0f steps computed a rank for %d kept; kill -9 of PID %s at %s"
-      % (computed / 4, kept, kill_pid,
-         datetime.datetime.fromtimestamp(int(killed_ms) / 1000, datetime.timezone.utc)
-         .strftime("%H:%M:%S.%f")[:-3]))
+print("the ranks' clocks: %.0f steps computed a rank for %d kept; %s"
+      % (computed / 4, kept, "no kill -9" if kill_pid is None else "kill -9 of PID %s at %s" % (
+          kill_pid, datetime.datetime.fromtimestamp(int(killed_ms) / 1000, datetime.timezone.utc)
+          .strftime("%H:%M:%S.%f")[:-3])))
 print("  productive (each attempt's first step to its last, less rollback): %.1f rank-seconds, "
       "ETTR %.1f%%; the account: %.1f, %.1f%%"
       % (productive, 100 * productive / rank_seconds, causes.get("productive", 0),
@@ -273,5 +273,5 @@ while [ "$run" -le "$RUNS" ]; do
   run=$((run + 1))
 done
 echo "load average after: $(load_average)"
-[ "$status" = 0 ] || echo "error: a run failed (KEEP=1 keeps $WORK)" >&2
+[ "$status" = 0 ] || echo "error: a run failed (KEEP=1 keeps the journals and logs)" >&2
 exit "$status"
