@@ -68,6 +68,13 @@ void Supervisor::Impl::complete_forensics(int i) {
   }
   const Forensics::Report report = inst.forensics->finish();
   inst.forensics.reset();
+  // The stacks are in: the stop signal need not wait out the rest of the stack-dump window
+  // (3 s, where collecting takes about half a second), unless a checkpoint holds it.
+  const auto now = Clock::now();
+  if (inst.dumps_until && *inst.dumps_until > now) {
+    inst.dumps_until = now;
+    if (inst.stopping && inst.signal_at && inst.checkpoints_saving.empty()) inst.signal_at = now;
+  }
   for (const RankStackVerdict& r : report.ranks) stack_verdicts[r.rank] = r;
   std::vector<RankStackVerdict> node;
   for (const auto& [rank, verdict] : stack_verdicts) node.push_back(verdict);

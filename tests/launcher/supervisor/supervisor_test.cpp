@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "launcher/launcher_harness.h"
+#include "launcher/logs/journal.h"
 
 namespace supervisor_test {
 
@@ -317,6 +318,41 @@ TEST_CASE("ctl hang-interval off keeps a silent stage from counting as a hang") 
   CHECK(count_lines_with(events, "\"event\":\"exit-hang-interval\",\"instance\":\"worker-0\","
                                  "\"seconds\":300") == 1);
   CHECK(slurp(dir / "logs/worker-0/rank-0.attempt-0.log") == "done\n");
+}
+
+TEST_CASE("a stop with stacks goes on once they are collected - not after the whole window") {
+  TempDir dir;
+  auto plan = local_plan("sup-dump-early",
+                         "exec /usr/bin/python3 -c '\n"
+                         "import faulthandler, os, signal, sys, time\n"
+                         "if os.environ[\"PAI_RESTART_COUNT\"] == \"1\": sys.exit(0)\n"
+                         "faulthandler.register(signal.SIGUSR1)\n"
+                         "time.sleep(60)\n'");
+  plan.fault_tolerance.hang.enabled = true;
+  plan.fault_tolerance.hang.interval_seconds = 2;
+  plan.fault_tolerance.grace_period_seconds = 30;  // the window is the full 3 s
+  auto r = run_launcher(dir, run_args(dir, write_plan(dir, plan)));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  // From the stop with stacks to the rank's exit (the stop signal ends it at once): the
+  // collection's half second and the tools', not the 3 s window.
+  std::optional<std::int64_t> stop_ms;
+  std::optional<std::int64_t> exit_ms;
+  std::istringstream lines(events_of(dir));
+  pai::launcher::journal::ReadTally tally;
+  for (std::string line; std::getline(lines, line);) {
+    const auto entry = pai::launcher::journal::parse_record(line, tally);
+    if (!entry) continue;
+    if (const auto* stop = std::get_if<pai::launcher::journal::Stop>(&entry->event)) {
+      if (stop->dump_stacks && !stop_ms) stop_ms = entry->unix_ms;
+    } else if (std::holds_alternative<pai::launcher::journal::Exit>(entry->event)) {
+      if (stop_ms && !exit_ms) exit_ms = entry->unix_ms;
+    }
+  }
+  REQUIRE(stop_ms);
+  REQUIRE(exit_ms);
+  CHECK(*exit_ms - *stop_ms < 2800);
+  CHECK(count_lines_with(events_of(dir), "\"event\":\"forensics\"") == 1);
 }
 
 TEST_CASE("a hang dump signals only processes that catch it - a plain Python rank survives it") {
