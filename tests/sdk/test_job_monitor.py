@@ -446,16 +446,22 @@ class FakeClock:
         return self.now
 
 
+def use_fake_clock(test: unittest.TestCase) -> FakeClock:
+    """Puts a FakeClock in place of should_checkpoint's clock for `test`, and keeps
+    PAI_CHECKPOINT_INTERVAL_SECONDS as it was after it; returns the clock."""
+    clock = FakeClock()
+    test.addCleanup(setattr, jm, "_clock", jm._clock)
+    jm._clock = clock
+    saved = os.environ.get(jm.CHECKPOINT_INTERVAL_VARIABLE)
+    test.addCleanup(restore_environment, jm.CHECKPOINT_INTERVAL_VARIABLE, saved)
+    return clock
+
+
 class ShouldCheckpointTest(unittest.TestCase):
     """Monitor.should_checkpoint against PAI_CHECKPOINT_INTERVAL_SECONDS and a fake clock."""
 
     def setUp(self) -> None:
-        self.clock = FakeClock()
-        saved_clock = jm._clock
-        jm._clock = self.clock
-        self.addCleanup(setattr, jm, "_clock", saved_clock)
-        saved = os.environ.get(jm.CHECKPOINT_INTERVAL_VARIABLE)
-        self.addCleanup(restore_environment, jm.CHECKPOINT_INTERVAL_VARIABLE, saved)
+        self.clock = use_fake_clock(self)
         # No launcher: the advice is not asked for.
         saved_socket = os.environ.pop("PAI_CONTROL_SOCKET", None)
         self.addCleanup(restore_environment, "PAI_CONTROL_SOCKET", saved_socket)
@@ -523,12 +529,7 @@ class CheckpointAdviceTest(LauncherTestCase):
 
     def setUp(self) -> None:
         super().setUp()
-        self.clock = FakeClock()
-        saved_clock = jm._clock
-        jm._clock = self.clock
-        self.addCleanup(setattr, jm, "_clock", saved_clock)
-        saved = os.environ.get(jm.CHECKPOINT_INTERVAL_VARIABLE)
-        self.addCleanup(restore_environment, jm.CHECKPOINT_INTERVAL_VARIABLE, saved)
+        self.clock = use_fake_clock(self)
         os.environ[jm.CHECKPOINT_INTERVAL_VARIABLE] = "600"
         self.advice = "interval=600 request=0"
         self.launcher.reply = lambda line: (

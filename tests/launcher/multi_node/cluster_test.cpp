@@ -152,6 +152,18 @@ TEST_CASE("a launcher killed with SIGKILL is noticed and its node replaced by th
   CHECK(leftover_processes("mn-spare").empty());
 }
 
+// Waits up to 30 s for the spare `node` to say its warm interpreter (preloading `heavy`) is
+// ready; true once it did.
+bool wait_for_standby_warm(Cluster& cluster, const std::string& node) {
+  const std::string ready = "standby local rank 0: warm interpreter ready (imported heavy in ";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (cluster.launcher(node).err().find(ready) == std::string::npos) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
 // A spare on standby starts the warm interpreters (faultTolerance.warmStart) of the instance it
 // may take: when it takes node-2's, its first start forks the rank from one that imported the
 // preload already, as a restart on node-2 would have.
@@ -178,13 +190,7 @@ TEST_CASE("a spare starts warm interpreters on standby: its first start is warm"
   cluster.start_all();
   REQUIRE(wait_for_file(results + "/rank-1.attempt-0", 30));
   REQUIRE(wait_for_file(results + "/rank-0.attempt-0", 30));
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (cluster.launcher("node-3").err().find(
-             "standby local rank 0: warm interpreter ready (imported heavy in ") ==
-             std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  wait_for_standby_warm(cluster, "node-3");
   ::kill(cluster.launcher("node-2").pid(), SIGKILL);
   CHECK(cluster.launcher("node-2").wait(5) == 128 + SIGKILL);
   std::map<std::string, int> codes;
@@ -219,15 +225,7 @@ TEST_CASE("a spare killed with SIGKILL on standby leaves no warm interpreter - t
   plan.fault_tolerance.warm_start.preload = {"heavy"};
   Cluster cluster(plan);
   cluster.start_all();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (cluster.launcher("node-3").err().find(
-             "standby local rank 0: warm interpreter ready (imported heavy in ") ==
-             std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  REQUIRE(cluster.launcher("node-3").err().find("standby local rank 0: warm interpreter ready") !=
-          std::string::npos);
+  REQUIRE(wait_for_standby_warm(cluster, "node-3"));
   ::kill(cluster.launcher("node-3").pid(), SIGKILL);
   CHECK(cluster.launcher("node-3").wait(5) == 128 + SIGKILL);
   std::map<std::string, int> codes;
