@@ -184,7 +184,7 @@ TEST_CASE("a kill -9 and a restart: teardown, backoff, checks and the rollback a
   check_sums(a);
 }
 
-TEST_CASE("the saves that stalled the ranks are counted with their wall time; one cut off is not") {
+TEST_CASE("the saves that stalled the ranks are counted with their wall time - one cut off is not") {
   Folder f{"worker-0", {}};
   f.at(0, launcher_started(2)).at(0, start(0, 2)).at(0, process(0)).at(0, process(1));
   f.at(10 * kS, steps(0, 10)).at(10 * kS, steps(1, 10));

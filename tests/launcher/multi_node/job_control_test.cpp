@@ -309,7 +309,7 @@ TEST_CASE(
           "while true; do a=$(" +
           ask +
           ") || exit 3\n"
-          "case \"$a\" in *request=0) sleep 0.05 ;; *) echo \"asked: $a\"; break ;; esac\n"
+          "case \"$a\" in *request=0) sleep 0.5 ;; *) echo \"asked: $a\"; break ;; esac\n"
           "done\n"
           "touch " +
           marks / "asked-$RANK" +
