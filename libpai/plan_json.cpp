@@ -453,9 +453,16 @@ Plan read_plan(const JsonFields& top) {
 }  // namespace
 
 std::string plan_to_json(const Plan& plan, std::string_view token) {
+  std::string seal;
+  return plan_to_json(plan, token, &seal);
+}
+
+std::string plan_to_json(const Plan& plan, std::string_view token, std::string* seal) {
   if (token.empty()) throw std::invalid_argument("plan_to_json: the job token is empty");
-  return sealed_json(plan,
-                     [&](const std::string& canonical) { return keyed_seal(canonical, token); });
+  return sealed_json(plan, [&](const std::string& canonical) {
+    *seal = keyed_seal(canonical, token);
+    return *seal;
+  });
 }
 
 std::string plan_to_json_unkeyed(const Plan& plan) {

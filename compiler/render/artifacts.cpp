@@ -89,8 +89,9 @@ std::string write_artifacts(const Plan& plan, const ArtifactOptions& options) {
   return replace_output_folder(options.out_dir, folder, [&](const std::string& out) {
     // The plan is sealed with the job token (libpai/plan_seal.h): a launcher that has the
     // token refuses the plan once edited, and refuses it next to another compile's token.
-    write_new_file(out + "/plan.json", plan_to_json(plan, token), FileAccess::Private);
-    write_roles(plan, plan_seal(plan, token), out + "/roles");
+    std::string seal;
+    write_new_file(out + "/plan.json", plan_to_json(plan, token, &seal), FileAccess::Private);
+    write_roles(plan, seal, out + "/roles");
     // The MPI launcher role runs mpirun; it holds no ranks.
     std::vector<std::string> exclude;
     if (plan.framework == Framework::Mpi) exclude.push_back("launcher");
