@@ -63,6 +63,8 @@ void write_env_scripts(const Plan& plan, const std::string& dir) {
   make_private_directory(dir);
   ProcessContext ctx;
   if (plan.framework == Framework::Mpi) ctx.hostfile = "hostfile";
+  const EnvScriptRenderer renderer(plan, ctx);
+  std::string script;
   std::string path = dir + "/";
   const std::size_t base = path.size();
   for (const Placement& p : plan.placements) {
@@ -71,7 +73,8 @@ void write_env_scripts(const Plan& plan, const std::string& dir) {
     path += '-';
     path += std::to_string(p.index);
     path += ".sh";
-    write_new_file(path, render_env_script(plan, p, ctx), FileAccess::Private);
+    renderer.render(p, script);
+    write_new_file(path, script, FileAccess::Private);
   }
 }
 
