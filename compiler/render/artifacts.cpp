@@ -64,17 +64,16 @@ void write_env_scripts(const Plan& plan, const std::string& dir) {
   ProcessContext ctx;
   if (plan.framework == Framework::Mpi) ctx.hostfile = "hostfile";
   const EnvScriptRenderer renderer(plan, ctx);
+  NewFileFolder folder(dir);
   std::string script;
-  std::string path = dir + "/";
-  const std::size_t base = path.size();
+  std::string name;
   for (const Placement& p : plan.placements) {
-    path.resize(base);
-    path += p.role;
-    path += '-';
-    path += std::to_string(p.index);
-    path += ".sh";
+    name = p.role;
+    name += '-';
+    name += std::to_string(p.index);
+    name += ".sh";
     renderer.render(p, script);
-    write_new_file(path, script, FileAccess::Private);
+    folder.write(name, script, FileAccess::Private);
   }
 }
 
