@@ -210,7 +210,11 @@ EnvList job_env(const Plan& plan) {
 
 EnvList instance_env(const Plan& plan, const Placement& placement, const ProcessContext& ctx) {
   const Role& role = role_of(plan, placement);
-  EnvList env(role.env.begin(), role.env.end());
+  EnvList env;
+  // Room for every variable below, so that the list is not moved as it grows (an env script
+  // is made of one per instance).
+  env.reserve(role.env.size() + 48 + 3 * placement.ports.size());
+  env.assign(role.env.begin(), role.env.end());
   const std::string node_rank = std::to_string(placement.node_rank);
   const std::string nproc = std::to_string(role.nproc_per_node);
   const bool per_node = role.env_convention == EnvConvention::PerNode;
@@ -300,6 +304,7 @@ EnvList instance_env(const Plan& plan, const Placement& placement, const Process
 EnvList rank_env(const Plan& plan, const Placement& placement, int local_rank) {
   const Role& role = role_of(plan, placement);
   EnvList env;
+  env.reserve(4);
   if (role.env_convention == EnvConvention::PerNode) {
     env.emplace_back("LOCAL_RANK", std::to_string(local_rank));
     env.emplace_back("ROLE_RANK", std::to_string(placement.index));

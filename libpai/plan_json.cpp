@@ -453,9 +453,16 @@ Plan read_plan(const JsonFields& top) {
 }  // namespace
 
 std::string plan_to_json(const Plan& plan, std::string_view token) {
+  std::string seal;
+  return plan_to_json(plan, token, &seal);
+}
+
+std::string plan_to_json(const Plan& plan, std::string_view token, std::string* seal) {
   if (token.empty()) throw std::invalid_argument("plan_to_json: the job token is empty");
-  return sealed_json(plan,
-                     [&](const std::string& canonical) { return keyed_seal(canonical, token); });
+  return sealed_json(plan, [&](const std::string& canonical) {
+    *seal = keyed_seal(canonical, token);
+    return *seal;
+  });
 }
 
 std::string plan_to_json_unkeyed(const Plan& plan) {
@@ -469,7 +476,11 @@ std::string plan_seal(const Plan& plan, std::string_view token) {
 }
 
 std::string role_to_json(const Plan& plan, const Role& role, std::string_view seal) {
+  const auto instances = std::count_if(plan.placements.begin(), plan.placements.end(),
+                                       [&](const Placement& p) { return p.role == role.name; });
   std::string out;
+  // As canonical_plan(): one allocation, not a dozen doublings (3 MB for 10,000 instances).
+  out.reserve(1024 + static_cast<std::size_t>(instances) * 400);
   JsonWriter w(out);
   w.begin_object();
   w.key("placements");

@@ -24,6 +24,10 @@ class PlanError : public std::runtime_error {
 /// Throws std::invalid_argument for an empty token.
 std::string plan_to_json(const Plan& plan, std::string_view token);
 
+/// plan_to_json(plan, token), also setting `*seal` to the seal it wrote (plan_seal(plan,
+/// token)): for a caller that needs both, the canonical text is made and hashed once.
+std::string plan_to_json(const Plan& plan, std::string_view token, std::string* seal);
+
 /// The same text with an unkeyed seal, "hash": "sha256:<hex>", for a plan written by a program
 /// that has no job token. It catches accidents, not tampering; a launcher runs such a plan only
 /// where it finds no token (a one-node job).

@@ -34,9 +34,17 @@ bool is_safe_word(std::string_view s) {
 }  // namespace
 
 std::string shell_quote(std::string_view s) {
-  if (is_safe_word(s)) return std::string(s);
   std::string out;
-  out.reserve(s.size() + 2);
+  append_shell_quoted(out, s);
+  return out;
+}
+
+void append_shell_quoted(std::string& out, std::string_view s) {
+  if (is_safe_word(s)) {
+    out += s;
+    return;
+  }
+  out.reserve(out.size() + s.size() + 2);
   out += '\'';
   for (char c : s) {
     if (c == '\'') {
@@ -46,7 +54,6 @@ std::string shell_quote(std::string_view s) {
     }
   }
   out += '\'';
-  return out;
 }
 
 std::string shell_join(const std::vector<std::string>& words) {
@@ -55,7 +62,7 @@ std::string shell_join(const std::vector<std::string>& words) {
   for (const std::string& word : words) {
     if (!first) out += ' ';
     first = false;
-    out += shell_quote(word);
+    append_shell_quoted(out, word);
   }
   return out;
 }

@@ -63,15 +63,17 @@ void write_env_scripts(const Plan& plan, const std::string& dir) {
   make_private_directory(dir);
   ProcessContext ctx;
   if (plan.framework == Framework::Mpi) ctx.hostfile = "hostfile";
-  std::string path = dir + "/";
-  const std::size_t base = path.size();
+  const EnvScriptRenderer renderer(plan, ctx);
+  NewFileFolder folder(dir);
+  std::string script;
+  std::string name;
   for (const Placement& p : plan.placements) {
-    path.resize(base);
-    path += p.role;
-    path += '-';
-    path += std::to_string(p.index);
-    path += ".sh";
-    write_new_file(path, render_env_script(plan, p, ctx), FileAccess::Private);
+    name = p.role;
+    name += '-';
+    name += std::to_string(p.index);
+    name += ".sh";
+    renderer.render(p, script);
+    folder.write(name, script, FileAccess::Private);
   }
 }
 
@@ -89,8 +91,9 @@ std::string write_artifacts(const Plan& plan, const ArtifactOptions& options) {
   return replace_output_folder(options.out_dir, folder, [&](const std::string& out) {
     // The plan is sealed with the job token (libpai/plan_seal.h): a launcher that has the
     // token refuses the plan once edited, and refuses it next to another compile's token.
-    write_new_file(out + "/plan.json", plan_to_json(plan, token), FileAccess::Private);
-    write_roles(plan, plan_seal(plan, token), out + "/roles");
+    std::string seal;
+    write_new_file(out + "/plan.json", plan_to_json(plan, token, &seal), FileAccess::Private);
+    write_roles(plan, seal, out + "/roles");
     // The MPI launcher role runs mpirun; it holds no ranks.
     std::vector<std::string> exclude;
     if (plan.framework == Framework::Mpi) exclude.push_back("launcher");

@@ -32,26 +32,55 @@ mode_t open_mode(FileAccess access) {
   return 0600;
 }
 
-// Creates `path` (O_EXCL) holding `content`; 0 or the errno of the failure, after which
-// nothing is left behind.
-int create_file(const std::string& path, std::string_view content, FileAccess access) {
+// Creates `path` (O_EXCL) holding `content`, relative to the folder `dir_fd` (AT_FDCWD: the
+// working directory); 0 or the errno of the failure, after which nothing is left behind.
+// `*mode_whole` (may be null) is true when the umask and the folder's default ACL are known
+// to leave the private mode whole, so that it need not be set again; set true when this
+// private file came out in that mode.
+int create_file(int dir_fd, const char* path, std::string_view content, FileAccess access,
+                bool* mode_whole = nullptr) {
   const mode_t mode = open_mode(access);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  const int fd = ::openat(dir_fd, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) return errno;
-  // The umask may have taken bits from a private file's mode, never added any: set it
-  // exactly.
-  bool ok = access != FileAccess::Private || ::fchmod(fd, mode) == 0;
+  bool ok = true;
+  if (access == FileAccess::Private && !(mode_whole && *mode_whole)) {
+    // The umask may have taken bits from a private file's mode, never added any: set it
+    // exactly.
+    struct stat st {};
+    if (mode_whole && ::fstat(fd, &st) == 0 && (st.st_mode & 07777) == mode) {
+      *mode_whole = true;
+    } else {
+      ok = ::fchmod(fd, mode) == 0;
+    }
+  }
   ok = ok && write_all(fd, content);
   int err = ok ? 0 : errno;
   if (::close(fd) != 0 && ok) err = errno;
-  if (err != 0) ::unlink(path.c_str());
+  if (err != 0) ::unlinkat(dir_fd, path, 0);
   return err;
+}
+
+int create_file(const std::string& path, std::string_view content, FileAccess access) {
+  return create_file(AT_FDCWD, path.c_str(), content, access);
 }
 
 }  // namespace
 
 void write_new_file(const std::string& path, std::string_view content, FileAccess access) {
   if (const int err = create_file(path, content, access)) fail("cannot write", path, err);
+}
+
+NewFileFolder::NewFileFolder(const std::string& dir) : dir_(dir) {
+  fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) fail("cannot write into", dir, errno);
+}
+
+NewFileFolder::~NewFileFolder() { ::close(fd_); }
+
+void NewFileFolder::write(const std::string& name, std::string_view content, FileAccess access) {
+  if (const int err = create_file(fd_, name.c_str(), content, access, &private_mode_whole_)) {
+    fail("cannot write", dir_ + "/" + name, err);
+  }
 }
 
 void write_file_atomic(const std::string& path, std::string_view content, FileAccess access) {

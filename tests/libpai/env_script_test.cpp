@@ -211,6 +211,27 @@ TEST_CASE("a user env value overriding a preset is exported once") {
   CHECK(script.find("NCCL_IB_HCA=mlx5_0") == std::string::npos);
 }
 
+TEST_CASE("an EnvScriptRenderer renders each script as render_env_script does") {
+  pai::Plan plan = pai::testing::make_test_plan(3, 2);
+  // The worker role overrides one job preset and adds a variable; the ps role does neither,
+  // so an override must not leak from one script into the next.
+  plan.roles[0].env = {{"NCCL_IB_HCA", "mlx5_9"}, {"GREETING", "it's $HOME"}};
+  pai::ProcessContext ctx;
+  ctx.restart_count = 2;
+  const pai::EnvScriptRenderer renderer(plan, ctx);
+  std::string buffer = "left over from before";
+  for (const pai::Placement& p : plan.placements) {
+    INFO(p.role << " " << p.index);
+    const std::string expected = pai::render_env_script(plan, p, ctx);
+    renderer.render(p, buffer);
+    CHECK(buffer == expected);
+    CHECK(renderer.render(p) == expected);
+    const bool worker = p.role == "worker";
+    CHECK((expected.find("export NCCL_IB_HCA=mlx5_9\n") != std::string::npos) == worker);
+    CHECK((expected.find("export NCCL_IB_HCA=mlx5_0,mlx5_1\n") != std::string::npos) == !worker);
+  }
+}
+
 TEST_CASE("sourced scripts select the local rank and reject a bad one") {
   pai::Plan plan = pai::testing::make_test_plan(2, 2);
   TempDir dir;

@@ -103,6 +103,9 @@ TEST_CASE("plan_to_json is canonical - sealed with the token and round-trips") {
   CHECK(hash == pai::keyed_seal(document.dump(2), kToken.secret));
   CHECK(hash.starts_with("hmac-sha256:"));
   CHECK(hash == pai::plan_seal(plan, kToken.secret));
+  std::string seal;
+  CHECK(pai::plan_to_json(plan, kToken.secret, &seal) == text);
+  CHECK(seal == hash);
   // Another token, another seal; the same content.
   json other = json::parse(pai::plan_to_json(plan, "another-token"));
   CHECK(other["hash"] != hash);

@@ -25,6 +25,16 @@ TEST_CASE("shell_quote single-quotes everything else") {
   CHECK(pai::shell_quote("caf\xc3\xa9") == "'caf\xc3\xa9'");
 }
 
+TEST_CASE("append_shell_quoted appends what shell_quote returns") {
+  std::string out = "x=";
+  pai::append_shell_quoted(out, "safe");
+  CHECK(out == "x=safe");
+  pai::append_shell_quoted(out, " it's");
+  CHECK(out == "x=safe' it'\"'\"'s'");
+  pai::append_shell_quoted(out, "");
+  CHECK(out == "x=safe' it'\"'\"'s'''");
+}
+
 TEST_CASE("shell_join quotes each word and joins with spaces") {
   CHECK(pai::shell_join({}) == "");
   CHECK(pai::shell_join({"echo"}) == "echo");

@@ -360,6 +360,31 @@ TEST_CASE("-o into a folder pai-compile did not write exits 2 naming --force") {
   CHECK(r.code == 0);
 }
 
+TEST_CASE("the summary counts a kept folder's files - links to files, not links to folders") {
+  TempDir dir;
+  spit(dir / "job.yaml", kSpec);
+  fs::create_directories(dir / "out/keep/sub/deeper");
+  spit(dir / "out/keep/a", "1");
+  spit(dir / "out/keep/sub/b", "2");
+  spit(dir / "out/keep/sub/deeper/c", "3");
+  fs::create_symlink("a", dir / "out/keep/file-link");                // counts
+  fs::create_directory_symlink("sub", dir / "out/keep/folder-link");  // not entered
+  fs::create_symlink("nowhere", dir / "out/keep/dangling");
+  REQUIRE(::mkfifo((dir / "out/keep/fifo").c_str(), 0600) == 0);
+  fs::create_directory_symlink("keep", dir / "out/keep-link");  // a folder: listed, counted
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.out_dir = dir / "out";
+  options.force = true;
+  const Result r = compile(options);
+  CHECK(r.err.empty());
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("wrote " + dir / "out" +
+                   ": .pai-compile, env/ (2 files), hostfile, job.token, keep-link/ (4 files), "
+                   "keep/ (4 files), launch.sh, plan.json, roles/ (1 file)\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("-o into a symbolic link exits 2 and writes nothing through it") {
   TempDir dir;
   spit(dir / "job.yaml", kSpec);

@@ -147,6 +147,43 @@ TEST_CASE("write_new_file creates a file and refuses an existing one") {
   CHECK(slurp(dir / "n") == "new");
 }
 
+TEST_CASE(
+    "a NewFileFolder writes new files in their modes - private ones 0600 whatever the umask") {
+  for (const mode_t mask : {022, 0, 0277, 0777}) {
+    INFO("umask " << mask);
+    TempDir dir;
+    Umask umask(mask);
+    pai::NewFileFolder folder(dir.path());
+    for (const std::string name : {"a.sh", "b.sh", "c.sh"}) {
+      folder.write(name, "content of " + name, FileAccess::Private);
+      CHECK(slurp(dir / name) == "content of " + name);
+      CHECK(mode_of(dir / name) == 0600);
+    }
+    folder.write("pub", "x", FileAccess::Public);
+    CHECK(mode_of(dir / "pub") == (0644 & ~mask));
+  }
+}
+
+TEST_CASE("a NewFileFolder refuses an existing file and names a missing folder") {
+  TempDir dir;
+  pai::NewFileFolder folder(dir.path());
+  folder.write("n", "new", FileAccess::Private);
+  try {
+    folder.write("n", "again", FileAccess::Private);
+    FAIL("no exception");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) == "cannot write '" + (dir / "n") + "': File exists");
+  }
+  CHECK(slurp(dir / "n") == "new");
+  try {
+    pai::NewFileFolder missing(dir / "missing");
+    FAIL("no exception");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) ==
+          "cannot write into '" + (dir / "missing") + "': No such file or directory");
+  }
+}
+
 TEST_CASE("remove_tree removes folders - removes links without following them") {
   TempDir dir;
   fs::create_directories(dir / "a/b");
