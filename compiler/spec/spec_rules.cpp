@@ -94,13 +94,14 @@ void RuleChecker::check_hosts() {
       const Host& host = hosts[i];
       const std::string path = index_path(list, i);
       if (host.name.empty()) continue;  // already reported by the parser
-      const auto [name_it, new_name] = names.try_emplace(host.name, path, host.name);
+      const auto [name_it, new_name] = names.try_emplace(host.name, Seen{path, host.name});
       if (!new_name) {
         error(join_path(path, "name"),
               "duplicate host name " + quote(host.name) + " (also " + name_it->second.path + ")");
         continue;
       }
-      const auto [addr_it, new_address] = addresses.try_emplace(host.address, path, host.name);
+      const auto [addr_it, new_address] =
+          addresses.try_emplace(host.address, Seen{path, host.name});
       if (!new_address) {
         error(join_path(path, "address"), "duplicate address " + quote(host.address) +
                                               " (also " + addr_it->second.path + ", host " +

@@ -298,26 +298,36 @@ TEST_CASE("pai-launch cancel ends every node of the job with 143 - nothing resta
 
 TEST_CASE(
     "checkpoint-now reaches every rank's checkpoint-advice - not the ranks of a later attempt") {
-  // Attempt 0: each rank asks its launcher for the advice until a request comes, as the SDK's
-  // should_checkpoint does, says so, and once both have, fails. Attempt 1: each rank asks once.
+  // Attempt 0: each rank steps the SDK's should_checkpoint (its advice asked every 0.2 s over
+  // one kept connection: a `pai-launch ctl` per poll starved a sanitizer build) until it is
+  // True, says so, and once both ranks have, fails. Attempt 1: each rank asks `ctl` once.
   TempDir marks;
-  const std::string ask = pai::testing::kLauncher + " ctl checkpoint-advice";
-  pai::Plan plan = pai::testing::cluster_plan(
-      "advice-e2e", 125, 2, 0,
-      "if [ \"$PAI_RESTART_COUNT\" = 1 ]; then echo \"again: $(" + ask +
-          ")\"; exit 0; fi\n"
-          "while true; do a=$(" +
-          ask +
-          ") || exit 3\n"
-          "case \"$a\" in *request=0) sleep 0.5 ;; *) echo \"asked: $a\"; break ;; esac\n"
-          "done\n"
-          "touch " +
-          marks / "asked-$RANK" +
-          "\n"
-          "until [ -e " +
-          marks / "asked-0" + " ] && [ -e " + marks / "asked-1" +
-          " ]; do sleep 0.05; done\n"
-          "exit 1\n");
+  const std::string rank_py = marks / "rank.py";
+  pai::testing::spit(
+      rank_py,
+      "import os, sys, time\n"
+      "from pai import job_monitor as jm\n"
+      "jm.ADVICE_PERIOD_S = 0.2\n"
+      "monitor = jm.Monitor()\n"
+      "step = 0\n"
+      "while not monitor.should_checkpoint(step):\n"
+      "    step += 1\n"
+      "    time.sleep(0.05)\n"
+      "print('should_checkpoint: True, interval %g' % monitor._checkpoint_interval)\n"
+      "sys.stdout.flush()\n"
+      "open(sys.argv[1] + '/asked-' + os.environ['RANK'], 'w').close()\n"
+      "while not all(os.path.exists(sys.argv[1] + '/asked-%d' % r) for r in (0, 1)):\n"
+      "    time.sleep(0.05)\n"
+      "sys.exit(1)\n");
+  pai::Plan plan = pai::testing::cluster_plan("advice-e2e", 125, 2, 0,
+                                              "if [ \"$PAI_RESTART_COUNT\" = 1 ]; then\n"
+                                              "  echo \"again: $(" +
+                                                  pai::testing::kLauncher +
+                                                  " ctl checkpoint-advice)\"; exit 0\n"
+                                                  "fi\n"
+                                                  "PYTHONPATH=" PAI_SOURCE_DIR
+                                                  "/sdk/python exec /usr/bin/python3 " +
+                                                  rank_py + " " + marks.path() + "\n");
   plan.fault_tolerance.policy = pai::RestartPolicy::OnFailure;
   plan.fault_tolerance.backoff_seconds = 0;
   plan.fault_tolerance.checkpoint_plan.interval_seconds = 4342;
@@ -334,7 +344,8 @@ TEST_CASE(
   for (const auto& [node, code] : codes) CHECK(code == 0);
   for (const char* rank : {"worker-0/rank-0", "worker-1/rank-1"}) {
     const std::string logs = cluster.dir() / ("logs/" + std::string(rank));
-    CHECK(pai::testing::slurp(logs + ".attempt-0.log") == "asked: interval=4342 request=1\n");
+    CHECK(pai::testing::slurp(logs + ".attempt-0.log") ==
+          "should_checkpoint: True, interval 4342\n");
     CHECK(pai::testing::slurp(logs + ".attempt-1.log") == "again: interval=4342 request=0\n");
   }
   const std::string coordinator =
