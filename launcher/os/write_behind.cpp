@@ -28,6 +28,14 @@ void WriteStream::queue_locked(std::string_view bytes, bool bounded) {
   }
 }
 
+void WriteStream::mark_dropped_locked() {
+  if (unmarked_ > 0 && options_.marker) {
+    const std::string marker = options_.marker(unmarked_);
+    if (!marker.empty()) queue_locked(marker, false);
+  }
+  unmarked_ = 0;
+}
+
 bool WriteStream::write(std::string_view bytes) {
   if (bytes.empty()) return true;
   std::size_t queued = 0;
@@ -38,11 +46,7 @@ bool WriteStream::write(std::string_view bytes) {
         queued_bytes_ + bytes.size() <= options_.max_queued &&
         (!options_.shared_bound || owner_.queued_ + bytes.size() <= owner_.max_queued_);
     if (fits) {
-      if (unmarked_ > 0 && options_.marker) {
-        const std::string marker = options_.marker(unmarked_);
-        if (!marker.empty()) queue_locked(marker, false);
-      }
-      unmarked_ = 0;
+      mark_dropped_locked();
       queue_locked(bytes, true);
       owner_.work_.notify_one();
       return true;
@@ -69,6 +73,8 @@ void WriteStream::write_always(std::string_view bytes) {
 void WriteStream::close() {
   std::lock_guard lock(owner_.mutex_);
   if (closing_) return;
+  // Bytes dropped at the very end are marked too: nothing may follow to carry the marker.
+  mark_dropped_locked();
   closing_ = true;
   ++owner_.posted_;
   if (!listed_) {

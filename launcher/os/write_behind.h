@@ -51,7 +51,8 @@ class WriteStream : public std::enable_shared_from_this<WriteStream> {
   bool write(std::string_view bytes);
   /// Queues `bytes` whatever the bounds (markers, the launcher's own notes: small and rare).
   void write_always(std::string_view bytes);
-  /// The stream ends: its close runs after what is queued.
+  /// The stream ends: its close runs after what is queued, and after the marker of bytes
+  /// dropped since the last piece, if any.
   void close();
   /// Bytes dropped for a bound so far.
   std::uint64_t dropped() const;
@@ -67,6 +68,8 @@ class WriteStream : public std::enable_shared_from_this<WriteStream> {
   };
   // Queues a piece and lists the stream as ready; with owner_.mutex_ held.
   void queue_locked(std::string_view bytes, bool bounded);
+  // Queues the marker for what was dropped since the last one, if any; with the lock held.
+  void mark_dropped_locked();
   bool has_work_locked() const;
 
   WriteBehind& owner_;

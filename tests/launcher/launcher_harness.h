@@ -13,6 +13,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -159,14 +160,21 @@ inline RunResult run_launcher(const TempDir& dir, std::vector<std::string> args,
   return RunResult{code, launcher.out(), launcher.err(), launcher.elapsed()};
 }
 
-/// Waits until `path` exists (a job's "I am ready" marker); false after `timeout_s`.
-inline bool wait_for_file(const std::string& path, double timeout_s = 10) {
+/// Polls `check` every `period` for up to `timeout_s`; true once it holds.
+inline bool eventually(const std::function<bool()>& check, double timeout_s = 20,
+                       std::chrono::milliseconds period = std::chrono::milliseconds(50)) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (std::chrono::steady_clock::now() < deadline) {
-    if (access(path.c_str(), F_OK) == 0) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (check()) return true;
+    std::this_thread::sleep_for(period);
   }
   return false;
+}
+
+/// Waits until `path` exists (a job's "I am ready" marker); false after `timeout_s`.
+inline bool wait_for_file(const std::string& path, double timeout_s = 10) {
+  return eventually([&] { return access(path.c_str(), F_OK) == 0; }, timeout_s,
+                    std::chrono::milliseconds(10));
 }
 
 /// The pid a process wrote to `path` as one line ("echo $$ > path"), once the line is whole;

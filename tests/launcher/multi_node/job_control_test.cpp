@@ -18,21 +18,12 @@
 namespace job_control_test {
 
 using nlohmann::json;
+using pai::testing::eventually;
 using pai::testing::Launcher;
 using pai::testing::run_launcher;
 using pai::testing::TempDir;
 
 namespace {
-
-// Polls `check` every 50 ms for up to `seconds`; true once it holds.
-bool eventually(const std::function<bool()>& check, double seconds = 20) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (check()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
-}
 
 // Starts `pai-launch ARGS` (a `logs --follow`), lets the ranks finish (creates `finish`), and
 // returns its stdout and stderr once the job and it ended, each with exit code 0.
@@ -251,8 +242,10 @@ void start_running(pai::testing::Cluster& cluster) {
   cluster.start_all();
   const std::string plan_path = cluster.dir() / "plan.json";
   TempDir scratch;
-  REQUIRE(eventually([&] {
+  std::string last_status;
+  const bool running = eventually([&] {
     auto r = run_launcher(scratch, {"status", "--plan", plan_path, "--json"}, 30);
+    last_status = r.out + r.err;
     if (r.code != 0) return false;
     const json s = json::parse(r.out);
     if (s.value("phase", "") != "running") return false;
@@ -260,7 +253,10 @@ void start_running(pai::testing::Cluster& cluster) {
       if (node["state"] != "running") return false;
     }
     return true;
-  }));
+  });
+  INFO("the last status: " << last_status);
+  INFO(cluster.transcript());
+  REQUIRE(running);
 }
 
 // Every launcher exited `code` and journaled the cancel; no restart, no failure, nothing left.

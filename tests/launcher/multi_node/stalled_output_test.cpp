@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "launcher/logs/output_writers.h"
 #include "launcher/multi_node/cluster_harness.h"
 
 namespace stalled_output_test {
@@ -28,14 +29,18 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 // Each rank writes `bytes` of 100-byte lines at once, then stays 2 s (two node-loss timeouts
-// at the harness's 200 ms heartbeat) and ends.
-pai::Plan noisy_plan(const std::string& name, int subnet, long bytes, const std::string& ready) {
+// at the harness's 200 ms heartbeat), and then until the file `go_on` exists when one is
+// named, and ends.
+pai::Plan noisy_plan(const std::string& name, int subnet, long bytes, const std::string& ready,
+                     const std::string& go_on = "") {
   const std::string line(99, 'x');
+  const std::string wait =
+      go_on.empty() ? "" : "; while [ ! -e " + go_on + " ]; do sleep 0.05; done";
   return cluster_plan(name, subnet, 2, 0,
                       "touch " + ready +
                           "-$PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX; sleep 0.5; yes " + line +
-                          " | head -c " + std::to_string(bytes) +
-                          "; sleep 2; echo rank $PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX done");
+                          " | head -c " + std::to_string(bytes) + "; sleep 2" + wait +
+                          "; echo rank $PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX done");
 }
 
 // Collects what arrives on `fd` in a thread of its own, while reading is on.
@@ -93,15 +98,12 @@ class Reader {
 
 // Waits until the coordinator's journal says the job succeeded; false after `timeout_s`.
 bool wait_for_success(const Cluster& cluster, double timeout_s) {
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
-  while (Clock::now() < deadline) {
-    if (count_lines_with(slurp(cluster.dir() / "logs/coordinator/events.jsonl"),
-                         "\"event\":\"job-succeeded\"") == 1) {
-      return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
+  return eventually(
+      [&] {
+        return count_lines_with(slurp(cluster.dir() / "logs/coordinator/events.jsonl"),
+                                "\"event\":\"job-succeeded\"") == 1;
+      },
+      timeout_s);
 }
 
 // The job ran once, nobody lost: no node disconnected, no restart.
@@ -238,7 +240,10 @@ TEST_CASE(
   }
   TempDir marks;
   // 40 MB per rank, while the logs cannot be written: more than the 32 MiB a launcher holds.
-  Cluster cluster(noisy_plan("stall-fsfreeze", 162, 40'000'000, marks / "ready"));
+  // The ranks' last line waits until the log writer has caught up after the thaw: said while
+  // the queue is still full it would be dropped (and its marker, not the line, ends the log).
+  Cluster cluster(
+      noisy_plan("stall-fsfreeze", 162, 40'000'000, marks / "ready", marks / "caught-up"));
   FreezableFs fs(cluster.dir() / "logs");
   if (!fs.ok()) {
     WARN("no loop device to mount an ext4 image on: this case did not run");
@@ -251,6 +256,16 @@ TEST_CASE(
   REQUIRE(fs.frozen());
   std::this_thread::sleep_for(std::chrono::seconds(4));
   fs.thaw();
+  const std::filesystem::path rank_log = cluster.dir() / "logs/worker-0/rank-0.attempt-0.log";
+  // What waited (at least the bound less one piece, as the drops began) reaches the log.
+  CHECK(eventually(
+      [&] {
+        std::error_code error;
+        const auto size = std::filesystem::file_size(rank_log, error);
+        return !error && size >= pai::launcher::kLogQueueBytes - (std::size_t{1} << 20);
+      },
+      30));
+  spit(marks / "caught-up", "");
   const auto codes = cluster.wait_all(60);
   INFO(cluster.transcript().substr(0, 6000));
   CHECK(codes == std::map<std::string, int>{{"node-1", 0}, {"node-2", 0}});
@@ -260,7 +275,7 @@ TEST_CASE(
         1);
   const std::string node_journal = slurp(cluster.dir() / "logs/worker-0/events.jsonl");
   CHECK(count_lines_with(node_journal, "\"logUnwrittenBytes\":") == 1);
-  const std::string log = slurp(cluster.dir() / "logs/worker-0/rank-0.attempt-0.log");
+  const std::string log = slurp(rank_log);
   CHECK(log.find("bytes of this rank's output were dropped here: the log file system did not "
                  "take them in time") != std::string::npos);
   CHECK(log.find("rank 0 done") != std::string::npos);  // and it goes on after them

@@ -166,6 +166,23 @@ TEST_CASE("open runs before the first write, close after the last - on the write
   CHECK(steps == std::vector<std::string>{"open", "a", "b", "close"});
 }
 
+TEST_CASE("bytes dropped at the very end are marked before the close - nothing else carries it") {
+  // A rank whose last lines came while the log file system was frozen: its log must still
+  // say that its end is missing.
+  Sink sink;
+  WriteBehind writer(20);
+  auto stream = writer.stream(sink.options());
+  sink.set_shut(true);
+  CHECK(stream->write(std::string(20, 'a')));
+  sink.wait_blocked();
+  CHECK_FALSE(stream->write("the last line\n"));
+  stream->close();
+  sink.set_shut(false);
+  writer.flush();
+  CHECK(sink.text() == std::vector<std::string>{std::string(20, 'a'), "[14 bytes dropped]"});
+  CHECK(stream->dropped() == 14);
+}
+
 TEST_CASE("a writer destroyed writes what was queued first") {
   Sink sink;
   {
