@@ -377,9 +377,13 @@ void Accountant::Impl::add_node(const journal::Entry& e) {
       stalled = true;
     });
     if (stalled && stall_since_ms == kNever) stall_since_ms = ms;
-  } else if (std::holds_alternative<journal::Checkpoint>(ev) ||
+  } else if (std::holds_alternative<journal::CheckpointResumed>(ev) ||
+             std::holds_alternative<journal::Checkpoint>(ev) ||
              std::holds_alternative<journal::CheckpointFailed>(ev) ||
              std::holds_alternative<journal::CheckpointAbandoned>(ev)) {
+    // The stall ends when training resumes (an asynchronous save says so as it returns; its
+    // write overlaps training), else when the save ends; the save's end after its
+    // `checkpoint-resumed` finds nothing stalled.
     for (Slot& s : slots) {
       if (s.cause == Cause::CheckpointStall) set(s, ms, s.before_stall);
     }

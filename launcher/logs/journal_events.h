@@ -60,8 +60,8 @@ using Event = std::variant<
     ProtocolError,
     // A node's
     LauncherStarted, Check, ProcessStarted, SpawnFailed, Exit, StackDump, Signal, Notify,
-    HangInterval, ExitHangInterval, RetryableError, Steps, CheckpointStarted, Checkpoint,
-    CheckpointFailed, CheckpointAbandoned, CheckpointWait, Finish, NodeStopping,
+    HangInterval, ExitHangInterval, RetryableError, Steps, CheckpointStarted, CheckpointResumed,
+    Checkpoint, CheckpointFailed, CheckpointAbandoned, CheckpointWait, Finish, NodeStopping,
     CoordinatorUnreachable, Joined, GpuSamplingOff, CoordinatorLost, Standby, Assigned,
     FabricResult, NicVerdict, StoreServing, StoreClientClosed, WarmStartCold,
     // The coordinator's

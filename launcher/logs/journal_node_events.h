@@ -268,6 +268,23 @@ struct CheckpointStarted {
   }
 };
 
+struct CheckpointResumed {
+  static constexpr char kName[] = "checkpoint-resumed";
+  static constexpr Journals kIn = Journals::Node;
+  static constexpr char kAbout[] =
+      "A rank's save no longer holds training up: the rest is written in the background.";
+  std::string instance = {};
+  std::int64_t step = 0;
+  std::int64_t rank = -1;  ///< the rank that said so; -1: unknown, not written
+  bool operator==(const CheckpointResumed&) const = default;
+  friend void fields(auto& v, Like<CheckpointResumed> auto& m) {
+    v("instance", m.instance);
+    v("step", m.step);
+    v("rank", m.rank, field::present_if(m.rank >= 0),
+      note("the rank that said so (its process or a descendant); absent when unknown"));
+  }
+};
+
 struct Checkpoint {
   static constexpr char kName[] = "checkpoint";
   static constexpr Journals kIn = Journals::Node;

@@ -86,25 +86,28 @@ std::optional<ControlRequest> parse_control_line(std::string_view line, std::str
     }
     return ProgressRequest{*step};
   }
-  if (verb == "checkpoint-begin" || verb == "checkpoint-done" || verb == "checkpoint-failed") {
-    const bool begin = verb == "checkpoint-begin";
+  if (verb == "checkpoint-begin" || verb == "checkpoint-resumed" || verb == "checkpoint-done" ||
+      verb == "checkpoint-failed") {
+    using Phase = CheckpointRequest::Phase;
+    const Phase phase = verb == "checkpoint-begin"     ? Phase::Begin
+                        : verb == "checkpoint-resumed" ? Phase::Resumed
+                        : verb == "checkpoint-done"    ? Phase::Done
+                                                       : Phase::Failed;
+    // Begin and resumed: a step only; done and failed: a step, then a text.
+    const bool step_only = phase == Phase::Begin || phase == Phase::Resumed;
     const std::size_t gap = arg.find(' ');
-    const std::string_view number = begin ? arg : arg.substr(0, gap);
+    const std::string_view number = step_only ? arg : arg.substr(0, gap);
     const std::string_view text = gap == std::string_view::npos ? "" : arg.substr(gap + 1);
     auto step = parse_step(number);
-    if (!step || (!begin && text.empty())) {
+    if (!step || (!step_only && text.empty())) {
       *error = std::string(verb) + " needs " +
-               (begin ? "a step number >= 0"
-                : verb == "checkpoint-done" ? "a step number >= 0 and the checkpoint's path"
-                                            : "a step number >= 0 and why it failed") +
+               (step_only              ? "a step number >= 0"
+                : phase == Phase::Done ? "a step number >= 0 and the checkpoint's path"
+                                       : "a step number >= 0 and why it failed") +
                ", got '" + std::string(arg) + "'";
       return std::nullopt;
     }
-    using Phase = CheckpointRequest::Phase;
-    return CheckpointRequest{begin ? Phase::Begin
-                             : verb == "checkpoint-done" ? Phase::Done
-                                                         : Phase::Failed,
-                             *step, std::string(text)};
+    return CheckpointRequest{phase, *step, std::string(text)};
   }
   if (verb == "hang-interval") {
     auto seconds = parse_interval(verb, arg, true, error);
@@ -136,7 +139,8 @@ std::optional<ControlRequest> parse_control_line(std::string_view line, std::str
   }
   *error = "unknown request '" + shown +
            "' (expected notify, progress, hang-interval, exit-hang-interval, "
-           "retryable-error, checkpoint-begin, checkpoint-done, checkpoint-failed or "
+           "retryable-error, checkpoint-begin, checkpoint-resumed, checkpoint-done, "
+           "checkpoint-failed or "
            "checkpoint-advice)";
   return std::nullopt;
 }

@@ -7,6 +7,7 @@
 //            exit-hang-interval <d>|default -> its exit interval from now on
 //            retryable-error <text>   -> a log keyword that makes a failure retryable
 //            checkpoint-begin <step>  -> a checkpoint save is in flight (stops wait for it)
+//            checkpoint-resumed <step> -> training goes on while it is written
 //            checkpoint-done <step> <path> | checkpoint-failed <step> <why> -> it ended
 //            checkpoint-advice        -> "ok interval=<seconds> request=<n>": the job's
 //                                        checkpoint interval and latest checkpoint-now
@@ -52,10 +53,11 @@ struct ExitHangIntervalRequest {
 struct RetryableErrorRequest {
   std::string text;
 };
-/// `checkpoint-begin <step>`, `checkpoint-done <step> <path>`, `checkpoint-failed <step>
-/// <why>`: a checkpoint save of a rank (pai.checkpoint.save_async) started or ended.
+/// `checkpoint-begin <step>`, `checkpoint-resumed <step>`, `checkpoint-done <step> <path>`,
+/// `checkpoint-failed <step> <why>`: a checkpoint save of a rank (pai.checkpoint.save_async)
+/// started, stopped holding training up (the rest is written in the background), or ended.
 struct CheckpointRequest {
-  enum class Phase { Begin, Done, Failed };
+  enum class Phase { Begin, Resumed, Done, Failed };
   Phase phase = Phase::Begin;
   std::int64_t step = 0;
   std::string text;  ///< the checkpoint's path (done) or why it failed (failed)

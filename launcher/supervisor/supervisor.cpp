@@ -251,6 +251,12 @@ void Supervisor::Impl::on_checkpoint(int i, const CheckpointRequest& c, int peer
     events.record(journal::CheckpointStarted{.instance = inst.name, .step = c.step, .rank = rank});
     return;
   }
+  if (c.phase == Phase::Resumed) {
+    // Still in flight (a stop waits for it), no longer a stall.
+    events.record(journal::CheckpointResumed{
+        .instance = inst.name, .step = c.step, .rank = rank_of_process(i, peer_pid)});
+    return;
+  }
   // The entry of this step, the sender's own when several ranks save the same step.
   const int rank = rank_of_process(i, peer_pid);
   auto it = std::find_if(saving.begin(), saving.end(), [&](const Instance::Saving& s) {

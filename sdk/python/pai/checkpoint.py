@@ -29,7 +29,8 @@ At most one save is in flight per process: save_async first waits for the previo
 Nothing raises into training code once the call is accepted: a failed write (no space left,
 permissions, a step saved before) ends up in handle.error and in a MonitorWarning, and the
 temporary folder is removed. Under pai-launch (PAI_CONTROL_SOCKET set) the launcher is told
-`checkpoint-begin <N>`, then `checkpoint-done <N> <path>` or `checkpoint-failed <N> <why>`,
+`checkpoint-begin <N>`, `checkpoint-resumed <N>` as save_async returns (training goes on, the
+write does not hold it up), then `checkpoint-done <N> <path>` or `checkpoint-failed <N> <why>`,
 on the job monitor's connection; a refused or failed request never disturbs the save.
 
 State files are written with torch.save when torch is importable, else with pickle; meta.json
@@ -199,6 +200,9 @@ def save_async(state: Any, step: int, dir: Optional[str] = None,  # noqa: A002 -
                                   name="pai-checkpoint-{}".format(whole), daemon=False)
         if handle._gate is not None:
             _step_guard.hold(optimizers, handle._gate)
+        # Training goes on from here while the thread writes: the stall ends now, not when
+        # the write does (the goodput account and the refined interval count only this part).
+        _tell_launcher("checkpoint-resumed", str(whole))
         try:
             thread.start()
         except RuntimeError as error:  # can't start new thread

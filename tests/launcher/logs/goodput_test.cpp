@@ -210,6 +210,26 @@ TEST_CASE("the saves that stalled the ranks are counted with their wall time - o
   CHECK(Account{}.checkpoint_cost_seconds() == 0);
 }
 
+TEST_CASE("an asynchronous save stalls the ranks until it says training resumed - not its write") {
+  Folder f{"worker-0", {}};
+  f.at(0, launcher_started(2)).at(0, start(0, 2)).at(0, process(0)).at(0, process(1));
+  f.at(10 * kS, steps(0, 10)).at(10 * kS, steps(1, 10));
+  journal::CheckpointStarted saving;
+  saving.step = 10;
+  // 1 s of copying to host memory, then 9 s of writing while training goes on.
+  f.at(10 * kS, saving).at(11 * kS, journal::CheckpointResumed{"worker-0", 10, 0});
+  f.at(15 * kS, steps(0, 15)).at(15 * kS, steps(1, 15));
+  f.at(20 * kS, journal::Checkpoint{"worker-0", 10, "/ckpt/10"});
+  f.at(30 * kS, steps(0, 30)).at(30 * kS, steps(1, 30));
+  f.at(30 * kS, exit_of(0, 0)).at(30 * kS, exit_of(1, 0)).at(30 * kS, journal::JobSucceeded{});
+  const Account a = account({f});
+  CHECK(a.causes[Cause::CheckpointStall] == Approx(2 * 1));
+  CHECK(a.causes[Cause::Productive] == Approx(2 * (20 - 1)));
+  CHECK(a.checkpoint_saves == 1);
+  CHECK(a.checkpoint_save_seconds == Approx(1));
+  check_sums(a);
+}
+
 TEST_CASE("ranks of warm roles are counted warm or cold per attempt") {
   Folder f{"worker-0", {}};
   auto started = [](std::int64_t rank, std::optional<bool> warm) {

@@ -88,8 +88,8 @@ TEST_CASE("requests parse - bad ones explain themselves") {
         365 * 86400);
   CHECK(parse_error("\x01\xfegarbage") ==
         "unknown request '??garbage' (expected notify, progress, hang-interval, "
-        "exit-hang-interval, retryable-error, checkpoint-begin, checkpoint-done, "
-        "checkpoint-failed or checkpoint-advice)");
+        "exit-hang-interval, retryable-error, checkpoint-begin, checkpoint-resumed, "
+        "checkpoint-done, checkpoint-failed or checkpoint-advice)");
   CHECK(std::holds_alternative<CheckpointAdviceRequest>(
       *parse_control_line("checkpoint-advice", &error)));
   CHECK(!parse_control_line("checkpoint-advice now", &error));
@@ -111,6 +111,13 @@ TEST_CASE("requests parse - bad ones explain themselves") {
   const auto begin = std::get<CheckpointRequest>(*parse_control_line("checkpoint-begin 40", &error));
   CHECK(begin.phase == CheckpointRequest::Phase::Begin);
   CHECK(begin.step == 40);
+  const auto resumed =
+      std::get<CheckpointRequest>(*parse_control_line("checkpoint-resumed 40", &error));
+  CHECK(resumed.phase == CheckpointRequest::Phase::Resumed);
+  CHECK(resumed.step == 40);
+  CHECK(resumed.text.empty());
+  CHECK(parse_error("checkpoint-resumed 40 /out") ==
+        "checkpoint-resumed needs a step number >= 0, got '40 /out'");
   const auto done = std::get<CheckpointRequest>(
       *parse_control_line("checkpoint-done 40 /out/checkpoints/step-40", &error));
   CHECK(done.phase == CheckpointRequest::Phase::Done);
@@ -155,8 +162,8 @@ TEST_CASE("the server answers each line and survives garbage and 1 MiB lines") {
   CHECK(replies[0] == "ok");
   CHECK(replies[1] ==
         "error unknown request 'bogus' (expected notify, progress, hang-interval, "
-        "exit-hang-interval, retryable-error, checkpoint-begin, checkpoint-done, "
-        "checkpoint-failed or checkpoint-advice)");
+        "exit-hang-interval, retryable-error, checkpoint-begin, checkpoint-resumed, "
+        "checkpoint-done, checkpoint-failed or checkpoint-advice)");
   CHECK(seen == std::vector<std::string>{"a"});
   // A request that asks for something gets its answer after "ok ".
   CHECK(serve_while(loop, [&] {

@@ -389,13 +389,15 @@ TEST_CASE("a hang dump signals only processes that catch it - a plain Python ran
 TEST_CASE("a stop waits for a checkpoint in flight - restarted ranks get the latest checkpoint") {
   TempDir dir;
   const std::string out = dir / "out";
-  // Rank 0 reports a save, finishes it 2 s later and waits; rank 1 fails once the save began.
+  // Rank 0 reports a save, says training resumed (an asynchronous save's write goes on),
+  // finishes it 2 s later and waits; rank 1 fails once the save began.
   auto plan = local_plan(
       "sup-ckpt",
       "if [ \"$PAI_RESTART_COUNT\" = 1 ]; then echo \"latest=$PAI_LATEST_CHECKPOINT\"; exit 0; "
       "fi; if [ \"$LOCAL_RANK\" = 0 ]; then " +
-          kLauncher + " ctl checkpoint-begin 5 && touch " + dir.path() +
-          "/began && sleep 2 && mkdir -p " + out + "/checkpoints/step-5 && echo '{}' > " + out +
+          kLauncher + " ctl checkpoint-begin 5 && " + kLauncher +
+          " ctl checkpoint-resumed 5 && touch " + dir.path() + "/began && sleep 2 && mkdir -p " +
+          out + "/checkpoints/step-5 && echo '{}' > " + out +
           "/checkpoints/step-5/meta.json && echo step-5 > " + out + "/checkpoints/latest && " +
           kLauncher + " ctl checkpoint-done 5 " + out +
           "/checkpoints/step-5; exec sleep 60; fi; while [ ! -e " + dir.path() +
@@ -409,6 +411,10 @@ TEST_CASE("a stop waits for a checkpoint in flight - restarted ranks get the lat
   INFO(r.err);
   CHECK(r.code == 0);
   const std::string events = events_of(dir);
+  CHECK(count_lines_with(events,
+                         "\"event\":\"checkpoint-resumed\",\"instance\":\"worker-0\","
+                         "\"step\":5,\"rank\":0") == 1);
+  // Resumed is not done: the stop still waits for the write.
   CHECK(count_lines_with(events, "\"event\":\"checkpoint-wait\",\"instance\":\"worker-0\","
                                  "\"step\":5,\"seconds\":60") == 1);
   CHECK(count_lines_with(r.err, "worker-0: waiting up to 1m for the checkpoint of step 5 before "
