@@ -315,7 +315,7 @@ TEST_CASE(
       "while not all(os.path.exists(sys.argv[1] + '/asked-%d' % r) for r in (0, 1)):\n"
       "    time.sleep(0.05)\n"
       "sys.exit(1)\n");
-  pai::Plan plan = pai::testing::cluster_plan("advice-e2e", 125, 2, 0,
+  pai::Plan plan = pai::testing::cluster_plan("advice-e2e", 126, 2, 0,
                                               "if [ \"$PAI_RESTART_COUNT\" = 1 ]; then\n"
                                               "  echo \"again: $(" +
                                                   pai::testing::kLauncher +
@@ -327,12 +327,6 @@ TEST_CASE(
   plan.fault_tolerance.policy = pai::RestartPolicy::OnFailure;
   plan.fault_tolerance.backoff_seconds = 0;
   plan.fault_tolerance.checkpoint_plan.interval_seconds = 4342;
-  // Ports of its own, as the DDP jobs' (cluster_harness.h): the default range's first port is
-  // every other cluster test's coordinator port, and a test beside it that binds or probes it
-  // on every address keeps this coordinator from listening (twice under ctest -j2 the job was
-  // not running after 20 s; the retry passed in 1-2 s).
-  plan.port_range_min = 20000 + 10 * 125;
-  plan.port_range_max = plan.port_range_min + 9;
   pai::testing::Cluster cluster(plan);
   start_running(cluster);
   TempDir scratch;
