@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "launcher/checks/check_result.h"
-#include "launcher/checks/node_history.h"
+#include "libpai/node_history.h"
 #include "libpai/plan.h"
 
 namespace pai::checks {

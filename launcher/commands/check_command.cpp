@@ -104,15 +104,14 @@ int run_check_command(const CheckCommandOptions& options, std::ostream& out, std
   check_options.containment = &cgroups;
   std::vector<CheckResult> results = checks::run_sanity_checks(plan, *placement, check_options);
   const std::string& node = placement->host.name;
-  checks::Quarantine quarantine;
+  Quarantine quarantine;
   std::vector<std::string> history_warnings;
   if (!options.history_dir.empty()) {
     // The plan's window and threshold (the defaults without a sanityCheck.history).
     const CheckHistory& h = plan.sanity_check.history;
-    quarantine = checks::record_history(options.history_dir,
-                                        checks::history_record(node, results),
-                                        checks::QuarantinePolicy{h.window, h.max_failures},
-                                        &history_warnings);
+    quarantine =
+        checks::record_history(options.history_dir, checks::history_record(node, results),
+                               QuarantinePolicy{h.window, h.max_failures}, &history_warnings);
     for (const auto& w : history_warnings) err << "pai-launch check: warning: " << w << "\n";
   }
   std::string quarantined = "node " + node + " is quarantined: " + quarantine.reason;
@@ -121,7 +120,7 @@ int run_check_command(const CheckCommandOptions& options, std::ostream& out, std
                           {"passed", checks::all_passed(results)},
                           {"results", nlohmann::json::parse(checks::to_json(results))}};
     if (!options.history_dir.empty()) {
-      doc["history"] = {{"file", checks::history_path(options.history_dir, node)},
+      doc["history"] = {{"file", history_path(options.history_dir, node)},
                         {"quarantined", quarantine.quarantined},
                         {"failed", quarantine.failed},
                         {"considered", quarantine.considered},
@@ -138,7 +137,7 @@ int run_check_command(const CheckCommandOptions& options, std::ostream& out, std
                   ? quarantined
                   : "history: failed " + std::to_string(quarantine.failed) + " of its last " +
                         std::to_string(quarantine.considered) + " checks, not quarantined")
-          << " (" << checks::history_path(options.history_dir, node) << ")\n";
+          << " (" << history_path(options.history_dir, node) << ")\n";
     }
   }
   if (quarantine.quarantined) {

@@ -9,7 +9,6 @@
 
 #include "launcher/checks/check_result_json.h"
 #include "launcher/checks/history_check.h"
-#include "launcher/checks/node_history.h"
 #include "launcher/logs/output_writers.h"
 #include "launcher/net/client.h"
 #include "launcher/net/heartbeat_rhythm.h"
@@ -20,6 +19,7 @@
 #include "launcher/policy/tcp_slow_peers.h"
 #include "libpai/exit_codes.h"
 #include "libpai/hostfile.h"
+#include "libpai/node_history.h"
 #include "libpai/placement.h"
 #include "libpai/write_all.h"
 
@@ -370,16 +370,16 @@ void NodeAgent::record_nic_verdict(const net::NicVerdictNotice& m) {
   const CheckHistory& history = plan_.sanity_check.history;
   std::string file;
   if (!history.dir.empty()) {
-    checks::HistoryRecord record;
+    HistoryRecord record;
     record.time = checks::history_time_now();
     record.node = options_.node;
     record.passed = false;
     record.failed = {"nic"};
     record.summary = "nic: " + m.port + " " + m.problem + ": " + m.evidence;
     try {
-      checks::append_history(history.dir, record);
-      file = checks::history_path(history.dir, options_.node);
-    } catch (const checks::HistoryError& e) {
+      append_history(history.dir, record);
+      file = history_path(history.dir, options_.node);
+    } catch (const HistoryError& e) {
       say(std::string("warning: the NIC verdict is not in the check history: ") + e.what());
     }
   }

@@ -10,9 +10,9 @@
 
 #include "fake_parts.h"
 #include "launcher/checks/check_result_json.h"
-#include "launcher/checks/node_history.h"
 #include "launcher/logs/output_writers.h"
 #include "launcher/net/protocol.h"
+#include "libpai/node_history.h"
 #include "support/plan_fixture.h"
 #include "support/temp_dir.h"
 
@@ -758,13 +758,13 @@ TEST_CASE("a critical NIC verdict is journaled and recorded in the check history
                         {"problem", "flapping"},
                         {"evidence", "went down 3 times in 10 s"}};
   node.receive(verdict);
-  const std::string file = pai::checks::history_path(node.dir / "history", "node-1");
+  const std::string file = pai::history_path(node.dir / "history", "node-1");
   CHECK(node.journal() == Messages{{{"event", "nic-verdict"},
                                     {"port", "mlx5_0/1"},
                                     {"problem", "flapping"},
                                     {"evidence", "went down 3 times in 10 s"},
                                     {"history", file}}});
-  const auto read = pai::checks::read_history(node.dir / "history", "node-1");
+  const auto read = pai::read_history(node.dir / "history", "node-1");
   REQUIRE(read.records.size() == 1);
   CHECK_FALSE(read.records[0].passed);
   CHECK(read.records[0].failed == Strings{"nic"});
@@ -772,7 +772,7 @@ TEST_CASE("a critical NIC verdict is journaled and recorded in the check history
   // Two such verdicts quarantine the node at its next rendezvous, as two failed checks would.
   node.receive(verdict);
   node.journal();
-  CHECK(pai::checks::is_quarantined(node.dir / "history", "node-1", {5, 2}).quarantined);
+  CHECK(pai::is_quarantined(node.dir / "history", "node-1", {5, 2}).quarantined);
   CHECK(node.said().empty());
 }
 

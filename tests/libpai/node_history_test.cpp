@@ -1,4 +1,4 @@
-#include "launcher/checks/node_history.h"
+#include "libpai/node_history.h"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 
 namespace node_history_test {
 
-using namespace pai::checks;
+using namespace pai;
 using pai::testing::slurp;
 using pai::testing::spit;
 using pai::testing::TempDir;

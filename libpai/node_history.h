@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace pai::checks {
+namespace pai {
 
 /// One check run of one node.
 struct HistoryRecord {
@@ -92,4 +92,4 @@ Quarantine is_quarantined(const std::string& dir, const std::string& node,
                           const QuarantinePolicy& policy = {},
                           std::vector<std::string>* warnings = nullptr);
 
-}  // namespace pai::checks
+}  // namespace pai

@@ -1,4 +1,4 @@
-#include "launcher/checks/node_history.h"
+#include "libpai/node_history.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,7 +11,7 @@
 
 #include "libpai/write_all.h"
 
-namespace pai::checks {
+namespace pai {
 namespace {
 
 using nlohmann::json;
@@ -234,4 +234,4 @@ Quarantine is_quarantined(const std::string& dir, const std::string& node,
   return decide_quarantine(read.records, policy);
 }
 
-}  // namespace pai::checks
+}  // namespace pai
