@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -410,6 +411,21 @@ struct WarmStart {
 /// (docs/checkpoint-planning.md). The inputs are the spec's; the rest is set by
 /// plan_checkpoints (compiler/plan/checkpoint_planner.h). Ranks get interval_seconds as
 /// PAI_CHECKPOINT_INTERVAL_SECONDS.
+/// What the nodes' check histories said of a node's MTBF (compiler/plan/history_mtbf.h).
+struct MtbfHistory {
+  std::int64_t nodes = 0;         ///< the job's hosts whose history covers some time
+  std::int64_t failures = 0;      ///< their failed check runs after each one's first
+  std::int64_t node_seconds = 0;  ///< the time their histories cover, summed
+  bool used = false;              ///< whether node_mtbf_seconds comes from them
+  bool operator==(const MtbfHistory&) const = default;
+  friend void fields(auto& v, Like<MtbfHistory> auto& m) {
+    v("nodes", m.nodes, AtLeast{0});
+    v("failures", m.failures, AtLeast{0});
+    v("nodeSeconds", m.node_seconds, AtLeast{0});
+    v("used", m.used);
+  }
+};
+
 struct CheckpointPlan {
   /// Default per-node MTBF: Llama 3's 466 job interruptions in 54 days on 2,048 nodes of 8
   /// GPUs, 54 d x 2,048 / 466 = 237.3 node-days between failures.
@@ -426,6 +442,9 @@ struct CheckpointPlan {
   /// A failure to the first step after it.
   std::int64_t restart_cost_seconds = kDefaultRestartCostSeconds;
   CheckpointPlanSource source = CheckpointPlanSource::Defaults;
+  /// The nodes' check histories, when the spec states no nodeMtbf and the job's hosts have
+  /// histories pai-compile could read; node_mtbf_seconds is theirs when `used`.
+  std::optional<MtbfHistory> node_mtbf_history = {};
   /// node_mtbf_seconds over the job's nodes (Plan::nodes; spares do not count).
   double job_mtbf_seconds = 0;
   /// Training time between saves: at least 1 once planned; 0 in a plan not planned.
@@ -440,6 +459,7 @@ struct CheckpointPlan {
     v("checkpointCostSeconds", m.checkpoint_cost_seconds, Seconds{});
     v("restartCostSeconds", m.restart_cost_seconds, Seconds{});
     v("source", m.source);
+    v("nodeMtbfHistory", m.node_mtbf_history);
   }
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "compiler/plan/history_mtbf.h"
 #include "libpai/checkpoint_interval.h"
 #include "libpai/duration.h"
 
@@ -18,8 +19,22 @@ std::string rough_duration(double seconds) {
 
 }  // namespace
 
-void plan_checkpoints(Plan& plan) {
+void plan_checkpoints(Plan& plan, bool node_mtbf_stated, std::vector<std::string>* warnings) {
   CheckpointPlan& c = plan.fault_tolerance.checkpoint_plan;
+  c.node_mtbf_history.reset();
+  if (!node_mtbf_stated && !plan.sanity_check.history.dir.empty()) {
+    std::vector<std::string> hosts;
+    for (const Host& host : plan.hosts) hosts.push_back(host.name);
+    std::vector<std::string> skipped;
+    c.node_mtbf_history = read_histories(plan.sanity_check.history.dir, hosts, &skipped);
+    if (warnings != nullptr) warnings->insert(warnings->end(), skipped.begin(), skipped.end());
+    if (c.node_mtbf_history) {
+      if (const auto mtbf = history_node_mtbf(*c.node_mtbf_history)) {
+        c.node_mtbf_seconds = *mtbf;
+        c.node_mtbf_history->used = true;
+      }
+    }
+  }
   const int nodes = std::max(plan.nodes, 1);
   c.job_mtbf_seconds = static_cast<double>(c.node_mtbf_seconds) / nodes;
   c.interval_seconds =
@@ -38,6 +53,17 @@ std::string checkpoint_plan_line(const CheckpointPlan& c, int nodes) {
   if (c.expected_ettr < 0.01) line += ": the job cannot progress";
   line += ", job MTBF " + rough_duration(c.job_mtbf_seconds) + " over " + std::to_string(nodes) +
           (nodes == 1 ? " node)" : " nodes)");
+  if (const auto& h = c.node_mtbf_history) {
+    const std::string evidence =
+        std::to_string(h->failures) + (h->failures == 1 ? " failed check" : " failed checks") +
+        " in " + rough_duration(static_cast<double>(h->node_seconds)) + " of " +
+        std::to_string(h->nodes) + (h->nodes == 1 ? " node's history" : " nodes' histories");
+    line += h->used ? "; node MTBF " + rough_duration(static_cast<double>(c.node_mtbf_seconds)) +
+                          " from " + evidence
+                    : "; the node histories (" + evidence +
+                          ") are too few to estimate from: node MTBF " +
+                          rough_duration(static_cast<double>(c.node_mtbf_seconds));
+  }
   return line;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "libpai/plan.h"
 
@@ -13,8 +14,11 @@ namespace pai {
 /// Fills the computed fields of plan.fault_tolerance.checkpoint_plan from its inputs and
 /// plan.nodes (the job's instances; idle spares do not fail the job): job_mtbf_seconds,
 /// interval_seconds (planned_interval_seconds, libpai/checkpoint_interval.h) and
-/// expected_ettr at that interval.
-void plan_checkpoints(Plan& plan);
+/// expected_ettr at that interval. Unless `node_mtbf_stated`, the node MTBF comes from the
+/// hosts' check histories when the plan keeps them and they say enough
+/// (compiler/plan/history_mtbf.h); what reading them skipped goes to `warnings` (if given).
+void plan_checkpoints(Plan& plan, bool node_mtbf_stated = false,
+                      std::vector<std::string>* warnings = nullptr);
 
 /// The line pai-compile prints: "checkpoint plan: every 1h 13m (expected ETTR 96.9%, job
 /// MTBF 1d 20h over 128 nodes)", with a note when the job cannot progress.

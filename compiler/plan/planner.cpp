@@ -39,7 +39,16 @@ Plan make_plan(const JobSpec& spec, Diagnostics& diags) {
     const std::string path = blamed_field(plan);
     diags.error(spec.where(path), path, e.what());
   }
-  plan_checkpoints(plan);
+  std::vector<std::string> history_warnings;
+  plan_checkpoints(plan, spec.locations.count("faultTolerance.checkpointPlan.nodeMtbf") > 0,
+                   &history_warnings);
+  if (!history_warnings.empty()) {
+    // One warning for all: a history of many torn or foreign lines is one problem.
+    diags.warning(spec.where("sanityCheck.history.dir"), "sanityCheck.history.dir",
+                  "the checkpoint plan skipped " + std::to_string(history_warnings.size()) +
+                      (history_warnings.size() == 1 ? " line" : " lines") +
+                      " of the node histories; the first: " + history_warnings.front());
+  }
   // After placement, so that docker's -e list names the instance's real ports and peers.
   for (Role& role : plan.roles) {
     Role shaped = role;

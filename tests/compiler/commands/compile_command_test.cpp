@@ -126,6 +126,48 @@ TEST_CASE("checkpointPlan: the interval printed - in plan.json - and in the env 
         std::string::npos);
 }
 
+TEST_CASE("checkpointPlan: the node MTBF from the hosts' check histories - and what they skipped") {
+  TempDir dir;
+  auto record = [](const std::string& node, const std::string& day, bool passed) {
+    return "{\"time\":\"2024-05-" + day + "T00:00:00Z\",\"node\":\"" + node +
+           "\",\"passed\":" + (passed ? "true" : "false") + ",\"failed\":[]}\n";
+  };
+  // 4 failures in 8 node-days: a node fails every 2 days.
+  spit(dir / "history/node-1.jsonl", record("node-1", "01", true) + record("node-1", "03", false) +
+                                         record("node-1", "05", false) + "not a record\n");
+  spit(dir / "history/node-2.jsonl", record("node-2", "01", true) + record("node-2", "03", false) +
+                                         record("node-2", "05", false));
+  spit(dir / "job.yaml", kSpec + "sanityCheck:\n  history: {dir: " + dir.path() + "/history}\n");
+  CompileOptions options;
+  options.spec = dir / "job.yaml";
+  options.out_dir = dir / "out";
+  const Result r = compile(options);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("; node MTBF 2d 00h from 4 failed checks in 8d 00h of 2 nodes' histories\n") !=
+        std::string::npos);
+  // Located at the folder's field, one warning for the lines skipped.
+  CHECK(r.err.find(dir / "job.yaml:") == 0);
+  CHECK(r.err.find("warning: sanityCheck.history.dir: the checkpoint plan skipped 1 line of the "
+                   "node histories; the first: " +
+                   dir.path() + "/history/node-1.jsonl:4: ignored: not JSON") != std::string::npos);
+  const auto plan = nlohmann::json::parse(slurp(dir / "out/plan.json"));
+  const auto& c = plan["faultTolerance"]["checkpointPlan"];
+  CHECK(c["nodeMtbfSeconds"] == 2 * 86400);
+  CHECK(c["nodeMtbfHistory"] ==
+        nlohmann::json{{"nodes", 2}, {"failures", 4}, {"nodeSeconds", 8 * 86400}, {"used", true}});
+
+  // A nodeMtbf in the spec is the spec's word: the histories are not read.
+  spit(dir / "job.yaml", kSpec + "sanityCheck:\n  history: {dir: " + dir.path() +
+                             "/history}\nfaultTolerance:\n  checkpointPlan: {nodeMtbf: 30d}\n");
+  options.force = true;
+  const Result stated = compile(options);
+  REQUIRE(stated.code == 0);
+  CHECK(stated.err.empty());
+  const auto again = nlohmann::json::parse(slurp(dir / "out/plan.json"));
+  CHECK(again["faultTolerance"]["checkpointPlan"]["nodeMtbfSeconds"] == 30 * 86400);
+  CHECK_FALSE(again["faultTolerance"]["checkpointPlan"].contains("nodeMtbfHistory"));
+}
+
 TEST_CASE("the world size of an MPI job leaves out its launcher role") {
   TempDir dir;
   spit(dir / "job.yaml",

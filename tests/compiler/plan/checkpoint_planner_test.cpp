@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "libpai/node_history.h"
 #include "support/plan_fixture.h"
+#include "support/temp_dir.h"
 
 namespace checkpoint_planner_test {
 
@@ -53,6 +55,58 @@ TEST_CASE("checkpoint_plan_line: a job that cannot progress is said so") {
       pai::checkpoint_plan_line(c, plan.nodes) ==
       "checkpoint plan: every 1.0 s (expected ETTR 0.0%: the job cannot progress, job MTBF 360 ms "
       "over 10000 nodes)");
+}
+
+TEST_CASE(
+    "plan_checkpoints: the node MTBF from the hosts' histories - unless the spec states one") {
+  pai::testing::TempDir dir;
+  // node-0: 3 failures in 20 days; node-1: none in 10 days. 30 node-days over 3 failures.
+  auto line = [](const std::string& node, const std::string& time, bool passed) {
+    pai::HistoryRecord r;
+    r.node = node;
+    r.time = time;
+    r.passed = passed;
+    return pai::history_line(r);
+  };
+  pai::testing::spit(dir / "node-0.jsonl", line("node-0", "2024-05-01T00:00:00Z", true) +
+                                               line("node-0", "2024-05-05T00:00:00Z", false) +
+                                               line("node-0", "2024-05-11T00:00:00Z", false) +
+                                               line("node-0", "2024-05-21T00:00:00Z", false));
+  pai::testing::spit(dir / "node-1.jsonl", line("node-1", "2024-05-01T00:00:00Z", true) +
+                                               line("node-1", "2024-05-11T00:00:00Z", true));
+  pai::Plan plan = pai::testing::make_test_plan();
+  plan.sanity_check.history.dir = dir.path();
+  std::vector<std::string> warnings;
+  pai::plan_checkpoints(plan, false, &warnings);
+  const pai::CheckpointPlan& c = plan.fault_tolerance.checkpoint_plan;
+  REQUIRE(c.node_mtbf_history);
+  CHECK(c.node_mtbf_history->used);
+  CHECK(c.node_mtbf_history->nodes == 2);
+  CHECK(c.node_mtbf_history->failures == 3);
+  CHECK(c.node_mtbf_seconds == 10 * 86400);
+  CHECK(warnings.empty());
+  CHECK(
+      pai::checkpoint_plan_line(c, plan.nodes)
+          .ends_with("; node MTBF 10d 00h from 3 failed checks in 30d 00h of 2 nodes' histories"));
+
+  // The spec's nodeMtbf wins: the histories are not read.
+  plan.fault_tolerance.checkpoint_plan.node_mtbf_seconds = 86400;
+  pai::plan_checkpoints(plan, true, &warnings);
+  CHECK_FALSE(c.node_mtbf_history);
+  CHECK(c.node_mtbf_seconds == 86400);
+
+  // Too few failures: counted and said, the MTBF the plan had kept.
+  plan.fault_tolerance.checkpoint_plan.node_mtbf_seconds = 237 * 86400;
+  pai::testing::spit(dir / "node-0.jsonl", line("node-0", "2024-05-01T00:00:00Z", true) +
+                                               line("node-0", "2024-05-21T00:00:00Z", false));
+  pai::plan_checkpoints(plan, false, &warnings);
+  REQUIRE(c.node_mtbf_history);
+  CHECK_FALSE(c.node_mtbf_history->used);
+  CHECK(c.node_mtbf_seconds == 237 * 86400);
+  CHECK(pai::checkpoint_plan_line(c, plan.nodes)
+            .ends_with("; the node histories (1 failed check in 30d 00h of 2 nodes' histories) are "
+                       "too few to "
+                       "estimate from: node MTBF 237d 00h"));
 }
 
 }  // namespace checkpoint_planner_test
