@@ -13,7 +13,6 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -418,12 +417,6 @@ struct MtbfHistory {
   std::int64_t node_seconds = 0;  ///< the time their histories cover, summed
   bool used = false;              ///< whether node_mtbf_seconds comes from them
   bool operator==(const MtbfHistory&) const = default;
-  friend void fields(auto& v, Like<MtbfHistory> auto& m) {
-    v("nodes", m.nodes, AtLeast{0});
-    v("failures", m.failures, AtLeast{0});
-    v("nodeSeconds", m.node_seconds, AtLeast{0});
-    v("used", m.used);
-  }
 };
 
 struct CheckpointPlan {
@@ -443,8 +436,10 @@ struct CheckpointPlan {
   std::int64_t restart_cost_seconds = kDefaultRestartCostSeconds;
   CheckpointPlanSource source = CheckpointPlanSource::Defaults;
   /// The nodes' check histories, when the spec states no nodeMtbf and the job's hosts have
-  /// histories pai-compile could read; node_mtbf_seconds is theirs when `used`.
-  std::optional<MtbfHistory> node_mtbf_history = {};
+  /// histories pai-compile could read (`has_node_mtbf_history`); node_mtbf_seconds is theirs
+  /// when `used`.
+  bool has_node_mtbf_history = false;
+  MtbfHistory node_mtbf_history;
   /// node_mtbf_seconds over the job's nodes (Plan::nodes; spares do not count).
   double job_mtbf_seconds = 0;
   /// Training time between saves: at least 1 once planned; 0 in a plan not planned.
@@ -459,7 +454,12 @@ struct CheckpointPlan {
     v("checkpointCostSeconds", m.checkpoint_cost_seconds, Seconds{});
     v("restartCostSeconds", m.restart_cost_seconds, Seconds{});
     v("source", m.source);
-    v("nodeMtbfHistory", m.node_mtbf_history);
+    v.optional_group("nodeMtbfHistory", m.has_node_mtbf_history, [&](auto& h) {
+      h("nodes", m.node_mtbf_history.nodes, AtLeast{0});
+      h("failures", m.node_mtbf_history.failures, AtLeast{0});
+      h("nodeSeconds", m.node_mtbf_history.node_seconds, AtLeast{0});
+      h("used", m.node_mtbf_history.used);
+    });
   }
 };
 

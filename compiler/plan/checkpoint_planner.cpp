@@ -21,17 +21,20 @@ std::string rough_duration(double seconds) {
 
 void plan_checkpoints(Plan& plan, bool node_mtbf_stated, std::vector<std::string>* warnings) {
   CheckpointPlan& c = plan.fault_tolerance.checkpoint_plan;
-  c.node_mtbf_history.reset();
+  c.has_node_mtbf_history = false;
+  c.node_mtbf_history = {};
   if (!node_mtbf_stated && !plan.sanity_check.history.dir.empty()) {
     std::vector<std::string> hosts;
     for (const Host& host : plan.hosts) hosts.push_back(host.name);
     std::vector<std::string> skipped;
-    c.node_mtbf_history = read_histories(plan.sanity_check.history.dir, hosts, &skipped);
+    const auto counts = read_histories(plan.sanity_check.history.dir, hosts, &skipped);
     if (warnings != nullptr) warnings->insert(warnings->end(), skipped.begin(), skipped.end());
-    if (c.node_mtbf_history) {
-      if (const auto mtbf = history_node_mtbf(*c.node_mtbf_history)) {
+    if (counts) {
+      c.has_node_mtbf_history = true;
+      c.node_mtbf_history = *counts;
+      if (const auto mtbf = history_node_mtbf(*counts)) {
         c.node_mtbf_seconds = *mtbf;
-        c.node_mtbf_history->used = true;
+        c.node_mtbf_history.used = true;
       }
     }
   }
@@ -53,7 +56,8 @@ std::string checkpoint_plan_line(const CheckpointPlan& c, int nodes) {
   if (c.expected_ettr < 0.01) line += ": the job cannot progress";
   line += ", job MTBF " + rough_duration(c.job_mtbf_seconds) + " over " + std::to_string(nodes) +
           (nodes == 1 ? " node)" : " nodes)");
-  if (const auto& h = c.node_mtbf_history) {
+  if (c.has_node_mtbf_history) {
+    const MtbfHistory* h = &c.node_mtbf_history;
     const std::string evidence =
         std::to_string(h->failures) + (h->failures == 1 ? " failed check" : " failed checks") +
         " in " + rough_duration(static_cast<double>(h->node_seconds)) + " of " +

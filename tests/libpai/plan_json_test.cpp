@@ -229,6 +229,7 @@ TEST_CASE("plan.json validates against schemas/plan.schema.json") {
     if (inventory == pai::Inventory::Slurm) plan.monitoring.metrics_port = 9400;
     // The static plan has GPU-idle settings of its own: that member is checked too.
     if (inventory == pai::Inventory::Static) {
+      plan.fault_tolerance.checkpoint_plan.has_node_mtbf_history = true;
       plan.fault_tolerance.checkpoint_plan.node_mtbf_history =
           pai::MtbfHistory{.nodes = 2, .failures = 4, .node_seconds = 691200, .used = true};
       plan.monitoring.gpu_idle = {

@@ -133,6 +133,7 @@ TEST_CASE("checkpointPlan: the node MTBF from the hosts' check histories - and w
            "\",\"passed\":" + (passed ? "true" : "false") + ",\"failed\":[]}\n";
   };
   // 4 failures in 8 node-days: a node fails every 2 days.
+  fs::create_directories(dir / "history");
   spit(dir / "history/node-1.jsonl", record("node-1", "01", true) + record("node-1", "03", false) +
                                          record("node-1", "05", false) + "not a record\n");
   spit(dir / "history/node-2.jsonl", record("node-2", "01", true) + record("node-2", "03", false) +

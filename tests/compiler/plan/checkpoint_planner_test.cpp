@@ -79,10 +79,10 @@ TEST_CASE(
   std::vector<std::string> warnings;
   pai::plan_checkpoints(plan, false, &warnings);
   const pai::CheckpointPlan& c = plan.fault_tolerance.checkpoint_plan;
-  REQUIRE(c.node_mtbf_history);
-  CHECK(c.node_mtbf_history->used);
-  CHECK(c.node_mtbf_history->nodes == 2);
-  CHECK(c.node_mtbf_history->failures == 3);
+  REQUIRE(c.has_node_mtbf_history);
+  CHECK(c.node_mtbf_history.used);
+  CHECK(c.node_mtbf_history.nodes == 2);
+  CHECK(c.node_mtbf_history.failures == 3);
   CHECK(c.node_mtbf_seconds == 10 * 86400);
   CHECK(warnings.empty());
   CHECK(
@@ -92,7 +92,7 @@ TEST_CASE(
   // The spec's nodeMtbf wins: the histories are not read.
   plan.fault_tolerance.checkpoint_plan.node_mtbf_seconds = 86400;
   pai::plan_checkpoints(plan, true, &warnings);
-  CHECK_FALSE(c.node_mtbf_history);
+  CHECK_FALSE(c.has_node_mtbf_history);
   CHECK(c.node_mtbf_seconds == 86400);
 
   // Too few failures: counted and said, the MTBF the plan had kept.
@@ -100,8 +100,8 @@ TEST_CASE(
   pai::testing::spit(dir / "node-0.jsonl", line("node-0", "2024-05-01T00:00:00Z", true) +
                                                line("node-0", "2024-05-21T00:00:00Z", false));
   pai::plan_checkpoints(plan, false, &warnings);
-  REQUIRE(c.node_mtbf_history);
-  CHECK_FALSE(c.node_mtbf_history->used);
+  REQUIRE(c.has_node_mtbf_history);
+  CHECK_FALSE(c.node_mtbf_history.used);
   CHECK(c.node_mtbf_seconds == 237 * 86400);
   CHECK(pai::checkpoint_plan_line(c, plan.nodes)
             .ends_with("; the node histories (1 failed check in 30d 00h of 2 nodes' histories) are "
