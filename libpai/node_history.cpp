@@ -55,11 +55,13 @@ bool read_record(const std::string& line, HistoryRecord* record, std::string* wh
 }
 
 // Reads up to the last `limit` bytes of `path`; `*cut_front` tells whether it started mid-file.
+// Only a regular file is read: a FIFO put in its place (opened without waiting for a writer)
+// or a device would block or never end.
 bool read_tail(const std::string& path, std::size_t limit, std::string* text, bool* cut_front) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
   struct stat st {};
-  if (fstat(fd, &st) != 0) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     return false;
   }

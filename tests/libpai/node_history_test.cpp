@@ -1,5 +1,6 @@
 #include "libpai/node_history.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -163,6 +164,14 @@ TEST_CASE("a history over its bound is rewritten with its last records") {
   CHECK(read.records.back().time == "last");
   CHECK(std::filesystem::file_size(path) < kMaxHistoryBytes);
   CHECK_FALSE(std::filesystem::exists(path + ".tmp." + std::to_string(getpid())));
+}
+
+TEST_CASE("a FIFO in a history's place is no history - the reader never waits for a writer") {
+  TempDir dir;
+  REQUIRE(::mkfifo((dir / "node-1.jsonl").c_str(), 0600) == 0);
+  const auto read = read_history(dir.path(), "node-1");  // blocked forever before
+  CHECK(read.records.empty());
+  CHECK_FALSE(is_quarantined(dir.path(), "node-1").quarantined);
 }
 
 TEST_CASE("a reader looks at the last bytes only - a record cut at the front is skipped") {
