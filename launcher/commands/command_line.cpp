@@ -10,6 +10,7 @@
 
 #include "launcher/commands/check_command.h"
 #include "launcher/commands/ctl_command.h"
+#include "launcher/commands/ended_coordinator_command.h"
 #include "launcher/commands/goodput_command.h"
 #include "launcher/commands/job_control_command.h"
 #include "launcher/commands/report_command.h"
@@ -256,6 +257,10 @@ int launch_main(int argc, char** argv) {
   // rsh is called like ssh, with ssh's options (Open MPI's agent): it parses them itself.
   if (argc >= 2 && std::strcmp(argv[1], "rsh") == 0) {
     return rsh_command(std::vector<std::string>(argv + 2, argv + argc));
+  }
+  // Started by `pai-launch run` alone, with positional arguments; not listed in --help.
+  if (argc >= 2 && std::strcmp(argv[1], "ended-coordinator") == 0) {
+    return ended_coordinator_command(std::vector<std::string>(argv + 2, argv + argc));
   }
   // torchrun takes torchrun's command line, which it parses itself; a link named torchrun to
   // pai-launch is torchrun (`ln -s pai-launch torchrun`).

@@ -20,6 +20,8 @@
 #include "launcher/checks/port_reservations.h"
 #include "launcher/checks/sanity_checks.h"
 #include "launcher/commands/coordinator_address.h"
+#include "launcher/commands/ended_coordinator_command.h"
+#include "launcher/commands/finished_job.h"
 #include "launcher/commands/served_coordinator.h"
 #include "launcher/commands/torchrun_facts.h"
 #include "launcher/logs/event_log.h"
@@ -32,6 +34,7 @@
 #include "launcher/os/node_lock.h"
 #include "launcher/os/private_dir.h"
 #include "launcher/os/signals.h"
+#include "launcher/report/log_folder.h"
 #include "launcher/report/report_file.h"
 #include "launcher/supervisor/nccl_profiler_library.h"
 #include "launcher/supervisor/supervisor.h"
@@ -482,6 +485,38 @@ NodeAgentOptions agent_options(const NodeRun& run, const RunOptions& options,
   return agent;
 }
 
+// A launcher of a machine that had none connected when the job ended may still come (started
+// late, or again after its own failure): rather than retry a closed port for its whole
+// rendezvous timeout, it hears how the job ended from an ended coordinator, which stays as
+// long as a rendezvous begun with this one could have lasted, and at least a minute (at most
+// a day).
+void answer_late_launchers(const NodeRun& run, const RunOptions& options, Clock::time_point start,
+                           coordinator::EndedJob job, const std::vector<std::string>& absent) {
+  constexpr std::chrono::minutes kAtLeast{1};
+  try {
+    job.end = job_end_from_log_folder(run.log_dir);
+  } catch (const report::LogFolderError&) {
+    job.end = "the job ended";
+  }
+  const auto now = Clock::now();
+  const auto serve_for = std::min<std::chrono::seconds>(
+      std::chrono::ceil<std::chrono::seconds>(
+          std::max(start + options.rendezvous_timeout, now + kAtLeast) - now),
+      kEndedCoordinatorLimit);
+  std::string machines;
+  for (const std::string& name : absent) machines += (machines.empty() ? "" : ", ") + name;
+  try {
+    const int pid = start_ended_coordinator(self_path(), job, serve_for);
+    say("coordinator: no launcher of " + machines + " was connected at the end: for " +
+        std::to_string(serve_for.count()) + "s, one that comes late hears how the job ended " +
+        "(pai-launch ended-coordinator, pid " + std::to_string(pid) + ")");
+  } catch (const std::exception& e) {
+    say(std::string("coordinator: cannot stay to tell launchers that come late how the job "
+                    "ended: ") +
+        e.what());
+  }
+}
+
 int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start,
                std::unique_ptr<ServedCoordinator> coordinator) {
   const std::string& token = run.token->secret;
@@ -503,10 +538,16 @@ int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start,
     // The other launchers must hear how the job ended before the coordinator goes, and a
     // scraper the final state (monitoring.metricsLinger).
     coordinator->wait(std::chrono::seconds(10 + run.plan.monitoring.metrics_linger_seconds));
+    const std::vector<std::string> absent = coordinator->absent();
+    coordinator::EndedJob ended{.job = run.plan.name,
+                                .listen_address = coordinator->listen_address(),
+                                .port = coordinator->port(),
+                                .end = {}};
     coordinator.reset();
     // The coordinator's journal, which ends the job's story, is closed: the report goes next
     // to the logs (a failure only warns).
     report::write_report_beside_logs(run.log_dir);
+    if (!absent.empty()) answer_late_launchers(run, options, start, std::move(ended), absent);
     if (!options.verdict_file.empty()) write_verdict(options.verdict_file, code);
   }
   return finish_run(run, code, start);
@@ -551,6 +592,10 @@ std::unique_ptr<ServedCoordinator> serve_coordinator(const Plan& plan, const Run
   server_options.settings.rendezvous_timeout = options.rendezvous_timeout;
   server_options.settings.heartbeat_interval = options.heartbeat_interval;
   server_options.settings.addresses_from_peers = options.slurm || options.addresses_from_peers;
+  // The ended coordinator of an earlier run (or job) on this address and port gives it up.
+  if (server_options.port != 0) {
+    coordinator::dismiss_ended_coordinator(server_options.listen_address, server_options.port);
+  }
   auto served = std::make_unique<ServedCoordinator>(plan, std::move(server_options), log_dir);
   say("coordinator: listening on " + plan.coordinator.address + ":" +
       std::to_string(served->port()) + " for " + std::to_string(plan.nodes) + " instance(s)" +

@@ -10,7 +10,8 @@
 namespace pai::launcher {
 
 ServedCoordinator::ServedCoordinator(const Plan& plan, coordinator::ServerOptions options,
-                                     const std::string& job_log_dir) {
+                                     const std::string& job_log_dir)
+    : listen_address_(options.listen_address) {
   const std::string log_dir = job_log_dir + "/coordinator";
   try {
     journal_ = std::make_unique<EventLog>(log_dir + "/events.jsonl");
@@ -53,6 +54,8 @@ ServedCoordinator::ServedCoordinator(const Plan& plan, coordinator::ServerOption
 ServedCoordinator::~ServedCoordinator() = default;
 
 int ServedCoordinator::port() const { return server_->port(); }
+
+std::vector<std::string> ServedCoordinator::absent() const { return server_->absent(); }
 
 void ServedCoordinator::wait(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;

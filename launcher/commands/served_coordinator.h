@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "launcher/coordinator/coordinator_server.h"
 #include "launcher/logs/event_log.h"
@@ -28,14 +29,18 @@ class ServedCoordinator {
   ServedCoordinator(const ServedCoordinator&) = delete;
   ServedCoordinator& operator=(const ServedCoordinator&) = delete;
 
-  /// The port it listens on.
+  /// The address and port it listens on.
+  const std::string& listen_address() const { return listen_address_; }
   int port() const;
+  /// Once the job ended: the plan's machines with no launcher connected at the end.
+  std::vector<std::string> absent() const;
   /// Waits until the other launchers heard how the job ended (and the final metrics were
   /// served, monitoring.metricsLinger), `timeout` passed, or a stop signal (SIGTERM, SIGINT,
   /// SIGHUP) is pending: that one ends the wait at once.
   void wait(std::chrono::milliseconds timeout);
 
  private:
+  std::string listen_address_;
   std::unique_ptr<EventLog> journal_;  // outlives the server, which records into it
   std::unique_ptr<coordinator::CoordinatorServer> server_;
   std::unique_ptr<report::GoodputWatch> goodput_;  // stops before the server it tells

@@ -74,6 +74,9 @@ struct Record {
 struct Finish {
   int exit_code = 0;
   std::string reason;
+  /// The plan's machines (hosts and spares) with no launcher connected at the end, in plan
+  /// order: a launcher of theirs that comes late finds the job over (ended_coordinator.h).
+  std::vector<std::string> absent;
 };
 using Action = std::variant<Send, Close, Record, Finish>;
 

@@ -104,7 +104,8 @@ struct CoordinatorServer::Impl final : SessionListener {
 
   std::mutex mutex;
   std::condition_variable finished_cv;
-  std::optional<int> result;  // guarded by mutex
+  std::optional<int> result;        // guarded by mutex
+  std::vector<std::string> absent;  // guarded by mutex: the Finish's
 
   std::unique_ptr<MetricsHttpServer> metrics_http;  // on `io`; gone before it
   // Scrapes of /metrics, and of its final state once the job ended (monitoring.metricsLinger).
@@ -145,7 +146,7 @@ struct CoordinatorServer::Impl final : SessionListener {
   // node's own, which is heard, ends the job as cut off and returns true.
   bool cut_off(const std::vector<int>& silent, const std::string& why);
 
-  void begin_finish(int code);
+  void begin_finish(int code, std::vector<std::string> absent_nodes);
   void check_flushed();
   // The job ended: the coordinator's connections and listener close; /metrics, when it was
   // scraped during the job, goes on serving the final state for monitoring.metricsLinger or
@@ -310,7 +311,7 @@ void CoordinatorServer::Impl::apply(std::vector<Action> actions) {
                      arm_watch(Clock::now() + options.flush_timeout);
                    },
                    [&](Record& a) { emit(a); },
-                   [&](Finish& a) { begin_finish(a.exit_code); },
+                   [&](Finish& a) { begin_finish(a.exit_code, std::move(a.absent)); },
                },
                action);
   }
@@ -481,10 +482,14 @@ bool CoordinatorServer::Impl::cut_off(const std::vector<int>& silent, const std:
 
 // ---- Finishing ----
 
-void CoordinatorServer::Impl::begin_finish(int code) {
+void CoordinatorServer::Impl::begin_finish(int code, std::vector<std::string> absent_nodes) {
   if (finishing) return;
   finishing = true;
   exit_code = code;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    absent = std::move(absent_nodes);
+  }
   machine_timer.cancel();
   accept_retry.cancel();
   error_code ignored;
@@ -677,6 +682,11 @@ int CoordinatorServer::wait(std::chrono::milliseconds timeout) {
     return -1;
   }
   return *impl_->result;
+}
+
+std::vector<std::string> CoordinatorServer::absent() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->absent;
 }
 
 }  // namespace pai::launcher::coordinator

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "launcher/coordinator/coordinator_machine.h"
 #include "libpai/plan.h"
@@ -74,6 +75,9 @@ class CoordinatorServer {
   /// Blocks until the machine finished and its last messages were flushed (or `timeout`
   /// passed); the job's exit code, or -1 on timeout.
   int wait(std::chrono::milliseconds timeout);
+  /// Once the job finished: the plan's machines that had no launcher connected at the end
+  /// (Finish::absent); empty before.
+  std::vector<std::string> absent() const;
 
  private:
   struct Impl;

@@ -194,7 +194,11 @@ void CoordinatorState::finish_all(const net::Finish& finish, journal::Event even
     if (session.launcher()) send(id, finish);
   }
   record(std::move(event), line);
-  out->emplace_back(std::in_place_type<Finish>, finish.exit_code, finish.reason);
+  std::vector<std::string> absent;
+  for (const Node& n : nodes) {
+    if (n.session < 0) absent.push_back(n.name);
+  }
+  out->emplace_back(std::in_place_type<Finish>, finish.exit_code, finish.reason, std::move(absent));
   phase = Phase::Finished;
   ended = finish;
 }

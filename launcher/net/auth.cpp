@@ -201,6 +201,29 @@ nlohmann::json SecureChannel::open(const Frame& frame) {
   return body;
 }
 
+Hello parse_hello(const Frame& frame, const std::string& job) {
+  expect_frame(frame, FrameKind::Hello, "to start the handshake");
+  json body = parse_object(frame);
+  std::string claimed_job = string_field(body, FrameKind::Hello, "job");
+  if (claimed_job != job) {
+    throw ProtocolError("hello: job " + peer_text(claimed_job) + " is not this coordinator's job " +
+                        peer_text(job));
+  }
+  std::string peer = string_field(body, FrameKind::Hello, "peer");
+  if (peer != "launcher" && peer != "control") {
+    throw ProtocolError("hello: peer: expected \"launcher\" or \"control\", got " +
+                        peer_text(peer));
+  }
+  std::string node = string_field(body, FrameKind::Hello, "node");
+  if (!valid_node_name(node)) {
+    throw ProtocolError("hello: node: expected 1 to 255 visible ASCII characters, got " +
+                        peer_text(node));
+  }
+  std::string nonce = string_field(body, FrameKind::Hello, "nonce");
+  hex_field(body, FrameKind::Hello, "nonce");
+  return Hello{PeerClaim{std::move(peer), std::move(node)}, std::move(nonce)};
+}
+
 ServerHandshake::ServerHandshake(std::string token, std::string job)
     : token_(std::move(token)), job_(std::move(job)) {}
 
@@ -210,27 +233,9 @@ std::string ServerHandshake::on_frame(const Frame& frame) {
                         " frame after the handshake");
   }
   if (client_nonce_.empty()) {
-    expect_frame(frame, FrameKind::Hello, "to start the handshake");
-    json body = parse_object(frame);
-    std::string job = string_field(body, FrameKind::Hello, "job");
-    if (job != job_) {
-      throw ProtocolError("hello: job " + peer_text(job) + " is not this coordinator's job " +
-                          peer_text(job_));
-    }
-    std::string peer = string_field(body, FrameKind::Hello, "peer");
-    if (peer != "launcher" && peer != "control") {
-      throw ProtocolError("hello: peer: expected \"launcher\" or \"control\", got " +
-                          peer_text(peer));
-    }
-    std::string node = string_field(body, FrameKind::Hello, "node");
-    if (!valid_node_name(node)) {
-      throw ProtocolError("hello: node: expected 1 to 255 visible ASCII characters, got " +
-                          peer_text(node));
-    }
-    std::string nonce = string_field(body, FrameKind::Hello, "nonce");
-    hex_field(body, FrameKind::Hello, "nonce");
-    claim_ = PeerClaim{std::move(peer), std::move(node)};
-    client_nonce_ = std::move(nonce);
+    Hello hello = parse_hello(frame, job_);
+    claim_ = std::move(hello.claim);
+    client_nonce_ = std::move(hello.nonce);
     server_nonce_ = random_nonce();
     json challenge = {{"nonce", server_nonce_},
                       {"proof", to_hex(server_proof(token_, client_nonce_, server_nonce_, job_))}};

@@ -29,6 +29,16 @@ struct PeerClaim {
   std::string node;  ///< the node the launcher claims to be; a control client's hostname
 };
 
+/// A client's first frame.
+struct Hello {
+  PeerClaim claim;
+  std::string nonce;  ///< hex, as sent
+};
+
+/// Reads a `hello` frame for job `job`. Throws ProtocolError naming what is wrong (another
+/// frame, another job, a bad peer kind, node name or nonce); the peer's text is quoted and cut.
+Hello parse_hello(const Frame& frame, const std::string& job);
+
 /// Seals outgoing and opens incoming bodies of one authenticated connection.
 class SecureChannel {
  public:

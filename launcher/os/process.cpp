@@ -35,6 +35,7 @@ struct ChildSetup : bp::extend::handler {
   int stdin_fd;
   int cgroup_procs_fd;
   int channel_fd;
+  bool detach;
   pid_t parent;
   const char* working_dir;
 
@@ -42,7 +43,11 @@ struct ChildSetup : bp::extend::handler {
   void on_exec_setup(Executor& exec) const {
     // Into the rank's cgroup before anything else, so that nothing it starts escapes it.
     if (cgroup_procs_fd >= 0 && !join_cgroup(cgroup_procs_fd)) fail(exec, "cannot join its cgroup");
-    setpgid(0, process_group);
+    if (detach) {
+      setsid();
+    } else {
+      setpgid(0, process_group);
+    }
     // The launcher blocks the signals it consumes through signalfd and ignores SIGPIPE (it
     // installs no handlers); a child must start with the defaults it would get from a shell.
     sigset_t none;
@@ -50,9 +55,11 @@ struct ChildSetup : bp::extend::handler {
     sigprocmask(SIG_SETMASK, &none, nullptr);
     signal(SIGPIPE, SIG_DFL);
     signal(SIGXFSZ, SIG_DFL);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // The launcher may have died between fork and prctl; then nobody would kill us.
-    if (getppid() != parent) _exit(EXIT_FAILURE);
+    if (!detach) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      // The launcher may have died between fork and prctl; then nobody would kill us.
+      if (getppid() != parent) _exit(EXIT_FAILURE);
+    }
     if (dup2(stdin_fd, 0) < 0 || (stdout_fd >= 0 && dup2(stdout_fd, 1) < 0) ||
         (stderr_fd >= 0 && dup2(stderr_fd, 2) < 0)) {
       fail(exec, "dup2 failed");
@@ -161,6 +168,7 @@ int spawn_process(const SpawnRequest& request) {
   setup.stdin_fd = request.stdin_fd >= 0 ? request.stdin_fd : devnull;
   setup.cgroup_procs_fd = request.cgroup_procs_fd;
   setup.channel_fd = request.channel_fd;
+  setup.detach = request.detach;
   setup.parent = getpid();
   setup.working_dir = request.working_dir.c_str();
 
@@ -186,8 +194,9 @@ int spawn_process(const SpawnRequest& request) {
     ::close(probe[1]);
     throw SpawnError(126, "cannot run '" + program + "': the process was not created");
   }
-  // The parent sets the group too, so it is in place before anyone signals it.
-  setpgid(pid, request.process_group == 0 ? pid : request.process_group);
+  // The parent sets the group too, so it is in place before anyone signals it (a session
+  // leader's is its own already).
+  if (!request.detach) setpgid(pid, request.process_group == 0 ? pid : request.process_group);
   // Detached: a bp::child would otherwise terminate the process or wait for it.
   child.detach();
   return pid;

@@ -26,6 +26,9 @@ struct SpawnRequest {
   /// Becomes the child's fd 3, the one descriptor it gets past stderr (a warm interpreter's
   /// channel to the launcher, os/warm_interpreter.h); -1 = none.
   int channel_fd = -1;
+  /// Leads a session of its own (setsid) and is not killed when the launcher dies: a process
+  /// meant to outlive it (the ended coordinator, coordinator/ended_coordinator.h).
+  bool detach = false;
 };
 
 /// The program could not be started. `exit_code` is the shell's code for it: 127 not found,
@@ -42,12 +45,11 @@ class SpawnError : public std::runtime_error {
 };
 
 /// Starts a process and returns its pid. Between fork and exec the child joins its process
-/// group, restores the default disposition and an empty mask for every signal, asks for
-/// SIGKILL when the launcher dies (PR_SET_PDEATHSIG), reads stdin from `stdin_fd` (default
-/// /dev/null) and changes
-/// to `working_dir`. The launcher's own descriptors are close-on-exec, so none leaks.
-/// Throws SpawnError when the program cannot be started, DescriptorsExhausted (os/fd.h) when
-/// the launcher is out of file descriptors.
+/// group (or, detached, starts a session), restores the default disposition and an empty mask for
+/// every signal, asks for SIGKILL when the launcher dies (PR_SET_PDEATHSIG; not when detached),
+/// reads stdin from `stdin_fd` (default /dev/null) and changes to `working_dir`. The launcher's own
+/// descriptors are close-on-exec, so none leaks. Throws SpawnError when the program cannot be
+/// started, DescriptorsExhausted (os/fd.h) when the launcher is out of file descriptors.
 int spawn_process(const SpawnRequest& request);
 
 /// The absolute path `name` resolves to in `path_list` (a colon-separated PATH), or "" when

@@ -177,6 +177,9 @@ TEST_CASE("the rendezvous times out naming the missing nodes and why") {
         "rendezvous timed out after 300s: 1/3 joined; missing node-1: failed check burn, "
         "re-running checks (attempt 2 of 3), node-2: no connection");
   CHECK(h.only("node-0", "finish").at("exitCode") == 1);
+  // The machine with no launcher at the end; node-1's still was (a late one of node-2's hears
+  // how the job ended from the ended coordinator).
+  CHECK(finish->absent == std::vector<std::string>{"node-2"});
 }
 
 TEST_CASE("at the timeout a ready spare fills the place of a node that never came") {

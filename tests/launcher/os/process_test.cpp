@@ -62,6 +62,45 @@ TEST_CASE("a second process joins the first one's group") {
   CHECK(wait_for(member) == 128 + SIGKILL);
 }
 
+// The pid of a `sleep 5` spawned (detached or not) by a process that then exits at once.
+int spawned_by_a_process_that_exits(bool detach) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const pid_t parent = fork();
+  if (parent == 0) {
+    SpawnRequest request;
+    request.argv = {"/bin/sleep", "5"};
+    request.detach = detach;
+    const int pid = spawn_process(request);
+    [[maybe_unused]] const auto n = ::write(fds[1], &pid, sizeof pid);
+    _exit(0);
+  }
+  ::close(fds[1]);
+  int pid = 0;
+  REQUIRE(::read(fds[0], &pid, sizeof pid) == sizeof pid);
+  ::close(fds[0]);
+  CHECK(wait_for(parent) == 0);
+  return pid;
+}
+
+// Whether `pid` runs (a zombie counts as gone).
+bool running(int pid) {
+  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const std::size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+TEST_CASE("a detached process leads a session of its own and outlives who started it") {
+  const int detached = spawned_by_a_process_that_exits(true);
+  const int attached = spawned_by_a_process_that_exits(false);
+  CHECK(::getsid(detached) == detached);
+  // The attached one is killed when its launcher dies (PR_SET_PDEATHSIG); the detached is not.
+  for (int i = 0; i < 100 && running(attached); ++i) ::usleep(20000);
+  CHECK_FALSE(running(attached));
+  CHECK(running(detached));
+  ::kill(detached, SIGKILL);
+}
+
 TEST_CASE("programs that cannot run are SpawnErrors with the shell's codes") {
   TempDir dir;
   SpawnRequest request;
