@@ -3,7 +3,6 @@
 #include <time.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <set>
 
 #include "libpai/duration.h"
