@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ TEST_CASE("ended-coordinator refuses malformed arguments with 2") {
   CHECK(ended_coordinator_command({"job", kAddress, "2x", "60", end}) == 2);
   CHECK(ended_coordinator_command({"job", kAddress, "20000", "-1", end}) == 2);
   CHECK(ended_coordinator_command({"job", kAddress, "20000", "86401", end}) == 2);
+  CHECK(ended_coordinator_command({"job", kAddress, "20000", "60", end, "2"}) == 2);
+  CHECK(ended_coordinator_command({"job", kAddress, "20000", "60", end, "x"}) == 2);
 }
 
 TEST_CASE("ended-coordinator gives up quietly with 1 when the port is taken") {
@@ -46,6 +49,22 @@ TEST_CASE("ended-coordinator serves for the seconds it is given") {
   const auto took = std::chrono::steady_clock::now() - t;
   CHECK(took >= std::chrono::milliseconds(900));
   CHECK(took < std::chrono::seconds(3));
+}
+
+TEST_CASE("ended-coordinator says on READY_FD once it listens") {
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  auto served = std::async(std::launch::async, [&] {
+    return ended_coordinator_command(
+        {"job", kAddress, "0", "1", "the job ended: succeeded", std::to_string(ready[1])});
+  });
+  char byte = 0;
+  CHECK(::read(ready[0], &byte, 1) == 1);
+  CHECK(byte == '1');
+  // And closes it: nothing more comes.
+  CHECK(::read(ready[0], &byte, 1) == 0);
+  CHECK(served.get() == 0);
+  ::close(ready[0]);
 }
 
 }  // namespace ended_coordinator_command_test
