@@ -909,6 +909,25 @@ struct Logs {
   }
 };
 
+/// Coordinator high availability (spec `coordinator.ha`, docs/coordinator-ha.md): which
+/// launcher coordinates is elected through etcd's lease and election API, so that when the
+/// launcher hosting the coordinator dies or its node is cut off another one of the job takes
+/// over. Off (no members) by default.
+struct CoordinatorHa {
+  static constexpr std::int64_t kDefaultLeaseSeconds = 3;
+  static constexpr std::int64_t kMaxLeaseSeconds = 60;
+  /// The etcd members' client URLs, http://HOST:PORT (libpai/etcd_endpoint.h).
+  std::vector<std::string> etcd;
+  /// How long a coordinator that no longer renews its lease (dead, stalled, cut off from
+  /// etcd) still leads; it stops acting before then, and another leads after.
+  std::int64_t lease_seconds = kDefaultLeaseSeconds;
+  bool operator==(const CoordinatorHa&) const = default;
+  friend void fields(auto& v, Like<CoordinatorHa> auto& m) {
+    v("etcd", m.etcd);
+    v("leaseSeconds", m.lease_seconds, AtLeast{1});
+  }
+};
+
 struct Plan {
   int plan_version = kPlanVersion;
   std::string compiler;  ///< "pai-compile X.Y.Z" that wrote it
@@ -934,6 +953,8 @@ struct Plan {
   std::string coordinator_host;
   /// Coordinator port requested by the spec; 0 = allocated from the port range.
   int coordinator_port = 0;
+  /// Spec `coordinator.ha`; off when it lists no etcd member.
+  CoordinatorHa coordinator_ha;
   FaultTolerance fault_tolerance;
   SanityCheck sanity_check;
   /// The job's wall-clock limit from its first start (spec `timeLimit`); the coordinator
@@ -991,6 +1012,7 @@ struct Plan {
     v("masterStore", m.master_store, field::present_if(m.master_store != MasterStore::Rank0));
     v("coordinatorHost", m.coordinator_host);
     v("coordinatorPort", m.coordinator_port, AtLeast{0});
+    v("coordinatorHa", m.coordinator_ha, field::present_if(!m.coordinator_ha.etcd.empty()));
     v("faultTolerance", m.fault_tolerance);
     v("sanityCheck", m.sanity_check);
     v("timeLimitSeconds", m.time_limit_seconds, Seconds{});

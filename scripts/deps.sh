@@ -29,6 +29,8 @@ packages=(
   groff-base man-db zsh
   # The metrics endpoint is checked with promtool and scraped by a real Prometheus server.
   prometheus
+  # Coordinator high availability is tested against a real 3-member etcd cluster on loopback.
+  etcd-server
   # The Debian package is checked with lintian (tests/install/package_test.sh).
   lintian
 )

@@ -28,7 +28,8 @@ const std::vector<std::string> kTopKeys = {
     "ray",         "logs",       "masterStore"};
 const std::vector<std::string> kLogsKeys = {"maxBytes"};
 const std::vector<std::string> kPortRangeKeys = {"min", "max"};
-const std::vector<std::string> kCoordinatorKeys = {"host", "port"};
+const std::vector<std::string> kCoordinatorKeys = {"host", "port", "ha"};
+const std::vector<std::string> kCoordinatorHaKeys = {"etcd", "lease"};
 const std::vector<std::string> kMonitoringKeys = {"metricsPort", "metricsAddress", "metricsLinger",
                                                   "gpuIdle"};
 const std::vector<std::string> kGpuIdleKeys = {"threshold", "window", "action"};
@@ -194,6 +195,15 @@ void SpecParser::parse_coordinator(const Node& node) {
   }
   if (const Node* n = reader_.optional(node, "coordinator", "port")) {
     reader_.integer(*n, "coordinator.port", 1024, 65535, &spec_.job.coordinator_port);
+  }
+  const Node* ha = reader_.optional(node, "coordinator", "ha");
+  if (ha == nullptr || !reader_.mapping(*ha, "coordinator.ha", kCoordinatorHaKeys)) return;
+  CoordinatorHa& out = spec_.job.coordinator_ha;
+  if (const Node* n = reader_.required(*ha, "coordinator.ha", "etcd")) {
+    reader_.string_list(*n, "coordinator.ha.etcd", &out.etcd);
+  }
+  if (const Node* n = reader_.optional(*ha, "coordinator.ha", "lease")) {
+    reader_.duration(*n, "coordinator.ha.lease", 1, &out.lease_seconds);
   }
 }
 

@@ -10,6 +10,7 @@
 #include "compiler/spec/framework_rules.h"
 #include "compiler/spec/pod_names.h"
 #include "libpai/env_contract.h"
+#include "libpai/etcd_endpoint.h"
 
 namespace pai {
 
@@ -33,6 +34,7 @@ class RuleChecker {
   void check_names();
   void check_mounts();
   void check_kubernetes();
+  void check_coordinator_ha();
 
   const JobSpec& spec_;
   Diagnostics& diags_;
@@ -237,6 +239,7 @@ void RuleChecker::check_names() {
                            : "the first " + std::to_string(used) + " hosts)"));
     }
   }
+  check_coordinator_ha();
   std::map<std::string, size_t> checks;
   const std::vector<CustomCheck>& custom = job.sanity_check.custom;
   for (size_t i = 0; i < custom.size(); ++i) {
@@ -300,6 +303,37 @@ void RuleChecker::check_kubernetes() {
 }
 
 }  // namespace
+
+void RuleChecker::check_coordinator_ha() {
+  const CoordinatorHa& ha = spec_.job.coordinator_ha;
+  if (ha.etcd.empty()) {
+    if (spec_.locations.count("coordinator.ha.etcd") != 0) {
+      error("coordinator.ha.etcd", "lists no etcd member: give their client URLs, or leave ha out");
+    }
+    return;
+  }
+  constexpr std::size_t kMaxMembers = 16;
+  if (ha.etcd.size() > kMaxMembers) {
+    error("coordinator.ha.etcd", std::to_string(ha.etcd.size()) +
+                                     " etcd members: at most 16 (an etcd cluster has 3 to 7)");
+  }
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t i = 0; i < ha.etcd.size(); ++i) {
+    const std::string path = index_path("coordinator.ha.etcd", i);
+    std::string why;
+    if (!parse_etcd_endpoint(ha.etcd[i], &why)) {
+      error(path, quote(ha.etcd[i]) + ": " + why);
+    } else if (const auto [it, inserted] = seen.try_emplace(ha.etcd[i], i); !inserted) {
+      error(path, "duplicate etcd member " + quote(ha.etcd[i]) + " (also " +
+                      index_path("coordinator.ha.etcd", it->second) + ")");
+    }
+  }
+  if (ha.lease_seconds > CoordinatorHa::kMaxLeaseSeconds) {
+    error("coordinator.ha.lease",
+          "expected 1s to 60s, got " + std::to_string(ha.lease_seconds) +
+              "s (the job goes on without a coordinator for up to this long when it dies)");
+  }
+}
 
 void check_spec(const JobSpec& spec, Diagnostics& diags) { RuleChecker(spec, diags).check(); }
 

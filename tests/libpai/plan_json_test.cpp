@@ -128,6 +128,13 @@ TEST_CASE("plan_to_json is canonical - sealed with the token and round-trips") {
   CHECK(back.fault_tolerance.checkpoint_plan.source == pai::CheckpointPlanSource::SpecAndDefaults);
   CHECK(back.sanity_check.custom[0].name == "ib-links");
   CHECK(back.master.port == 20001);
+  // Off, coordinator HA is not written (older plans keep their text and seal); on, it
+  // round-trips.
+  CHECK_FALSE(document.contains("coordinatorHa"));
+  plan.coordinator_ha = {.etcd = {"http://10.0.0.5:2379"}, .lease_seconds = 4};
+  const pai::Plan ha = pai::plan_from_json(pai::plan_to_json(plan, kToken.secret), "plan.json",
+                                           kToken);
+  CHECK(ha.coordinator_ha == plan.coordinator_ha);
 }
 
 TEST_CASE("hostile strings survive plan.json with a valid hash") {
@@ -227,6 +234,11 @@ TEST_CASE("plan.json validates against schemas/plan.schema.json") {
     plan.inventory = inventory;
     // The Slurm plan serves metrics too: the optional member is checked as well.
     if (inventory == pai::Inventory::Slurm) plan.monitoring.metrics_port = 9400;
+    // And coordinator HA.
+    if (inventory == pai::Inventory::Slurm) {
+      plan.coordinator_ha = {.etcd = {"http://10.0.0.5:2379", "http://[fd00::5]:2379"},
+                             .lease_seconds = 5};
+    }
     // The static plan has GPU-idle settings of its own: that member is checked too.
     if (inventory == pai::Inventory::Static) {
       plan.fault_tolerance.checkpoint_plan.has_node_mtbf_history = true;

@@ -541,4 +541,22 @@ TEST_CASE("monitoring.gpuIdle errors name the field - 150 percent - negative win
             "(\"30%\" or 30), got 0"});
 }
 
+TEST_CASE("coordinator.ha reads its etcd members and lease, off and 3s by default") {
+  CHECK(parse(kMinimal)->spec.job.coordinator_ha == CoordinatorHa{});
+  auto p = parse(kMinimal + "coordinator:\n  ha:\n    etcd: [http://10.0.0.5:2379, "
+                            "http://10.0.0.6:2379]\n    lease: 5s\n");
+  CHECK(p->messages().empty());
+  CHECK(p->spec.job.coordinator_ha.etcd ==
+        std::vector<std::string>{"http://10.0.0.5:2379", "http://10.0.0.6:2379"});
+  CHECK(p->spec.job.coordinator_ha.lease_seconds == 5);
+  CHECK(parse(kMinimal + "coordinator: {ha: {etcd: [http://e:2379]}}\n")
+            ->spec.job.coordinator_ha.lease_seconds == CoordinatorHa::kDefaultLeaseSeconds);
+  CHECK(parse(kMinimal + "coordinator: {ha: {lease: 5s}}\n")->messages() ==
+        std::vector<std::string>{"coordinator.ha: missing required field \"etcd\""});
+  CHECK(parse(kMinimal + "coordinator: {ha: {etcd: [http://e:2379], leases: 5s}}\n")
+            ->messages()
+            .at(0)
+            .rfind("coordinator.ha: unknown key \"leases\"", 0) == 0);
+}
+
 }  // namespace spec_parser_test

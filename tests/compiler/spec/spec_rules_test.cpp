@@ -173,4 +173,29 @@ TEST_CASE("the metrics port is neither in portRange nor the coordinator's") {
             "monitoring.metricsPort: port 9400 is the coordinator's (coordinator.port)"});
 }
 
+TEST_CASE("coordinator.ha: its etcd members are http URLs, distinct, and its lease a minute at most") {
+  const std::string job = kHead + "hosts: [a, b]\nroles: {worker: {command: x, instances: 2}}\n";
+  CHECK(rules(job + "coordinator:\n  ha: {etcd: [http://10.0.0.5:2379, 'http://[fd00::5]:2379']}\n")
+            .empty());
+  std::vector<Location> where;
+  CHECK(rules(job + "coordinator:\n  ha:\n    etcd:\n      - http://10.0.0.5:2379\n"
+                    "      - https://10.0.0.6:2379\n      - http://10.0.0.5:2379\n"
+                    "      - 10.0.0.7:2379\n    lease: 2m\n",
+              &where) ==
+        std::vector<std::string>{
+            "coordinator.ha.etcd[1]: \"https://10.0.0.6:2379\": https is not supported: pai's "
+            "etcd client speaks http:// to the members' client URLs",
+            "coordinator.ha.etcd[2]: duplicate etcd member \"http://10.0.0.5:2379\" (also "
+            "coordinator.ha.etcd[0])",
+            "coordinator.ha.etcd[3]: \"10.0.0.7:2379\": expected http://HOST:PORT",
+            "coordinator.ha.lease: expected 1s to 60s, got 120s (the job goes on without a "
+            "coordinator for up to this long when it dies)"});
+  REQUIRE(where.size() == 4);
+  CHECK(where[0].line == 10);  // etcd[1]
+  CHECK(where[3].line == 13);  // lease
+  CHECK(rules(job + "coordinator: {ha: {etcd: []}}\n") ==
+        std::vector<std::string>{
+            "coordinator.ha.etcd: lists no etcd member: give their client URLs, or leave ha out"});
+}
+
 }  // namespace spec_rules_test
