@@ -14,11 +14,11 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DPAI_FUZZ=ON -DPAI_T
   -DPAI_GPU_KERNELS=OFF -DPAI_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" >/dev/null
 ninja -C "$build" -j"${JOBS:-2}" spec_fuzz plan_fuzz frame_fuzz rank_input_fuzz metrics_http_fuzz \
-  store_fuzz
+  store_fuzz takeover_state_fuzz
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/spec" "$work/plan" "$work/frame" "$work/rank_input" "$work/metrics_http" \
-  "$work/store"
+  "$work/store" "$work/takeover_state"
 # run_fuzzer NAME ARGS...: runs one harness, shows its statistics, fails on a finding.
 run_fuzzer() {
   local name=$1; shift
@@ -40,3 +40,5 @@ run_fuzzer frame_fuzz -max_len=8192 "$work/frame" "$root/fuzz/corpus/frame"
 run_fuzzer rank_input_fuzz -max_len=8192 "$work/rank_input" "$root/fuzz/corpus/rank_input"
 run_fuzzer metrics_http_fuzz -max_len=8192 "$work/metrics_http" "$root/fuzz/corpus/metrics_http"
 run_fuzzer store_fuzz -max_len=8192 "$work/store" "$root/fuzz/corpus/store"
+run_fuzzer takeover_state_fuzz -max_len=4096 "$work/takeover_state" \
+  "$root/fuzz/corpus/takeover_state"

@@ -80,6 +80,10 @@ struct CoordinatorMachine::Impl {
   /// ProtocolError when no check ever ran.
   FabricCheck* running_fabric(const net::NodeToCoordinator& message);
   void begin_job(Clock::time_point now);
+  /// With settings.takeover, before anything else: the lost node and the nodes out of the job
+  /// are excluded; the job fails at once when fewer spares could take their instances.
+  void take_over();
+  bool taken_over = false;
   void gone(int session, const std::string& why, Clock::time_point now);
   void tick(Clock::time_point now);
   std::optional<Clock::time_point> next_deadline() const;
@@ -90,6 +94,7 @@ std::vector<Action> CoordinatorMachine::Impl::serve(Body&& body) {
   std::vector<Action> out;
   state.out = &out;
   try {
+    if (!taken_over) take_over();
     body();
     // Relays of sessions the machine closed itself end here, as they do on disconnected().
     for (std::size_t k = 0; k < state.closed.size(); ++k) {
@@ -256,6 +261,10 @@ void CoordinatorMachine::Impl::join(int session, const net::Join& message, Clock
     node.host.address = numeric_address(peer.address).value_or(peer.address);
   }
 
+  if (state.settings.takeover && message.ran_instance && message.ran_attempt) {
+    int& ran = state.ran_attempts[*message.ran_instance];
+    ran = std::max(ran, *message.ran_attempt);
+  }
   node.session = session;
   state.sessions.at(session).node = n;
   node.lost_reason.clear();
@@ -394,6 +403,38 @@ bool CoordinatorMachine::Impl::lint_nodes() {
   for (const std::string& line : lines) text += (text.empty() ? "warning: " : "\nwarning: ") + line;
   state.record(std::move(record), text);
   return excluded.empty() || exclude(excluded, "lint", "the fabric lint", lines);
+}
+
+void CoordinatorMachine::Impl::take_over() {
+  taken_over = true;
+  if (!state.settings.takeover) return;
+  const Takeover& takeover = *state.settings.takeover;
+  std::map<std::string, std::string> out = takeover.state.out;
+  out[takeover.lost_node] = "its launcher coordinated the job and was lost";
+  int instances_out = 0;
+  for (const auto& [name, why] : out) {
+    const int k = state.find_node(name);
+    if (k < 0) continue;  // a node of another placement (Slurm): nothing of this job
+    Node& n = state.nodes[static_cast<std::size_t>(k)];
+    n.excluded = why;
+    n.health = Health::Failed;
+    n.failed_checks = "coordinator";
+    n.check_summary = why;
+    n.last_event = "excluded: " + why;
+    if (n.instance >= 0) ++instances_out;
+    state.record(journal::NodeExcluded{.node = n.name, .reason = why}, n.name + " excluded: " + why);
+  }
+  int spares = 0;
+  for (const Node& n : state.nodes) {
+    if (n.instance < 0 && n.excluded.empty()) ++spares;
+  }
+  if (instances_out > spares) {
+    const std::string reason = "the coordinator on " + takeover.lost_node +
+                               " was lost and no spare is left to take the instances of " +
+                               std::to_string(instances_out) + " node(s) out of the job";
+    state.finish_job(1, reason, journal::JobFailed{.reason = reason, .exit_code = 1},
+                     "job failed: " + reason);
+  }
 }
 
 void CoordinatorMachine::Impl::begin_job(Clock::time_point now) {

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -17,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "launcher/coordinator/takeover.h"
 #include "launcher/logs/goodput.h"
 #include "launcher/logs/journal_events.h"
 #include "libpai/plan.h"
@@ -39,6 +41,14 @@ struct CoordinatorSettings {
   /// Plan hosts come from the joining launchers (Slurm: the allocation is only known at
   /// launch): a launcher joining as host i gets the address it connected from.
   bool addresses_from_peers = false;
+  /// With coordinator.ha, when this coordinator takes the job over from a lost one
+  /// (docs/coordinator-ha.md): the lost node and the nodes its state names are out of the job
+  /// from the start (ready spares take their instances; with none that can, the job fails at
+  /// once), and the job starts again from where the policy stood, counted as a restart.
+  std::optional<Takeover> takeover;
+  /// With coordinator.ha: hears the state a coordinator taking over would need, whenever a
+  /// policy event changed it, on the coordinator's thread. It must not block.
+  std::function<void(const TakeoverState&)> publish_state;
 };
 
 /// Who is on the other end of an authenticated connection.

@@ -145,6 +145,7 @@ struct CoordinatorServer::Impl final : SessionListener {
   // When `silent` (session ids past their silence limit, `why`) are every launcher but this
   // node's own, which is heard, ends the job as cut off and returns true.
   bool cut_off(const std::vector<int>& silent, const std::string& why);
+  bool cut_off_told = false;  // options.on_cut_off was called
 
   void begin_finish(int code, std::vector<std::string> absent_nodes);
   void check_flushed();
@@ -472,11 +473,17 @@ bool CoordinatorServer::Impl::cut_off(const std::vector<int>& silent, const std:
   }
   if (!own_heard || others < 2 || others_silent.size() != others) return false;
   std::sort(others_silent.begin(), others_silent.end());
-  const std::string reason =
-      "every other node went silent at once (" + why + " from " + name_list(others_silent) +
-      ") while this node's launcher is heard: the coordinator's node " + own_node +
-      " is cut off from them (or they all failed together); nothing can be restarted from here";
-  apply(machine.cut_off(reason, Clock::now()));
+  const std::string reason = "every other node went silent at once (" + why + " from " +
+                             name_list(others_silent) +
+                             ") while this node's launcher is heard: the coordinator's node " +
+                             own_node + " is cut off from them (or they all failed together)";
+  if (options.on_cut_off) {
+    // Told once; it stops this server soon. Meanwhile nobody is lost one by one.
+    if (!cut_off_told) options.on_cut_off(reason);
+    cut_off_told = true;
+    return true;
+  }
+  apply(machine.cut_off(reason + "; nothing can be restarted from here", Clock::now()));
   return true;
 }
 

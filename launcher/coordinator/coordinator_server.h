@@ -25,6 +25,10 @@ struct ServerOptions {
   /// Receives every Record (events.jsonl + terminal); called on the server's thread. Empty:
   /// records are dropped.
   std::function<void(const Record&)> record;
+  /// With coordinator.ha: called once, on the server's thread, when every other launcher went
+  /// silent at once while this node's is heard (this node is cut off), in place of failing the
+  /// job: another launcher can lead. It must not block. Empty: the job fails.
+  std::function<void(const std::string& reason)> on_cut_off;
 
   // Flood limits (docs/protocol.md); tests shrink them.
   /// A connection that has not finished the handshake by then is rejected and closed.

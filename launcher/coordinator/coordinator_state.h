@@ -117,6 +117,9 @@ struct CoordinatorState {
   std::vector<int> took_instance;
   /// Sessions close() closed since the machine last looked, with why (their relays end).
   std::vector<std::pair<int, std::string>> closed;
+  /// With settings.takeover: per instance, the latest attempt a joining launcher said it ran
+  /// (its `ranInstance`, `ranAttempt`): the restarts start past it.
+  std::map<int, int> ran_attempts;
   /// What the metrics endpoint counts: fed by record() and the launchers' heartbeats.
   JobMetrics metrics;
 

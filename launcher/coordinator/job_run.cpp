@@ -52,10 +52,48 @@ JobRun::JobRun(CoordinatorState& state)
 
 void JobRun::start(Clock::time_point now) {
   now_ = now;
+  const auto wall_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+  const std::optional<Takeover>& takeover = state_.settings.takeover;
+  // A job taken over after its first start goes on from where its policy stood, and its time
+  // limit runs from that first start.
+  const bool resumed = takeover && takeover->state.first_start_unix_ms > 0;
+  first_start_unix_ms_ = resumed ? takeover->state.first_start_unix_ms : wall_ms;
   if (state_.plan.time_limit_seconds > 0 && !time_limit_at_) {
-    time_limit_at_ = now + std::chrono::seconds(state_.plan.time_limit_seconds);
+    const auto ran = std::chrono::milliseconds(std::max<std::int64_t>(0, wall_ms - first_start_unix_ms_));
+    time_limit_at_ = now + std::chrono::seconds(state_.plan.time_limit_seconds) - ran;
   }
-  process(policy_.start());
+  if (!resumed) {
+    process(policy_.start());
+    return;
+  }
+  // The launchers' word wins where the state in etcd lags (the lost coordinator died between
+  // a start and its write): an instance restarts past any attempt a launcher ran.
+  PolicySnapshot past = takeover->state.policy;
+  for (const auto& [instance, attempt] : state_.ran_attempts) {
+    const auto i = static_cast<std::size_t>(instance);
+    if (i >= state_.instances.size()) continue;
+    if (past.restart_counts.size() <= i) past.restart_counts.resize(i + 1, 0);
+    if (past.outcomes.size() <= i) past.outcomes.resize(i + 1, PolicySnapshot::Outcome::Running);
+    past.restart_counts[i] = std::max(past.restart_counts[i], attempt);
+  }
+  process(policy_.resume(past, "the coordinator on " + takeover->lost_node + " was lost"));
+}
+
+void JobRun::publish_state() {
+  if (!state_.settings.publish_state) return;
+  TakeoverState now{.policy = policy_.snapshot(), .first_start_unix_ms = first_start_unix_ms_, .out = {}};
+  for (const Node& n : state_.nodes) {
+    if (!n.excluded.empty()) {
+      now.out[n.name] = n.excluded;
+    } else if (!n.replaced_by.empty()) {
+      now.out[n.name] = "replaced by spare " + n.replaced_by;
+    }
+  }
+  if (published_ == now) return;
+  published_ = now;
+  state_.settings.publish_state(now);
 }
 
 // ---- The policy ----
@@ -78,6 +116,7 @@ void JobRun::process(std::vector<PolicyAction> actions) {
   }
   queue_.clear();
   draining_ = false;
+  publish_state();
 }
 
 void JobRun::apply(const std::vector<PolicyAction>& actions) {

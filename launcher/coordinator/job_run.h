@@ -103,6 +103,9 @@ class JobRun final : public RunView {
   void start_ready();
   void fail(const FailJob& failure);
   void fail(const std::string& reason);
+  /// With coordinator.ha: the state a coordinator taking over would need, to
+  /// settings.publish_state when it changed.
+  void publish_state();
   /// Sends the checkpoint advice to the nodes of the running instances; how many it reached.
   std::int64_t tell_checkpoint_advice();
   /// Sends every node its assignment after a spare took `instance` ("re-assigned worker-1 to
@@ -156,6 +159,8 @@ class JobRun final : public RunView {
   bool draining_ = false;
   Clock::time_point now_;
   std::optional<Clock::time_point> time_limit_at_;  // from the first start
+  std::int64_t first_start_unix_ms_ = 0;            // the same, on the wall clock
+  std::optional<TakeoverState> published_;          // the state publish_state() last gave
   bool started_ = false;                            // start_ready started instances once
 };
 

@@ -38,10 +38,15 @@ std::vector<int> replace_failed_nodes(CoordinatorState& state) {
   std::vector<int> moved;
   for (std::size_t i = 0; i < state.instances.size(); ++i) {
     const Node& n = state.nodes[static_cast<std::size_t>(state.instances[i].node)];
-    if (n.session < 0 || n.health == Health::Ready || n.failed_checks.empty()) continue;
+    // An excluded node's instance moves whether or not its launcher is still there (a
+    // takeover excludes the lost coordinator's node).
+    if (n.excluded.empty() && (n.session < 0 || n.health == Health::Ready || n.failed_checks.empty())) {
+      continue;
+    }
     const int spare = state.ready_spare();
     if (spare < 0) break;
-    replace_node(state, static_cast<int>(i), spare, n.failed_text());
+    replace_node(state, static_cast<int>(i), spare,
+                 n.excluded.empty() ? n.failed_text() : "excluded: " + n.excluded);
     moved.push_back(static_cast<int>(i));
   }
   return moved;

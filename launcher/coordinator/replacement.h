@@ -16,8 +16,9 @@ namespace pai::launcher::coordinator {
 /// "node-replaced". The caller assigns again when the job is running.
 void replace_node(CoordinatorState& state, int instance, int spare, const std::string& reason);
 
-/// Ready spares take the instances whose nodes failed their latest checks (missing nodes
-/// wait for the rendezvous timeout or a restart). Returns the instances that moved.
+/// Ready spares take the instances whose nodes failed their latest checks or are excluded,
+/// connected or not (other missing nodes wait for the rendezvous timeout or a restart).
+/// Returns the instances that moved.
 std::vector<int> replace_failed_nodes(CoordinatorState& state);
 
 /// What a node holding an instance that failed its checks leads to.

@@ -78,6 +78,63 @@ std::vector<PolicyAction> RestartPolicyMachine::start() {
   return out;
 }
 
+PolicySnapshot RestartPolicyMachine::snapshot() const {
+  PolicySnapshot out;
+  out.same_error = same_error_;
+  for (const State& s : states_) {
+    out.restart_counts.push_back(s.restart_count);
+    out.outcomes.push_back(s.phase == Phase::Succeeded                ? PolicySnapshot::Outcome::Succeeded
+                           : s.phase == Phase::Failed && s.tolerated ? PolicySnapshot::Outcome::Tolerated
+                                                                      : PolicySnapshot::Outcome::Running);
+  }
+  return out;
+}
+
+std::vector<PolicyAction> RestartPolicyMachine::resume(const PolicySnapshot& past,
+                                                       const std::string& reason) {
+  std::vector<PolicyAction> out;
+  same_error_ = past.same_error;
+  std::string refusal;
+  for (std::size_t i = 0; i < states_.size(); ++i) {
+    State& s = states_[i];
+    s = State{};
+    const auto outcome =
+        i < past.outcomes.size() ? past.outcomes[i] : PolicySnapshot::Outcome::Running;
+    s.restart_count = i < past.restart_counts.size() ? past.restart_counts[i] : 0;
+    if (outcome == PolicySnapshot::Outcome::Succeeded) {
+      s.phase = Phase::Succeeded;
+    } else if (outcome == PolicySnapshot::Outcome::Tolerated) {
+      s.phase = Phase::Failed;
+      s.tolerated = true;
+    } else if (refusal.empty() && !ft_.restart_enabled) {
+      refusal = reason + ", but restarts are disabled";
+    } else if (refusal.empty() && s.restart_count >= ft_.max_restarts) {
+      refusal = instance_name(instances_[i]) + ": " + reason + ", but maxRestarts (" +
+                std::to_string(ft_.max_restarts) + ") is exhausted";
+    }
+  }
+  if (!refusal.empty()) {
+    for (State& s : states_) {
+      if (s.phase == Phase::Running) s.phase = Phase::Stopped;
+    }
+    retally();
+    failing_ = true;
+    failure_ = FailJob{};
+    failure_.reason = refusal;
+    return settle();
+  }
+  for (int i = 0; i < static_cast<int>(states_.size()); ++i) {
+    State& s = states_[static_cast<std::size_t>(i)];
+    if (s.phase != Phase::Running) continue;
+    ++s.restart_count;
+    out.push_back(StartInstance{i, s.restart_count});
+  }
+  retally();
+  auto rest = settle();
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
 std::vector<PolicyAction> RestartPolicyMachine::on(const PolicyEvent& event) {
   if (finished_) return {};
   return std::visit(Overloaded{

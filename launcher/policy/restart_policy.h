@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "launcher/policy/failure_classifier.h"
+#include "launcher/policy/policy_snapshot.h"
 #include "libpai/plan.h"
 
 namespace pai::launcher {
@@ -115,6 +116,16 @@ class RestartPolicyMachine {
 
   /// Feeds one event; returns the actions to carry out, in order.
   std::vector<PolicyAction> on(const PolicyEvent& event);
+
+  /// Where the policy stands, for a coordinator that may take the job over.
+  PolicySnapshot snapshot() const;
+  /// The actions that start the job again under a coordinator that took it over
+  /// (docs/coordinator-ha.md), from `past`, the lost coordinator's snapshot() of the same
+  /// instances (an instance it does not list starts afresh). Instances that were over stay
+  /// over; every other one starts at its next attempt, which counts as a restart for
+  /// `reason`: with restarts disabled, or an instance's maxRestarts exhausted, the job fails
+  /// instead. In place of start().
+  std::vector<PolicyAction> resume(const PolicySnapshot& past, const std::string& reason);
 
   /// The current restart count of an instance (PAI_RESTART_COUNT of its processes).
   int restart_count(int instance) const { return states_.at(instance).restart_count; }

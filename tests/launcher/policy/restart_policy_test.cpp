@@ -18,6 +18,13 @@ pai::FaultTolerance tolerance(int max_restarts = 3, int max_same_error = 10) {
   return ft;
 }
 
+// One instance's failure restarts only that instance.
+pai::FaultTolerance asynchronous(int max_restarts = 3) {
+  pai::FaultTolerance ft = tolerance(max_restarts);
+  ft.mode = pai::FaultToleranceMode::Async;
+  return ft;
+}
+
 GovernedInstance worker(int index, int nproc = 2) {
   return GovernedInstance{"worker", index, nproc, pai::Completion{}};
 }
@@ -299,6 +306,70 @@ TEST_CASE("maxToleratedFailureRate lets the job finish without the failed instan
   CHECK(m.on(InstanceStopped{0}).empty());
   m.on(ok(1, 0));
   only<CompleteJob>(m.on(InstanceStopped{1}));
+}
+
+
+TEST_CASE("a snapshot holds the restart counts, the outcomes and the same-error counts") {
+  RestartPolicyMachine m(asynchronous(), {worker(0), worker(1, 1)}, 2);
+  m.start();
+  restart_once(m, 1, 0);
+  m.on(ok(1, 0));
+  m.on(InstanceStopped{1});
+  const PolicySnapshot snapshot = m.snapshot();
+  CHECK(snapshot.restart_counts == std::vector<int>{1, 0});
+  CHECK(snapshot.outcomes == std::vector<PolicySnapshot::Outcome>{
+                                 PolicySnapshot::Outcome::Running,
+                                 PolicySnapshot::Outcome::Succeeded});
+  CHECK(snapshot.same_error.at("signal:9") == 1);
+}
+
+TEST_CASE("a taken-over job starts at each instance's next attempt, its ended ones left ended") {
+  RestartPolicyMachine lost(asynchronous(), {worker(0), worker(1, 1), worker(2, 1)}, 3);
+  lost.start();
+  restart_once(lost, 1, 0);
+  lost.on(ok(2, 0));
+  lost.on(InstanceStopped{2});
+
+  RestartPolicyMachine m(asynchronous(), {worker(0), worker(1, 1), worker(2, 1)}, 3);
+  const auto actions = m.resume(lost.snapshot(), "the coordinator was lost");
+  REQUIRE(actions.size() == 2);
+  CHECK(std::get<StartInstance>(actions[0]).instance == 0);
+  CHECK(std::get<StartInstance>(actions[0]).restart_count == 2);
+  CHECK(std::get<StartInstance>(actions[1]).instance == 1);
+  CHECK(std::get<StartInstance>(actions[1]).restart_count == 1);
+  CHECK(m.restart_count(0) == 2);
+  // The same-error count goes on: a second SIGKILL of worker-0 is its second.
+  CHECK(m.snapshot().same_error.at("signal:9") == 1);
+  // The instance that had succeeded counts: the others' success completes the job.
+  m.on(ok(0, 0));
+  m.on(ok(0, 1));
+  CHECK(m.on(InstanceStopped{0}).empty());
+  m.on(ok(1, 0));
+  only<CompleteJob>(m.on(InstanceStopped{1}));
+}
+
+TEST_CASE("a takeover with an instance's restarts used up fails the job") {
+  RestartPolicyMachine lost(asynchronous(1), {worker(0), worker(1, 1)}, 2);
+  lost.start();
+  restart_once(lost, 1, 0);
+  RestartPolicyMachine m(asynchronous(1), {worker(0), worker(1, 1)}, 2);
+  const auto failure = only<FailJob>(m.resume(lost.snapshot(), "the coordinator was lost"));
+  CHECK(failure.reason == "worker-0: the coordinator was lost, but maxRestarts (1) is exhausted");
+  CHECK(m.finished());
+}
+
+TEST_CASE("a takeover with restarts disabled fails the job") {
+  pai::FaultTolerance ft = tolerance();
+  ft.restart_enabled = false;
+  RestartPolicyMachine m(ft, {worker(0, 1)}, 1);
+  const auto failure = only<FailJob>(m.resume(PolicySnapshot{}, "the coordinator was lost"));
+  CHECK(failure.reason == "the coordinator was lost, but restarts are disabled");
+}
+
+TEST_CASE("a takeover after every instance ended completes the job at once") {
+  PolicySnapshot past{{0, 2}, {PolicySnapshot::Outcome::Succeeded, PolicySnapshot::Outcome::Succeeded}, {}};
+  RestartPolicyMachine m(tolerance(), {worker(0, 1), worker(1, 1)}, 2);
+  only<CompleteJob>(m.resume(past, "the coordinator was lost"));
 }
 
 }  // namespace restart_policy_test
