@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 
@@ -20,6 +21,7 @@
 #include "launcher/checks/port_reservations.h"
 #include "launcher/checks/sanity_checks.h"
 #include "launcher/commands/coordinator_address.h"
+#include "launcher/commands/coordinator_ha.h"
 #include "launcher/commands/ended_coordinator_command.h"
 #include "launcher/commands/finished_job.h"
 #include "launcher/commands/served_coordinator.h"
@@ -38,6 +40,7 @@
 #include "launcher/report/report_file.h"
 #include "launcher/supervisor/nccl_profiler_library.h"
 #include "launcher/supervisor/supervisor.h"
+#include "libpai/exit_codes.h"
 #include "libpai/plan_json.h"
 #include "libpai/terminal_text.h"
 #include "libpai/write_all.h"
@@ -412,6 +415,18 @@ std::unique_ptr<ServedCoordinator> serve_coordinator_of(const NodeRun& run,
   }
 }
 
+// The same for `plan` (a leader's under coordinator.ha). A launcher that cannot serve exits:
+// its lease ends with it, and the next candidate leads.
+std::unique_ptr<ServedCoordinator> serve_coordinator_of_plan(const Plan& plan, const NodeRun& run,
+                                                             const RunOptions& options,
+                                                             HaServing ha) {
+  try {
+    return serve_coordinator(plan, options, run.token->secret, run.log_dir, std::move(ha));
+  } catch (const std::runtime_error& e) {
+    throw SetupError(e.what());
+  }
+}
+
 // The checks whose results the node joins with (none when the plan disables them).
 std::vector<checks::CheckResult> check_before_joining(NodeRun& run, bool hosts_coordinator) {
   if (!run.plan.sanity_check.enabled) return {};
@@ -517,6 +532,46 @@ void answer_late_launchers(const NodeRun& run, const RunOptions& options, Clock:
   }
 }
 
+// The job ended with this launcher's coordinator: the other launchers hear how before it goes
+// (and a scraper the final state, monitoring.metricsLinger), the report goes beside the logs,
+// a launcher that comes late is answered, and --verdict-file gets the exit code.
+void end_coordination(const NodeRun& run, const RunOptions& options, Clock::time_point start,
+                      std::unique_ptr<ServedCoordinator> coordinator, int code) {
+  coordinator->wait(std::chrono::seconds(10 + run.plan.monitoring.metrics_linger_seconds));
+  const std::vector<std::string> absent = coordinator->absent();
+  coordinator::EndedJob ended{.job = run.plan.name,
+                              .listen_address = coordinator->listen_address(),
+                              .port = coordinator->port(),
+                              .end = {}};
+  coordinator.reset();
+  // The coordinator's journal, which ends the job's story, is closed: the report goes next
+  // to the logs (a failure only warns).
+  report::write_report_beside_logs(run.log_dir);
+  if (!absent.empty()) answer_late_launchers(run, options, start, std::move(ended), absent);
+  if (!options.verdict_file.empty()) write_verdict(options.verdict_file, code);
+}
+
+// Runs the node's agent against the coordinator at `address`:`port` on a fresh copy of the
+// loaded plan (assign re-places the copy it is given).
+int run_agent(const NodeRun& run, const RunOptions& options,
+              const std::vector<checks::CheckResult>& results, bool serving,
+              const std::string& address, int port, std::function<std::string()> give_up = {},
+              std::optional<std::pair<int, int>>* ran = nullptr) {
+  NodeAgentOptions agent = agent_options(run, options, run.token->secret, results, serving);
+  agent.coordinator_address = address;
+  agent.coordinator_port = port;
+  agent.give_up = std::move(give_up);
+  if (ran != nullptr) agent.ran = *ran;
+  agent.supervisor.coordinator = address + ":" + std::to_string(port);
+  Plan plan = run.plan;
+  try {
+    return run_node_agent(plan, agent, *run.events, ran);
+  } catch (const std::exception& e) {
+    say(std::string("error: ") + e.what());
+    return 1;
+  }
+}
+
 int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start,
                std::unique_ptr<ServedCoordinator> coordinator) {
   const std::string& token = run.token->secret;
@@ -525,30 +580,153 @@ int run_in_job(NodeRun& run, const RunOptions& options, Clock::time_point start,
   const bool hosts_coordinator = run.node == run.plan.coordinator.host;
   if (hosts_coordinator && !coordinator) coordinator = serve_coordinator_of(run, options, token);
 
-  const NodeAgentOptions agent = agent_options(
-      run, options, token, check_before_joining(run, hosts_coordinator), hosts_coordinator);
-  int code = 1;
-  try {
-    code = run_node_agent(run.plan, agent, *run.events);
-  } catch (const std::exception& e) {
-    say(std::string("error: ") + e.what());
-    code = 1;
+  const int code =
+      run_agent(run, options, check_before_joining(run, hosts_coordinator), hosts_coordinator,
+                run.plan.coordinator.address, run.plan.coordinator.port);
+  if (coordinator) end_coordination(run, options, start, std::move(coordinator), code);
+  return finish_run(run, code, start);
+}
+
+// ---- a node of a job with coordinator.ha ----
+
+// This node's address in the plan: where it serves the coordinator when it leads.
+std::string own_address(const NodeRun& run) {
+  for (const auto* list : {&run.plan.hosts, &run.plan.spares}) {
+    for (const Host& h : *list) {
+      if (h.name == run.node) return h.address;
+    }
   }
-  if (coordinator) {
-    // The other launchers must hear how the job ended before the coordinator goes, and a
-    // scraper the final state (monitoring.metricsLinger).
-    coordinator->wait(std::chrono::seconds(10 + run.plan.monitoring.metrics_linger_seconds));
-    const std::vector<std::string> absent = coordinator->absent();
-    coordinator::EndedJob ended{.job = run.plan.name,
-                                .listen_address = coordinator->listen_address(),
-                                .port = coordinator->port(),
-                                .end = {}};
-    coordinator.reset();
-    // The coordinator's journal, which ends the job's story, is closed: the report goes next
-    // to the logs (a failure only warns).
-    report::write_report_beside_logs(run.log_dir);
-    if (!absent.empty()) answer_late_launchers(run, options, start, std::move(ended), absent);
-    if (!options.verdict_file.empty()) write_verdict(options.verdict_file, code);
+  return run.node;
+}
+
+// The coordinator this launcher serves while it leads: stepped down from the lead watcher's
+// thread when the lease may have expired, used by the launcher's thread otherwise.
+struct HeldLead {
+  std::mutex mutex;
+  std::unique_ptr<ServedCoordinator> served;  // guarded
+};
+
+// Serves the coordinator as the leader `me` (after `lost`'s coordinator was lost, unless "").
+void lead_job(NodeRun& run, const RunOptions& options, CoordinatorHa& ha, const HaLeader& me,
+              const std::string& lost, HeldLead& held) {
+  Plan plan = run.plan;
+  plan.coordinator.host = run.node;
+  plan.coordinator.address = me.address;
+  HaServing serving;
+  if (!lost.empty()) {
+    std::string problem;
+    auto state = ha.read_state(&problem);
+    if (!problem.empty()) say("warning: coordinator.ha: " + problem + "; the job starts afresh");
+    serving.takeover = coordinator::Takeover{.lost_node = lost,
+                                             .state = state.value_or(coordinator::TakeoverState{})};
+  }
+  serving.publish_state = [&ha](const coordinator::TakeoverState& state) { ha.publish(state); };
+  // Cut off from every other node, it cannot coordinate: it gives the lead up for another.
+  serving.on_cut_off = [&ha](const std::string& why) { ha.resign(why); };
+  auto served = serve_coordinator_of_plan(plan, run, options, std::move(serving));
+  served->note(coordinator::Record(
+      journal::CoordinatorElected{.node = run.node,
+                                  .address = me.where(),
+                                  .revision = me.revision,
+                                  .lost = lost.empty() ? std::nullopt : std::optional(lost)},
+      "elected to coordinate (etcd revision " + std::to_string(me.revision) + ")" +
+          (lost.empty() ? "" : ": the coordinator on " + lost + " was lost")));
+  {
+    std::lock_guard<std::mutex> lock(held.mutex);
+    held.served = std::move(served);
+  }
+  ha.watch([&held, node = run.node](const std::string& why) {
+    std::lock_guard<std::mutex> lock(held.mutex);
+    if (held.served) held.served->step_down(node, why);
+  });
+}
+
+// With coordinator.ha: the coordinator is whichever launcher leads the job's etcd election.
+// The plan's coordinator host leads at the start; every other launcher joins the leader etcd
+// names and stands by. A launcher that loses its coordinator stops its ranks and joins the
+// next leader, or serves itself when it is elected (docs/coordinator-ha.md).
+int run_in_job_ha(NodeRun& run, const RunOptions& options, Clock::time_point start) {
+  HeldLead held;  // outlives `ha`, whose lead watcher steps it down
+  std::unique_ptr<CoordinatorHa> ha;
+  try {
+    ha = std::make_unique<CoordinatorHa>(run.plan, run.node, own_address(run));
+  } catch (const std::runtime_error& e) {
+    throw SetupError(e.what());
+  }
+  std::vector<checks::CheckResult> results;
+  bool checked = false;
+  std::string lost;  // the node whose coordinator was lost; "" at the start
+  std::optional<std::pair<int, int>> ran;  // the instance this node last ran, and its attempt
+  int code = 1;
+  for (;;) {
+    const auto deadline = Clock::now() + options.rendezvous_timeout;
+    std::optional<HaLeader> leader;
+    bool serving = false;
+    if (lost.empty() && run.node == run.plan.coordinator.host) {
+      leader = ha->lead(deadline);
+      serving = leader.has_value();
+    } else if (!lost.empty() && (leader = ha->elected())) {
+      serving = true;
+    }
+    if (!leader) {
+      std::string error;
+      leader = ha->find_leader(lost, deadline, &error);
+      if (!leader) {
+        const int signal = pending_stop_signal();
+        say("error: coordinator.ha: no coordinator to join: " + error);
+        run.events->record(journal::CoordinatorUnreachable{.coordinator = "etcd", .error = error});
+        code = signal != 0 ? 128 + signal : lost.empty() ? 1 : kExitCoordinatorLost;
+        break;
+      }
+      serving = leader->node == run.node;
+    }
+    run.events->record(journal::CoordinatorFound{
+        .node = leader->node, .coordinator = leader->where(), .revision = leader->revision});
+    if (serving) {
+      lead_job(run, options, *ha, *leader, lost, held);
+    } else {
+      say("coordinator.ha: " + leader->node + " coordinates, at " + leader->where());
+      // Behind the leader: its key is older than ours.
+      ha->stand_by();
+    }
+    if (!checked) {
+      results = check_before_joining(run, serving);
+      checked = true;
+    }
+    // A leader that dies before this launcher joined it is replaced in etcd: asked again
+    // while the join fails, every half lease once it failed for a lease.
+    std::string moved;
+    const auto lease = std::chrono::seconds(run.plan.coordinator_ha.lease_seconds);
+    auto ask_at = Clock::now() + lease;
+    auto give_up = [&]() -> std::string {
+      if (Clock::now() < ask_at) return "";
+      ask_at = Clock::now() + lease / 2;
+      if (ha->elected()) {
+        moved = "this launcher was elected to coordinate";
+      } else if (const auto now = ha->current_leader(); now && now->revision != leader->revision) {
+        moved = "etcd names " + now->node + " at " + now->where() + " the coordinator now";
+      }
+      return moved;
+    };
+    code = run_agent(run, options, results, serving, leader->address, leader->port,
+                     serving ? std::function<std::string()>() : give_up, &ran);
+    if (!moved.empty() && pending_stop_signal() == 0) {
+      lost = leader->node;
+      say("coordinator.ha: " + moved);
+      continue;
+    }
+    if (serving) {
+      std::unique_lock<std::mutex> lock(held.mutex);
+      if (!held.served->stepped_down()) {
+        end_coordination(run, options, start, std::move(held.served), code);
+        break;
+      }
+      held.served.reset();
+      code = kExitCoordinatorLost;
+    }
+    if (code != kExitCoordinatorLost || pending_stop_signal() != 0) break;
+    lost = leader->node;
+    say("coordinator.ha: the coordinator on " + lost + " was lost; looking for the next one");
   }
   return finish_run(run, code, start);
 }
@@ -562,8 +740,10 @@ int run_loaded(NodeRun& run, const NodeHints& hints, const RunOptions& options,
   run.node_lock = lock_node(run);
   open_journal(run, options);
   prepare_checks(run);
-  const int code = run.in_job ? run_in_job(run, options, start, std::move(coordinator))
-                              : run_alone(run, options, start);
+  const int code = !run.in_job ? run_alone(run, options, start)
+                   : run.plan.coordinator_ha.etcd.empty()
+                       ? run_in_job(run, options, start, std::move(coordinator))
+                       : run_in_job_ha(run, options, start);
   run.check_cgroups.reset();
   // Empty once the supervisor removed its socket and rings and the lock is gone; the job's
   // folder stays while another launcher of the job on this machine has one in it.
@@ -577,7 +757,7 @@ int run_loaded(NodeRun& run, const NodeHints& hints, const RunOptions& options,
 
 std::unique_ptr<ServedCoordinator> serve_coordinator(const Plan& plan, const RunOptions& options,
                                                      const std::string& token,
-                                                     const std::string& log_dir) {
+                                                     const std::string& log_dir, HaServing ha) {
   const auto t = Clock::now();
   const std::string dir = log_dir + "/coordinator";
   if (std::string why = make_dirs(dir, 0750); !why.empty()) {
@@ -592,6 +772,9 @@ std::unique_ptr<ServedCoordinator> serve_coordinator(const Plan& plan, const Run
   server_options.settings.rendezvous_timeout = options.rendezvous_timeout;
   server_options.settings.heartbeat_interval = options.heartbeat_interval;
   server_options.settings.addresses_from_peers = options.slurm || options.addresses_from_peers;
+  server_options.settings.takeover = std::move(ha.takeover);
+  server_options.settings.publish_state = std::move(ha.publish_state);
+  server_options.on_cut_off = std::move(ha.on_cut_off);
   // The ended coordinator of an earlier run (or job) on this address and port gives it up.
   if (server_options.port != 0) {
     coordinator::dismiss_ended_coordinator(server_options.listen_address, server_options.port);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -70,11 +71,21 @@ int run_command(const RunOptions& options);
 /// is not read; options.log_dir must be set). Same exit codes.
 int run_plan(PlanToRun plan, const RunOptions& options);
 
+/// What a coordinator is given under coordinator.ha (docs/coordinator-ha.md).
+struct HaServing {
+  /// Set when it takes the job over from a lost coordinator.
+  std::optional<coordinator::Takeover> takeover;
+  /// Hears the state to keep in etcd (coordinator_machine.h).
+  std::function<void(const coordinator::TakeoverState&)> publish_state;
+  /// Hears that its node is cut off from every other (coordinator_server.h).
+  std::function<void(const std::string&)> on_cut_off;
+};
+
 /// Starts serving `plan`'s coordinator as `run` does on the coordinator's host, journaling to
 /// `<log_dir>/coordinator/events.jsonl`. Throws std::runtime_error with the message for the
 /// user ("cannot listen on ADDRESS:PORT: Address already in use", "cannot write logs to ...").
 std::unique_ptr<ServedCoordinator> serve_coordinator(const Plan& plan, const RunOptions& options,
                                                      const std::string& token,
-                                                     const std::string& log_dir);
+                                                     const std::string& log_dir, HaServing ha = {});
 
 }  // namespace pai::launcher

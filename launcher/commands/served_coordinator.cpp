@@ -9,6 +9,23 @@
 
 namespace pai::launcher {
 
+namespace {
+
+void write_record(EventLog& journal, const coordinator::Record& r) {
+  // A record that cannot be written is said once by the journal; the line below still tells.
+  journal.record(r.event);
+  // A line of several (a table) is prefixed line by line, so each can be told apart.
+  std::string text;
+  for (std::size_t start = 0; start < r.line.size();) {
+    const std::size_t end = std::min(r.line.find('\n', start), r.line.size());
+    text += "pai-launch: coordinator: " + r.line.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  terminal_say(2, text);
+}
+
+}  // namespace
+
 ServedCoordinator::ServedCoordinator(const Plan& plan, coordinator::ServerOptions options,
                                      const std::string& job_log_dir)
     : listen_address_(options.listen_address) {
@@ -19,20 +36,10 @@ ServedCoordinator::ServedCoordinator(const Plan& plan, coordinator::ServerOption
     throw std::runtime_error("cannot write logs to " + log_dir + ": " + e.code().message());
   }
   EventLog* journal = journal_.get();
-  options.record = [journal](const coordinator::Record& r) {
-    // A record that cannot be written is said once by the journal; the line below still tells.
-    journal->record(r.event);
-    // A line of several (a table) is prefixed line by line, so each can be told apart.
-    std::string text;
-    for (std::size_t start = 0; start < r.line.size();) {
-      const std::size_t end = std::min(r.line.find('\n', start), r.line.size());
-      text += "pai-launch: coordinator: " + r.line.substr(start, end - start) + "\n";
-      start = end + 1;
-    }
-    terminal_say(2, text);
-  };
+  options.record = [journal](const coordinator::Record& r) { write_record(*journal, r); };
   const auto reread = 5 * options.settings.heartbeat_interval;
   server_ = std::make_unique<coordinator::CoordinatorServer>(plan, std::move(options));
+  port_ = server_->port();
   coordinator::CoordinatorServer* server = server_.get();
   goodput_ = std::make_unique<report::GoodputWatch>(
       job_log_dir, reread,
@@ -53,11 +60,23 @@ ServedCoordinator::ServedCoordinator(const Plan& plan, coordinator::ServerOption
 
 ServedCoordinator::~ServedCoordinator() = default;
 
-int ServedCoordinator::port() const { return server_->port(); }
+std::vector<std::string> ServedCoordinator::absent() const {
+  return server_ ? server_->absent() : std::vector<std::string>{};
+}
 
-std::vector<std::string> ServedCoordinator::absent() const { return server_->absent(); }
+void ServedCoordinator::note(const coordinator::Record& record) { write_record(*journal_, record); }
+
+void ServedCoordinator::step_down(const std::string& node, const std::string& reason) {
+  if (!server_) return;
+  goodput_.reset();
+  server_.reset();
+  write_record(*journal_,
+               coordinator::Record(journal::CoordinatorSteppedDown{.node = node, .reason = reason},
+                                   "stepped down: " + reason));
+}
 
 void ServedCoordinator::wait(std::chrono::milliseconds timeout) {
+  if (!server_) return;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   constexpr std::chrono::milliseconds kSlice{100};
   while (server_->wait(kSlice) < 0 && pending_stop_signal() == 0 &&

@@ -31,8 +31,17 @@ class ServedCoordinator {
 
   /// The address and port it listens on.
   const std::string& listen_address() const { return listen_address_; }
-  int port() const;
-  /// Once the job ended: the plan's machines with no launcher connected at the end.
+  int port() const { return port_; }
+  /// Writes `record` to the coordinator's journal and says its line (coordinator.ha's
+  /// `coordinator-elected`).
+  void note(const coordinator::Record& record);
+  /// With coordinator.ha, when its lead may have ended: stops serving at once (every
+  /// connection closed, nothing more decided) and journals `coordinator-stepped-down` with
+  /// `reason`. Safe from any thread but one calling its other members.
+  void step_down(const std::string& node, const std::string& reason);
+  bool stepped_down() const { return !server_; }
+  /// Once the job ended: the plan's machines with no launcher connected at the end (none once
+  /// it stepped down).
   std::vector<std::string> absent() const;
   /// Waits until the other launchers heard how the job ended (and the final metrics were
   /// served, monitoring.metricsLinger), `timeout` passed, or a stop signal (SIGTERM, SIGINT,
@@ -41,6 +50,7 @@ class ServedCoordinator {
 
  private:
   std::string listen_address_;
+  int port_ = 0;
   std::unique_ptr<EventLog> journal_;  // outlives the server, which records into it
   std::unique_ptr<coordinator::CoordinatorServer> server_;
   std::unique_ptr<report::GoodputWatch> goodput_;  // stops before the server it tells

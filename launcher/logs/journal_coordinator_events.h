@@ -231,17 +231,17 @@ struct NodeExcluded {
   static constexpr char kName[] = "node-excluded";
   static constexpr Journals kIn = Journals::Coordinator;
   static constexpr char kAbout[] =
-      "A node is excluded from the job: by the fabric check (`reason`) or to isolate a diagnosis "
-      "verdict (`class`).";
+      "A node is excluded from the job: by the fabric check or a coordinator taking the job "
+      "over (`reason`), or to isolate a diagnosis verdict (`class`).";
   std::string node = {};
   std::optional<std::string> instance = {};  ///< a verdict's: the instance it held
-  std::optional<std::string> reason = {};    ///< the fabric check's
+  std::optional<std::string> reason = {};    ///< the fabric check's or a takeover's
   std::optional<std::string> cls = {};       ///< a verdict's class
   bool operator==(const NodeExcluded&) const = default;
   friend void fields(auto& v, Like<NodeExcluded> auto& m) {
     v("node", m.node);
     v("instance", m.instance, note("a diagnosis isolation's: the instance it held"));
-    v("reason", m.reason, note("the fabric check's"));
+    v("reason", m.reason, note("the fabric check's or a takeover's"));
     v("class", m.cls, note("a diagnosis isolation's: the verdict's class"));
   }
 };
@@ -671,6 +671,41 @@ struct CoordinatorError {
   std::string what = {};
   bool operator==(const CoordinatorError&) const = default;
   friend void fields(auto& v, Like<CoordinatorError> auto& m) { v("what", m.what); }
+};
+
+struct CoordinatorElected {
+  static constexpr char kName[] = "coordinator-elected";
+  static constexpr Journals kIn = Journals::Coordinator;
+  static constexpr char kAbout[] =
+      "With `coordinator.ha`: this launcher was elected to coordinate the job through etcd, at "
+      "the start or taking over from a coordinator that was lost (`lost`).";
+  std::string node = {};
+  std::string address = {};  ///< ADDRESS:PORT it serves on
+  std::int64_t revision = 0;
+  std::optional<std::string> lost = {};
+  bool operator==(const CoordinatorElected&) const = default;
+  friend void fields(auto& v, Like<CoordinatorElected> auto& m) {
+    v("node", m.node);
+    v("address", m.address, note("`ADDRESS:PORT` it serves on"));
+    v("revision", m.revision,
+      note("its election key's etcd create revision: a later leader's is higher"));
+    v("lost", m.lost, note("a takeover's: the node whose coordinator was lost"));
+  }
+};
+
+struct CoordinatorSteppedDown {
+  static constexpr char kName[] = "coordinator-stepped-down";
+  static constexpr Journals kIn = Journals::Coordinator;
+  static constexpr char kAbout[] =
+      "With `coordinator.ha`: this coordinator stopped acting because its etcd lease may have "
+      "expired (another launcher may lead from then on).";
+  std::string node = {};
+  std::string reason = {};
+  bool operator==(const CoordinatorSteppedDown&) const = default;
+  friend void fields(auto& v, Like<CoordinatorSteppedDown> auto& m) {
+    v("node", m.node);
+    v("reason", m.reason);
+  }
 };
 
 }  // namespace pai::launcher::journal

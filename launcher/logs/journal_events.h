@@ -62,7 +62,8 @@ using Event = std::variant<
     LauncherStarted, Check, ProcessStarted, SpawnFailed, Exit, StackDump, Signal, Notify,
     HangInterval, ExitHangInterval, RetryableError, Steps, CheckpointStarted, CheckpointResumed,
     Checkpoint, CheckpointFailed, CheckpointAbandoned, CheckpointWait, Finish, NodeStopping,
-    CoordinatorUnreachable, Joined, GpuSamplingOff, CoordinatorLost, Standby, Assigned,
+    CoordinatorUnreachable, Joined, GpuSamplingOff, CoordinatorLost, CoordinatorFound, Standby,
+    Assigned,
     FabricResult, NicVerdict, StoreServing, StoreClientClosed, WarmStartCold,
     // The coordinator's
     Join, Checks, FabricLint, FabricDrift, Nic, Progress, PeerRejected, Assignment, Disconnected, NodeLost,
@@ -70,7 +71,8 @@ using Event = std::variant<
     FabricPair, FabricVerdict, FabricCongestion, Exited, Failure, GpuIdle, Diagnosis,
     DiagnosisRestart, Paused, Resumed, CheckpointRequested, CheckpointInterval, Run, Rsh,
     MetricsEndpoint, MetricsLinger, ConnectionsRefused,
-    PortProbes, ConnectionRejected, ConnectionDropped, InternalError, CoordinatorError
+    PortProbes, ConnectionRejected, ConnectionDropped, InternalError, CoordinatorError,
+    CoordinatorElected, CoordinatorSteppedDown
     // clang-format on
     >;
 

@@ -419,6 +419,23 @@ struct CoordinatorLost {
   friend void fields(auto& v, Like<CoordinatorLost> auto& m) { v("reason", m.reason); }
 };
 
+struct CoordinatorFound {
+  static constexpr char kName[] = "coordinator-found";
+  static constexpr Journals kIn = Journals::Node;
+  static constexpr char kAbout[] =
+      "With `coordinator.ha`: etcd named the coordinator this launcher joins, at the start or "
+      "after it lost one.";
+  std::string node = {};
+  std::string coordinator = {};  ///< ADDRESS:PORT
+  std::int64_t revision = 0;
+  bool operator==(const CoordinatorFound&) const = default;
+  friend void fields(auto& v, Like<CoordinatorFound> auto& m) {
+    v("node", m.node, note("the launcher's node that coordinates"));
+    v("coordinator", m.coordinator, note("`ADDRESS:PORT`"));
+    v("revision", m.revision, note("the leader's election key's etcd create revision"));
+  }
+};
+
 struct Standby {
   static constexpr char kName[] = "standby";
   static constexpr Journals kIn = Journals::Node;

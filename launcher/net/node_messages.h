@@ -48,12 +48,19 @@ struct Join {
   /// The seal of the launcher's plan.json (libpai/plan_seal.h), compared with the
   /// coordinator's own; optional on the wire, "" when absent.
   std::string seal;
+  /// With coordinator.ha, a launcher joining the next coordinator: the instance it ran last
+  /// and that run's attempt (absent before any), so that a coordinator taking the job over
+  /// starts past it.
+  std::optional<int> ran_instance = std::nullopt;
+  std::optional<int> ran_attempt = std::nullopt;
   bool operator==(const Join&) const = default;
   friend void fields(auto& v, Like<Join> auto& m) {
     v("node", m.node);
     v("checks", m.checks, JsonArrayText{});
     v("pid", m.pid);
     v("seal", m.seal, field::present_if(!m.seal.empty()), SealForm{});
+    v("ranInstance", m.ran_instance, InstanceNumber{});  // std::optional: absent when unset
+    v("ranAttempt", m.ran_attempt, Range{0, kMaxAttempt});
   }
 };
 

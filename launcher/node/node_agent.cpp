@@ -93,10 +93,13 @@ bool NodeAgent::join() {
   }
   say("joined the coordinator at " + where);
   events_.record(journal::Joined{.coordinator = where});
-  parts_.link.send(net::Join{.node = options_.node,
-                             .checks = checks::to_json(options_.checks),
-                             .pid = static_cast<std::int64_t>(::getpid()),
-                             .seal = plan_.seal});
+  parts_.link.send(
+      net::Join{.node = options_.node,
+                .checks = checks::to_json(options_.checks),
+                .pid = static_cast<std::int64_t>(::getpid()),
+                .seal = plan_.seal,
+                .ran_instance = options_.ran ? std::optional(options_.ran->first) : std::nullopt,
+                .ran_attempt = options_.ran ? std::optional(options_.ran->second) : std::nullopt});
   return true;
 }
 
@@ -342,6 +345,7 @@ void NodeAgent::dispatch(const net::CoordinatorToNode& message) {
           [&](const net::Start& m) {
             const int instance = local_of(m, m.instance);
             stopping_ = false;
+            ran_ = std::pair{m.instance, m.attempt};
             parts_.instances.apply(StartInstance{instance, m.attempt});
           },
           [&](const net::Stop& m) {

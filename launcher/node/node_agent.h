@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -43,6 +44,12 @@ struct NodeAgentOptions {
   /// any.
   std::string bind_address;
   std::chrono::milliseconds rendezvous_timeout{std::chrono::minutes(5)};
+  /// With coordinator.ha, joining the next coordinator: the instance (global) this launcher
+  /// ran last, and that run's attempt (NodeAgent::ran()).
+  std::optional<std::pair<int, int>> ran;
+  /// Asked between attempts to join: a reason to stop trying this coordinator (with
+  /// coordinator.ha, another launcher leads now), or "" to go on (node_link.h).
+  std::function<std::string()> give_up;
   std::chrono::milliseconds heartbeat_interval{1000};
   /// This launcher also runs the coordinator (its port is in use by design).
   bool serves_coordinator = false;
@@ -83,6 +90,9 @@ class NodeAgent final : public SupervisorHooks {
   /// the coordinator's own launcher), 1 when it could not be reached, 128+N when stopped by
   /// signal N. Commands still running are killed.
   int run();
+
+  /// The instance (global) this node last started and that attempt; nullopt before any.
+  std::optional<std::pair<int, int>> ran() const { return ran_; }
 
   /// Connects (until options.rendezvous_timeout from now) and sends `join` with the node, its
   /// check results, the launcher's pid and the plan's seal. False, said and journaled
@@ -157,6 +167,7 @@ class NodeAgent final : public SupervisorHooks {
   NodeAgentParts parts_;
   const std::vector<Host> planned_hosts_;  // what `assign` changes are relative to
   int global_instance_ = -1;
+  std::optional<std::pair<int, int>> ran_;  // the last `start`: global instance, attempt
   int local_instance_ = -1;
   bool stopping_ = false;   // a stop from the coordinator is in progress
   int stopped_by_ = 0;      // the stop signal that ended the wait for the coordinator

@@ -6,8 +6,8 @@
 
 namespace pai::launcher {
 
-NodeLink::NodeLink(net::ClientOptions options, EventLoop& loop)
-    : options_(std::move(options)), loop_(loop) {}
+NodeLink::NodeLink(net::ClientOptions options, EventLoop& loop, GiveUp give_up)
+    : options_(std::move(options)), loop_(loop), give_up_(std::move(give_up)) {}
 
 void NodeLink::connect(TimePoint deadline, const OnWaiting& waiting) {
   bool told = false;
@@ -26,6 +26,11 @@ void NodeLink::connect(TimePoint deadline, const OnWaiting& waiting) {
         throw;
       }
       if (Clock::now() >= deadline) throw;
+      if (give_up_) {
+        if (std::string why = give_up_(); !why.empty()) {
+          throw net::ConnectionError(where + ": " + why);
+        }
+      }
       if (!told && waiting) {
         waiting(what);
         told = true;

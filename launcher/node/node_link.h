@@ -20,9 +20,13 @@ class NodeLink final : public CoordinatorLink {
  public:
   using Clock = std::chrono::steady_clock;
 
+  /// Asked between attempts to connect: a reason to stop trying this coordinator (with
+  /// coordinator.ha, another launcher leads now), or "" to go on.
+  using GiveUp = std::function<std::string()>;
+
   /// A link to the coordinator `options` names, delivering on `loop` once attached. Connects
   /// nothing yet.
-  NodeLink(net::ClientOptions options, EventLoop& loop);
+  NodeLink(net::ClientOptions options, EventLoop& loop, GiveUp give_up = {});
   ~NodeLink() override;
   NodeLink(const NodeLink&) = delete;
   NodeLink& operator=(const NodeLink&) = delete;
@@ -30,8 +34,8 @@ class NodeLink final : public CoordinatorLink {
   /// Connects and authenticates, retrying refused connections until `deadline` (the
   /// coordinator may still be starting); `waiting` is called once when a first attempt
   /// fails. Throws net::ConnectionError when the deadline passed or the handshake was
-  /// rejected (a wrong token is not retried), net::Interrupted as soon as the options'
-  /// stop_requested answers a signal.
+  /// rejected (a wrong token is not retried) or `give_up` gave a reason, net::Interrupted as
+  /// soon as the options' stop_requested answers a signal.
   void connect(TimePoint deadline, const OnWaiting& waiting) override;
   /// Starts delivering messages from the loop. `interval` is the heartbeat interval.
   void attach(std::chrono::milliseconds interval, int misses, OnMessage on_message,
@@ -51,6 +55,7 @@ class NodeLink final : public CoordinatorLink {
 
   net::ClientOptions options_;
   EventLoop& loop_;
+  GiveUp give_up_;
   std::unique_ptr<net::Client> client_;
   OnMessage on_message_;
   OnLost on_lost_;

@@ -106,7 +106,7 @@ struct RealNode {
   RealNode(Plan& plan, const NodeAgentOptions& options, EventLog& events)
       : supervisor(plan, {}, options.supervisor, events, &hooks),
         runner(supervisor),
-        link(client_options(plan, options), supervisor.loop()),
+        link(client_options(plan, options), supervisor.loop(), options.give_up),
         commands(
             supervisor.loop(),
             [this](std::int64_t id, net::Stream stream, std::string_view data) {
@@ -141,9 +141,12 @@ struct RealNode {
 
 }  // namespace
 
-int run_node_agent(Plan& plan, const NodeAgentOptions& options, EventLog& events) {
+int run_node_agent(Plan& plan, const NodeAgentOptions& options, EventLog& events,
+                   std::optional<std::pair<int, int>>* ran) {
   RealNode node(plan, options, events);
-  return node.agent.run();
+  const int code = node.agent.run();
+  if (ran != nullptr && node.agent.ran()) *ran = node.agent.ran();
+  return code;
 }
 
 }  // namespace pai::launcher

@@ -31,6 +31,7 @@ const pai::testing::LayerTable kAllowed = {
     {"launcher/policy", {"libpai"}},
     {"launcher/logs", {"launcher/os", "libpai"}},
     {"launcher/net", {"libpai"}},
+    {"launcher/ha", {"libpai"}},
     {"launcher/checks", {"libpai"}},
     {"launcher/store", {"launcher/net", "libpai"}},
     {"launcher/supervisor",
@@ -43,8 +44,8 @@ const pai::testing::LayerTable kAllowed = {
       "launcher/os", "libpai"}},
     {"launcher/commands",
      {"launcher/node", "launcher/coordinator", "launcher/report", "launcher/supervisor",
-      "launcher/checks", "launcher/net", "launcher/logs", "launcher/policy", "launcher/os",
-      "compiler/torchrun", "compiler/document", "libpai"}},
+      "launcher/ha", "launcher/checks", "launcher/net", "launcher/logs", "launcher/policy",
+      "launcher/os", "compiler/torchrun", "compiler/document", "libpai"}},
     {"launcher", {"launcher/commands", "libpai"}},
 };
 

@@ -3,11 +3,14 @@
 // 127.<subnet>.0.0/24, so tests running side by side never share an address or a port.
 #pragma once
 
+#include <dirent.h>
 #include <sys/stat.h>
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -137,5 +140,27 @@ class Cluster {
   std::map<std::string, std::unique_ptr<Launcher>> launchers_;
   int terminal_ = -1;
 };
+
+/// The names of the files in `dir` (what the ranks wrote: one file per rank and attempt).
+inline std::set<std::string> files_in(const std::string& dir) {
+  std::set<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] != '.') names.insert(e->d_name);
+    }
+    closedir(d);
+  }
+  return names;
+}
+
+/// Every launcher of `codes` exited `expected` (the transcript says why not).
+inline void expect_all_exit(const std::map<std::string, int>& codes, int expected,
+                            Cluster& cluster) {
+  for (const auto& [node, code] : codes) {
+    INFO(cluster.transcript());
+    INFO("node " << node);
+    CHECK(code == expected);
+  }
+}
 
 }  // namespace pai::testing

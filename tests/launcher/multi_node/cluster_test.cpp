@@ -15,30 +15,6 @@ namespace cluster_test {
 using namespace pai;
 using namespace pai::testing;
 
-namespace {
-
-// Lines "RANK=..." the ranks wrote to `dir`/ranks (one file per rank and attempt).
-std::set<std::string> files_in(const std::string& dir) {
-  std::set<std::string> names;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      if (e->d_name[0] != '.') names.insert(e->d_name);
-    }
-    closedir(d);
-  }
-  return names;
-}
-
-void expect_all_exit(const std::map<std::string, int>& codes, int expected, Cluster& cluster) {
-  for (const auto& [node, code] : codes) {
-    INFO(cluster.transcript());
-    INFO("node " << node);
-    CHECK(code == expected);
-  }
-}
-
-}  // namespace
-
 TEST_CASE("three launchers rendezvous and every rank gets a unique rank and the env") {
   TempDir out;
   const std::string results = out / "ranks";

@@ -91,6 +91,13 @@ TEST_CASE("node launcher messages keep their bytes") {
   node_golden(Join{"gpu-001", "[]", 4242, "sha256:" + std::string(64, '0')},
               R"({"checks":[],"node":"gpu-001","pid":4242,"seal":"sha256:)" + std::string(64, '0') +
                   R"(","type":"join"})");
+  // Added with coordinator.ha: what a launcher joining the next coordinator ran last.
+  Join rejoin{"gpu-001", "[]", 4242, ""};
+  rejoin.ran_instance = 1;
+  rejoin.ran_attempt = 3;
+  node_golden(
+      rejoin,
+      R"({"checks":[],"node":"gpu-001","pid":4242,"ranAttempt":3,"ranInstance":1,"type":"join"})");
   node_golden(Checks{kChecks}, R"({"checks":)" + kChecks + R"(,"type":"checks"})");
   node_golden(Checks{"[]"}, R"({"checks":[],"type":"checks"})");
   node_golden(Exited{1,
@@ -762,6 +769,12 @@ TEST_CASE("a mistyped field is refused naming the message and the field") {
   CHECK(error_of(R"({"type":"forensics","instance":0,"attempt":-1,"folder":"f","ranks":[]})",
                  from_node)
             .starts_with("forensics: attempt: "));
+  CHECK_THAT(
+      error_of(R"({"type":"join","node":"n","checks":[],"pid":1,"ranAttempt":-1})", from_node),
+      Catch::Contains("join: ranAttempt: expected an integer in [0, "));
+  CHECK_THAT(
+      error_of(R"({"type":"join","node":"n","checks":[],"pid":1,"ranInstance":99})", from_node),
+      Catch::Contains("join: ranInstance: expected an integer in [0, "));
   CHECK(error_of(R"({"type":"join","node":"n","checks":{},"pid":1})", from_node) ==
         "join: checks: expected an array");
   CHECK(error_of(R"({"type":"join","node":"n","checks":[],"pid":1,"seal":7})", from_node) ==

@@ -199,6 +199,20 @@ TEST_CASE("join carries the seal of the plan.json the launcher verified") {
   CHECK(sent[0].at("seal") == plan.seal);
 }
 
+TEST_CASE("a launcher joining the next coordinator says what it ran last - and remembers starts") {
+  AgentHarness node;
+  node.options.ran = std::pair{1, 4};
+  REQUIRE(node.agent.join());
+  const Messages sent = node.link.take();
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].at("ranInstance") == 1);
+  CHECK(sent[0].at("ranAttempt") == 4);
+  CHECK_FALSE(node.agent.ran());
+  node.receive(Json{{"type", "assign"}, {"instance", 1}, {"hosts", Json::array()}});
+  node.receive(Json{{"type", "start"}, {"instance", 1}, {"attempt", 5}});
+  CHECK(node.agent.ran() == std::pair{1, 5});
+}
+
 TEST_CASE("a coordinator that cannot be reached ends the run with 1 before anything runs") {
   AgentHarness node;
   node.link.refusal = "10.0.0.1:20000: the coordinator rejected us: wrong job token";
