@@ -20,11 +20,12 @@ void NodeLink::connect(TimePoint deadline, const OnWaiting& waiting) {
       return;
     } catch (const net::ConnectionError& e) {
       const std::string what = e.what();
-      // A coordinator that answered and refused us will refuse us again.
-      if (what.find("rejected") != std::string::npos ||
-          what.find("job token") != std::string::npos) {
-        throw;
-      }
+      // A coordinator that answered and refused us will refuse us again; but with
+      // coordinator.ha (give_up_ set) the refusal may be an ended coordinator an earlier run
+      // left on the address of a leader that has not dismissed it yet: tried again until
+      // give_up_ says the leader moved. A wrong job token never passes.
+      const bool rejected = what.find("rejected") != std::string::npos;
+      if (what.find("job token") != std::string::npos || (rejected && !give_up_)) throw;
       if (Clock::now() >= deadline) throw;
       if (give_up_) {
         if (std::string why = give_up_(); !why.empty()) {

@@ -21,7 +21,9 @@ class NodeLink final : public CoordinatorLink {
   using Clock = std::chrono::steady_clock;
 
   /// Asked between attempts to connect: a reason to stop trying this coordinator (with
-  /// coordinator.ha, another launcher leads now), or "" to go on.
+  /// coordinator.ha, another launcher leads now), or "" to go on. A link given one also
+  /// retries a coordinator's reject (not a wrong token): under coordinator.ha it may come from
+  /// the ended coordinator of an earlier run that the new leader has not dismissed yet.
   using GiveUp = std::function<std::string()>;
 
   /// A link to the coordinator `options` names, delivering on `loop` once attached. Connects
