@@ -95,6 +95,8 @@ struct EndedCoordinator::Impl {
   int listener = -1;
   int dismissal = -1;  // the abstract Unix socket a new coordinator connects to
   int port = 0;
+  // When the job ended, about: a launcher that started later is of a new run of the job.
+  std::int64_t ended_unix_ms = net::process_started_unix_ms();
   std::deque<Late> open;
 
   ~Impl() {
@@ -131,6 +133,11 @@ struct EndedCoordinator::Impl {
       net::Frame frame;
       if (!late.decoder.next(frame)) return late.received <= kMaxHelloBytes;
       const net::Hello hello = net::parse_hello(frame, job.job);
+      // Not late: a launcher of a run of the job begun since (its process started after this
+      // one), come before its coordinator listens, which dismisses us. Closed unanswered, it
+      // tries again as if nobody listened. (A control client hears the end: it reads the
+      // journals next.)
+      if (hello.claim.peer == "launcher" && hello.started_unix_ms > ended_unix_ms) return false;
       reason = late_reject_reason(job, hello.claim.peer, hello.claim.node);
     } catch (const net::ProtocolError& e) {
       reason = e.what();

@@ -2,6 +2,7 @@
 
 #include <openssl/rand.h>
 
+#include <chrono>
 #include <stdexcept>
 
 #include "libpai/hmac.h"
@@ -221,7 +222,22 @@ Hello parse_hello(const Frame& frame, const std::string& job) {
   }
   std::string nonce = string_field(body, FrameKind::Hello, "nonce");
   hex_field(body, FrameKind::Hello, "nonce");
-  return Hello{PeerClaim{std::move(peer), std::move(node)}, std::move(nonce)};
+  // Optional (launchers before it do not send it); a bad one is the peer's garbage.
+  std::int64_t started = 0;
+  if (const auto it = body.find("started"); it != body.end()) {
+    if (!it->is_number_integer() || it->get<std::int64_t>() < 0) {
+      throw ProtocolError("hello: started: expected ms since 1970, got " + peer_text(it->dump()));
+    }
+    started = it->get<std::int64_t>();
+  }
+  return Hello{PeerClaim{std::move(peer), std::move(node)}, std::move(nonce), started};
+}
+
+std::int64_t process_started_unix_ms() {
+  static const std::int64_t started = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count();
+  return started;
 }
 
 ServerHandshake::ServerHandshake(std::string token, std::string job)
@@ -263,8 +279,11 @@ ClientHandshake::ClientHandshake(std::string token, std::string job, PeerClaim c
 std::string ClientHandshake::hello() {
   if (!client_nonce_.empty()) throw std::logic_error("ClientHandshake::hello() called twice");
   client_nonce_ = random_nonce();
-  json body = {
-      {"job", job_}, {"peer", claim_.peer}, {"node", claim_.node}, {"nonce", client_nonce_}};
+  json body = {{"job", job_},
+               {"peer", claim_.peer},
+               {"node", claim_.node},
+               {"nonce", client_nonce_},
+               {"started", process_started_unix_ms()}};
   return handshake_frame(FrameKind::Hello, body);
 }
 

@@ -33,7 +33,13 @@ struct PeerClaim {
 struct Hello {
   PeerClaim claim;
   std::string nonce;  ///< hex, as sent
+  /// When the client's process started, in ms since 1970 on its clock; 0 when it did not say.
+  std::int64_t started_unix_ms = 0;
 };
+
+/// When this process started (its first use of the network library), in ms since 1970: the
+/// `started` of its hellos.
+std::int64_t process_started_unix_ms();
 
 /// Reads a `hello` frame for job `job`. Throws ProtocolError naming what is wrong (another
 /// frame, another job, a bad peer kind, node name or nonce); the peer's text is quoted and cut.

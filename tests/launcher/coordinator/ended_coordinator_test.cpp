@@ -11,7 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include "launcher/net/auth.h"
 #include "launcher/net/client.h"
+#include "launcher/net/frame.h"
 
 namespace ended_coordinator_test {
 
@@ -79,6 +81,45 @@ TEST_CASE("a launcher that comes after the end hears how the job ended, at once"
   CHECK(dismiss_ended_coordinator(kAddress, port));
   REQUIRE(served.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
   CHECK(served.get() == EndedCoordinator::End::Dismissed);
+}
+
+TEST_CASE("a launcher of a run begun since the end is not told the end, and tries again") {
+  EndedCoordinator ended(job());
+  const int port = ended.port();
+  auto served = std::async(std::launch::async,
+                           [&] { return ended.serve(Clock::now() + std::chrono::seconds(20)); });
+  // A hello of the same job from a process that started a minute after this one: closed
+  // without a reject, as if nobody listened (the launcher tries again until its coordinator
+  // listens).
+  const auto hello = [&](std::int64_t started, const std::string& peer) {
+    const nlohmann::json body = {{"job", "late"},
+                                 {"peer", peer},
+                                 {"node", "node-2"},
+                                 {"nonce", std::string(64, 'a')},
+                                 {"started", started}};
+    const std::string frame = pai::net::encode_frame(pai::net::FrameKind::Hello, 0, body.dump());
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in sin{};
+    sin.sin_family = AF_INET;
+    sin.sin_port = htons(static_cast<std::uint16_t>(port));
+    ::inet_pton(AF_INET, kAddress, &sin.sin_addr);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin) == 0);
+    REQUIRE(::send(fd, frame.data(), frame.size(), MSG_NOSIGNAL) ==
+            static_cast<ssize_t>(frame.size()));
+    std::string answer;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) answer.append(buffer, n);
+    ::close(fd);
+    return answer;
+  };
+  const std::int64_t later = pai::net::process_started_unix_ms() + 60'000;
+  CHECK(hello(later, "launcher").empty());
+  // One that started before the end is late, and a control client always hears the end.
+  CHECK_THAT(hello(pai::net::process_started_unix_ms() - 60'000, "launcher"),
+             Catch::Contains(kEnd));
+  CHECK_THAT(hello(later, "control"), Catch::Contains(kEnd));
+  CHECK(dismiss_ended_coordinator(kAddress, port));
+  REQUIRE(served.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
 }
 
 TEST_CASE("garbage and idle connections do not keep a late launcher waiting") {

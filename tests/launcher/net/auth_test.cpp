@@ -198,6 +198,22 @@ TEST_CASE("hello fields are validated") {
                     Catch::Matchers::StartsWith("hello: invalid JSON: "));
 }
 
+TEST_CASE("a hello says when its process started, optionally") {
+  ClientHandshake client(kToken, kJob, PeerClaim{"launcher", "node-1"});
+  const Frame frame = decode_one(client.hello());
+  const Hello hello = parse_hello(frame, kJob);
+  CHECK(hello.started_unix_ms == process_started_unix_ms());
+  CHECK(hello.started_unix_ms > 1'700'000'000'000);
+  // Launchers before it do not send it.
+  CHECK(parse_hello(handshake_frame(FrameKind::Hello, good_hello()), kJob).started_unix_ms == 0);
+  json bad = good_hello();
+  bad["started"] = -5;
+  CHECK(hello_error(bad) == "hello: started: expected ms since 1970, got \"-5\"");
+  bad["started"] = "soon";
+  CHECK_THAT(hello_error(bad),
+             Catch::Matchers::StartsWith("hello: started: expected ms since 1970, got "));
+}
+
 TEST_CASE("the server rejects handshake frames out of order") {
   ServerHandshake first_auth(kToken, kJob);
   CHECK_THROWS_WITH(first_auth.on_frame(handshake_frame(FrameKind::Auth, {{"proof", hex_of('0')}})),
