@@ -27,6 +27,10 @@ constexpr std::size_t kMaxOpen = 64;
 constexpr std::chrono::seconds kPerConnection{2};
 // A hello is far smaller; a peer that sends more without a whole frame is not a launcher.
 constexpr std::size_t kMaxHelloBytes = 64 * 1024;
+// A launcher that started after the job ended may be of a run of the job begun since, whose
+// coordinator (which dismisses us) is about to listen: it hears the end only once it has run
+// this long.
+constexpr std::int64_t kNewRunGraceMs = 10'000;
 
 // "@pai-ended-coordinator/ADDRESS:PORT" as an abstract socket address (a leading NUL).
 sockaddr_un abstract_address(const std::string& address, int port, socklen_t& length) {
@@ -133,11 +137,18 @@ struct EndedCoordinator::Impl {
       net::Frame frame;
       if (!late.decoder.next(frame)) return late.received <= kMaxHelloBytes;
       const net::Hello hello = net::parse_hello(frame, job.job);
-      // Not late: a launcher of a run of the job begun since (its process started after this
-      // one), come before its coordinator listens, which dismisses us. Closed unanswered, it
-      // tries again as if nobody listened. (A control client hears the end: it reads the
-      // journals next.)
-      if (hello.claim.peer == "launcher" && hello.started_unix_ms > ended_unix_ms) return false;
+      // Maybe not late: a launcher that started after the job ended may be of a run of the job
+      // begun since, come before its coordinator listens (which dismisses us). For its first
+      // seconds it is closed unanswered and tries again as if nobody listened; then it hears
+      // the end. One that started before the end hears it at once, as does a control client
+      // (it reads the journals next).
+      const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count();
+      if (hello.claim.peer == "launcher" && hello.started_unix_ms > ended_unix_ms &&
+          now_ms - hello.started_unix_ms < kNewRunGraceMs) {
+        return false;
+      }
       reason = late_reject_reason(job, hello.claim.peer, hello.claim.node);
     } catch (const net::ProtocolError& e) {
       reason = e.what();

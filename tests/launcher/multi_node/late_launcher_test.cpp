@@ -27,7 +27,7 @@ int ended_coordinator_pid(const std::string& err) {
 
 }  // namespace
 
-TEST_CASE("a launcher that comes after the job ended hears how it ended at once") {
+TEST_CASE("a launcher that comes after the job ended hears how it ended within seconds") {
   // One instance and a spare whose launcher is not started with the others.
   Cluster cluster(cluster_plan("late-launcher", 184, 1, 1, "echo trained"));
   const Plan& plan = cluster.plan();
@@ -40,12 +40,15 @@ TEST_CASE("a launcher that comes after the job ended hears how it ended at once"
   REQUIRE(ended > 0);
   CHECK(process_alive(ended));
 
-  // The spare's launcher, late: its rendezvous timeout is 20 s; it is told at once.
+  // The spare's launcher, late: its rendezvous timeout is 20 s. Started after the end, it
+  // might be of a new run of the job, whose coordinator is about to listen: it is told once it
+  // has run 10 s.
   cluster.start("node-2");
-  const int late = cluster.launcher("node-2").wait(15);
+  const int late = cluster.launcher("node-2").wait(18);
   INFO(cluster.transcript());
   CHECK(late == 1);
-  CHECK(cluster.launcher("node-2").elapsed() < 5);
+  CHECK(cluster.launcher("node-2").elapsed() >= 9.5);
+  CHECK(cluster.launcher("node-2").elapsed() < 14);
   const std::string told = cluster.launcher("node-2").err();
   CHECK_THAT(told, Catch::Contains("the job ended: succeeded"));
   CHECK_THAT(told, Catch::Contains("the launcher of node-2 came after its coordinator ended"));
