@@ -47,6 +47,8 @@ class JobDiagnosis {
 
   /// The latest hang verdict that names a rank or node, since the last restart.
   const std::optional<Diagnosis>& hang_culprit() const { return hang_culprit_; }
+  /// Whether a slow verdict's condition still holds (Diagnoser::holds).
+  bool holds(const Diagnosis& verdict) const { return diagnoser_.holds(verdict); }
   /// The instance holding the verdict's rank (or running on its node); -1 if none.
   int instance_of(const Diagnosis& verdict) const;
   /// How to isolate what `verdict` names; nullopt when there is nothing to do: its instance

@@ -286,6 +286,17 @@ void Diagnoser::forget(int rank) {
   std::erase_if(reported_hangs_, [&](const HangKey& key) { return std::get<1>(key) == rank; });
 }
 
+bool Diagnoser::holds(const Diagnosis& verdict) const {
+  if (verdict.cls == DiagnosisClass::RankNonCommSlow) {
+    return verdict.rank >= 0 && verdict.rank < world_size_ && rank_streaks_[verdict.rank].named;
+  }
+  if (verdict.cls == DiagnosisClass::RankCommSlow) {
+    const auto it = node_streaks_.find(verdict.node);
+    return it != node_streaks_.end() && it->second.named;
+  }
+  return false;
+}
+
 bool Diagnoser::observe(const RankSample& sample, Clock::time_point received) {
   if (malformed(sample, world_size_)) return false;
   Latest& latest = ranks_[sample.rank];

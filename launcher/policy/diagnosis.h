@@ -176,6 +176,10 @@ class Diagnoser {
   void forget(int rank);
   /// A new attempt: sequence numbers restart at 1, so everything is dropped.
   void reset();
+  /// Whether the condition of a slow verdict it gave still holds: its rank (RankNonCommSlow)
+  /// or node (RankCommSlow) has not been seen clear for slow_windows counted rounds since.
+  /// False for hang verdicts and for a verdict of an earlier attempt (reset, forget).
+  bool holds(const Diagnosis& verdict) const;
 
  private:
   /// Consecutive counted rounds with and without a slow condition.

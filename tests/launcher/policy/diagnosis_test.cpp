@@ -279,6 +279,17 @@ TEST_CASE("recorded: a slow link names its node once") {
   CHECK(verdicts[0].t_ms < 37500);
 }
 
+TEST_CASE("a slow link's verdict holds while its node stays slow") {
+  Diagnoser d(8);
+  const std::vector<Verdict> verdicts = replay(d, load("comm_slow_rtt"));
+  REQUIRE(verdicts.size() == 1);
+  // The recording ends with the link still slow.
+  CHECK(d.holds(verdicts[0].diagnosis));
+  Diagnosis other = verdicts[0].diagnosis;
+  other.node = 1;
+  CHECK_FALSE(d.holds(other));  // never named
+}
+
 TEST_CASE("recorded: without RTT figures, or below the RTT factor, a slow link names nobody") {
   std::vector<Received> stream = load("comm_slow_rtt");
   for (Received& r : stream) r.sample.tcp_rtt_us = -1;
@@ -333,6 +344,28 @@ TEST_CASE("a slow rank is named once, and again only after it was clear for 5 wi
   const std::vector<Diagnosis> again = train(d, 49, 5, slower(5, 0.8));
   REQUIRE(again.size() == 1);
   CHECK(again[0].rank == 5);
+}
+
+TEST_CASE("a slow verdict holds until its rank was clear for 5 windows - not after a reset") {
+  Diagnoser d(kRanks);
+  const std::vector<Diagnosis> v = train(d, 0, 10, slower(5, 0.8));
+  REQUIRE(v.size() == 1);
+  CHECK(d.holds(v[0]));
+  CHECK(train(d, 10, 4, even).empty());
+  CHECK(d.holds(v[0]));  // 4 clear windows: still the same episode
+  CHECK(train(d, 14, 1, even).empty());
+  CHECK_FALSE(d.holds(v[0]));
+  // A hang verdict never holds; neither does a rank out of range.
+  Diagnosis hang = v[0];
+  hang.cls = DiagnosisClass::RankNonCommHang;
+  CHECK_FALSE(d.holds(hang));
+  Diagnosis outside = v[0];
+  outside.rank = kRanks;
+  CHECK_FALSE(d.holds(outside));
+  CHECK(train(d, 15, 10, slower(5, 0.8)).size() == 1);
+  CHECK(d.holds(v[0]));
+  d.reset();
+  CHECK_FALSE(d.holds(v[0]));
 }
 
 TEST_CASE("a node whose ranks all compute more is not a slow rank") {
