@@ -393,6 +393,24 @@ struct DiagnosisPolicy {
   }
 };
 
+/// Swapping a degrading node for a spare before it fails (spec `faultTolerance.swap`,
+/// docs/swap.md): a slow verdict of the diagnosis that still holds `after_seconds` later, with
+/// a ready spare, makes the coordinator ask the ranks for a checkpoint, stop the job once one
+/// is saved, and start it again with the spare in the node's place, counted as no failure.
+struct SwapPolicy {
+  bool enabled = false;
+  /// How long a slow verdict must hold (from the verdict) before the swap begins.
+  std::int64_t after_seconds = 60;
+  /// How long the swap waits for the ranks' checkpoint before it gives up.
+  std::int64_t checkpoint_timeout_seconds = 600;
+  bool operator==(const SwapPolicy&) const = default;
+  friend void fields(auto& v, Like<SwapPolicy> auto& m) {
+    v("enabled", m.enabled);
+    v("afterSeconds", m.after_seconds, Seconds{});
+    v("checkpointTimeoutSeconds", m.checkpoint_timeout_seconds, Seconds{});
+  }
+};
+
 /// Warm starts (spec `faultTolerance.warmStart`; launcher/os/warm_interpreter.h): for each
 /// local rank slot of the named roles the launcher keeps a Python interpreter that has
 /// imported `preload`; a (re)start forks it instead of starting Python afresh.
@@ -480,6 +498,7 @@ struct FaultTolerance {
   std::int64_t checkpoint_wait_seconds = 60;
   WarmStart warm_start;
   CheckpointPlan checkpoint_plan;
+  SwapPolicy swap;
   friend void fields(auto& v, Like<FaultTolerance> auto& m) {
     v("mode", m.mode);
     v.group("restart", [&](auto& restart) {
@@ -497,6 +516,7 @@ struct FaultTolerance {
     v("checkpointWaitSeconds", m.checkpoint_wait_seconds, Seconds{});
     v("warmStart", m.warm_start);
     v("checkpointPlan", m.checkpoint_plan);
+    v("swap", m.swap);
   }
 };
 

@@ -10,12 +10,20 @@ namespace pai {
 
 namespace {
 
-const std::vector<std::string> kFaultToleranceKeys = {"mode",           "restart",
-                                                      "policy",         "retryableErrors",
-                                                      "maxSameError",   "maxToleratedFailureRate",
-                                                      "hang",           "gracePeriod",
-                                                      "checkpointWait", "diagnosis",
-                                                      "warmStart",      "checkpointPlan"};
+const std::vector<std::string> kFaultToleranceKeys = {"mode",
+                                                      "restart",
+                                                      "policy",
+                                                      "retryableErrors",
+                                                      "maxSameError",
+                                                      "maxToleratedFailureRate",
+                                                      "hang",
+                                                      "gracePeriod",
+                                                      "checkpointWait",
+                                                      "diagnosis",
+                                                      "warmStart",
+                                                      "checkpointPlan",
+                                                      "swap"};
+const std::vector<std::string> kSwapKeys = {"enabled", "after", "checkpointTimeout"};
 const std::vector<std::string> kWarmStartKeys = {"roles", "preload"};
 const std::vector<std::string> kCheckpointPlanKeys = {"nodeMtbf", "checkpointCost", "restartCost"};
 const std::vector<std::string> kRestartKeys = {"enabled", "maxRestarts", "backoff"};
@@ -378,6 +386,19 @@ void parse_checkpoint_plan(const Node& node, const std::string& path, FieldReade
                               : CheckpointPlanSource::SpecAndDefaults;
 }
 
+void parse_swap(const Node& node, const std::string& path, FieldReader& reader, SwapPolicy* out) {
+  if (!reader.mapping(node, path, kSwapKeys)) return;
+  if (const Node* n = reader.optional(node, path, "enabled")) {
+    reader.boolean(*n, join_path(path, "enabled"), &out->enabled);
+  }
+  if (const Node* n = reader.optional(node, path, "after")) {
+    reader.duration(*n, join_path(path, "after"), 1, &out->after_seconds);
+  }
+  if (const Node* n = reader.optional(node, path, "checkpointTimeout")) {
+    reader.duration(*n, join_path(path, "checkpointTimeout"), 1, &out->checkpoint_timeout_seconds);
+  }
+}
+
 }  // namespace
 
 void parse_fault_tolerance(const Node& node, const std::string& path, FieldReader& reader,
@@ -401,7 +422,10 @@ void parse_fault_tolerance(const Node& node, const std::string& path, FieldReade
                                                    "warmStart.preload",
                                                    "checkpointPlan.nodeMtbf",
                                                    "checkpointPlan.checkpointCost",
-                                                   "checkpointPlan.restartCost"};
+                                                   "checkpointPlan.restartCost",
+                                                   "swap.enabled",
+                                                   "swap.after",
+                                                   "swap.checkpointTimeout"};
   if (!reader.mapping(node, path, kFaultToleranceKeys, kNested)) return;
   if (const Node* n = reader.optional(node, path, "mode")) {
     reader.enumeration(*n, join_path(path, "mode"), enum_values<FaultToleranceMode>(), &out->mode);
@@ -449,6 +473,9 @@ void parse_fault_tolerance(const Node& node, const std::string& path, FieldReade
   }
   if (const Node* n = reader.optional(node, path, "checkpointPlan")) {
     parse_checkpoint_plan(*n, join_path(path, "checkpointPlan"), reader, &out->checkpoint_plan);
+  }
+  if (const Node* n = reader.optional(node, path, "swap")) {
+    parse_swap(*n, join_path(path, "swap"), reader, &out->swap);
   }
 }
 

@@ -409,7 +409,7 @@ std::unique_ptr<ServedCoordinator> serve_coordinator_of(const NodeRun& run,
                                                         const RunOptions& options,
                                                         const std::string& token) {
   try {
-    return serve_coordinator(run.plan, options, token, run.log_dir);
+    return serve_coordinator(run.plan, options, token, run.log_dir, run.node);
   } catch (const std::runtime_error& e) {
     throw SetupError(e.what());
   }
@@ -421,7 +421,8 @@ std::unique_ptr<ServedCoordinator> serve_coordinator_of_plan(const Plan& plan, c
                                                              const RunOptions& options,
                                                              HaServing ha) {
   try {
-    return serve_coordinator(plan, options, run.token->secret, run.log_dir, std::move(ha));
+    return serve_coordinator(plan, options, run.token->secret, run.log_dir, run.node,
+                             std::move(ha));
   } catch (const std::runtime_error& e) {
     throw SetupError(e.what());
   }
@@ -757,7 +758,8 @@ int run_loaded(NodeRun& run, const NodeHints& hints, const RunOptions& options,
 
 std::unique_ptr<ServedCoordinator> serve_coordinator(const Plan& plan, const RunOptions& options,
                                                      const std::string& token,
-                                                     const std::string& log_dir, HaServing ha) {
+                                                     const std::string& log_dir,
+                                                     const std::string& node, HaServing ha) {
   const auto t = Clock::now();
   const std::string dir = log_dir + "/coordinator";
   if (std::string why = make_dirs(dir, 0750); !why.empty()) {
@@ -772,6 +774,7 @@ std::unique_ptr<ServedCoordinator> serve_coordinator(const Plan& plan, const Run
   server_options.settings.rendezvous_timeout = options.rendezvous_timeout;
   server_options.settings.heartbeat_interval = options.heartbeat_interval;
   server_options.settings.addresses_from_peers = options.slurm || options.addresses_from_peers;
+  server_options.settings.own_node = node;
   server_options.settings.takeover = std::move(ha.takeover);
   server_options.settings.publish_state = std::move(ha.publish_state);
   server_options.on_cut_off = std::move(ha.on_cut_off);

@@ -84,8 +84,10 @@ struct HaServing {
 /// Starts serving `plan`'s coordinator as `run` does on the coordinator's host, journaling to
 /// `<log_dir>/coordinator/events.jsonl`. Throws std::runtime_error with the message for the
 /// user ("cannot listen on ADDRESS:PORT: Address already in use", "cannot write logs to ...").
+/// `node` is this launcher's node (a swap never takes it out of the job).
 std::unique_ptr<ServedCoordinator> serve_coordinator(const Plan& plan, const RunOptions& options,
                                                      const std::string& token,
-                                                     const std::string& log_dir, HaServing ha = {});
+                                                     const std::string& log_dir,
+                                                     const std::string& node, HaServing ha = {});
 
 }  // namespace pai::launcher

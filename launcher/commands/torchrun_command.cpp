@@ -175,7 +175,8 @@ ThisNode this_node(const TorchrunArgs& args, const TorchrunJob& job, const Plan&
   const bool try_hosting = job.is_host.value_or(is_local_host(job.endpoint_host));
   if (try_hosting) {
     try {
-      return {"node-0", serve_coordinator(plan, options, token.secret, options.log_dir), nullptr};
+      return {"node-0", serve_coordinator(plan, options, token.secret, options.log_dir, "node-0"),
+              nullptr};
     } catch (const std::runtime_error& e) {
       const std::string why = e.what();
       const bool taken = why.find("Address already in use") != std::string::npos ||

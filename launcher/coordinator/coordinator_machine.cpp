@@ -179,6 +179,7 @@ void CoordinatorMachine::Impl::launcher_message(int session, const net::NodeToCo
           [&](const net::Hang& m) { running(message).hang(node, m, now); },
           [&](const net::Failure& m) { running(message).failure(node, m); },
           [&](const net::Forensics& m) { running(message).forensics(node, m); },
+          [&](const net::Checkpointed& m) { running(message).checkpointed(node, m, now); },
           [&](const net::ExecOutput& m) { control.relay(session, m); },
           [&](const net::ExecExit& m) { control.relay(session, m); },
           [&](const net::Log& m) { control.relay(session, m); },

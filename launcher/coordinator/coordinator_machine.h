@@ -46,6 +46,9 @@ struct CoordinatorSettings {
   /// from the start (ready spares take their instances; with none that can, the job fails at
   /// once), and the job starts again from where the policy stood, counted as a restart.
   std::optional<Takeover> takeover;
+  /// The node whose launcher serves this coordinator (its run ends with the job's): a swap
+  /// never takes it out (faultTolerance.swap). "" when none is known.
+  std::string own_node;
   /// With coordinator.ha: hears the state a coordinator taking over would need, whenever a
   /// policy event changed it, on the coordinator's thread. It must not block.
   std::function<void(const TakeoverState&)> publish_state;

@@ -48,7 +48,8 @@ JobRun::JobRun(CoordinatorState& state)
       gpu_idle_(state),
       nic_(state),
       pause_(state, runs_),
-      checkpoints_(state.plan.fault_tolerance.checkpoint_plan) {}
+      checkpoints_(state.plan.fault_tolerance.checkpoint_plan),
+      swap_(state.plan.fault_tolerance.swap) {}
 
 void JobRun::start(Clock::time_point now) {
   now_ = now;
@@ -244,6 +245,7 @@ void JobRun::instance_stopped(int instance) {
   inst.policy_stop = false;
   if (feed_policy) feed(InstanceStopped{instance});
   start_ready();
+  if (swap_.phase() == JobSwap::Phase::Stopping) finish_swap();
 }
 
 // In sync mode the whole job starts together on one assignment (a replacement re-places every
@@ -272,7 +274,7 @@ void JobRun::start_ready() {
     Instance& inst = state_.instances[static_cast<std::size_t>(i)];
     Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
     // A node that joined since (a spare) or whose advice went with a lost connection.
-    if (checkpoints_.changed()) state_.send_to_node(inst.node, checkpoints_.advice());
+    if (checkpoints_.changed()) state_.send_to_node(inst.node, checkpoint_advice());
     state_.send_to_node(inst.node, net::Start{i, inst.attempt});
     runs_.set_pending(i, false);
     runs_.set_run(i, Run::Running);
@@ -665,6 +667,7 @@ void JobRun::tick(Clock::time_point now) {
   }
   diagnose();
   detect_hang(true);
+  check_swap();
 }
 
 std::optional<Clock::time_point> JobRun::next_deadline() const {
@@ -680,6 +683,7 @@ std::optional<Clock::time_point> JobRun::next_deadline() const {
   consider(diagnosis_.next_due());
   consider(nic_.next_due());
   consider(fabric_.next_deadline());
+  if (swap_.enabled()) consider(swap_.next_due());
   return next;
 }
 
@@ -732,6 +736,7 @@ void JobRun::diagnose() {
                                      .severity = severity,
                                      .evidence = v.evidence},
                   "diagnosis (" + severity + "): " + cls + ": " + v.evidence);
+    swap_.noticed(v, now_);
     if (state_.plan.fault_tolerance.diagnosis.action != DiagnosisAction::Isolate) continue;
     if (const auto isolation = diagnosis_.isolation(v, fabric_.wanted(started_))) {
       isolate(v, *isolation);

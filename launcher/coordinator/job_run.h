@@ -4,8 +4,8 @@
 // state and decide; the hub applies what they decide: the instances' bookkeeping
 // (InstanceRuns), the fabric check before restarts (RestartFabric), the job-wide hang
 // (JobHangWatch), the ranks' diagnosis and its isolation (JobDiagnosis), hang forensics
-// (JobForensics), GPU idleness (JobGpuIdle), NIC verdicts (JobNic), pausing (JobPause) and the
-// ranks' checkpoint advice (JobCheckpoints). Restarts
+// (JobForensics), GPU idleness (JobGpuIdle), NIC verdicts (JobNic), pausing (JobPause), the
+// ranks' checkpoint advice (JobCheckpoints) and swapping degrading nodes (JobSwap). Restarts
 // are preceded by sanity checks and lost or failing nodes are replaced by spares (node_checks.h,
 // replacement.h). Internal to launcher/coordinator/.
 #pragma once
@@ -26,6 +26,7 @@
 #include "launcher/coordinator/job_lint.h"
 #include "launcher/coordinator/job_nic.h"
 #include "launcher/coordinator/job_pause.h"
+#include "launcher/coordinator/job_swap.h"
 #include "launcher/coordinator/restart_fabric.h"
 #include "launcher/coordinator/run_view.h"
 #include "launcher/net/protocol.h"
@@ -48,6 +49,8 @@ class JobRun final : public RunView {
   void heartbeat(int node, const net::NodeHeartbeat& message, Clock::time_point now);
   void failure(int node, const net::Failure& message);
   void forensics(int node, const net::Forensics& message);
+  /// A save the swap's checkpoint request asked to hear of ended (job_run_swap.cpp).
+  void checkpointed(int node, const net::Checkpointed& message, Clock::time_point now);
 
   /// A node answered `run-checks` (its results applied).
   void node_checked(int node, Clock::time_point now);
@@ -61,7 +64,8 @@ class JobRun final : public RunView {
   /// Stops every running instance (SIGTERM, "paused by WHO"); their reports are not fed to
   /// the policy until resume().
   ControlAnswer pause(const std::string& who, Clock::time_point now);
-  /// Starts the paused instances again with the same attempt numbers.
+  /// Starts the paused instances again with the same attempt numbers; refused while a swap
+  /// stops the job (it starts again by itself).
   ControlAnswer resume(const std::string& who, Clock::time_point now);
   /// SIGKILLs the instance "role-index" as a failure.
   ControlAnswer kill(const std::string& instance, const std::string& who);
@@ -108,6 +112,22 @@ class JobRun final : public RunView {
   void publish_state();
   /// Sends the checkpoint advice to the nodes of the running instances; how many it reached.
   std::int64_t tell_checkpoint_advice();
+  /// The advice the nodes get now: JobCheckpoints', asking for the saves' reports while a swap
+  /// waits for its checkpoint.
+  net::CheckpointAdvice checkpoint_advice() const;
+  /// Starts the paused instances again (JobPause::resume).
+  ControlAnswer restart_paused(const std::string& who);
+
+  // ---- Swapping a degrading node (faultTolerance.swap, job_run_swap.cpp) ----
+  /// Whether every instance runs: no start pending, no stop or backoff under way.
+  bool steady() const;
+  /// Begins the swap that is due, or gives up the one waiting for its checkpoint when it can
+  /// no longer go on.
+  void check_swap();
+  void begin_swap(const Diagnosis& verdict);
+  void abandon_swap(const std::string& reason);
+  /// Once the swap's stop is over: the spare takes the node's instance and the job starts.
+  void finish_swap();
   /// Sends every node its assignment after a spare took `instance` ("re-assigned worker-1 to
   /// spare-1"); false when the job ended on the way.
   bool reassign(int instance);
@@ -152,6 +172,7 @@ class JobRun final : public RunView {
   JobNic nic_;
   JobPause pause_;
   JobCheckpoints checkpoints_;
+  JobSwap swap_;
   // The starting nodes' facts at the latest start, and its attempt (drift compares with them).
   std::vector<std::pair<std::string, NodeFacts>> run_facts_;
   int run_facts_attempt_ = -1;

@@ -17,6 +17,15 @@ ControlAnswer JobRun::pause(const std::string& who, Clock::time_point now) {
 
 ControlAnswer JobRun::resume(const std::string& who, Clock::time_point now) {
   now_ = now;
+  if (swap_.phase() == JobSwap::Phase::Stopping) {
+    return {false, "a swap of node " + swap_.verdict().node_name +
+                       " is stopping the job: it starts again by itself once its instances "
+                       "stopped"};
+  }
+  return restart_paused(who);
+}
+
+ControlAnswer JobRun::restart_paused(const std::string& who) {
   std::vector<int> starting;
   const ControlAnswer answer = pause_.resume(who, starting);
   for (int i : starting) {
@@ -69,10 +78,16 @@ void JobRun::measured_saves(double cost_seconds, std::int64_t saves) {
   tell_checkpoint_advice();
 }
 
+net::CheckpointAdvice JobRun::checkpoint_advice() const {
+  net::CheckpointAdvice advice = checkpoints_.advice();
+  advice.report = swap_.phase() == JobSwap::Phase::Waiting;
+  return advice;
+}
+
 std::int64_t JobRun::tell_checkpoint_advice() {
   std::int64_t told = 0;
   for (const Instance& inst : state_.instances) {
-    if (inst.run == Run::Running && state_.send_to_node(inst.node, checkpoints_.advice())) ++told;
+    if (inst.run == Run::Running && state_.send_to_node(inst.node, checkpoint_advice())) ++told;
   }
   return told;
 }

@@ -495,6 +495,78 @@ struct Resumed {
   }
 };
 
+struct SwapStarted {
+  static constexpr char kName[] = "swap-started";
+  static constexpr Journals kIn = Journals::Coordinator;
+  static constexpr char kAbout[] =
+      "A node degrading without failing is swapped for a ready spare (`faultTolerance.swap`): "
+      "its slow verdict held for `swap.after`, so the ranks are asked for a checkpoint.";
+  std::string node = {};
+  std::string instance = {};
+  std::string cls = {};
+  std::string evidence = {};
+  std::int64_t request = 0;
+  bool operator==(const SwapStarted&) const = default;
+  friend void fields(auto& v, Like<SwapStarted> auto& m) {
+    v("node", m.node, note("the degrading node"));
+    v("instance", m.instance, note("the instance it holds"));
+    v("class", m.cls, note("the verdict's class: RankNonCommSlow or RankCommSlow"));
+    v("evidence", m.evidence, note("the verdict's evidence"));
+    v("request", m.request, note("the checkpoint request the ranks answer"));
+  }
+};
+
+struct SwapSaved {
+  static constexpr char kName[] = "swap-saved";
+  static constexpr Journals kIn = Journals::Coordinator;
+  static constexpr char kAbout[] =
+      "The checkpoint a swap asked for is saved: the job stops (as a pause) to start again with "
+      "the spare in the node's place.";
+  std::string node = {};
+  std::string instance = {};
+  std::int64_t step = 0;
+  bool operator==(const SwapSaved&) const = default;
+  friend void fields(auto& v, Like<SwapSaved> auto& m) {
+    v("node", m.node, note("the degrading node"));
+    v("instance", m.instance, note("the instance whose rank saved it"));
+    v("step", m.step, note("the checkpoint's step"));
+  }
+};
+
+struct SwapDone {
+  static constexpr char kName[] = "swap-done";
+  static constexpr Journals kIn = Journals::Coordinator;
+  static constexpr char kAbout[] =
+      "A swap's stop is over: the job starts again from the swap's checkpoint with the spare in "
+      "the node's place, no failure counted.";
+  std::string node = {};
+  std::string spare = {};
+  std::int64_t step = 0;
+  std::int64_t stop_ms = 0;
+  bool operator==(const SwapDone&) const = default;
+  friend void fields(auto& v, Like<SwapDone> auto& m) {
+    v("node", m.node, note("the node swapped out (excluded)"));
+    v("spare", m.spare, note("the spare that takes its instance"));
+    v("step", m.step, note("the checkpoint's step"));
+    v("stopMs", m.stop_ms, note("from the save to the last instance stopped"));
+  }
+};
+
+struct SwapAbandoned {
+  static constexpr char kName[] = "swap-abandoned";
+  static constexpr Journals kIn = Journals::Coordinator;
+  static constexpr char kAbout[] =
+      "A swap is given up and the job runs on as it was: no checkpoint within "
+      "`swap.checkpointTimeout`, the job paused or restarting, or no spare left.";
+  std::string node = {};
+  std::string reason = {};
+  bool operator==(const SwapAbandoned&) const = default;
+  friend void fields(auto& v, Like<SwapAbandoned> auto& m) {
+    v("node", m.node, note("the degrading node"));
+    v("reason", m.reason);
+  }
+};
+
 struct CheckpointRequested {
   static constexpr char kName[] = "checkpoint-requested";
   static constexpr Journals kIn = Journals::Coordinator;

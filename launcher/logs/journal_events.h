@@ -69,7 +69,8 @@ using Event = std::variant<
     Join, Checks, FabricLint, FabricDrift, Nic, Progress, PeerRejected, Assignment, Disconnected, NodeLost,
     SpareLost, NodeReplaced, NodeExcluded, WaitingForSpare, FabricSkipped, FabricRound,
     FabricPair, FabricVerdict, FabricCongestion, Exited, Failure, GpuIdle, Diagnosis,
-    DiagnosisRestart, Paused, Resumed, CheckpointRequested, CheckpointInterval, Run, Rsh,
+    DiagnosisRestart, Paused, Resumed, SwapStarted, SwapSaved, SwapDone, SwapAbandoned,
+    CheckpointRequested, CheckpointInterval, Run, Rsh,
     MetricsEndpoint, MetricsLinger, ConnectionsRefused,
     PortProbes, ConnectionRejected, ConnectionDropped, InternalError, CoordinatorError,
     CoordinatorElected, CoordinatorSteppedDown

@@ -88,10 +88,14 @@ struct CheckpointAdvice {
   static constexpr char kType[] = "checkpoint-advice";
   std::int64_t interval_seconds = 0;  ///< 0: no plan (the ranks keep their own)
   std::int64_t request = 0;
+  /// Optional on the wire (absent: false): the node sends `checkpointed` for each save its
+  /// ranks begin under `request` (a swap's request)
+  bool report = false;
   bool operator==(const CheckpointAdvice&) const = default;
   friend void fields(auto& v, Like<CheckpointAdvice> auto& m) {
     v("intervalSeconds", m.interval_seconds, UpTo{kMaxDurationSeconds});
     v("request", m.request, NonNegative{});
+    v("report", m.report, field::present_if(m.report));
   }
 };
 

@@ -126,6 +126,23 @@ struct Stopped {
   }
 };
 
+/// `checkpointed`: a rank of the instance saved a checkpoint of `step` that it began while
+/// its node's advice had request `request` with `report` set (a swap's request, the
+/// coordinator waits for it).
+struct Checkpointed {
+  static constexpr char kType[] = "checkpointed";
+  int instance = 0;
+  std::int64_t step = 0;
+  std::int64_t request = 0;
+  bool operator==(const Checkpointed&) const = default;
+  friend void fields(auto& v, Like<Checkpointed> auto& m) {
+    v("instance", m.instance, InstanceNumber{});
+    v("step", m.step, NonNegative{});
+    v("request", m.request, NonNegative{});
+    v.check("request", [&] { return m.request < 1 ? "expected a request number from 1" : ""; });
+  }
+};
+
 /// `hang`: ranks of the instance stuck (exiting: past exitInterval) for `seconds`.
 struct Hang {
   static constexpr char kType[] = "hang";
@@ -536,8 +553,8 @@ struct FabricResult {
 };
 
 /// What a node launcher sends its coordinator.
-using NodeToCoordinator =
-    std::variant<Join, Checks, Exited, Stopped, Hang, NodeHeartbeat, Failure, Forensics, ExecOutput,
-                 ExecExit, Log, LogEnd, Cancel, NodeFailed, FabricListening, FabricResult>;
+using NodeToCoordinator = std::variant<Join, Checks, Exited, Stopped, Hang, NodeHeartbeat, Failure,
+                                       Forensics, ExecOutput, ExecExit, Log, LogEnd, Cancel,
+                                       NodeFailed, FabricListening, FabricResult, Checkpointed>;
 
 }  // namespace pai::net

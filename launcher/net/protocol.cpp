@@ -114,6 +114,7 @@ template Json to_json(const Join&);
 template Json to_json(const Checks&);
 template Json to_json(const Exited&);
 template Json to_json(const Stopped&);
+template Json to_json(const Checkpointed&);
 template Json to_json(const Hang&);
 template Json to_json(const NodeHeartbeat&);
 template Json to_json(const Failure&);

@@ -34,8 +34,10 @@ class InstanceRunner {
   /// SIGKILLs an instance's processes as a failure (`pai-launch kill`); their exits are
   /// reported like any other.
   virtual void kill_instance(int instance) = 0;
-  /// The coordinator's checkpoint advice, for the ranks' `checkpoint-advice` requests.
-  virtual void advise_checkpoints(std::int64_t interval_seconds, std::int64_t request) = 0;
+  /// The coordinator's checkpoint advice, for the ranks' `checkpoint-advice` requests; with
+  /// `report` the saves begun under `request` are reported as they end (checkpointed).
+  virtual void advise_checkpoints(std::int64_t interval_seconds, std::int64_t request,
+                                  bool report) = 0;
   /// Ends run() with `exit_code` once what still runs is stopped (SIGTERM, grace period,
   /// SIGKILL).
   virtual void finish(int exit_code, const std::string& reason) = 0;

@@ -168,6 +168,12 @@ void NodeAgent::failure_summary(int, int global_rank, const std::string& summary
       net::Failure{.instance = global_instance_, .rank = global_rank, .summary = summary});
 }
 
+void NodeAgent::checkpointed(int, std::int64_t step, std::int64_t request) {
+  if (finishing_) return;
+  parts_.link.send(
+      net::Checkpointed{.instance = global_instance_, .step = step, .request = request});
+}
+
 void NodeAgent::forensics(int, int attempt, const Forensics::Report& report) {
   if (finishing_) return;
   net::Forensics message{
@@ -364,7 +370,7 @@ void NodeAgent::dispatch(const net::CoordinatorToNode& message) {
           [&](const net::UnsubscribeLogs&) { parts_.logs.unsubscribe(); },
           [&](const net::NicVerdictNotice& m) { record_nic_verdict(m); },
           [&](const net::CheckpointAdvice& m) {
-            parts_.instances.advise_checkpoints(m.interval_seconds, m.request);
+            parts_.instances.advise_checkpoints(m.interval_seconds, m.request, m.report);
           },
       },
       message);

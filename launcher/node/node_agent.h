@@ -130,6 +130,8 @@ class NodeAgent final : public SupervisorHooks {
   bool on_child_exit(int pid, int wait_status) override;
   /// While logs are subscribed: the rank's log grew.
   void on_output(int instance, int local_rank) override;
+  /// Sends `checkpointed`: a save the coordinator asked to hear of (a swap's) ended.
+  void checkpointed(int instance, std::int64_t step, std::int64_t request) override;
   /// Sends `forensics` with each rank's stack verdict.
   void forensics(int instance, int attempt, const Forensics::Report& report) override;
   /// Sends `node-failed` with the reason, unless the node is already ending.

@@ -41,6 +41,9 @@ class HooksRelay final : public SupervisorHooks {
   void forensics(int instance, int attempt, const Forensics::Report& report) override {
     agent->forensics(instance, attempt, report);
   }
+  void checkpointed(int instance, std::int64_t step, std::int64_t request) override {
+    agent->checkpointed(instance, step, request);
+  }
   void gave_up(int exit_code, const std::string& reason) override {
     agent->gave_up(exit_code, reason);
   }
@@ -57,8 +60,9 @@ class SupervisorRunner final : public InstanceRunner {
   void prewarm(const std::string& folder) override { supervisor_.prewarm(folder); }
   void apply(const PolicyAction& action) override { supervisor_.apply(action); }
   void kill_instance(int instance) override { supervisor_.kill_instance(instance); }
-  void advise_checkpoints(std::int64_t interval_seconds, std::int64_t request) override {
-    supervisor_.advise_checkpoints(interval_seconds, request);
+  void advise_checkpoints(std::int64_t interval_seconds, std::int64_t request,
+                          bool report) override {
+    supervisor_.advise_checkpoints(interval_seconds, request, report);
   }
   void finish(int exit_code, const std::string& reason) override {
     supervisor_.finish(exit_code, reason);

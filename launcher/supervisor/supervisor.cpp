@@ -234,9 +234,8 @@ ControlReply Supervisor::Impl::on_control(int i, const ControlRequest& request, 
   } else if (const auto* c = std::get_if<CheckpointRequest>(&request)) {
     on_checkpoint(i, *c, peer_pid);
   } else if (std::holds_alternative<CheckpointAdviceRequest>(request)) {
-    const std::int64_t asked = advised_request > inst.request_at_start ? advised_request : 0;
     return {true, "interval=" + std::to_string(advised_interval_seconds) +
-                      " request=" + std::to_string(asked)};
+                      " request=" + std::to_string(asked_request(inst))};
   }
   return {};
 }
@@ -247,7 +246,7 @@ void Supervisor::Impl::on_checkpoint(int i, const CheckpointRequest& c, int peer
   auto& saving = inst.checkpoints_saving;
   if (c.phase == Phase::Begin) {
     const int rank = rank_of_process(i, peer_pid);
-    saving.push_back({c.step, rank});
+    saving.push_back({c.step, rank, asked_request(inst)});
     events.record(journal::CheckpointStarted{.instance = inst.name, .step = c.step, .rank = rank});
     return;
   }
@@ -266,9 +265,14 @@ void Supervisor::Impl::on_checkpoint(int i, const CheckpointRequest& c, int peer
     it = std::find_if(saving.begin(), saving.end(),
                       [&](const Instance::Saving& s) { return s.step == c.step; });
   }
+  // A save without its begin answered the request its rank sees now.
+  const std::int64_t answered = it != saving.end() ? it->request : asked_request(inst);
   if (it != saving.end()) saving.erase(it);
   if (c.phase == Phase::Done) {
     events.record(journal::Checkpoint{.instance = inst.name, .step = c.step, .path = c.text});
+    if (hooks && reported_request > 0 && answered == reported_request) {
+      hooks->checkpointed(i, c.step, answered);
+    }
   } else {
     events.record(
         journal::CheckpointFailed{.instance = inst.name, .step = c.step, .reason = c.text});
@@ -276,6 +280,10 @@ void Supervisor::Impl::on_checkpoint(int i, const CheckpointRequest& c, int peer
         " failed: " + terminal_safe(c.text));
   }
   end_checkpoint_wait(inst);
+}
+
+std::int64_t Supervisor::Impl::asked_request(const Instance& inst) const {
+  return advised_request > inst.request_at_start ? advised_request : 0;
 }
 
 void Supervisor::Impl::record_step(const Instance& inst, int rank,
@@ -373,9 +381,11 @@ void Supervisor::kill_instance(int instance) {
   impl_->signal_group(inst, SIGKILL);
 }
 
-void Supervisor::advise_checkpoints(std::int64_t interval_seconds, std::int64_t request) {
+void Supervisor::advise_checkpoints(std::int64_t interval_seconds, std::int64_t request,
+                                    bool report) {
   impl_->advised_interval_seconds = interval_seconds;
   impl_->advised_request = request;
+  if (report) impl_->reported_request = request;
 }
 
 void Supervisor::finish(int exit_code, const std::string& reason) {

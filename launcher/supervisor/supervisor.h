@@ -34,6 +34,9 @@ class SupervisorHooks {
   virtual std::vector<PolicyAction> decide(const PolicyEvent& event) = 0;
   /// A rank failed; `summary` is its root-cause summary (exit, matched line, log tail).
   virtual void failure_summary(int instance, int global_rank, const std::string& summary) = 0;
+  /// A rank of `instance` saved a checkpoint of `step` that it began under `request`, the
+  /// request advise_checkpoints() asked to report.
+  virtual void checkpointed(int instance, std::int64_t step, std::int64_t request) = 0;
   /// When on_deadline() next has something to do.
   virtual std::optional<Clock::time_point> next_deadline() = 0;
   virtual void on_deadline(Clock::time_point now) = 0;
@@ -145,8 +148,9 @@ class Supervisor {
   /// like any other.
   void kill_instance(int instance);
   /// The coordinator's checkpoint advice (`checkpoint-advice`): what every instance's control
-  /// socket answers `checkpoint-advice` with from now on.
-  void advise_checkpoints(std::int64_t interval_seconds, std::int64_t request);
+  /// socket answers `checkpoint-advice` with from now on. With `report`, the saves its ranks
+  /// begin under `request` are told to the hooks (checkpointed) as they end.
+  void advise_checkpoints(std::int64_t interval_seconds, std::int64_t request, bool report);
   /// Ends run() with `exit_code`: what still runs is stopped (SIGTERM, grace period, SIGKILL).
   void finish(int exit_code, const std::string& reason);
   /// Whether job-wide hang verdicts are someone else's: the node then decides only "stuck

@@ -85,6 +85,7 @@ struct Supervisor::Impl {
     struct Saving {
       std::int64_t step = 0;
       int global_rank = -1;  // the rank whose process (or a descendant) began it; -1 unknown
+      std::int64_t request = 0;  // the checkpoint-now request its ranks answered then; 0 none
     };
     std::vector<Saving> checkpoints_saving;
     // advised_request when this attempt started: a checkpoint-now older than its ranks is
@@ -120,6 +121,8 @@ struct Supervisor::Impl {
   // and the latest `checkpoint-now` request's number (docs/checkpoint-planning.md).
   std::int64_t advised_interval_seconds = plan.fault_tolerance.checkpoint_plan.interval_seconds;
   std::int64_t advised_request = 0;
+  // The request whose saves the hooks hear of when they end (a swap's); 0 none.
+  std::int64_t reported_request = 0;
   std::deque<PolicyEvent> pending;
   bool draining = false;
   bool done = false;
@@ -164,6 +167,9 @@ struct Supervisor::Impl {
   void on_checkpoint(int i, const CheckpointRequest& request, int peer_pid);
   // The global rank of instance i whose process is `pid` or an ancestor of it; -1 if none.
   int rank_of_process(int i, int pid) const;
+  /// The checkpoint-now request the instance's ranks answer: advised_request, 0 when it is
+  /// older than their attempt.
+  std::int64_t asked_request(const Instance& inst) const;
   // Journals a `steps` record of the instance's rank (-1: unknown) when `step` is one.
   void record_step(const Instance& inst, int rank, std::optional<std::int64_t> step);
   // A rank's process exited: the saves it had begun will never end.

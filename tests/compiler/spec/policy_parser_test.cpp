@@ -62,6 +62,37 @@ TEST_CASE("parse_fault_tolerance reads diagnosis settings") {
   CHECK(ft.diagnosis.rtt_factor == 3);
 }
 
+TEST_CASE("parse_fault_tolerance reads the swap policy - off by default, durations checked") {
+  Diagnostics diags;
+  std::map<std::string, Location> locations;
+  FieldReader reader(diags, locations);
+  FaultTolerance ft;
+  CHECK_FALSE(ft.swap.enabled);
+  CHECK(ft.swap.after_seconds == 60);
+  CHECK(ft.swap.checkpoint_timeout_seconds == 600);
+  parse_fault_tolerance(
+      load_yaml("job.yaml", "swap: {enabled: true, after: 2m, checkpointTimeout: 90s}\n").root,
+      "faultTolerance", reader, &ft);
+  CHECK(diags.all().empty());
+  CHECK(ft.swap.enabled);
+  CHECK(ft.swap.after_seconds == 120);
+  CHECK(ft.swap.checkpoint_timeout_seconds == 90);
+
+  FaultTolerance bad;
+  parse_fault_tolerance(
+      load_yaml("job.yaml", "swap: {enabled: yes please, after: 0s, checkpointTimout: 1m}\n").root,
+      "faultTolerance", reader, &bad);
+  REQUIRE(diags.all().size() == 3);
+  CHECK(diags.all()[0].path == "faultTolerance.swap");
+  CHECK(diags.all()[0].message ==
+        "unknown key \"checkpointTimout\" (did you mean \"checkpointTimeout\"?)");
+  CHECK(diags.all()[1].path == "faultTolerance.swap.enabled");
+  CHECK(diags.all()[2].path == "faultTolerance.swap.after");
+  CHECK(diags.all()[2].loc.line == 1);
+  CHECK_FALSE(bad.swap.enabled);
+  CHECK(bad.swap.after_seconds == 60);
+}
+
 TEST_CASE("parse_fault_tolerance rejects diagnosis factors that never fire") {
   Diagnostics diags;
   std::map<std::string, Location> locations;

@@ -14,19 +14,30 @@ the wall-clock time its fault began there, for the benchmark's detection latency
   resume   as network, and rank 0 checkpoints every 10 steps into $CHECKPOINTS (pai.checkpoint);
            every rank starts from the newest complete checkpoint and says "rank R resumed
            from step N" (diagnosis_netns_test.sh drops a node's packets mid-run).
+  swap     local rank 1 of the node at $SLOW_ADDRESS computes SLOWDOWN (2) times as long as
+           the others; rank 0 saves a checkpoint into $CHECKPOINTS when should_checkpoint()
+           says so (the job plans no interval: only a request, the swap's, asks for one); every
+           rank starts from the newest complete
+           checkpoint and stamps its lines with the wall-clock time: "rank R started t=T",
+           "rank R step N t=T" (swap_job_test.cpp swaps the slow node for a spare).
 """
 import os
 import time
 
-import torch
-import torch.distributed as dist
-from aimaster import job_monitor as jm
-from pai import checkpoint, telemetry
+started = time.time()  # before the framework's import: a restart's time includes it
+
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+from aimaster import job_monitor as jm  # noqa: E402
+from pai import checkpoint, telemetry  # noqa: E402
 
 scenario = os.environ["SCENARIO"]
 rank = int(os.environ["RANK"])
 attempt = int(os.environ["PAI_RESTART_COUNT"])
-jm.Monitor(config=jm.PyTorchConfig())  # stacks on SIGUSR1 when the job hangs
+monitor = jm.Monitor(config=jm.PyTorchConfig())  # stacks on SIGUSR1 when the job hangs
+stamped = scenario == "swap"
+if stamped:
+    print("rank %d started t=%.3f" % (rank, started), flush=True)
 
 dist.init_process_group("gloo", init_method="env://")
 torch.manual_seed(0)
@@ -38,10 +49,12 @@ assert telemetry.instrument(model), "no telemetry ring: PAI_TELEMETRY_FILE is no
 ring = telemetry.ring()
 
 steps = int(os.environ.get("STEPS", {"healthy": 300, "slow": 100, "hang": 30,
-                                     "network": 80, "resume": 150}[scenario]))
-compute = {"healthy": 0.01, "network": 0.02, "resume": 0.02}.get(scenario, 0.2)
+                                     "network": 80, "resume": 150, "swap": 300}[scenario]))
+# swap: steps shorter than the launchers' heartbeat windows in the tests (200 ms), so that
+# every window of every rank holds a step's end whatever the windows' phase.
+compute = {"healthy": 0.01, "network": 0.02, "resume": 0.02, "swap": 0.04}.get(scenario, 0.2)
 first = 0
-if scenario == "resume":
+if scenario in ("resume", "swap"):
     latest = checkpoint.load_latest(dir=os.environ["CHECKPOINTS"])
     if latest is not None:
         first = latest[0] + 1
@@ -49,6 +62,9 @@ if scenario == "resume":
         print("rank %d resumed from step %d" % (rank, latest[0]), flush=True)
 if scenario == "slow" and rank == 3:
     compute *= float(os.environ.get("SLOWDOWN", "1.5"))
+if (scenario == "swap" and os.environ["PAI_CURRENT_CONTAINER_IP"] == os.environ["SLOW_ADDRESS"]
+        and os.environ["LOCAL_RANK"] == "1"):
+    compute *= float(os.environ.get("SLOWDOWN", "2"))
 
 
 def fault_began():
@@ -71,8 +87,13 @@ for step in range(first, steps):
     loss.backward()  # the gradient all-reduce
     optimizer.step()
     ring.step_end(step)
-    print("rank %d step %d" % (rank, step), flush=True)  # output: the job-wide hang's signal
+    stamp = " t=%.3f" % time.time() if stamped else ""
+    print("rank %d step %d%s" % (rank, step, stamp), flush=True)  # the job-wide hang's signal
     if scenario == "resume" and rank == 0 and step % 10 == 9:
+        saved = checkpoint.save_async({"model": model.state_dict()}, step,
+                                      dir=os.environ["CHECKPOINTS"])
+        assert saved.wait(), saved.error
+    if scenario == "swap" and rank == 0 and monitor.should_checkpoint(step):
         saved = checkpoint.save_async({"model": model.state_dict()}, step,
                                       dir=os.environ["CHECKPOINTS"])
         assert saved.wait(), saved.error

@@ -111,6 +111,8 @@ TEST_CASE("node launcher messages keep their bytes") {
               R"("signature":"pattern:NCCL error"},"instance":1,"localRank":1,)"
               R"("status":{"code":1,"signal":0},"stopping":false,"type":"exited"})");
   node_golden(Stopped{1}, R"({"instance":1,"type":"stopped"})");
+  node_golden(Checkpointed{1, 40, 3},
+              R"({"instance":1,"request":3,"step":40,"type":"checkpointed"})");
   node_golden(Hang{1, true, 300, "ranks did not exit within 300s"},
               R"({"exiting":true,"instance":1,"reason":"ranks did not exit within 300s",)"
               R"("seconds":300,"type":"hang"})");
@@ -525,6 +527,22 @@ TEST_CASE("a NIC verdict for a node's history keeps its bytes - and is checked")
         "nic-verdict: port: expected 1 to 64 bytes");
   CHECK(error(R"({"type":"nic-verdict","problem":"down","evidence":""})") ==
         "nic-verdict: port: missing");
+}
+
+TEST_CASE("a swap's checkpoint advice asks for reports - a checkpointed report is checked") {
+  coordinator_golden(
+      CheckpointAdvice{600, 2, true},
+      R"({"intervalSeconds":600,"report":true,"request":2,"type":"checkpoint-advice"})");
+  coordinator_golden(CheckpointAdvice{600, 2, false},
+                     R"({"intervalSeconds":600,"request":2,"type":"checkpoint-advice"})");
+  CHECK(error_of(R"({"type":"checkpointed","instance":1,"step":40,"request":0})", from_node) ==
+        "checkpointed: request: expected a request number from 1");
+  CHECK(error_of(R"({"type":"checkpointed","instance":1,"step":-1,"request":1})", from_node) ==
+        "checkpointed: step: expected a non-negative integer");
+  CHECK(error_of(R"({"type":"checkpointed","instance":1,"request":1})", from_node) ==
+        "checkpointed: step: missing");
+  CHECK(error_of(R"({"type":"checkpoint-advice","intervalSeconds":1,"request":1,"report":1})",
+                 to_node) == "checkpoint-advice: report: expected a boolean");
 }
 
 TEST_CASE("coordinator messages to node launchers keep their bytes") {

@@ -119,9 +119,10 @@ class FakeInstanceRunner final : public InstanceRunner {
   void kill_instance(int instance) override {
     calls.push_back("kill_instance " + std::to_string(instance));
   }
-  void advise_checkpoints(std::int64_t interval_seconds, std::int64_t request) override {
+  void advise_checkpoints(std::int64_t interval_seconds, std::int64_t request,
+                          bool report) override {
     calls.push_back("advise_checkpoints " + std::to_string(interval_seconds) + " " +
-                    std::to_string(request));
+                    std::to_string(request) + (report ? " report" : ""));
   }
   void finish(int exit_code, const std::string& reason) override {
     calls.push_back("finish " + std::to_string(exit_code) + " reason " + reason);

@@ -339,6 +339,18 @@ TEST_CASE("start starts the assigned instance, whose exits are reported") {
                                       {"summary", "worker-1 rank 3: exit code 1\n"}}});
 }
 
+TEST_CASE(
+    "a save the coordinator asked to hear of is sent as checkpointed, with the global "
+    "instance") {
+  AgentHarness node;
+  node.join_and_assign(1);
+  node.receive(Json{{"type", "start"}, {"instance", 1}, {"attempt", 0}});
+  node.link.take();
+  node.agent.checkpointed(0, 40, 3);
+  CHECK(node.link.take() ==
+        Messages{{{"type", "checkpointed"}, {"instance", 1}, {"step", 40}, {"request", 3}}});
+}
+
 TEST_CASE("a restart is a stop reported as stopping, then the start of the next attempt") {
   AgentHarness node;
   node.join_and_assign(1);
@@ -412,6 +424,12 @@ TEST_CASE("checkpoint advice goes to the supervisor - a malformed one is a proto
   node.join_and_assign(1);
   node.receive(Json{{"type", "checkpoint-advice"}, {"intervalSeconds", 600}, {"request", 1}});
   CHECK(node.instances.take() == Strings{"advise_checkpoints 600 1"});
+  // A swap's request asks for the saves begun under it.
+  node.receive(Json{
+      {"type", "checkpoint-advice"}, {"intervalSeconds", 600}, {"request", 2}, {"report", true}});
+  CHECK(node.instances.take() == Strings{"advise_checkpoints 600 2 report"});
+  node.receive(Json{
+      {"type", "checkpoint-advice"}, {"intervalSeconds", 600}, {"request", 2}, {"report", "yes"}});
   node.receive(Json{{"type", "checkpoint-advice"}, {"intervalSeconds", -1}, {"request", 1}});
   node.receive(Json{{"type", "checkpoint-advice"}, {"intervalSeconds", 600}});
   node.receive(
