@@ -394,7 +394,8 @@ struct DiagnosisPolicy {
 };
 
 /// Swapping a degrading node for a spare before it fails (spec `faultTolerance.swap`,
-/// docs/swap.md): a slow verdict of the diagnosis that still holds `after_seconds` later, with
+/// docs/swap.md): a slow verdict of the diagnosis or a critical NIC verdict that still holds
+/// `after_seconds` later, with
 /// a ready spare, makes the coordinator ask the ranks for a checkpoint, stop the job once one
 /// is saved, and start it again with the spare in the node's place, counted as no failure.
 struct SwapPolicy {

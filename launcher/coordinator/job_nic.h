@@ -33,6 +33,8 @@ class JobNic {
   std::optional<Clock::time_point> next_due() const;
   /// The node left the run (stopped, lost, restarted): its windows start afresh.
   void forget(int node);
+  /// Whether a verdict still holds (NicWatch::holds).
+  bool holds(const NicVerdict& verdict) const { return watch_.holds(verdict); }
 
   /// "node-3 mlx5_2/1 (eth4): hw_counters/local_ack_timeout_err +340/s": the latest finding
   /// on `node` this attempt, for the diagnosis' evidence; "" when none.

@@ -483,6 +483,7 @@ void JobRun::watch_nics(int node, const net::NodeHeartbeat& message) {
 void JobRun::apply_nic(const NicVerdict& v) {
   state_.record(nic_.record(v), nic_.line(v));
   state_.nodes[static_cast<std::size_t>(v.node)].last_event = nic_.line(v);  // for `status`
+  swap_.noticed(v, state_.nodes[static_cast<std::size_t>(v.node)].name, now_);
   if (v.critical) {
     state_.send_to_node(
         v.node, net::NicVerdictNotice{

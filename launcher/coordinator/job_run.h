@@ -124,7 +124,7 @@ class JobRun final : public RunView {
   /// Begins the swap that is due, or gives up the one waiting for its checkpoint when it can
   /// no longer go on.
   void check_swap();
-  void begin_swap(const Diagnosis& verdict);
+  void begin_swap(const SwapCause& cause);
   void abandon_swap(const std::string& reason);
   /// Once the swap's stop is over: the spare takes the node's instance and the job starts.
   void finish_swap();

@@ -18,7 +18,7 @@ ControlAnswer JobRun::pause(const std::string& who, Clock::time_point now) {
 ControlAnswer JobRun::resume(const std::string& who, Clock::time_point now) {
   now_ = now;
   if (swap_.phase() == JobSwap::Phase::Stopping) {
-    return {false, "a swap of node " + swap_.verdict().node_name +
+    return {false, "a swap of node " + swap_.cause().node_name +
                        " is stopping the job: it starts again by itself once its instances "
                        "stopped"};
   }

@@ -39,33 +39,35 @@ void JobRun::check_swap() {
     return;
   }
   if (swap_.phase() != JobSwap::Phase::Idle || paused() || !steady()) return;
-  const auto verdict = swap_.due(now_, [&](const Diagnosis& v) { return diagnosis_.holds(v); });
-  if (!verdict) return;
-  if (verdict->node_name == state_.settings.own_node) {
+  const auto cause = swap_.due(now_, [&](const SwapCause& c) {
+    return c.verdict ? diagnosis_.holds(*c.verdict) : c.nic && nic_.holds(*c.nic);
+  });
+  if (!cause) return;
+  if (cause->node_name == state_.settings.own_node) {
     // Its launcher's run would end, and the coordinator with it (the job's end).
-    swap_.skip(verdict->node);
+    swap_.skip(cause->node);
     state_.record(
-        journal::SwapAbandoned{.node = verdict->node_name, .reason = "the coordinator runs on it"},
-        "swap of node " + verdict->node_name +
+        journal::SwapAbandoned{.node = cause->node_name, .reason = "the coordinator runs on it"},
+        "swap of node " + cause->node_name +
             " given up: the coordinator runs on it (its launcher cannot leave the job)");
     return;
   }
   // A due swap waits for a ready spare (one may still join).
-  if (state_.ready_spare() >= 0) begin_swap(*verdict);
+  if (state_.ready_spare() >= 0) begin_swap(*cause);
 }
 
-void JobRun::begin_swap(const Diagnosis& verdict) {
-  const int instance = diagnosis_.instance_of(verdict);
+void JobRun::begin_swap(const SwapCause& cause) {
+  const int instance = state_.nodes[static_cast<std::size_t>(cause.node)].instance;
   const std::int64_t request = checkpoints_.request();
-  swap_.begin(verdict, request, now_);
-  const std::string cls = to_string(verdict.cls);
+  swap_.begin(cause, request, now_);
+  const std::string& cls = cause.cls;
   const std::string name = instance >= 0 ? state_.instance_name(instance) : std::string();
-  state_.record(journal::SwapStarted{.node = verdict.node_name,
+  state_.record(journal::SwapStarted{.node = cause.node_name,
                                      .instance = name,
                                      .cls = cls,
-                                     .evidence = verdict.evidence,
+                                     .evidence = cause.evidence,
                                      .request = request},
-                "swapping node " + verdict.node_name + " (" + name + ") for a spare: its " + cls +
+                "swapping node " + cause.node_name + " (" + name + ") for a spare: its " + cls +
                     " verdict held " +
                     format_duration(state_.plan.fault_tolerance.swap.after_seconds) +
                     "; asking the ranks for checkpoint " + std::to_string(request));
@@ -77,7 +79,7 @@ void JobRun::begin_swap(const Diagnosis& verdict) {
 }
 
 void JobRun::abandon_swap(const std::string& reason) {
-  const std::string node = swap_.verdict().node_name;
+  const std::string node = swap_.cause().node_name;
   swap_.end();
   state_.record(journal::SwapAbandoned{.node = node, .reason = reason},
                 "swap of node " + node + " given up: " + reason);
@@ -88,8 +90,8 @@ void JobRun::checkpointed(int node, const net::Checkpointed& message, Clock::tim
   check_own(node, message.instance, message.kType, "instance");
   // A save of an earlier request, or one that ends after the swap was given up, is late.
   if (swap_.phase() != JobSwap::Phase::Waiting || message.request < swap_.request()) return;
-  const Diagnosis& verdict = swap_.verdict();
-  Node& n = state_.nodes[static_cast<std::size_t>(verdict.node)];
+  const SwapCause& cause = swap_.cause();
+  Node& n = state_.nodes[static_cast<std::size_t>(cause.node)];
   swap_.saved(message.step, now);
   state_.record(
       journal::SwapSaved{
@@ -97,16 +99,16 @@ void JobRun::checkpointed(int node, const net::Checkpointed& message, Clock::tim
       "swap of node " + n.name + ": checkpoint of step " + std::to_string(message.step) +
           " saved by " + state_.instance_name(message.instance) + "; stopping the job");
   // Excluded, its instance goes to a spare at the start after the stop (start_instance).
-  n.excluded = std::string("swapped: ") + to_string(verdict.cls);
-  n.last_event = std::string("swapped out: ") + to_string(verdict.cls);
+  n.excluded = "swapped: " + cause.cls;
+  n.last_event = "swapped out: " + cause.cls;
   pause_.pause("the swap of node " + n.name);
   finish_swap();
 }
 
 void JobRun::finish_swap() {
   if (runs_.stopping() > 0 || state_.phase != Phase::Running) return;
-  const Diagnosis verdict = swap_.verdict();
-  Node& n = state_.nodes[static_cast<std::size_t>(verdict.node)];
+  const int node = swap_.cause().node;
+  Node& n = state_.nodes[static_cast<std::size_t>(node)];
   const std::int64_t step = swap_.step();
   const auto stop_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(now_ - swap_.saved_at()).count();

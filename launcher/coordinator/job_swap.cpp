@@ -7,12 +7,36 @@ namespace pai::launcher::coordinator {
 void JobSwap::noticed(const Diagnosis& verdict, Clock::time_point now) {
   const bool slow =
       verdict.cls == DiagnosisClass::RankNonCommSlow || verdict.cls == DiagnosisClass::RankCommSlow;
-  if (!policy_.enabled || !slow || verdict.node < 0 || spent_.contains(verdict.node)) return;
-  candidates_.try_emplace(verdict.node, verdict, now);
+  if (!slow) return;
+  candidate(SwapCause{.node = verdict.node,
+                      .node_name = verdict.node_name,
+                      .cls = to_string(verdict.cls),
+                      .evidence = verdict.evidence,
+                      .verdict = verdict,
+                      .nic = std::nullopt},
+            now);
 }
 
-std::optional<Diagnosis> JobSwap::due(Clock::time_point now,
-                                      const std::function<bool(const Diagnosis&)>& holds) {
+void JobSwap::noticed(const NicVerdict& verdict, const std::string& node_name,
+                      Clock::time_point now) {
+  if (!verdict.critical) return;
+  candidate(SwapCause{.node = verdict.node,
+                      .node_name = node_name,
+                      .cls = std::string("nic ") + to_string(verdict.problem),
+                      .evidence = verdict.evidence,
+                      .verdict = std::nullopt,
+                      .nic = verdict},
+            now);
+}
+
+void JobSwap::candidate(SwapCause cause, Clock::time_point now) {
+  if (!policy_.enabled || cause.node < 0 || spent_.contains(cause.node)) return;
+  const int node = cause.node;
+  candidates_.try_emplace(node, std::move(cause), now);
+}
+
+std::optional<SwapCause> JobSwap::due(Clock::time_point now,
+                                      const std::function<bool(const SwapCause&)>& holds) {
   if (phase_ != Phase::Idle) return std::nullopt;
   std::erase_if(candidates_, [&](const auto& c) { return !holds(c.second.first); });
   for (const auto& [node, candidate] : candidates_) {
@@ -39,12 +63,12 @@ std::optional<JobSwap::Clock::time_point> JobSwap::next_due() const {
   return next;
 }
 
-void JobSwap::begin(const Diagnosis& verdict, std::int64_t request, Clock::time_point now) {
+void JobSwap::begin(const SwapCause& cause, std::int64_t request, Clock::time_point now) {
   phase_ = Phase::Waiting;
-  verdict_ = verdict;
+  cause_ = cause;
   request_ = request;
   deadline_ = now + std::chrono::seconds(policy_.checkpoint_timeout_seconds);
-  candidates_.erase(verdict.node);
+  candidates_.erase(cause.node);
 }
 
 void JobSwap::saved(std::int64_t step, Clock::time_point now) {
@@ -59,7 +83,7 @@ void JobSwap::skip(int node) {
 }
 
 void JobSwap::end() {
-  spent_.insert(verdict_.node);
+  spent_.insert(cause_.node);
   phase_ = Phase::Idle;
 }
 

@@ -500,7 +500,7 @@ struct SwapStarted {
   static constexpr Journals kIn = Journals::Coordinator;
   static constexpr char kAbout[] =
       "A node degrading without failing is swapped for a ready spare (`faultTolerance.swap`): "
-      "its slow verdict held for `swap.after`, so the ranks are asked for a checkpoint.";
+      "its slow or NIC verdict held for `swap.after`, so the ranks are asked for a checkpoint.";
   std::string node = {};
   std::string instance = {};
   std::string cls = {};
@@ -510,7 +510,8 @@ struct SwapStarted {
   friend void fields(auto& v, Like<SwapStarted> auto& m) {
     v("node", m.node, note("the degrading node"));
     v("instance", m.instance, note("the instance it holds"));
-    v("class", m.cls, note("the verdict's class: RankNonCommSlow or RankCommSlow"));
+    v("class", m.cls,
+      note("the verdict's: RankNonCommSlow, RankCommSlow, nic errors, nic flapping, nic down"));
     v("evidence", m.evidence, note("the verdict's evidence"));
     v("request", m.request, note("the checkpoint request the ranks answer"));
   }

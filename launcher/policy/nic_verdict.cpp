@@ -98,6 +98,15 @@ std::optional<NicVerdict> NicWatch::sighting(int node, PortState& p, NicProblem 
   return v;
 }
 
+bool NicWatch::holds(const NicVerdict& verdict) const {
+  const auto n = nodes_.find(verdict.node);
+  if (n == nodes_.end()) return false;
+  const auto p = n->second.ports.find(verdict.port);
+  if (p == n->second.ports.end()) return false;
+  const auto named = p->second.named.find(verdict.problem);
+  return named != p->second.named.end() && named->second;
+}
+
 std::vector<NicVerdict> NicWatch::observe(int node, const std::vector<NicPortSample>& ports,
                                           bool in_collectives) {
   std::vector<NicVerdict> out;

@@ -82,6 +82,9 @@ class NicWatch {
   std::vector<NicVerdict> judge_job();
   /// The node's ranks stopped or it left the job: its windows and episodes start afresh.
   void forget(int node);
+  /// Whether a verdict it gave still holds: its port has not been seen clear of the problem
+  /// since (one clear window ends the episode), nor forgotten.
+  bool holds(const NicVerdict& verdict) const;
 
   const NicVerdictSettings& settings() const { return settings_; }
 

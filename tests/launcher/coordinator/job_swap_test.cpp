@@ -61,6 +61,25 @@ int slow_until_swap(MachineHarness& h, int first, int most = 30) {
   return w;
 }
 
+// A heartbeat of `node` running `instance` whose RDMA port counted `errors` ACK timeouts in the
+// second (none when 0).
+void nic_beat(MachineHarness& h, const std::string& node, int instance, std::int64_t errors) {
+  pai::net::NodeHeartbeat m{.instances = {{.instance = instance,
+                                           .idle_ms = 0,
+                                           .hang_interval = 1800,
+                                           .step = 9,
+                                           .ranks = {},
+                                           .telemetry = {}}},
+                            .gpus = {},
+                            .nics = {{.port = "mlx5_0/1",
+                                      .netdev = "eth2",
+                                      .state = "ACTIVE",
+                                      .window_ms = 1000,
+                                      .counters = {{"counters/port_xmit_data", 250'000'000}}}}};
+  if (errors > 0) m.nics[0].counters.push_back({"hw_counters/local_ack_timeout_err", errors});
+  h.receive(node, pai::net::to_json(pai::net::NodeToCoordinator{m}));
+}
+
 Diagnosis verdict(DiagnosisClass cls, int rank, int node) {
   Diagnosis v;
   v.cls = cls;
@@ -276,7 +295,7 @@ TEST_CASE("JobSwap: only slow verdicts naming a node are candidates, each node o
       .enabled = true, .after_seconds = 10, .checkpoint_timeout_seconds = 30};
   JobSwap swap(policy);
   const auto t0 = JobSwap::Clock::time_point{} + 1h;
-  const auto holds = [](const Diagnosis&) { return true; };
+  const auto holds = [](const SwapCause&) { return true; };
   swap.noticed(verdict(DiagnosisClass::RankNonCommHang, 3, 1), t0);
   swap.noticed(verdict(DiagnosisClass::RankCommSlow, -1, -1), t0);
   CHECK_FALSE(swap.next_due().has_value());
@@ -302,8 +321,69 @@ TEST_CASE("JobSwap: only slow verdicts naming a node are candidates, each node o
   // node 2 is spent; node 1 is next, unless its verdict no longer holds.
   swap.noticed(verdict(DiagnosisClass::RankCommSlow, -1, 2), t0 + 20s);
   CHECK(swap.due(t0 + 20s, holds)->node == 1);
-  CHECK_FALSE(swap.due(t0 + 20s, [](const Diagnosis&) { return false; }).has_value());
+  CHECK_FALSE(swap.due(t0 + 20s, [](const SwapCause&) { return false; }).has_value());
   CHECK_FALSE(swap.next_due().has_value());
+}
+
+TEST_CASE("JobSwap: a critical NIC verdict makes its node a candidate, a warning does not") {
+  const pai::SwapPolicy policy{
+      .enabled = true, .after_seconds = 10, .checkpoint_timeout_seconds = 30};
+  JobSwap swap(policy);
+  const auto t0 = JobSwap::Clock::time_point{} + 1h;
+  NicVerdict congestion{.node = 1,
+                        .port = "mlx5_0/1",
+                        .netdev = "eth2",
+                        .problem = NicProblem::Congestion,
+                        .counter = "hw_counters/np_cnp_sent",
+                        .rate = 5000,
+                        .critical = false,
+                        .evidence = "storm"};
+  swap.noticed(congestion, "node-1", t0);
+  CHECK_FALSE(swap.next_due().has_value());
+  NicVerdict errors = congestion;
+  errors.problem = NicProblem::Errors;
+  errors.critical = true;
+  errors.evidence = "mlx5_0/1 (eth2): hw_counters/local_ack_timeout_err +340/s for 2 heartbeats";
+  swap.noticed(errors, "node-1", t0);
+  const auto cause = swap.due(t0 + 10s, [](const SwapCause& c) { return c.nic.has_value(); });
+  REQUIRE(cause.has_value());
+  CHECK(cause->node == 1);
+  CHECK(cause->node_name == "node-1");
+  CHECK(cause->cls == "nic errors");
+  CHECK(cause->evidence == errors.evidence);
+  CHECK_FALSE(cause->verdict.has_value());
+}
+
+TEST_CASE("a port whose errors keep rising gets its node swapped") {
+  MachineHarness h(swap_plan());
+  h.join("spare-0");
+  h.join_all();
+  h.clear();
+  for (int w = 0; w < 15 && h.records("swap-started").empty(); ++w) {
+    nic_beat(h, "node-0", 0, 0);
+    nic_beat(h, "node-1", 1, 340);
+    nic_beat(h, "node-2", 2, 0);
+    h.advance(1s);
+  }
+  const auto started = h.records("swap-started");
+  REQUIRE(started.size() == 1);
+  CHECK(started[0].fields.at("node") == "node-1");
+  CHECK(started[0].fields.at("class") == "nic errors");
+  CHECK(h.sent("node-1", "checkpoint-advice").back().at("report") == true);
+
+  // One clean window ends a NIC episode: a port that recovered before swap.after swaps nothing.
+  MachineHarness quiet(swap_plan());
+  quiet.join("spare-0");
+  quiet.join_all();
+  quiet.clear();
+  const auto beat_quiet = [&](std::int64_t errors) {
+    nic_beat(quiet, "node-1", 1, errors);
+    quiet.advance(1s);
+  };
+  for (int w = 0; w < 3; ++w) beat_quiet(340);
+  REQUIRE(quiet.records("nic").size() == 1);
+  for (int w = 0; w < 15; ++w) beat_quiet(0);
+  CHECK(quiet.records("swap-started").empty());
 }
 
 TEST_CASE("JobSwap: off, nothing is a candidate") {

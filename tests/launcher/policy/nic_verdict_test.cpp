@@ -59,6 +59,30 @@ TEST_CASE("a rising error counter names its node and port after the windows - on
   CHECK(heartbeat(watch, 2, bad).size() == 1);  // a new episode is named again
 }
 
+TEST_CASE("a NIC verdict holds until its port is seen clear - or its node forgotten") {
+  NicWatch watch({});
+  const auto bad = port("mlx5_0/1", {{"hw_counters/local_ack_timeout_err", 340}});
+  heartbeat(watch, 2, bad);
+  const auto v = heartbeat(watch, 2, bad);
+  REQUIRE(v.size() == 1);
+  CHECK(watch.holds(v[0]));
+  heartbeat(watch, 2, bad);
+  CHECK(watch.holds(v[0]));
+  NicVerdict other = v[0];
+  other.port = "mlx5_1/1";
+  CHECK_FALSE(watch.holds(other));
+  other = v[0];
+  other.node = 7;
+  CHECK_FALSE(watch.holds(other));
+  heartbeat(watch);  // one clear window ends the episode
+  CHECK_FALSE(watch.holds(v[0]));
+  heartbeat(watch, 2, bad);
+  REQUIRE(heartbeat(watch, 2, bad).size() == 1);
+  CHECK(watch.holds(v[0]));
+  watch.forget(2);
+  CHECK_FALSE(watch.holds(v[0]));
+}
+
 TEST_CASE("a port that goes down or away is named at once - a flap too") {
   NicWatch watch({});
   heartbeat(watch);
