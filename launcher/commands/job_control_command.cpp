@@ -11,6 +11,7 @@
 #include <thread>
 #include <utility>
 
+#include "launcher/commands/control_channel.h"
 #include "launcher/commands/finished_job.h"
 #include "launcher/commands/log_printer.h"
 #include "launcher/commands/screen_frame.h"
@@ -54,15 +55,10 @@ LogPrinter::Options printer_options(const JobControlOptions& o) {
   return p;
 }
 
-// The job said no (an `error` answer): exit 1 with its text.
-struct Refused {
-  std::string text;
-};
-
 class ControlSession {
  public:
   ControlSession(const JobControlOptions& options, net::Client& client, const JobTarget& target)
-      : options_(options), client_(client), target_(target), endpoint_(target.endpoint()) {}
+      : options_(options), target_(target), channel_(client, target.endpoint()) {}
 
   int status() {
     if (options_.watch) return watch_status();
@@ -220,38 +216,17 @@ class ControlSession {
   }
 
  private:
-  void send(const net::ControlRequest& message) { client_.send(net::to_json(message)); }
+  void send(const net::ControlRequest& message) { channel_.send(message); }
 
-  // The next answer that is not a heartbeat; it must be one of `Expected`, which is told by
-  // its type before its fields are read. An `error` answer throws Refused; silence past
-  // `timeout` throws ConnectionError (unless `unbounded`: then it waits on; or
-  // `timeout_is_empty`: then it returns nothing).
   template <class... Expected>
   std::optional<net::ControlReply> next(std::chrono::milliseconds timeout, bool unbounded = false,
                                         bool timeout_is_empty = false) {
-    for (;;) {
-      std::optional<Json> message = client_.receive(timeout);
-      if (!message) {
-        if (unbounded) continue;
-        if (timeout_is_empty) return std::nullopt;
-        throw net::ConnectionError(endpoint_ + ": no answer from the coordinator within " +
-                                   std::to_string(timeout.count()) + " ms");
-      }
-      const std::string type = net::MessageReader(*message).type();
-      if (type == net::Heartbeat::kType) continue;
-      if (type != net::ErrorReply::kType && ((type != Expected::kType) && ...)) {
-        throw net::ProtocolError("unexpected message \"" + type + "\"");
-      }
-      net::ControlReply reply = net::parse_control_reply(*message);
-      if (const auto* error = std::get_if<net::ErrorReply>(&reply)) throw Refused{error->text};
-      return reply;
-    }
+    return channel_.next<Expected...>(timeout, unbounded, timeout_is_empty);
   }
 
-  // The next answer, which must be a `Reply`.
   template <class Reply>
   Reply expect(std::chrono::milliseconds timeout) {
-    return std::get<Reply>(*next<Reply>(timeout));
+    return channel_.expect<Reply>(timeout);
   }
 
   static bool closed_by_coordinator(const net::ConnectionError& e) {
@@ -262,9 +237,8 @@ class ControlSession {
   }
 
   const JobControlOptions& options_;
-  net::Client& client_;
   const JobTarget& target_;
-  std::string endpoint_;
+  ControlChannel channel_;
 };
 
 // Arguments a verb cannot work without; "" when fine.
@@ -364,43 +338,38 @@ int job_control_command(const JobControlOptions& options) {
   } catch (const LocateError& e) {
     return complain(e.what(), 2);
   }
-  try {
-    std::unique_ptr<net::Client> client;
-    try {
-      client = connect_control(target);
-    } catch (const net::ConnectionError&) {
-      if (auto code = over(options, target)) return *code;
-      throw;
-    }
-    ControlSession session(options, *client, target);
-    switch (options.verb) {
-      case ControlVerb::Status:
-        return session.status();
-      case ControlVerb::Stop:
-        return session.request(net::PauseRequest{});
-      case ControlVerb::Start:
-        return session.request(net::ResumeRequest{});
-      case ControlVerb::Cancel:
-        return session.request(net::CancelRequest{});
-      case ControlVerb::Kill:
-        return session.request(net::KillRequest{options.instance});
-      case ControlVerb::CheckpointNow:
-        return session.request(net::CheckpointNowRequest{});
-      case ControlVerb::Run:
-        return session.run();
-      case ControlVerb::Logs:
-        return session.logs();
-    }
-  } catch (const Refused& e) {
-    return complain(e.text, 1);
-  } catch (const net::ConnectionError& e) {
-    return complain(e.what(), 1);
-  } catch (const net::ProtocolError& e) {
-    return complain("the coordinator of job " + target.job + " at " + target.endpoint() +
-                        " answered something unexpected: " + e.what(),
-                    1);
-  }
-  return 1;
+  return talking_to(
+      target,
+      [&]() -> int {
+        std::unique_ptr<net::Client> client;
+        try {
+          client = connect_control(target);
+        } catch (const net::ConnectionError&) {
+          if (auto code = over(options, target)) return *code;
+          throw;
+        }
+        ControlSession session(options, *client, target);
+        switch (options.verb) {
+          case ControlVerb::Status:
+            return session.status();
+          case ControlVerb::Stop:
+            return session.request(net::PauseRequest{});
+          case ControlVerb::Start:
+            return session.request(net::ResumeRequest{});
+          case ControlVerb::Cancel:
+            return session.request(net::CancelRequest{});
+          case ControlVerb::Kill:
+            return session.request(net::KillRequest{options.instance});
+          case ControlVerb::CheckpointNow:
+            return session.request(net::CheckpointNowRequest{});
+          case ControlVerb::Run:
+            return session.run();
+          case ControlVerb::Logs:
+            return session.logs();
+        }
+        return 1;
+      },
+      complain);
 }
 
 }  // namespace pai::launcher
