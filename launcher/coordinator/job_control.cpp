@@ -36,6 +36,9 @@ void JobControl::request(int client, const net::ControlRequest& message, JobRun*
           [&](const net::CheckpointNowRequest&) {
             with_job([&](JobRun& run) { return run.checkpoint_now(who); });
           },
+          [&](const net::InjectRequest& m) {
+            with_job([&](JobRun& run) { return run.inject(m, who); });
+          },
           [&](const net::RunRequest& m) { exec_.run(client, m); },
           [&](const net::RshRequest& m) { exec_.rsh(client, m); },
           [&](const net::RshStdin& m) { exec_.client_stdin(client, m); },

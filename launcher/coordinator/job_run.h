@@ -69,6 +69,10 @@ class JobRun final : public RunView {
   ControlAnswer resume(const std::string& who, Clock::time_point now);
   /// SIGKILLs the instance "role-index" as a failure.
   ControlAnswer kill(const std::string& instance, const std::string& who);
+  /// `pai-launch drill`: sends the fault to the instance's node (docs/drill.md); refused for a
+  /// paused job, an instance not running, a local rank it lacks, and node-loss of the node
+  /// that serves the coordinator.
+  ControlAnswer inject(const net::InjectRequest& request, const std::string& who);
   /// `pai-launch checkpoint-now`: a new request number in the advice, sent to the running
   /// instances' nodes (their ranks' should_checkpoint answers True once).
   ControlAnswer checkpoint_now(const std::string& who);

@@ -51,6 +51,43 @@ ControlAnswer JobRun::kill(const std::string& instance, const std::string& who) 
   return {true, "killing " + instance + " on " + n.name};
 }
 
+ControlAnswer JobRun::inject(const net::InjectRequest& m, const std::string& who) {
+  const int i = state_.find_instance(m.instance);
+  if (i < 0) return {false, "no instance named \"" + m.instance + "\" in the job"};
+  if (paused()) return {false, "the job is paused; start it first"};
+  const Instance& inst = state_.instances[static_cast<std::size_t>(i)];
+  const Node& n = state_.nodes[static_cast<std::size_t>(inst.node)];
+  if (inst.run != Run::Running) return {false, m.instance + " is not running"};
+  const Placement& p = state_.placed.placements[static_cast<std::size_t>(i)];
+  const int ranks = last_rank(state_.placed, p) - p.first_rank + 1;
+  if (m.rank >= ranks) {
+    return {false, m.instance + " has local ranks 0 to " + std::to_string(ranks - 1) + ", not " +
+                       std::to_string(m.rank)};
+  }
+  const char* fault = to_string(m.fault);
+  if (m.fault == DrillFault::NodeLoss && n.name == state_.settings.own_node) {
+    return {false, "node " + n.name + " serves the coordinator: losing it ends the job, so a " +
+                       fault + " drill takes another instance's node"};
+  }
+  if (!state_.send_to_node(inst.node, net::Inject{i, m.rank, m.fault, m.seconds})) {
+    return {false, m.instance + ": node " + n.name + " is not connected"};
+  }
+  const bool node_loss = m.fault == DrillFault::NodeLoss;
+  const std::int64_t rank = node_loss ? -1 : p.first_rank + m.rank;
+  const std::string what =
+      std::string(fault) + " into " +
+      (node_loss ? "the launcher of " + n.name
+                 : m.instance + " rank " + std::to_string(rank) + " on " + n.name);
+  state_.record(journal::FaultInjected{.fault = fault,
+                                       .instance = m.instance,
+                                       .rank = rank,
+                                       .seconds = bounded(m.fault) ? m.seconds : 0,
+                                       .node = n.name,
+                                       .by = who},
+                "drill: " + what + " (requested by " + who + ")");
+  return {true, what};
+}
+
 ControlAnswer JobRun::checkpoint_now(const std::string& who) {
   if (paused()) return {false, "the job is paused; start it first"};
   const std::int64_t request = checkpoints_.request();

@@ -57,14 +57,14 @@ using Event = std::variant<
     Header,
     // Both journals
     Start, Stop, Kill, Restart, Hang, Forensics, JobSucceeded, JobFailed, JobCancelled,
-    ProtocolError,
+    ProtocolError, FaultInjected,
     // A node's
     LauncherStarted, Check, ProcessStarted, SpawnFailed, Exit, StackDump, Signal, Notify,
     HangInterval, ExitHangInterval, RetryableError, Steps, CheckpointStarted, CheckpointResumed,
     Checkpoint, CheckpointFailed, CheckpointAbandoned, CheckpointWait, Finish, NodeStopping,
     CoordinatorUnreachable, Joined, GpuSamplingOff, CoordinatorLost, CoordinatorFound, Standby,
     Assigned,
-    FabricResult, NicVerdict, StoreServing, StoreClientClosed, WarmStartCold,
+    FabricResult, NicVerdict, StoreServing, StoreClientClosed, WarmStartCold, FaultReverted,
     // The coordinator's
     Join, Checks, FabricLint, FabricDrift, Nic, Progress, PeerRejected, Assignment, Disconnected, NodeLost,
     SpareLost, NodeReplaced, NodeExcluded, WaitingForSpare, FabricSkipped, FabricRound,

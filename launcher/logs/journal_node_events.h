@@ -88,6 +88,25 @@ struct WarmStartCold {
   }
 };
 
+struct FaultReverted {
+  static constexpr char kName[] = "fault-reverted";
+  static constexpr Journals kIn = Journals::Node;
+  static constexpr char kAbout[] =
+      "A drill's bounded fault (rank-hang, slow-rank) is over: its seconds passed, or the rank "
+      "exited or is being stopped first.";
+  std::string fault = {};
+  std::string instance = {};
+  std::int64_t rank = 0;
+  std::string why = {};
+  bool operator==(const FaultReverted&) const = default;
+  friend void fields(auto& v, Like<FaultReverted> auto& m) {
+    v("fault", m.fault);
+    v("instance", m.instance);
+    v("rank", m.rank, note("the global rank"));
+    v("why", m.why, note("`its seconds passed`, `the rank exited`, `the instance is stopping`"));
+  }
+};
+
 struct SpawnFailed {
   static constexpr char kName[] = "spawn-failed";
   static constexpr Journals kIn = Journals::Node;

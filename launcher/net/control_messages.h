@@ -12,6 +12,7 @@
 
 #include "launcher/net/node_messages.h"
 #include "launcher/net/wire_fields.h"
+#include "libpai/drill_fault.h"
 
 namespace pai::net {
 
@@ -54,6 +55,24 @@ struct KillRequest {
 struct CheckpointNowRequest {
   static constexpr char kType[] = "checkpoint-now";
   bool operator==(const CheckpointNowRequest&) const = default;
+};
+
+/// `inject`: a drill's fault into local rank `rank` of the instance named "role-index" (or
+/// its node's launcher, for node-loss), undone after `seconds` when bounded; answered with
+/// OkReply once sent to the node, or ErrorReply.
+struct InjectRequest {
+  static constexpr char kType[] = "inject";
+  std::string instance;
+  int rank = 0;
+  DrillFault fault = DrillFault::RankKill;
+  int seconds = 0;
+  bool operator==(const InjectRequest&) const = default;
+  friend void fields(auto& v, Like<InjectRequest> auto& m) {
+    v("instance", m.instance);
+    v("rank", m.rank, Range{0, kAnyInstance});
+    v("fault", m.fault);
+    v("seconds", m.seconds, Range{0, kMaxFaultSeconds});
+  }
 };
 
 /// `run`: run `argv` on every joined launcher.
@@ -117,9 +136,9 @@ struct LogsRequest {
 };
 
 /// What a control client (`pai-launch status|stop|start|cancel|kill|run|logs|rsh`) asks.
-using ControlRequest =
-    std::variant<StatusRequest, PauseRequest, ResumeRequest, CancelRequest, KillRequest, RunRequest,
-                 RshRequest, RshStdin, LogsRequest, ClaimRequest, CheckpointNowRequest, Heartbeat>;
+using ControlRequest = std::variant<StatusRequest, PauseRequest, ResumeRequest, CancelRequest,
+                                    KillRequest, RunRequest, RshRequest, RshStdin, LogsRequest,
+                                    ClaimRequest, CheckpointNowRequest, InjectRequest, Heartbeat>;
 
 // ---- Coordinator -> control client ----
 

@@ -13,6 +13,7 @@
 
 #include "launcher/net/node_messages.h"
 #include "launcher/net/wire_fields.h"
+#include "libpai/drill_fault.h"
 #include "libpai/duration.h"
 
 namespace pai::net {
@@ -260,10 +261,27 @@ struct FabricConnect {
   }
 };
 
+/// `inject`: a drill's fault (`pai-launch drill`) into local rank `rank` of the instance, or,
+/// for node-loss, into the node's launcher itself; a bounded fault is undone after `seconds`.
+struct Inject {
+  static constexpr char kType[] = "inject";
+  int instance = 0;
+  int rank = 0;
+  DrillFault fault = DrillFault::RankKill;
+  int seconds = 0;
+  bool operator==(const Inject&) const = default;
+  friend void fields(auto& v, Like<Inject> auto& m) {
+    v("instance", m.instance, InstanceNumber{});
+    v("rank", m.rank, Range{0, kAnyInstance});
+    v("fault", m.fault);
+    v("seconds", m.seconds, Range{0, kMaxFaultSeconds});
+  }
+};
+
 /// What a coordinator sends a node launcher.
 using CoordinatorToNode =
     std::variant<Progress, Assign, Standby, RunChecks, Start, Stop, Kill, Finish, Exec, ExecStdin,
                  ExecKill, SubscribeLogs, UnsubscribeLogs, Heartbeat, FabricListen, FabricConnect,
-                 NicVerdictNotice, CheckpointAdvice>;
+                 NicVerdictNotice, CheckpointAdvice, Inject>;
 
 }  // namespace pai::net

@@ -34,6 +34,9 @@ class InstanceRunner {
   /// SIGKILLs an instance's processes as a failure (`pai-launch kill`); their exits are
   /// reported like any other.
   virtual void kill_instance(int instance) = 0;
+  /// A drill's fault (`pai-launch drill`) into local rank `local_rank` of `instance`, or the
+  /// launcher itself for node-loss (Supervisor::inject); returns why it could not ("" done).
+  virtual std::string inject(int instance, int local_rank, DrillFault fault, int seconds) = 0;
   /// The coordinator's checkpoint advice, for the ranks' `checkpoint-advice` requests; with
   /// `report` the saves begun under `request` are reported as they end (checkpointed).
   virtual void advise_checkpoints(std::int64_t interval_seconds, std::int64_t request,

@@ -360,6 +360,11 @@ void NodeAgent::dispatch(const net::CoordinatorToNode& message) {
             parts_.instances.apply(StopInstance{instance, m.signal, m.dump_stacks, m.reason});
           },
           [&](const net::Kill& m) { parts_.instances.kill_instance(local_of(m, m.instance)); },
+          [&](const net::Inject& m) {
+            const std::string refused =
+                parts_.instances.inject(local_of(m, m.instance), m.rank, m.fault, m.seconds);
+            if (!refused.empty()) say(std::string("drill: ") + to_string(m.fault) + ": " + refused);
+          },
           [&](const net::Finish& m) { finish(m); },
           [&](const net::Exec& m) {
             parts_.commands.start(m.id, m.argv, launcher_env(), m.takes_stdin);

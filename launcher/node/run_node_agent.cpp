@@ -60,6 +60,9 @@ class SupervisorRunner final : public InstanceRunner {
   void prewarm(const std::string& folder) override { supervisor_.prewarm(folder); }
   void apply(const PolicyAction& action) override { supervisor_.apply(action); }
   void kill_instance(int instance) override { supervisor_.kill_instance(instance); }
+  std::string inject(int instance, int local_rank, DrillFault fault, int seconds) override {
+    return supervisor_.inject(instance, local_rank, fault, seconds);
+  }
   void advise_checkpoints(std::int64_t interval_seconds, std::int64_t request,
                           bool report) override {
     supervisor_.advise_checkpoints(interval_seconds, request, report);

@@ -381,6 +381,39 @@ void Supervisor::kill_instance(int instance) {
   impl_->signal_group(inst, SIGKILL);
 }
 
+std::string Supervisor::inject(int instance, int local_rank, DrillFault fault, int seconds) {
+  Impl::Instance& inst = impl_->instances.at(instance);
+  if (fault == DrillFault::NodeLoss) {
+    // The launcher is the process: its record must be on disk before it goes.
+    impl_->events.record(journal::FaultInjected{
+        .fault = to_string(fault), .instance = inst.name, .pid = ::getpid()});
+    impl_->events.flush();
+    impl_->say("drill: node-loss: this launcher kills itself with SIGKILL");
+    InjectedFault(fault, ::getpid(), seconds, InjectedFault::Clock::now(),
+                  [](int pid, int sig) { ::kill(pid, sig); });
+    return "";
+  }
+  if (local_rank < 0 || local_rank >= static_cast<int>(inst.ranks.size())) {
+    return inst.name + " has no local rank " + std::to_string(local_rank);
+  }
+  Impl::Rank& rank = inst.ranks[static_cast<std::size_t>(local_rank)];
+  if (!impl_->running(rank) || inst.stopping) {
+    return inst.name + " rank " + std::to_string(rank.global_rank) + " is not running";
+  }
+  impl_->end_fault(inst, "another fault replaces it");
+  impl_->events.record(journal::FaultInjected{.fault = to_string(fault),
+                                              .instance = inst.name,
+                                              .rank = rank.global_rank,
+                                              .seconds = bounded(fault) ? seconds : 0,
+                                              .pid = rank.pid});
+  inst.fault =
+      std::make_unique<InjectedFault>(fault, rank.pid, seconds, InjectedFault::Clock::now(),
+                                      [](int pid, int sig) { ::kill(pid, sig); });
+  inst.fault_rank = local_rank;
+  if (inst.fault->over()) inst.fault.reset();
+  return "";
+}
+
 void Supervisor::advise_checkpoints(std::int64_t interval_seconds, std::int64_t request,
                                     bool report) {
   impl_->advised_interval_seconds = interval_seconds;

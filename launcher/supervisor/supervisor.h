@@ -16,6 +16,7 @@
 #include "launcher/policy/restart_policy.h"
 #include "launcher/supervisor/forensics.h"
 #include "launcher/supervisor/rank_telemetry.h"
+#include "libpai/drill_fault.h"
 #include "libpai/plan.h"
 
 namespace pai::launcher {
@@ -147,6 +148,11 @@ class Supervisor {
   /// SIGKILLs an instance's processes as a failure (`pai-launch kill`): the exits are reported
   /// like any other.
   void kill_instance(int instance);
+  /// A drill's fault into local rank `local_rank` of `instance` (rank-kill, rank-hang,
+  /// slow-rank; injected_fault.h), bounded by `seconds`: journaled `fault-injected`, and
+  /// `fault-reverted` when a bounded one ends. A fault still going on in the instance ends
+  /// first. Returns why it could not be done ("" when done): the rank is not running.
+  std::string inject(int instance, int local_rank, DrillFault fault, int seconds);
   /// The coordinator's checkpoint advice (`checkpoint-advice`): what every instance's control
   /// socket answers `checkpoint-advice` with from now on. With `report`, the saves its ranks
   /// begin under `request` are told to the hooks (checkpointed) as they end.

@@ -55,6 +55,7 @@ void Supervisor::Impl::reap() {
     Instance& inst = instances[i];
     Rank& rank = inst.ranks[r];
     --inst.live;
+    if (inst.fault_rank == r) end_fault(inst, "the rank exited", /*gone=*/true);
     forget_saves_of(inst, rank.global_rank);
     const ExitStatus exit = ExitStatus::from_wait_status(status);
     // Whatever it wrote before dying is in the pipe: read it before judging the exit.
@@ -137,6 +138,7 @@ auto Supervisor::Impl::next_deadline() const -> std::optional<Clock::time_point>
     consider(inst.signal_at);
     consider(inst.kill_at);
     consider(inst.restart_at);
+    if (inst.fault) consider(inst.fault->next_deadline());
   }
   return next;
 }
@@ -155,6 +157,14 @@ void Supervisor::Impl::on_deadlines() {
     if (inst.forensics) {
       inst.forensics->on_deadline(now);
       if (inst.forensics->ready(now)) complete_forensics(i);
+    }
+    if (inst.fault && inst.fault->on_deadline(now)) {
+      events.record(journal::FaultReverted{
+          .fault = to_string(inst.fault->fault()),
+          .instance = inst.name,
+          .rank = inst.ranks[static_cast<std::size_t>(inst.fault_rank)].global_rank,
+          .why = "its seconds passed"});
+      inst.fault.reset();
     }
     if (inst.signal_at && *inst.signal_at <= now) send_stop_signal(inst);
     if (inst.kill_at && *inst.kill_at <= now) {

@@ -29,6 +29,7 @@
 #include "launcher/supervisor/control_socket.h"
 #include "launcher/supervisor/failure_summary.h"
 #include "launcher/supervisor/forensics.h"
+#include "launcher/supervisor/injected_fault.h"
 #include "launcher/supervisor/rank_output.h"
 #include "launcher/supervisor/rank_telemetry.h"
 #include "launcher/supervisor/step_records.h"
@@ -99,6 +100,10 @@ struct Supervisor::Impl {
     // Warm starts (faultTolerance.warmStart): an interpreter per local rank, started after
     // the instance's first ranks and kept through its restarts; null until then.
     std::vector<std::unique_ptr<WarmInterpreter>> warm;
+    // A drill's fault in one of its ranks (`pai-launch drill`) and that rank's index; null when
+    // none is going on.
+    std::unique_ptr<InjectedFault> fault;
+    int fault_rank = -1;
   };
 
   const Plan& plan;
@@ -291,6 +296,10 @@ struct Supervisor::Impl {
   void settle_finish();
 
   std::optional<Clock::time_point> next_deadline() const;
+
+  // Ends the instance's drill fault, if any (a stopped rank is continued unless its process is
+  // `gone`: reaped, its pid free), journaling why a bounded one ended early.
+  void end_fault(Instance& inst, const char* why, bool gone = false);
 
   void on_deadlines();
 

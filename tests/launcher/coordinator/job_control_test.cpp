@@ -155,6 +155,84 @@ TEST_CASE("kill of an instance that does not exist is an error reply") {
   CHECK(h.closed("admin-host"));
 }
 
+Json inject(const std::string& instance, int rank, const std::string& fault, int seconds) {
+  return Json{{"type", "inject"},
+              {"instance", instance},
+              {"rank", rank},
+              {"fault", fault},
+              {"seconds", seconds}};
+}
+
+TEST_CASE("a drill's fault goes to the instance's node - journaled with its global rank") {
+  MachineHarness h(test_plan());
+  const int admin = h.control();
+  h.receive(admin, inject("worker-1", 1, "rank-hang", 30));
+  CHECK(h.only("admin-host", "error").at("text") ==
+        "the job has not started yet: the rendezvous is not complete");
+  h.join_all();
+  h.clear();
+  h.receive(admin, inject("worker-1", 1, "rank-hang", 30));
+  CHECK(h.only("node-1", "inject") == Json{{"type", "inject"},
+                                           {"instance", 1},
+                                           {"rank", 1},
+                                           {"fault", "rank-hang"},
+                                           {"seconds", 30}});
+  CHECK(h.only("admin-host", "ok").at("text") == "rank-hang into worker-1 rank 3 on node-1");
+  const auto records = h.records("fault-injected");
+  REQUIRE(records.size() == 1);
+  CHECK(records[0].line ==
+        "drill: rank-hang into worker-1 rank 3 on node-1 (requested by admin-host)");
+  CHECK(records[0].fields.at("rank") == 3);
+  CHECK(records[0].fields.at("seconds") == 30);
+  CHECK(records[0].fields.at("node") == "node-1");
+  CHECK(records[0].fields.at("by") == "admin-host");
+
+  // Faults that are not bounded journal no seconds; node-loss names the launcher.
+  h.clear();
+  h.receive(admin, inject("worker-1", 0, "rank-kill", 99));
+  CHECK(h.records("fault-injected").at(0).fields.at("seconds") == 0);
+  h.clear();
+  h.receive(admin, inject("worker-1", 0, "node-loss", 0));
+  CHECK(h.only("admin-host", "ok").at("text") == "node-loss into the launcher of node-1");
+  CHECK(h.records("fault-injected").at(0).fields.at("rank") == -1);
+}
+
+TEST_CASE(
+    "a drill's fault is refused for a rank the instance lacks, a paused job, a stopped "
+    "instance, and the coordinator's own node") {
+  CoordinatorSettings settings;
+  settings.own_node = "node-0";
+  MachineHarness h(test_plan(), settings);
+  h.join_all();
+  const int admin = h.control();
+  auto refused = [&](const Json& request) {
+    h.clear();
+    h.receive(admin, request);
+    const std::string text = h.only("admin-host", "error").at("text");
+    CHECK(h.sent("node-0", "inject").empty());
+    CHECK(h.sent("node-1", "inject").empty());
+    CHECK(h.sent("node-2", "inject").empty());
+    CHECK(h.records("fault-injected").empty());
+    return text;
+  };
+  CHECK(refused(inject("worker-1", 2, "rank-kill", 0)) == "worker-1 has local ranks 0 to 1, not 2");
+  CHECK(refused(inject("ps-0", 1, "rank-kill", 0)) == "ps-0 has local ranks 0 to 0, not 1");
+  CHECK(refused(inject("worker-7", 0, "rank-kill", 0)) ==
+        "no instance named \"worker-7\" in the job");
+  CHECK(refused(inject("worker-0", 0, "node-loss", 0)) ==
+        "node node-0 serves the coordinator: losing it ends the job, so a node-loss drill takes "
+        "another instance's node");
+  // A rank of that node is fine.
+  h.clear();
+  h.receive(admin, inject("worker-0", 0, "rank-kill", 0));
+  CHECK(h.only("node-0", "inject").at("fault") == "rank-kill");
+  // An instance that failed and waits for its restart.
+  h.receive("node-1", exited(1, 0, 0, SIGKILL, true, "signal 9 (SIGKILL): retryable"));
+  CHECK(refused(inject("worker-1", 0, "rank-kill", 0)) == "worker-1 is not running");
+  h.receive(admin, Json{{"type", "stop"}});
+  CHECK(refused(inject("worker-0", 0, "rank-kill", 0)) == "the job is paused; start it first");
+}
+
 TEST_CASE("a node lost while paused is replaced by a spare when the job resumes") {
   MachineHarness h(test_plan());
   h.join("spare-0");

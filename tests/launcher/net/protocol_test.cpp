@@ -545,6 +545,33 @@ TEST_CASE("a swap's checkpoint advice asks for reports - a checkpointed report i
                  to_node) == "checkpoint-advice: report: expected a boolean");
 }
 
+TEST_CASE("a drill's fault keeps its bytes both ways - its name, rank and seconds are checked") {
+  coordinator_golden(Inject{1, 1, pai::DrillFault::RankHang, 60},
+                     R"({"fault":"rank-hang","instance":1,"rank":1,"seconds":60,"type":"inject"})");
+  coordinator_golden(Inject{0, 0, pai::DrillFault::NodeLoss, 0},
+                     R"({"fault":"node-loss","instance":0,"rank":0,"seconds":0,"type":"inject"})");
+  request_golden(InjectRequest{"worker-1", 3, pai::DrillFault::SlowRank, 30},
+                 R"({"fault":"slow-rank","instance":"worker-1","rank":3,"seconds":30,)"
+                 R"("type":"inject"})");
+  request_golden(InjectRequest{"worker-0", 0, pai::DrillFault::RankKill, 0},
+                 R"({"fault":"rank-kill","instance":"worker-0","rank":0,"seconds":0,)"
+                 R"("type":"inject"})");
+  CHECK(
+      error_of(R"({"type":"inject","instance":0,"rank":0,"fault":"rm-rf","seconds":0})", to_node) ==
+      "inject: fault: expected \"rank-kill\", \"rank-hang\", \"slow-rank\" or \"node-loss\", "
+      "got \"rm-rf\"");
+  CHECK(error_of(R"({"type":"inject","instance":0,"rank":0,"fault":"rank-hang","seconds":3601})",
+                 to_node) == "inject: seconds: expected an integer in [0, 3600], got 3601");
+  CHECK(error_of(R"({"type":"inject","instance":0,"rank":-1,"fault":"rank-hang","seconds":1})",
+                 to_node) == "inject: rank: expected an integer in [0, 1073741824], got -1");
+  CHECK(error_of(R"({"type":"inject","instance":3,"rank":0,"fault":"rank-kill","seconds":0})",
+                 to_node) == "inject: instance: expected an integer in [0, 2], got 3");
+  CHECK(error_of(R"({"type":"inject","instance":"w","rank":0,"fault":"rank-kill"})",
+                 parse_control_request) == "inject: seconds: missing");
+  CHECK(error_of(R"({"type":"inject","instance":"w","rank":0,"fault":7,"seconds":0})",
+                 parse_control_request) == "inject: fault: expected a string");
+}
+
 TEST_CASE("coordinator messages to node launchers keep their bytes") {
   coordinator_golden(Progress{"0/3 joined; waiting for node-0: no connection; node-1: no "
                               "connection; node-2: no connection"},

@@ -86,6 +86,8 @@ class FakeInstanceRunner final : public InstanceRunner {
   /// reason …" (dumpStacks only when asked), "kill_instance 0", "advise_checkpoints 600 1", "finish
   /// 1 reason …".
   std::vector<std::string> calls;
+  /// What inject() answers ("" done); it records "inject 0 rank 1 rank-hang 30".
+  std::string inject_refusal;
   /// What log_files() answers, per instance.
   std::map<int, std::vector<std::string>> log_files_of;
   /// What activity() answers.
@@ -118,6 +120,11 @@ class FakeInstanceRunner final : public InstanceRunner {
   void prewarm(const std::string& folder) override { calls.push_back("prewarm " + folder); }
   void kill_instance(int instance) override {
     calls.push_back("kill_instance " + std::to_string(instance));
+  }
+  std::string inject(int instance, int local_rank, DrillFault fault, int seconds) override {
+    calls.push_back("inject " + std::to_string(instance) + " rank " + std::to_string(local_rank) +
+                    " " + to_string(fault) + " " + std::to_string(seconds));
+    return inject_refusal;
   }
   void advise_checkpoints(std::int64_t interval_seconds, std::int64_t request,
                           bool report) override {

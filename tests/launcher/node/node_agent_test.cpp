@@ -419,6 +419,22 @@ TEST_CASE("kill SIGKILLs the instance as a failure: its exits are not stopping")
   CHECK(node.link.take() == Messages{exited(1, 0, 0, 9, false, c.reason, true, "", "signal:9")});
 }
 
+TEST_CASE("a drill's fault goes to the supervisor - one it cannot put in is said") {
+  AgentHarness node;
+  node.join_and_assign(1);
+  node.receive(Json{{"type", "start"}, {"instance", 1}, {"attempt", 0}});
+  node.said();
+  node.receive(Json{
+      {"type", "inject"}, {"instance", 1}, {"rank", 1}, {"fault", "rank-hang"}, {"seconds", 30}});
+  CHECK(node.instances.take() == Strings{"start 0 attempt 0", "inject 0 rank 1 rank-hang 30"});
+  CHECK(node.said().empty());
+  node.instances.inject_refusal = "worker-1 rank 3 is not running";
+  node.receive(Json{
+      {"type", "inject"}, {"instance", 1}, {"rank", 1}, {"fault", "slow-rank"}, {"seconds", 5}});
+  CHECK(node.instances.take() == Strings{"inject 0 rank 1 slow-rank 5"});
+  CHECK(node.said().find("drill: slow-rank: worker-1 rank 3 is not running") != std::string::npos);
+}
+
 TEST_CASE("checkpoint advice goes to the supervisor - a malformed one is a protocol error") {
   AgentHarness node;
   node.join_and_assign(1);

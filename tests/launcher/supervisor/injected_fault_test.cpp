@@ -1,0 +1,131 @@
+#include "launcher/supervisor/injected_fault.h"
+
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <string>
+#include <vector>
+
+namespace injected_fault_test {
+
+using pai::DrillFault;
+using pai::launcher::InjectedFault;
+using Clock = InjectedFault::Clock;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// The signals a fault sent, as "pid:SIG".
+struct Sent {
+  std::vector<std::string> signals;
+  InjectedFault::Send send() {
+    return [this](int pid, int sig) {
+      const char* name = sig == SIGKILL   ? "KILL"
+                         : sig == SIGSTOP ? "STOP"
+                         : sig == SIGCONT ? "CONT"
+                                          : "?";
+      signals.push_back(std::to_string(pid) + ":" + name);
+    };
+  }
+};
+
+TEST_CASE("rank-kill sends SIGKILL once and is over at once") {
+  Sent sent;
+  const Clock::time_point t0{};
+  InjectedFault fault(DrillFault::RankKill, 42, 0, t0, sent.send());
+  CHECK(sent.signals == std::vector<std::string>{"42:KILL"});
+  CHECK(fault.over());
+  CHECK(fault.next_deadline() == std::nullopt);
+  CHECK_FALSE(fault.on_deadline(t0 + seconds(100)));
+  fault.revert();
+  CHECK(sent.signals.size() == 1);  // nothing to undo
+}
+
+TEST_CASE("rank-hang stops the process for its seconds, then continues it") {
+  Sent sent;
+  const Clock::time_point t0{};
+  InjectedFault fault(DrillFault::RankHang, 7, 30, t0, sent.send());
+  CHECK(sent.signals == std::vector<std::string>{"7:STOP"});
+  CHECK_FALSE(fault.over());
+  REQUIRE(fault.next_deadline() == t0 + seconds(30));
+  CHECK_FALSE(fault.on_deadline(t0 + seconds(29)));  // early wake-ups do nothing
+  CHECK(sent.signals.size() == 1);
+  CHECK(fault.on_deadline(t0 + seconds(30)));
+  CHECK(sent.signals == std::vector<std::string>{"7:STOP", "7:CONT"});
+  CHECK(fault.over());
+  CHECK(fault.next_deadline() == std::nullopt);
+}
+
+TEST_CASE("slow-rank stops the process 75 ms of every 100 ms until its seconds pass") {
+  Sent sent;
+  const Clock::time_point t0{};
+  InjectedFault fault(DrillFault::SlowRank, 9, 1, t0, sent.send());
+  auto t = t0;
+  int stops = 1;
+  int conts = 0;
+  milliseconds stopped{0};
+  while (!fault.over()) {
+    const auto next = fault.next_deadline();
+    REQUIRE(next);
+    REQUIRE(*next > t);
+    if (sent.signals.back() == "9:STOP")
+      stopped += std::chrono::duration_cast<milliseconds>(*next - t);
+    t = *next;
+    const std::size_t before = sent.signals.size();
+    fault.on_deadline(t);
+    if (sent.signals.size() == before) continue;
+    stops += sent.signals.back() == "9:STOP";
+    conts += sent.signals.back() == "9:CONT";
+  }
+  CHECK(t == t0 + seconds(1));
+  CHECK(sent.signals.back() == "9:CONT");  // never left stopped
+  CHECK(stops == 10);
+  CHECK(conts == 10);
+  CHECK(stopped == milliseconds(750));  // a quarter of the CPU left
+}
+
+TEST_CASE("a fault reverted early continues a stopped process once, and its destructor after") {
+  Sent sent;
+  const Clock::time_point t0{};
+  {
+    InjectedFault fault(DrillFault::RankHang, 5, 60, t0, sent.send());
+    fault.revert();
+    CHECK(fault.over());
+    fault.revert();
+  }
+  CHECK(sent.signals == std::vector<std::string>{"5:STOP", "5:CONT"});
+  {
+    InjectedFault fault(DrillFault::RankHang, 6, 60, t0, sent.send());
+  }  // destroyed while going on: continued
+  CHECK(sent.signals.back() == "6:CONT");
+}
+
+TEST_CASE("a fault whose process is gone ends without a signal - its pid may be another's") {
+  Sent sent;
+  const Clock::time_point t0{};
+  {
+    InjectedFault fault(DrillFault::RankHang, 8, 60, t0, sent.send());
+    fault.forget();
+    CHECK(fault.over());
+    CHECK_FALSE(fault.on_deadline(t0 + seconds(60)));
+  }
+  CHECK(sent.signals == std::vector<std::string>{"8:STOP"});
+}
+
+TEST_CASE("a slow-rank reverted while its process runs sends nothing more") {
+  Sent sent;
+  const Clock::time_point t0{};
+  InjectedFault fault(DrillFault::SlowRank, 3, 10, t0, sent.send());
+  fault.on_deadline(t0 + milliseconds(75));  // continued
+  REQUIRE(sent.signals.back() == "3:CONT");
+  fault.revert();
+  CHECK(sent.signals.size() == 2);
+  CHECK(fault.over());
+}
+
+TEST_CASE("a bounded fault of 0 seconds lasts one second, not none") {
+  Sent sent;
+  const Clock::time_point t0{};
+  InjectedFault fault(DrillFault::RankHang, 4, 0, t0, sent.send());
+  CHECK(fault.next_deadline() == t0 + seconds(1));
+}
+
+}  // namespace injected_fault_test
