@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "launcher/logs/goodput.h"
+#include "launcher/report/drill_scorecard.h"
 #include "launcher/report/journal_reader.h"
 #include "launcher/report/step_rate.h"
 
@@ -122,6 +123,7 @@ struct JobHistory {
   std::int64_t key_events_left_out = 0;
   RootCause root_cause;
   goodput::Account goodput;  ///< where every rank-second went (docs/goodput.md)
+  std::vector<FaultScore> drill;  ///< the drills' faults, scored (docs/drill.md)
   std::vector<JournalInfo> journals;
 };
 

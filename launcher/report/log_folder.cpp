@@ -87,15 +87,18 @@ JobHistory read_log_folder(const std::string& log_dir) {
   const std::vector<std::string> paths = find_journals(log_dir);
   JobHistoryBuilder builder;
   goodput::Accountant accountant;
+  DrillScorer drill;
   const std::int64_t records = read_journals(
       paths,
       [&](bool coordinator, const std::string& folder) {
         builder.begin_journal(coordinator, folder);
         accountant.begin_journal(coordinator, folder);
+        drill.begin_journal(coordinator);
       },
       [&](const journal::Entry& r) {
         builder.add(r);
         accountant.add(r);
+        drill.add(r);
       },
       [&](const JournalInfo& info) {
         builder.end_journal(info);
@@ -109,7 +112,17 @@ JobHistory read_log_folder(const std::string& log_dir) {
   }
   JobHistory history = builder.finish(log_dir);
   history.goodput = accountant.finish();
+  history.drill = drill.scores();
   return history;
+}
+
+std::vector<FaultScore> read_drill_scores(const std::string& log_dir) {
+  DrillScorer drill;
+  read_journals(
+      find_journals(log_dir),
+      [&](bool coordinator, const std::string&) { drill.begin_journal(coordinator); },
+      [&](const journal::Entry& r) { drill.add(r); }, [](const JournalInfo&) {});
+  return drill.scores();
 }
 
 LiveAccount read_live_goodput(const std::string& log_dir, std::int64_t now_ms) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/report/drill_scorecard.h"
 #include "launcher/report/job_history.h"
 
 namespace pai::launcher::report {
@@ -37,5 +38,10 @@ struct LiveAccount {
 /// Reads every journal of `log_dir` into a LiveAccount as of `now_ms`. Throws LogFolderError
 /// when `log_dir` or a journal cannot be read, or holds no journal.
 LiveAccount read_live_goodput(const std::string& log_dir, std::int64_t now_ms);
+
+/// The scorecard of the drills run against the job (drill_scorecard.h), from the journals of
+/// `log_dir` this host can read. Throws LogFolderError when `log_dir` or a journal cannot be
+/// read, or holds no journal.
+std::vector<FaultScore> read_drill_scores(const std::string& log_dir);
 
 }  // namespace pai::launcher::report

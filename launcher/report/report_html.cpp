@@ -1,5 +1,6 @@
 #include "launcher/report/report_html.h"
 
+#include "launcher/report/drill_html.h"
 #include "launcher/report/goodput_html.h"
 #include "launcher/report/html_text.h"
 #include "launcher/report/timeline_svg.h"
@@ -181,8 +182,9 @@ std::string render_report_html(const JobHistory& h) {
            human_duration(h.step_rate.front().width_ms) + ".</p>";
   }
   out += "</section>\n";
-  out += root_cause(h) + "\n" + goodput_html(h.goodput) + "\n" + key_events(h) + "\n" +
-         journals(h) + "\n";
+  out += root_cause(h) + "\n" + goodput_html(h.goodput) + "\n";
+  if (!h.drill.empty()) out += drill_html(h.drill) + "\n";
+  out += key_events(h) + "\n" + journals(h) + "\n";
   return out + "</main></body></html>\n";
 }
 

@@ -1,0 +1,35 @@
+#include "launcher/report/drill_html.h"
+
+#include <catch2/catch.hpp>
+
+namespace drill_html_test {
+
+using pai::DrillFault;
+using pai::launcher::report::drill_html;
+using pai::launcher::report::FaultScore;
+
+TEST_CASE("the drill section lists each fault - none without a drill, text escaped") {
+  CHECK(drill_html({}).empty());
+  FaultScore kill;
+  kill.injection = {DrillFault::RankKill, "worker-1", "node-<2>", 3, 0, 1767323045000};
+  kill.detect_ms = 16;
+  kill.detected_by = "exited: worker-1 local rank 1 (signal 9)";
+  kill.named_right = true;
+  kill.restarted = true;
+  kill.recover_ms = 3205;
+  kill.lost_steps = 19;
+  FaultScore loss;
+  loss.injection = {DrillFault::NodeLoss, "worker-1", "node-2", -1, 0, 1767323099000};
+  loss.job_ended = "failed";
+  const std::string html = drill_html({kill, loss});
+  CHECK(html.find("<section id=\"drill\">") == 0);
+  CHECK(html.find("<td>2026-01-02T03:04:05.000Z</td><td>rank-kill</td>") != std::string::npos);
+  CHECK(html.find("worker-1 rank 3 on node-&lt;2&gt;") != std::string::npos);
+  CHECK(html.find("<td>0.02 s</td>") != std::string::npos);
+  CHECK(html.find("<td>3.21 s</td><td>19</td>") != std::string::npos);
+  CHECK(html.find("worker-1 on node-2") != std::string::npos);
+  CHECK(html.find("not detected; the job failed before it recovered") != std::string::npos);
+  CHECK(html.find("node-<2>") == std::string::npos);
+}
+
+}  // namespace drill_html_test
