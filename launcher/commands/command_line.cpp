@@ -10,6 +10,7 @@
 
 #include "launcher/commands/check_command.h"
 #include "launcher/commands/ctl_command.h"
+#include "launcher/commands/drill_command.h"
 #include "launcher/commands/ended_coordinator_command.h"
 #include "launcher/commands/goodput_command.h"
 #include "launcher/commands/job_control_command.h"
@@ -30,6 +31,11 @@ struct Flags {
   CheckCommandOptions check;
   ReportOptions report;
   GoodputOptions goodput;
+  DrillOptions drill;
+  std::vector<std::string> drill_faults;
+  std::string drill_hold = "60s";
+  std::string drill_settle = "120s";
+  std::string drill_timeout = "300s";
   std::vector<std::string> ctl_words;
   std::string node;    // run/check --node
   int node_rank = -1;  // run/check --node-rank
@@ -44,6 +50,7 @@ struct Subcommands {
   CLI::App* ctl = nullptr;
   CLI::App* report = nullptr;
   CLI::App* goodput = nullptr;
+  CLI::App* drill = nullptr;
   std::vector<std::pair<CLI::App*, ControlVerb>> control;
 };
 
@@ -136,6 +143,72 @@ CLI::App* add_goodput(CLI::App& app, Flags& f) {
   cmd->add_option("--format", f.goodput.format, "text (a table) or json")
       ->check(CLI::IsMember({"text", "json"}));
   return cmd;
+}
+
+CLI::App* add_drill(CLI::App& app, Flags& f) {
+  auto* cmd = app.add_subcommand(
+      "drill",
+      "put faults into a running job one at a time and score how it handled each: time to "
+      "detect, the right rank named, time to recover, steps lost (docs/drill.md)");
+  JobLocator& locator = f.drill.locator;
+  cmd->add_option("--plan", locator.plan_path,
+                  "plan.json of the job (its coordinator; job.token and the log folder from it)");
+  cmd->add_option("--token-file", locator.token_file, "the job token (job.token)");
+  add_job_flags(cmd, locator);
+  cmd->add_option("--log-dir", locator.log_dir,
+                  "the job's log folder, whose journals score the faults (default: the plan's)");
+  cmd->add_option("--faults", f.drill_faults,
+                  "the faults, in order (default: rank-kill,rank-hang,slow-rank,node-loss)")
+      ->delimiter(',');
+  cmd->add_option("--instance", f.drill.instance,
+                  "the instance the faults go into, ROLE-INDEX (default: the last one on a node "
+                  "that does not serve the coordinator)");
+  cmd->add_option("--rank", f.drill.rank, "its local rank (default: its last)")
+      ->check(CLI::Range(0, 1 << 20));
+  cmd->add_option("--hold", f.drill_hold, "how long rank-hang and slow-rank last")
+      ->capture_default_str();
+  cmd->add_option("--settle", f.drill_settle,
+                  "how long to wait for the job to step steadily before each fault")
+      ->capture_default_str();
+  cmd->add_option("--timeout", f.drill_timeout,
+                  "how long to wait after a fault for its verdict and the next step")
+      ->capture_default_str();
+  cmd->add_option("--format", f.drill.format, "text (a table) or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  return cmd;
+}
+
+// `drill`: its durations and fault names, then the campaign.
+int drill(Flags& f) {
+  if (!f.drill_faults.empty()) {
+    f.drill.faults.clear();
+    for (const std::string& name : f.drill_faults) {
+      const auto fault = enum_from_string<DrillFault>(name);
+      if (!fault) {
+        return usage("drill: --faults: unknown fault \"" + name +
+                     "\"; expected rank-kill, rank-hang, slow-rank or node-loss");
+      }
+      f.drill.faults.push_back(*fault);
+    }
+  }
+  struct Duration {
+    const char* flag;
+    const std::string& text;
+    std::chrono::seconds& into;
+  };
+  for (const Duration& d : {Duration{"--hold", f.drill_hold, f.drill.hold},
+                            Duration{"--settle", f.drill_settle, f.drill.settle},
+                            Duration{"--timeout", f.drill_timeout, f.drill.timeout}}) {
+    std::string error;
+    const auto seconds = parse_duration(d.text, &error);
+    if (!seconds || *seconds == 0 || *seconds > kMaxFaultSeconds) {
+      return usage(std::string("drill: ") + d.flag + " " + d.text + ": " +
+                   (seconds ? "expected 1s to 1h" : error));
+    }
+    d.into = std::chrono::seconds(*seconds);
+  }
+  return drill_command(f.drill);
 }
 
 // A job-control subcommand: status, stop, start, cancel, kill, logs.
@@ -245,6 +318,7 @@ int dispatch(const Subcommands& sub, Flags& f) {
   if (*sub.ctl) return ctl_command(f.ctl_words);
   if (*sub.report) return report_command(f.report);
   if (*sub.goodput) return goodput_command(f.goodput);
+  if (*sub.drill) return drill(f);
   for (const auto& [cmd, verb] : sub.control) {
     if (*cmd) f.control.verb = verb;
   }
@@ -281,6 +355,7 @@ int launch_main(int argc, char** argv) {
   sub.check = add_check(app, flags);
   sub.report = add_report(app, flags);
   sub.goodput = add_goodput(app, flags);
+  sub.drill = add_drill(app, flags);
   sub.control = add_controls(app, flags.control);
   // Listed for --help; launch_main() hands `torchrun` and `rsh` over before CLI11 sees them.
   app.add_subcommand("torchrun",

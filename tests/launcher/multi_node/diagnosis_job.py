@@ -20,6 +20,9 @@ the wall-clock time its fault began there, for the benchmark's detection latency
            rank starts from the newest complete
            checkpoint and stamps its lines with the wall-clock time: "rank R started t=T",
            "rank R step N t=T" (swap_job_test.cpp swaps the slow node for a spare).
+  drill    steps until the file $FINISH exists (the ranks agree on it every 10 steps); rank 0
+           saves a checkpoint into $CHECKPOINTS every 25 steps and every rank starts from the
+           newest complete one (drill_job_test.cpp puts pai-launch drill's faults into it).
 """
 import os
 import time
@@ -49,12 +52,14 @@ assert telemetry.instrument(model), "no telemetry ring: PAI_TELEMETRY_FILE is no
 ring = telemetry.ring()
 
 steps = int(os.environ.get("STEPS", {"healthy": 300, "slow": 100, "hang": 30,
-                                     "network": 80, "resume": 150, "swap": 300}[scenario]))
+                                     "network": 80, "resume": 150, "swap": 300,
+                                     "drill": 10**9}[scenario]))
 # swap: steps shorter than the launchers' heartbeat windows in the tests (200 ms), so that
 # every window of every rank holds a step's end whatever the windows' phase.
-compute = {"healthy": 0.01, "network": 0.02, "resume": 0.02, "swap": 0.04}.get(scenario, 0.2)
+compute = {"healthy": 0.01, "network": 0.02, "resume": 0.02, "swap": 0.04,
+           "drill": 0.04}.get(scenario, 0.2)
 first = 0
-if scenario in ("resume", "swap"):
+if scenario in ("resume", "swap", "drill"):
     latest = checkpoint.load_latest(dir=os.environ["CHECKPOINTS"])
     if latest is not None:
         first = latest[0] + 1
@@ -93,6 +98,15 @@ for step in range(first, steps):
         saved = checkpoint.save_async({"model": model.state_dict()}, step,
                                       dir=os.environ["CHECKPOINTS"])
         assert saved.wait(), saved.error
+    if scenario == "drill" and rank == 0 and step % 25 == 24:
+        saved = checkpoint.save_async({"model": model.state_dict()}, step,
+                                      dir=os.environ["CHECKPOINTS"])
+        assert saved.wait(), saved.error
+    if scenario == "drill" and step % 10 == 9:
+        done = torch.tensor([1.0 if os.path.exists(os.environ["FINISH"]) else 0.0])
+        dist.all_reduce(done)
+        if done.item() > 0:
+            break
     if scenario == "swap" and rank == 0 and monitor.should_checkpoint(step):
         saved = checkpoint.save_async({"model": model.state_dict()}, step,
                                       dir=os.environ["CHECKPOINTS"])

@@ -104,7 +104,8 @@ netns_network() {
 
 # Starts launcher $1 ("SCENARIO/NAME") in node namespace $2 with the plan in
 # $work/SCENARIO/plan and pai-launch arguments $3... (--node NAME, or none to let it find its
-# node by address).
+# node by address). Its log folder is $work/SCENARIO/NAME.logs, or $SHARED_LOG_DIR when set (one
+# folder for every node, as on a shared file system).
 start_launcher() {
   local key=$1 ns
   ns=$(node_ns "$2")
@@ -112,7 +113,7 @@ start_launcher() {
   local scenario=${key%%/*}
   outputs+=("$work/$key.err" "$work/$key.out")
   ip netns exec "$ns" "$launcher" run --plan "$work/$scenario/plan/plan.json" \
-    --token-file "$work/$scenario/plan/job.token" --log-dir "$work/$key.logs" \
+    --token-file "$work/$scenario/plan/job.token" --log-dir "${SHARED_LOG_DIR:-$work/$key.logs}" \
     --heartbeat-interval-ms "${PAI_NETNS_HEARTBEAT_MS:-200}" --rendezvous-timeout "${TIMEOUT}s" "$@" \
     >"$work/$key.out" 2>"$work/$key.err" &
   # ip netns exec execs the command itself: $! is the launcher.

@@ -1,0 +1,136 @@
+// `pai-launch drill` against a real job (docs/drill.md): 2 nodes x 2 gloo DDP ranks (Debian's
+// python3-torch, tests/launcher/multi_node/diagnosis_job.py, scenario drill: a checkpoint every
+// 25 steps) and a spare, all on loopback. The drill puts its four faults into worker-1 (node-2,
+// the node that does not serve the coordinator), one after another: its last rank SIGKILLed,
+// stopped for a while (hang), slowed (stopped 3/4 of the time), then node-2's launcher
+// SIGKILLed. The scorecard must say each was detected and, for the three that restart the job,
+// recovered from with the steps since the last checkpoint lost; the report gets the section.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "launcher/multi_node/cluster_harness.h"
+
+namespace drill_job_test {
+
+using namespace pai;
+using namespace pai::testing;
+
+namespace {
+
+// Loopback addresses 127.157.0.1-3 of this test alone.
+constexpr int kSubnet = 157;
+
+}  // namespace
+
+TEST_CASE("a drill scores four faults on a real DDP job - detected, named, recovered") {
+  if (!have_torch()) {
+    WARN("python3-torch is not installed: the DDP job cannot run");
+    return;
+  }
+  TempDir scratch;
+  const std::string finish = scratch / "finish";
+  Plan plan = torch_job_plan("drill-ddp", kSubnet, "diagnosis_job.py",
+                             "drill CHECKPOINTS=" + scratch.path() + " FINISH=" + finish);
+  plan.spares.push_back(Host{"node-3", "127." + std::to_string(kSubnet) + ".0.3", 0});
+  plan.fault_tolerance.max_restarts = 10;
+  plan.fault_tolerance.backoff_seconds = 0;
+  plan.fault_tolerance.max_tolerated_failure_rate = -1;
+  // A stopped rank: named by the diagnosis after 3 s, the job restarted as hung after 6 s.
+  plan.fault_tolerance.diagnosis.hang_seconds = 3;
+  plan.fault_tolerance.hang.enabled = true;
+  plan.fault_tolerance.hang.interval_seconds = 6;
+  plan.fault_tolerance.diagnosis.slow_factor = 1.1;  // as in diagnosis_job_test
+  Cluster cluster(plan);
+  cluster.start_all();
+  // The drill reads the journals: it starts once the coordinator's is there.
+  REQUIRE(eventually(
+      [&] { return std::filesystem::exists(cluster.dir() / "logs/coordinator/events.jsonl"); }));
+
+  TempDir drill_dir;
+  Launcher drill(drill_dir, {"drill", "--plan", cluster.dir() / "plan.json", "--hold", "15s",
+                             "--settle", "90s", "--timeout", "60s", "--format", "json"});
+  const int drill_code = drill.wait(230);
+  spit(finish, "");
+  const auto codes = cluster.wait_all(300);  // from the launchers' start
+  INFO(cluster.transcript());
+  INFO("drill: " << drill.out() << drill.err());
+  CHECK(codes.at("node-1") == 0);
+  CHECK(codes.at("node-2") == 128 + 9);  // its launcher was the node-loss
+  CHECK(codes.at("node-3") == 0);
+  CHECK(leftover_processes(plan.name).empty());
+
+  const auto card = nlohmann::json::parse(drill.out());
+  REQUIRE(card.at("faults").size() == 4);
+  const auto& faults = card.at("faults");
+  CHECK(faults[0].at("fault") == "rank-kill");
+  CHECK(faults[1].at("fault") == "rank-hang");
+  CHECK(faults[2].at("fault") == "slow-rank");
+  CHECK(faults[3].at("fault") == "node-loss");
+  for (const auto& f : faults) {
+    INFO(f.dump());
+    REQUIRE_FALSE(f.contains("skipped"));
+    CHECK(f.at("instance") == "worker-1");
+    CHECK(f.at("node") == "node-2");
+    CHECK(f.at("detectSeconds").is_number());
+    CHECK(f.at("jobEnded") == "");
+  }
+  // The deterministic verdicts name the right place; the restarts recover with at most the
+  // steps since the last checkpoint (25) plus those of the verdict's wait lost.
+  CHECK(faults[0].at("rank") == 3);
+  CHECK(faults[0].at("namedRight") == true);
+  CHECK(faults[3].at("rank") == -1);
+  CHECK(faults[3].at("namedRight") == true);
+  CHECK(faults[3].at("verdict") == "node-lost: node-2");
+  for (int k : {0, 1, 3}) {
+    INFO(faults[k].dump());
+    CHECK(faults[k].at("restarted") == true);
+    CHECK(faults[k].at("recoverSeconds").is_number());
+    CHECK(faults[k].at("recoverSeconds").get<double>() >
+          faults[k].at("detectSeconds").get<double>());
+    REQUIRE(faults[k].at("lostSteps").is_number());
+    CHECK(faults[k].at("lostSteps").get<long long>() >= 0);
+    CHECK(faults[k].at("lostSteps").get<long long>() <= 25 + 150);
+  }
+  // The hang lasts longer than the hang interval: the job restarts before it ends.
+  CHECK(faults[1].at("seconds") == 15);
+  CHECK(faults[1].at("detectSeconds").get<double>() < 15);
+  // A stopped or slowed rank is named by the telemetry's diagnosis; which rank it names
+  // depends on where in its step the signal caught it, so a wrong name is reported, not
+  // failed on (diagnosis_job_test checks the diagnosis itself).
+  for (int k : {1, 2}) {
+    if (faults[k].at("namedRight") != true) WARN("named wrong: " << faults[k].dump());
+  }
+  if (faults[0].at("namedRight") == true && faults[1].at("namedRight") == true &&
+      faults[2].at("namedRight") == true && faults[3].at("namedRight") == true) {
+    CHECK(drill_code == 0);
+  } else {
+    CHECK(drill_code == 1);
+  }
+
+  // The journals: the coordinator's and the nodes' fault-injected, the bounded faults undone.
+  const std::string journal = slurp(cluster.dir() / "logs/coordinator/events.jsonl");
+  CHECK(count_lines_with(journal, "\"event\":\"fault-injected\"") == 4);
+  const std::string node_journal = slurp(cluster.dir() / "logs/worker-1/events.jsonl");
+  CHECK(count_lines_with(node_journal, "\"event\":\"fault-injected\"") == 4);
+  // The hang outlived the job's hang interval: continued when its instance was stopped; the
+  // slowdown ran its seconds.
+  CHECK(count_lines_with(node_journal, "\"event\":\"fault-reverted\",\"fault\":\"rank-hang\"") ==
+        1);
+  CHECK(count_lines_with(node_journal, "\"why\":\"the instance is stopping\"") == 1);
+  CHECK(count_lines_with(node_journal, "\"event\":\"fault-reverted\",\"fault\":\"slow-rank\"") ==
+        1);
+  CHECK(count_lines_with(node_journal, "\"why\":\"its seconds passed\"") == 1);
+
+  // The report has the drill's section.
+  TempDir report_dir;
+  const auto report = run_launcher(
+      report_dir, {"report", cluster.dir() / "logs", "-o", report_dir / "report.html"});
+  REQUIRE(report.code == 0);
+  const std::string html = slurp(report_dir / "report.html");
+  CHECK(html.find("<section id=\"drill\">") != std::string::npos);
+  CHECK(count_lines_with(html, "rank-kill") >= 1);
+}
+
+}  // namespace drill_job_test
