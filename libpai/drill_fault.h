@@ -1,5 +1,6 @@
 // The faults `pai-launch drill` injects into a running job (docs/drill.md), each into the
-// job's own processes only: their names on the command line, on the wire and in the journal.
+// job's own processes or its node's own link only: their names on the command line, on the
+// wire and in the journal.
 #pragma once
 
 #include <array>
@@ -13,6 +14,11 @@ enum class DrillFault {
   RankHang,  ///< SIGSTOP one rank's process for the fault's seconds (a hang outside collectives)
   SlowRank,  ///< one rank's process stopped 75 ms of every 100 ms for the fault's seconds
   NodeLoss,  ///< the node's launcher SIGKILLs itself (its ranks go with it)
+  /// the node's egress limited to kSlowLinkRate for the fault's seconds (tc; not the
+  /// coordinator's connection)
+  SlowLink,
+  /// everything the node sends dropped for the fault's seconds (tc; not to the coordinator)
+  DroppedLink,
 };
 
 /// How long one stop/continue cycle of SlowRank lasts, and how much of it the rank is stopped:
@@ -20,21 +26,41 @@ enum class DrillFault {
 inline constexpr int kSlowRankPeriodMs = 100;
 inline constexpr int kSlowRankStoppedMs = 75;
 
-/// The longest a bounded fault (RankHang, SlowRank) may last, in seconds.
+/// What SlowLink leaves of the node's link, in tc's spelling: a slow or flapping port.
+inline constexpr char kSlowLinkRate[] = "5mbit";
+
+/// The longest a bounded fault may last, in seconds.
 inline constexpr int kMaxFaultSeconds = 3600;
 
-/// Whether the fault lasts its seconds and is then undone (RankHang, SlowRank).
+/// Whether the fault lasts its seconds and is then undone (RankHang, SlowRank, SlowLink,
+/// DroppedLink).
 constexpr bool bounded(DrillFault fault) {
-  return fault == DrillFault::RankHang || fault == DrillFault::SlowRank;
+  return fault == DrillFault::RankHang || fault == DrillFault::SlowRank ||
+         fault == DrillFault::SlowLink || fault == DrillFault::DroppedLink;
+}
+
+/// Whether the fault goes into the instance's node (its launcher or its link) rather than one
+/// of its ranks: what a verdict must name is the node.
+constexpr bool on_node(DrillFault fault) {
+  return fault == DrillFault::NodeLoss || fault == DrillFault::SlowLink ||
+         fault == DrillFault::DroppedLink;
+}
+
+/// Whether the node's launcher, not its supervisor, carries the fault out (a tc rule).
+constexpr bool on_link(DrillFault fault) {
+  return fault == DrillFault::SlowLink || fault == DrillFault::DroppedLink;
 }
 
 /// Spelling of DrillFault.
 template <>
 struct EnumNames<DrillFault> {
-  static constexpr std::array<EnumName<DrillFault>, 4> table{{{DrillFault::RankKill, "rank-kill"},
-                                                              {DrillFault::RankHang, "rank-hang"},
-                                                              {DrillFault::SlowRank, "slow-rank"},
-                                                              {DrillFault::NodeLoss, "node-loss"}}};
+  static constexpr std::array<EnumName<DrillFault>, 6> table{
+      {{DrillFault::RankKill, "rank-kill"},
+       {DrillFault::RankHang, "rank-hang"},
+       {DrillFault::SlowRank, "slow-rank"},
+       {DrillFault::NodeLoss, "node-loss"},
+       {DrillFault::SlowLink, "slow-link"},
+       {DrillFault::DroppedLink, "dropped-link"}}};
 };
 
 }  // namespace pai

@@ -158,14 +158,16 @@ CLI::App* add_drill(CLI::App& app, Flags& f) {
   cmd->add_option("--log-dir", locator.log_dir,
                   "the job's log folder, whose journals score the faults (default: the plan's)");
   cmd->add_option("--faults", f.drill_faults,
-                  "the faults, in order (default: rank-kill,rank-hang,slow-rank,node-loss)")
+                  "the faults, in order: rank-kill, rank-hang, slow-rank, node-loss, slow-link, "
+                  "dropped-link (default: rank-kill,rank-hang,slow-rank,node-loss; the link "
+                  "faults need nodes with links of their own and CAP_NET_ADMIN)")
       ->delimiter(',');
   cmd->add_option("--instance", f.drill.instance,
                   "the instance the faults go into, ROLE-INDEX (default: the last one on a node "
                   "that does not serve the coordinator)");
   cmd->add_option("--rank", f.drill.rank, "its local rank (default: its last)")
       ->check(CLI::Range(0, 1 << 20));
-  cmd->add_option("--hold", f.drill_hold, "how long rank-hang and slow-rank last")
+  cmd->add_option("--hold", f.drill_hold, "how long rank-hang, slow-rank and the link faults last")
       ->capture_default_str();
   cmd->add_option("--settle", f.drill_settle,
                   "how long to wait for the job to step steadily before each fault")

@@ -25,6 +25,9 @@ constexpr auto kSteadyFor = std::chrono::seconds(2);
 constexpr auto kJournalPoll = std::chrono::seconds(1);
 // After a bounded fault's seconds, how long a verdict may still come.
 constexpr auto kAfterHold = std::chrono::seconds(5);
+// How long the node's own record of the fault may take: without it and any verdict, the node
+// did not put the fault in (its launcher said why) and nothing is waited for.
+constexpr auto kCarryOutWait = std::chrono::seconds(10);
 constexpr auto kReplyTimeout = std::chrono::seconds(30);
 
 // One fault of the campaign: scored, or why it was not injected.
@@ -200,6 +203,11 @@ class Drill {
       if (all.size() > index) last = all[index];
       const auto elapsed = Clock::now() - injected;
       if (last && complete(*last, elapsed >= hold)) return *last;
+      if (last && !last->carried_out && !last->detect_ms && elapsed >= kCarryOutWait) {
+        say(std::string(to_string(fault)) + ": the node has no record of putting it in after " +
+            std::to_string(kCarryOutWait.count()) + " s: its launcher's output says why");
+        return *last;
+      }
       if (Clock::now() >= deadline) break;
       std::this_thread::sleep_for(kJournalPoll);
     }
@@ -247,6 +255,7 @@ std::string render_json(const std::string& job, const std::vector<Row>& rows) {
       f["rank"] = s.injection.rank;
       f["seconds"] = s.injection.seconds;
       f["injected"] = journal::format_time(s.injection.at_ms);
+      f["carriedOut"] = s.carried_out;
       auto put = [&](const char* key, const std::optional<double>& value) {
         f[key] = value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
       };

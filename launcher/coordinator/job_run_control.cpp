@@ -72,12 +72,12 @@ ControlAnswer JobRun::inject(const net::InjectRequest& m, const std::string& who
   if (!state_.send_to_node(inst.node, net::Inject{i, m.rank, m.fault, m.seconds})) {
     return {false, m.instance + ": node " + n.name + " is not connected"};
   }
-  const bool node_loss = m.fault == DrillFault::NodeLoss;
-  const std::int64_t rank = node_loss ? -1 : p.first_rank + m.rank;
+  const std::int64_t rank = on_node(m.fault) ? -1 : p.first_rank + m.rank;
   const std::string what =
       std::string(fault) + " into " +
-      (node_loss ? "the launcher of " + n.name
-                 : m.instance + " rank " + std::to_string(rank) + " on " + n.name);
+      (m.fault == DrillFault::NodeLoss ? "the launcher of " + n.name
+       : on_link(m.fault)              ? "the link of " + n.name + " (" + m.instance + ")"
+                          : m.instance + " rank " + std::to_string(rank) + " on " + n.name);
   state_.record(journal::FaultInjected{.fault = fault,
                                        .instance = m.instance,
                                        .rank = rank,

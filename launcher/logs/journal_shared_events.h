@@ -236,7 +236,8 @@ struct FaultInjected {
   static constexpr Journals kIn = Journals::Both;
   static constexpr char kAbout[] =
       "A drill's fault (`pai-launch drill`): the coordinator sent it to the node, the node put it "
-      "into its rank (or, for node-loss, is about to SIGKILL its own launcher).";
+      "into its rank, on its link (slow-link, dropped-link: a tc rule), or, for node-loss, is "
+      "about to SIGKILL its own launcher.";
   std::string fault = {};
   std::string instance = {};
   std::int64_t rank = -1;
@@ -244,15 +245,18 @@ struct FaultInjected {
   std::optional<std::string> node = {};  ///< the coordinator's
   std::optional<std::string> by = {};    ///< the coordinator's: who asked
   std::optional<std::int64_t> pid = {};  ///< a node's: the process it went into
+  std::optional<std::string> link = {};  ///< a node's link fault: the interface
   bool operator==(const FaultInjected&) const = default;
   friend void fields(auto& v, Like<FaultInjected> auto& m) {
-    v("fault", m.fault, note("`rank-kill`, `rank-hang`, `slow-rank` or `node-loss`"));
+    v("fault", m.fault,
+      note("`rank-kill`, `rank-hang`, `slow-rank`, `node-loss`, `slow-link` or `dropped-link`"));
     v("instance", m.instance);
-    v("rank", m.rank, note("the global rank; -1 for node-loss"));
+    v("rank", m.rank, note("the global rank; -1 for node-loss and the link faults"));
     v("seconds", m.seconds, note("how long a bounded fault lasts; 0 for the others"));
     v("node", m.node, note("the coordinator's"));
     v("by", m.by, note("the coordinator's: who asked"));
     v("pid", m.pid, note("a node's: the process it went into"));
+    v("link", m.link, note("a node's link fault: the interface its tc rule is on"));
   }
 };
 

@@ -12,4 +12,10 @@ namespace pai::net {
 /// not exist.
 std::vector<std::string> interface_addresses(const std::string& name);
 
+/// The local interface this host reaches `host` (a name or a numeric address) through: the
+/// one holding the source address the kernel's routes pick for it (a UDP socket connected to
+/// it; nothing is sent). Empty with `*why` set when the host does not resolve, has no route,
+/// or the source address is on no interface.
+std::string interface_towards(const std::string& host, std::string* why);
+
 }  // namespace pai::net

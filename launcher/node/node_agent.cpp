@@ -69,6 +69,7 @@ int NodeAgent::run() {
       [this](const std::string& why) { on_lost(why); });
   const int code = parts_.instances.run();
   parts_.commands.kill_all();
+  end_link_fault("the job ended for this node");
   return code;
 }
 
@@ -188,11 +189,50 @@ void NodeAgent::forensics(int, int attempt, const Forensics::Report& report) {
 }
 
 std::optional<NodeAgent::Clock::time_point> NodeAgent::next_deadline() {
-  return parts_.link.next_deadline();
+  auto next = parts_.link.next_deadline();
+  if (link_fault_ && (!next || link_fault_->until < *next)) next = link_fault_->until;
+  return next;
 }
 
 void NodeAgent::on_deadline(Clock::time_point now) {
+  if (link_fault_ && link_fault_->until <= now) end_link_fault("its seconds passed");
   parts_.link.on_deadline(now, [this] { return heartbeat(); });
+}
+
+void NodeAgent::inject(const net::Inject& m) {
+  const int instance = local_of(m, m.instance);
+  std::string refused;
+  if (!on_link(m.fault)) {
+    refused = parts_.instances.inject(instance, m.rank, m.fault, m.seconds);
+  } else {
+    end_link_fault("another fault replaces it");
+    const int seconds = std::clamp(m.seconds, 1, kMaxFaultSeconds);
+    refused = parts_.links.shape(m.fault, seconds);
+    if (refused.empty()) {
+      const Placement& p = plan_.placements.at(static_cast<std::size_t>(m.instance));
+      const std::string name = p.role + "-" + std::to_string(p.index);
+      events_.record(journal::FaultInjected{.fault = to_string(m.fault),
+                                            .instance = name,
+                                            .seconds = seconds,
+                                            .link = parts_.links.interface()});
+      say(std::string("drill: ") + to_string(m.fault) + " on " + parts_.links.interface() +
+          " for " + std::to_string(seconds) + " s (the coordinator's traffic spared)");
+      link_fault_ = LinkFault{m.fault, name, parts_.clock.now() + std::chrono::seconds(seconds)};
+    }
+  }
+  if (!refused.empty()) say(std::string("drill: ") + to_string(m.fault) + ": " + refused);
+}
+
+void NodeAgent::end_link_fault(const char* why) {
+  if (!link_fault_) return;
+  const std::string failed = parts_.links.unshape();
+  if (!failed.empty()) say("warning: drill: the link fault could not be taken off: " + failed);
+  events_.record(journal::FaultReverted{
+      .fault = to_string(link_fault_->fault),
+      .instance = link_fault_->instance,
+      .rank = -1,
+      .why = failed.empty() ? why : why + std::string("; taking it off failed: ") + failed});
+  link_fault_.reset();
 }
 
 bool NodeAgent::on_child_exit(int pid, int wait_status) {
@@ -360,11 +400,7 @@ void NodeAgent::dispatch(const net::CoordinatorToNode& message) {
             parts_.instances.apply(StopInstance{instance, m.signal, m.dump_stacks, m.reason});
           },
           [&](const net::Kill& m) { parts_.instances.kill_instance(local_of(m, m.instance)); },
-          [&](const net::Inject& m) {
-            const std::string refused =
-                parts_.instances.inject(local_of(m, m.instance), m.rank, m.fault, m.seconds);
-            if (!refused.empty()) say(std::string("drill: ") + to_string(m.fault) + ": " + refused);
-          },
+          [&](const net::Inject& m) { inject(m); },
           [&](const net::Finish& m) { finish(m); },
           [&](const net::Exec& m) {
             parts_.commands.start(m.id, m.argv, launcher_env(), m.takes_stdin);

@@ -13,6 +13,7 @@
 #include "launcher/node/nvml_gpu_sampler.h"
 #include "launcher/node/remote_exec.h"
 #include "launcher/node/sysfs_nic_telemetry.h"
+#include "launcher/node/tc_link_shaper.h"
 #include "launcher/os/signals.h"
 #include "launcher/supervisor/supervisor.h"
 
@@ -125,8 +126,10 @@ struct RealNode {
         fabric(plan, supervisor.loop(), {},
                [this](bool on) { supervisor.set_reap_known_only(on); }),
         nics(plan),
+        links(options.coordinator_address, options.coordinator_port),
         agent(plan, options, events,
-              NodeAgentParts{link, runner, commands, logs, checks, clock, gpus, fabric, nics}) {
+              NodeAgentParts{link, runner, commands, logs, checks, clock, gpus, fabric, nics,
+                             links}) {
     hooks.agent = &agent;
     // The coordinator decides job-wide hangs from every node's heartbeats.
     supervisor.set_job_wide_hangs(true);
@@ -143,6 +146,7 @@ struct RealNode {
   SteadyClock clock;
   NvmlGpuSampler gpus;
   SysfsNicTelemetry nics;
+  TcLinkShaper links;
   NodeAgent agent;
 };
 

@@ -23,9 +23,8 @@ std::string drill_html(const std::vector<FaultScore>& scores) {
   for (const FaultScore& s : scores) {
     const DrillInjection& t = s.injection;
     const std::string target =
-        t.fault == DrillFault::NodeLoss
-            ? t.instance + " on " + t.node
-            : t.instance + " rank " + std::to_string(t.rank) + " on " + t.node;
+        on_node(t.fault) ? t.instance + " on " + t.node
+                         : t.instance + " rank " + std::to_string(t.rank) + " on " + t.node;
     std::string verdict = s.detect_ms ? s.detected_by : "not detected";
     if (!s.job_ended.empty()) verdict += "; the job " + s.job_ended + " before it recovered";
     out += "<tr><td>" + journal::format_time(t.at_ms) + "</td><td>" + to_string(t.fault) +

@@ -15,16 +15,19 @@ namespace {
 // How far before a fault the instance's `steps` records count for its highest step: a node
 // journals a moving rank's step at least every 10 s.
 constexpr std::int64_t kStepsLookBackMs = 15'000;
+// How far a node's clock may be behind the coordinator's for its record of a fault to count.
+constexpr std::int64_t kClockSkewMs = 2'000;
 
 // The verdict `event` gives on `target`, if it is one: what it says, and whether it names the
-// fault's rank (its instance where it names no rank) or, for node-loss, its node.
+// fault's rank (its instance where it names no rank) or, for a fault of the node (node-loss,
+// a link's), its node.
 struct Verdict {
   std::string text;
   bool named = false;
 };
 
 std::optional<Verdict> verdict_of(const journal::Event& event, const DrillInjection& target) {
-  const bool node_loss = target.fault == DrillFault::NodeLoss;
+  const bool of_node = on_node(target.fault);
   if (const auto* e = std::get_if<journal::Exited>(&event)) {
     if (e->stopping) return std::nullopt;  // its stop's, not the fault's
     return Verdict{"exited: " + e->instance + " local rank " + std::to_string(e->local_rank) +
@@ -33,9 +36,9 @@ std::optional<Verdict> verdict_of(const journal::Event& event, const DrillInject
   }
   if (const auto* h = std::get_if<journal::Hang>(&event)) {
     if (h->culprit) {
-      const bool named = node_loss ? h->culprit->node == target.node
-                                   : h->culprit->rank == target.rank ||
-                                         (h->culprit->rank < 0 && h->culprit->node == target.node);
+      const bool named = of_node ? h->culprit->node == target.node
+                                 : h->culprit->rank == target.rank ||
+                                       (h->culprit->rank < 0 && h->culprit->node == target.node);
       return Verdict{"hang: job-wide, culprit rank " + std::to_string(h->culprit->rank) + " on " +
                          h->culprit->node + " (" + h->culprit->cls + ")",
                      named};
@@ -44,7 +47,7 @@ std::optional<Verdict> verdict_of(const journal::Event& event, const DrillInject
     return Verdict{"hang: " + h->instance, h->instance == target.instance};
   }
   if (const auto* d = std::get_if<journal::Diagnosis>(&event)) {
-    const bool named = d->rank >= 0 && !node_loss ? d->rank == target.rank : d->node == target.node;
+    const bool named = d->rank >= 0 && !of_node ? d->rank == target.rank : d->node == target.node;
     return Verdict{"diagnosis: " + d->cls +
                        (d->rank >= 0 ? " rank " + std::to_string(d->rank) : "") + " on " + d->node,
                    named};
@@ -127,6 +130,18 @@ void DrillScorer::add_coordinator(const journal::Entry& entry) {
 }
 
 void DrillScorer::add_node(const journal::Entry& entry) {
+  if (const auto* f = std::get_if<journal::FaultInjected>(&entry.event)) {
+    // The node's record of the latest fault of its kind into its instance the coordinator
+    // journaled before it (the hosts' clocks may differ by kClockSkewMs).
+    for (std::size_t k = scores_.size(); k-- > 0;) {
+      const DrillInjection& target = scores_[k].injection;
+      if (to_string(target.fault) != f->fault || target.instance != f->instance) continue;
+      if (entry.unix_ms + kClockSkewMs < target.at_ms) continue;
+      scores_[k].carried_out = true;
+      break;
+    }
+    return;
+  }
   if (const auto* c = std::get_if<journal::Checkpoint>(&entry.event)) {
     // Any instance's: rank 0 saves the job's checkpoint for every rank.
     for (std::size_t k = 0; k < scores_.size(); ++k) {
@@ -182,20 +197,22 @@ std::vector<FaultScore> DrillScorer::scores() const {
 
 std::string render_scorecard(const std::vector<FaultScore>& scores) {
   std::ostringstream out;
-  out << "fault      target                      detect    named  recover   lost steps  verdict\n";
+  out << "fault        target                      detect    named  recover   lost steps  "
+         "verdict\n";
   for (const FaultScore& s : scores) {
     const DrillInjection& t = s.injection;
-    std::string target = t.fault == DrillFault::NodeLoss
-                             ? t.instance + " on " + t.node
-                             : t.instance + " rank " + std::to_string(t.rank);
+    std::string target = on_node(t.fault) ? t.instance + " on " + t.node
+                                          : t.instance + " rank " + std::to_string(t.rank);
     char line[160];
-    std::snprintf(line, sizeof line, "%-10s %-27s %-9s %-6s %-9s %-11s ", to_string(t.fault),
+    std::snprintf(line, sizeof line, "%-12s %-27s %-9s %-6s %-9s %-11s ", to_string(t.fault),
                   target.c_str(), s.detect_ms ? seconds_text(*s.detect_ms).c_str() : "-",
                   s.detect_ms ? (s.named_right ? "yes" : "NO") : "-",
                   s.recover_ms ? seconds_text(*s.recover_ms).c_str() : "-",
                   s.lost_steps ? std::to_string(*s.lost_steps).c_str() : "-");
     out << line;
-    if (!s.detect_ms) {
+    if (!s.detect_ms && !s.carried_out) {
+      out << "not detected; no record of the node putting it in (its launcher's output says why)";
+    } else if (!s.detect_ms) {
       out << "not detected";
     } else {
       out << s.detected_by;

@@ -21,7 +21,7 @@ struct DrillInjection {
   DrillFault fault = DrillFault::RankKill;
   std::string instance;
   std::string node;
-  std::int64_t rank = -1;  ///< global; -1 for node-loss
+  std::int64_t rank = -1;  ///< global; -1 for node-loss and the link faults
   std::int64_t seconds = 0;
   std::int64_t at_ms = 0;
 };
@@ -29,13 +29,16 @@ struct DrillInjection {
 /// How the job handled one fault. Times are from the injection, in milliseconds.
 struct FaultScore {
   DrillInjection injection;
+  /// The node's own journal has the fault going in (its `fault-injected`): a node that could
+  /// not put it in (a rank that just ended, a link fault on loopback) says why on its output.
+  bool carried_out = false;
   /// The first verdict on it after the injection: exited, hang, diagnosis, node-lost or
   /// restart (docs/drill.md says which counts for which fault); absent when none came before
   /// the next fault or the end.
   std::optional<std::int64_t> detect_ms;
   std::string detected_by;  ///< "hang: job-wide, culprit rank 3 (RankNonCommHang)", ...
   /// Whether that verdict named the fault's rank (its instance, where it names no rank) or,
-  /// for node-loss, its node.
+  /// for a fault of the node (node-loss, the link faults), its node.
   bool named_right = false;
   /// A restart followed: the instance's first step after it came `recover_ms` after the
   /// injection (absent while none came), having computed `lost_steps` steps again: the

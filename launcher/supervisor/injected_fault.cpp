@@ -26,6 +26,10 @@ InjectedFault::InjectedFault(DrillFault fault, int pid, int seconds, Clock::time
       signal(SIGSTOP);
       next_ = std::min(until_, now + std::chrono::milliseconds(kSlowRankStoppedMs));
       break;
+    case DrillFault::SlowLink:
+    case DrillFault::DroppedLink:  // the node's launcher carries these out (node/link_fault.h)
+      over_ = true;
+      break;
   }
 }
 

@@ -23,6 +23,8 @@ the wall-clock time its fault began there, for the benchmark's detection latency
   drill    steps until the file $FINISH exists (the ranks agree on it every 10 steps); rank 0
            saves a checkpoint into $CHECKPOINTS every 25 steps and every rank starts from the
            newest complete one (drill_job_test.cpp puts pai-launch drill's faults into it).
+           Its layer is 16 wide unless WIDTH says otherwise (drill_netns_test.sh: 128, so
+           that a slowed link slows its steps).
 """
 import os
 import time
@@ -44,7 +46,8 @@ if stamped:
 
 dist.init_process_group("gloo", init_method="env://")
 torch.manual_seed(0)
-width = int(os.environ.get("WIDTH", "128")) if scenario in ("network", "resume") else 16
+default_width = {"network": "128", "resume": "128", "drill": "16"}
+width = int(os.environ.get("WIDTH", default_width[scenario])) if scenario in default_width else 16
 model = torch.nn.parallel.DistributedDataParallel(
     torch.nn.Linear(width, 1 if width == 16 else width))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01)

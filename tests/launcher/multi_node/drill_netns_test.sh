@@ -3,11 +3,13 @@
 # 4 nodes of one gloo DDP rank each (diagnosis_job.py, scenario drill: a checkpoint every 25
 # steps) and a spare, each a namespace on a bridge (netns_lib.sh) with a real pai-launch, their
 # logs in one folder as on a shared file system. The drill runs in node-1's namespace (the
-# coordinator's node) and puts its four faults into worker-3 on node-4: its rank SIGKILLed,
-# stopped for 15 s, slowed to a quarter of a CPU for 15 s, and node-4's launcher SIGKILLed, so
-# that the spare takes worker-3. Every fault must be injected and detected, the three that
-# restart the job recovered from, the kill and the node loss named right; the scorecard is
-# printed (bench/README.md quotes it).
+# coordinator's node) and puts six faults into worker-3 on node-4: its rank SIGKILLed, stopped
+# for 15 s, slowed to a quarter of a CPU for 15 s; node-4's link slowed to 5 Mbit/s, then
+# dropping everything but the coordinator's traffic, for 15 s each (tc rules node-4's launcher
+# puts on its eth0 and takes off); and node-4's launcher SIGKILLed, so that the spare takes
+# worker-3. Every fault must be injected by the node and detected, the four that restart the job
+# recovered from, the kill and the node loss named right; the scorecard is printed
+# (bench/README.md quotes it).
 #
 #   drill_netns_test.sh BUILD_DIR   (BUILD_DIR holds compiler/pai-compile and launcher/pai-launch)
 #
@@ -41,7 +43,7 @@ roles:
   worker:
     instances: 4
     env: {PYTHONPATH: $source_dir/sdk/python, GLOO_SOCKET_IFNAME: eth0, OMP_NUM_THREADS: "1",
-          SCENARIO: drill, CHECKPOINTS: $work/drill/checkpoints, FINISH: $work/drill/finish}
+          SCENARIO: drill, WIDTH: "128", CHECKPOINTS: $work/drill/checkpoints, FINISH: $work/drill/finish}
     command: exec /usr/bin/python3 $source_dir/tests/launcher/multi_node/diagnosis_job.py
 faultTolerance:
   gracePeriod: 1s
@@ -58,6 +60,7 @@ wait_output drill/node-4 "rank 3 step 1$"
 
 ip netns exec "$(node_ns 1)" "$launcher" drill --plan "$work/drill/plan/plan.json" \
   --log-dir "$SHARED_LOG_DIR" --hold 15s --settle 60s --timeout 60s --format json \
+  --faults rank-kill,rank-hang,slow-rank,slow-link,dropped-link,node-loss \
   >"$work/drill.json" 2>"$work/drill.err" && code=0 || code=$?
 outputs+=("$work/drill.err" "$work/drill.json")
 : >"$work/drill/finish"
@@ -73,9 +76,10 @@ card = json.load(open(sys.argv[1]))
 code = int(sys.argv[2])
 faults = card["faults"]
 problems = []
-assert [f["fault"] for f in faults] == ["rank-kill", "rank-hang", "slow-rank", "node-loss"], faults
+assert [f["fault"] for f in faults] == ["rank-kill", "rank-hang", "slow-rank", "slow-link",
+                                       "dropped-link", "node-loss"], faults
 for f in faults:
-    print("  %-10s %-9s detect %-6s named %-5s recover %-6s lost %-4s %s" % (
+    print("  %-12s %-9s detect %-6s named %-5s recover %-6s lost %-4s %s" % (
         f["fault"], f.get("instance", "-"), f.get("detectSeconds"), f.get("namedRight"),
         f.get("recoverSeconds"), f.get("lostSteps"), f.get("verdict", f.get("skipped"))))
     if "skipped" in f:
@@ -83,9 +87,11 @@ for f in faults:
         continue
     if f["instance"] != "worker-3" or f["node"] != "node-4":
         problems.append("%s went into %s on %s" % (f["fault"], f["instance"], f["node"]))
+    if not f["carriedOut"]:
+        problems.append("%s: node-4 journaled no fault-injected" % f["fault"])
     if f["detectSeconds"] is None:
         problems.append("%s not detected" % f["fault"])
-    if f["fault"] != "slow-rank":
+    if f["fault"] not in ("slow-rank", "slow-link"):
         if not f["restarted"] or f["recoverSeconds"] is None:
             problems.append("%s: no recovery" % f["fault"])
         elif f["lostSteps"] is None or not 0 <= f["lostSteps"] <= 25 + 150:
@@ -97,4 +103,13 @@ if code != (0 if all(f.get("passed") for f in faults) else 1):
 if problems:
     sys.exit("; ".join(problems))
 PY
-say "passed: 4 faults into worker-3 on node-4, the scorecard above"
+# node-4's launcher put the link faults on its eth0 and took them off after their seconds.
+for fault in slow-link dropped-link; do
+  grep -q "\"event\":\"fault-injected\",\"fault\":\"$fault\".*\"link\":\"eth0\"" \
+    "$SHARED_LOG_DIR/worker-3/events.jsonl" ||
+    fail "node-4's journal has no $fault on eth0: $(grep "fault-" "$SHARED_LOG_DIR/worker-3/events.jsonl")"
+  grep -q "\"event\":\"fault-reverted\",\"fault\":\"$fault\".*its seconds passed" \
+    "$SHARED_LOG_DIR/worker-3/events.jsonl" ||
+    fail "node-4's journal has no end of $fault: $(grep "fault-" "$SHARED_LOG_DIR/worker-3/events.jsonl")"
+done
+say "passed: 6 faults into worker-3 on node-4, the scorecard above"

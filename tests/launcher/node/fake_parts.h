@@ -20,6 +20,7 @@
 #include "launcher/node/fabric_runner.h"
 #include "launcher/node/gpu_sampler.h"
 #include "launcher/node/instance_runner.h"
+#include "launcher/node/link_shaper.h"
 #include "launcher/node/log_subscription.h"
 #include "launcher/node/monotonic_clock.h"
 #include "launcher/node/nic_telemetry.h"
@@ -260,6 +261,29 @@ class FakeNicTelemetry final : public NicTelemetry {
     ++windows;
     return ports;
   }
+};
+
+/// A node's link as the test sets it: what was put on it and taken off, in order.
+class FakeLinkShaper final : public LinkShaper {
+ public:
+  /// "shape slow-link 15", "unshape".
+  std::vector<std::string> calls;
+  /// What shape() answers ("" = in place), and unshape().
+  std::string refusal;
+  std::string unshape_failure;
+  std::string on;  ///< the interface while a fault is on
+
+  std::string shape(DrillFault fault, int seconds) override {
+    calls.push_back(std::string("shape ") + to_string(fault) + " " + std::to_string(seconds));
+    if (refusal.empty()) on = "eth0";
+    return refusal;
+  }
+  std::string unshape() override {
+    calls.push_back("unshape");
+    on.clear();
+    return unshape_failure;
+  }
+  std::string interface() const override { return on; }
 };
 
 /// Fabric measurements that end when the test says so.

@@ -144,6 +144,40 @@ TEST_CASE("a slow rank named by a diagnosis verdict - a node-level verdict names
   CHECK(by_node[0].named_right);
 }
 
+TEST_CASE("a link fault is named by a verdict on its node - whatever rank it names") {
+  auto named = [](journal::Diagnosis d) {
+    return score({at(0, injected("dropped-link", "worker-1", -1, "node-2", 15)), at(3000, d)},
+                 {})[0]
+        .named_right;
+  };
+  CHECK(named({.cls = "RankCommHang", .node = "node-2"}));
+  CHECK(named({.cls = "RankCommSlow", .node = "node-2", .rank = 3}));
+  CHECK_FALSE(named({.cls = "RankCommHang", .node = "node-1"}));
+  const auto slow = score({at(0, injected("slow-link", "worker-1", -1, "node-2", 15)),
+                           at(2500, journal::Diagnosis{.cls = "RankCommSlow", .node = "node-2"})},
+                          {});
+  CHECK(slow[0].detected_by == "diagnosis: RankCommSlow on node-2");
+  CHECK(render_scorecard(slow).find("slow-link    worker-1 on node-2") != std::string::npos);
+}
+
+TEST_CASE("the node's own fault-injected record says the fault went in") {
+  const std::vector<journal::Entry> coordinator = {
+      at(0, injected("slow-link", "worker-1", -1, "node-2", 15))};
+  auto carried = [&](std::int64_t ms, journal::FaultInjected record) {
+    return score(coordinator, {at(ms, std::move(record))})[0].carried_out;
+  };
+  CHECK(carried(40, {.fault = "slow-link", .instance = "worker-1", .seconds = 15, .link = "eth0"}));
+  // A node's clock a little behind the coordinator's.
+  CHECK(carried(-1500, {.fault = "slow-link", .instance = "worker-1", .link = "eth0"}));
+  CHECK_FALSE(carried(-60000, {.fault = "slow-link", .instance = "worker-1", .link = "eth0"}));
+  CHECK_FALSE(carried(40, {.fault = "dropped-link", .instance = "worker-1", .link = "eth0"}));
+  CHECK_FALSE(carried(40, {.fault = "slow-link", .instance = "worker-0", .link = "eth0"}));
+  const auto none = score(coordinator, {});
+  CHECK_FALSE(none[0].carried_out);
+  CHECK(render_scorecard(none).find("not detected; no record of the node putting it in") !=
+        std::string::npos);
+}
+
 TEST_CASE("a node loss: named by node-lost, recovered on the spare") {
   const auto scores = score(
       {at(0, injected("node-loss", "worker-1", -1, "node-2")),
