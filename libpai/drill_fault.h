@@ -1,6 +1,6 @@
 // The faults `pai-launch drill` injects into a running job (docs/drill.md), each into the
-// job's own processes or its node's own link only: their names on the command line, on the
-// wire and in the journal.
+// job's own processes, its node's own link or its output folder's disk only: their names on the
+// command line, on the wire and in the journal.
 #pragma once
 
 #include <array>
@@ -19,6 +19,9 @@ enum class DrillFault {
   SlowLink,
   /// everything the node sends dropped for the fault's seconds (tc; not to the coordinator)
   DroppedLink,
+  /// the file system of the job's output folder filled for the fault's seconds (a file of the
+  /// node's launcher)
+  DiskFull,
 };
 
 /// How long one stop/continue cycle of SlowRank lasts, and how much of it the rank is stopped:
@@ -32,35 +35,40 @@ inline constexpr char kSlowLinkRate[] = "5mbit";
 /// The longest a bounded fault may last, in seconds.
 inline constexpr int kMaxFaultSeconds = 3600;
 
-/// Whether the fault lasts its seconds and is then undone (RankHang, SlowRank, SlowLink,
-/// DroppedLink).
+/// Whether the fault lasts its seconds and is then undone (all but RankKill and NodeLoss).
 constexpr bool bounded(DrillFault fault) {
-  return fault == DrillFault::RankHang || fault == DrillFault::SlowRank ||
-         fault == DrillFault::SlowLink || fault == DrillFault::DroppedLink;
+  return fault != DrillFault::RankKill && fault != DrillFault::NodeLoss;
 }
 
 /// Whether the fault goes into the instance's node (its launcher or its link) rather than one
 /// of its ranks: what a verdict must name is the node.
 constexpr bool on_node(DrillFault fault) {
   return fault == DrillFault::NodeLoss || fault == DrillFault::SlowLink ||
-         fault == DrillFault::DroppedLink;
+         fault == DrillFault::DroppedLink || fault == DrillFault::DiskFull;
 }
 
-/// Whether the node's launcher, not its supervisor, carries the fault out (a tc rule).
+/// Whether the fault is on the node's link (SlowLink, DroppedLink).
 constexpr bool on_link(DrillFault fault) {
   return fault == DrillFault::SlowLink || fault == DrillFault::DroppedLink;
+}
+
+/// Whether the node's launcher, not its supervisor, carries the fault out and undoes it (a tc
+/// rule, a file filling the disk).
+constexpr bool carried_by_node(DrillFault fault) {
+  return on_link(fault) || fault == DrillFault::DiskFull;
 }
 
 /// Spelling of DrillFault.
 template <>
 struct EnumNames<DrillFault> {
-  static constexpr std::array<EnumName<DrillFault>, 6> table{
+  static constexpr std::array<EnumName<DrillFault>, 7> table{
       {{DrillFault::RankKill, "rank-kill"},
        {DrillFault::RankHang, "rank-hang"},
        {DrillFault::SlowRank, "slow-rank"},
        {DrillFault::NodeLoss, "node-loss"},
        {DrillFault::SlowLink, "slow-link"},
-       {DrillFault::DroppedLink, "dropped-link"}}};
+       {DrillFault::DroppedLink, "dropped-link"},
+       {DrillFault::DiskFull, "disk-full"}}};
 };
 
 }  // namespace pai

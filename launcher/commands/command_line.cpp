@@ -159,15 +159,17 @@ CLI::App* add_drill(CLI::App& app, Flags& f) {
                   "the job's log folder, whose journals score the faults (default: the plan's)");
   cmd->add_option("--faults", f.drill_faults,
                   "the faults, in order: rank-kill, rank-hang, slow-rank, node-loss, slow-link, "
-                  "dropped-link (default: rank-kill,rank-hang,slow-rank,node-loss; the link "
-                  "faults need nodes with links of their own and CAP_NET_ADMIN)")
+                  "dropped-link, disk-full (default: rank-kill,rank-hang,slow-rank,node-loss; "
+                  "the link faults need nodes with links of their own and CAP_NET_ADMIN, "
+                  "disk-full an output folder on a local file system of its own)")
       ->delimiter(',');
   cmd->add_option("--instance", f.drill.instance,
                   "the instance the faults go into, ROLE-INDEX (default: the last one on a node "
                   "that does not serve the coordinator)");
   cmd->add_option("--rank", f.drill.rank, "its local rank (default: its last)")
       ->check(CLI::Range(0, 1 << 20));
-  cmd->add_option("--hold", f.drill_hold, "how long rank-hang, slow-rank and the link faults last")
+  cmd->add_option("--hold", f.drill_hold,
+                  "how long the bounded faults last (all but rank-kill and node-loss)")
       ->capture_default_str();
   cmd->add_option("--settle", f.drill_settle,
                   "how long to wait for the job to step steadily before each fault")
@@ -188,8 +190,15 @@ int drill(Flags& f) {
     for (const std::string& name : f.drill_faults) {
       const auto fault = enum_from_string<DrillFault>(name);
       if (!fault) {
-        return usage("drill: --faults: unknown fault \"" + name +
-                     "\"; expected rank-kill, rank-hang, slow-rank or node-loss");
+        std::string names;
+        const auto all = enum_values<DrillFault>();
+        for (std::size_t i = 0; i < all.size(); ++i) {
+          names += (i == 0                ? ""
+                    : i + 1 == all.size() ? " or "
+                                          : ", ") +
+                   std::string(to_string(all[i]));
+        }
+        return usage("drill: --faults: unknown fault \"" + name + "\"; expected " + names);
       }
       f.drill.faults.push_back(*fault);
     }

@@ -73,11 +73,12 @@ ControlAnswer JobRun::inject(const net::InjectRequest& m, const std::string& who
     return {false, m.instance + ": node " + n.name + " is not connected"};
   }
   const std::int64_t rank = on_node(m.fault) ? -1 : p.first_rank + m.rank;
-  const std::string what =
-      std::string(fault) + " into " +
-      (m.fault == DrillFault::NodeLoss ? "the launcher of " + n.name
-       : on_link(m.fault)              ? "the link of " + n.name + " (" + m.instance + ")"
-                          : m.instance + " rank " + std::to_string(rank) + " on " + n.name);
+  const std::string what = std::string(fault) + " into " +
+                           (m.fault == DrillFault::NodeLoss ? "the launcher of " + n.name
+                            : on_link(m.fault) ? "the link of " + n.name + " (" + m.instance + ")"
+                            : m.fault == DrillFault::DiskFull
+                                ? "the output folder's disk of " + n.name + " (" + m.instance + ")"
+                                : m.instance + " rank " + std::to_string(rank) + " on " + n.name);
   state_.record(journal::FaultInjected{.fault = fault,
                                        .instance = m.instance,
                                        .rank = rank,

@@ -92,9 +92,9 @@ struct FaultReverted {
   static constexpr char kName[] = "fault-reverted";
   static constexpr Journals kIn = Journals::Node;
   static constexpr char kAbout[] =
-      "A drill's bounded fault (rank-hang, slow-rank, slow-link, dropped-link) is over: its "
-      "seconds passed, or the rank exited or is being stopped first (a link fault: the job ended "
-      "for the node first).";
+      "A drill's bounded fault (rank-hang, slow-rank, slow-link, dropped-link, disk-full) is over: "
+      "its seconds passed, or the rank exited or is being stopped first (a fault of the node: "
+      "the job ended for the node first).";
   std::string fault = {};
   std::string instance = {};
   std::int64_t rank = 0;
@@ -103,7 +103,7 @@ struct FaultReverted {
   friend void fields(auto& v, Like<FaultReverted> auto& m) {
     v("fault", m.fault);
     v("instance", m.instance);
-    v("rank", m.rank, note("the global rank; -1 for a link fault"));
+    v("rank", m.rank, note("the global rank; -1 for a fault of the node (link, disk)"));
     v("why", m.why,
       note("`its seconds passed`, `the rank exited`, `the instance is stopping`, `the job ended "
            "for this node`, `another fault replaces it`"));

@@ -69,7 +69,7 @@ int NodeAgent::run() {
       [this](const std::string& why) { on_lost(why); });
   const int code = parts_.instances.run();
   parts_.commands.kill_all();
-  end_link_fault("the job ended for this node");
+  end_node_fault("the job ended for this node");
   return code;
 }
 
@@ -190,49 +190,50 @@ void NodeAgent::forensics(int, int attempt, const Forensics::Report& report) {
 
 std::optional<NodeAgent::Clock::time_point> NodeAgent::next_deadline() {
   auto next = parts_.link.next_deadline();
-  if (link_fault_ && (!next || link_fault_->until < *next)) next = link_fault_->until;
+  if (node_fault_ && (!next || node_fault_->until < *next)) next = node_fault_->until;
   return next;
 }
 
 void NodeAgent::on_deadline(Clock::time_point now) {
-  if (link_fault_ && link_fault_->until <= now) end_link_fault("its seconds passed");
+  if (node_fault_ && node_fault_->until <= now) end_node_fault("its seconds passed");
   parts_.link.on_deadline(now, [this] { return heartbeat(); });
 }
 
 void NodeAgent::inject(const net::Inject& m) {
   const int instance = local_of(m, m.instance);
   std::string refused;
-  if (!on_link(m.fault)) {
+  if (!carried_by_node(m.fault)) {
     refused = parts_.instances.inject(instance, m.rank, m.fault, m.seconds);
   } else {
-    end_link_fault("another fault replaces it");
+    end_node_fault("another fault replaces it");
     const int seconds = std::clamp(m.seconds, 1, kMaxFaultSeconds);
-    refused = parts_.links.shape(m.fault, seconds);
+    refused = parts_.faults.put(m.fault, seconds);
     if (refused.empty()) {
       const Placement& p = plan_.placements.at(static_cast<std::size_t>(m.instance));
       const std::string name = p.role + "-" + std::to_string(p.index);
       events_.record(journal::FaultInjected{.fault = to_string(m.fault),
                                             .instance = name,
                                             .seconds = seconds,
-                                            .link = parts_.links.interface()});
-      say(std::string("drill: ") + to_string(m.fault) + " on " + parts_.links.interface() +
-          " for " + std::to_string(seconds) + " s (the coordinator's traffic spared)");
-      link_fault_ = LinkFault{m.fault, name, parts_.clock.now() + std::chrono::seconds(seconds)};
+                                            .place = parts_.faults.place()});
+      say(std::string("drill: ") + to_string(m.fault) + " on " + parts_.faults.place() + " for " +
+          std::to_string(seconds) + " s" +
+          (on_link(m.fault) ? " (the coordinator's traffic spared)" : ""));
+      node_fault_ = NodeFault{m.fault, name, parts_.clock.now() + std::chrono::seconds(seconds)};
     }
   }
   if (!refused.empty()) say(std::string("drill: ") + to_string(m.fault) + ": " + refused);
 }
 
-void NodeAgent::end_link_fault(const char* why) {
-  if (!link_fault_) return;
-  const std::string failed = parts_.links.unshape();
-  if (!failed.empty()) say("warning: drill: the link fault could not be taken off: " + failed);
+void NodeAgent::end_node_fault(const char* why) {
+  if (!node_fault_) return;
+  const std::string failed = parts_.faults.remove();
+  if (!failed.empty()) say("warning: drill: the fault could not be taken off: " + failed);
   events_.record(journal::FaultReverted{
-      .fault = to_string(link_fault_->fault),
-      .instance = link_fault_->instance,
+      .fault = to_string(node_fault_->fault),
+      .instance = node_fault_->instance,
       .rank = -1,
       .why = failed.empty() ? why : why + std::string("; taking it off failed: ") + failed});
-  link_fault_.reset();
+  node_fault_.reset();
 }
 
 bool NodeAgent::on_child_exit(int pid, int wait_status) {

@@ -26,10 +26,10 @@
 #include "launcher/node/fabric_runner.h"
 #include "launcher/node/gpu_sampler.h"
 #include "launcher/node/instance_runner.h"
-#include "launcher/node/link_shaper.h"
 #include "launcher/node/log_subscription.h"
 #include "launcher/node/monotonic_clock.h"
 #include "launcher/node/nic_telemetry.h"
+#include "launcher/node/node_faults.h"
 #include "launcher/node/sanity_check_runner.h"
 #include "launcher/supervisor/supervisor.h"
 #include "libpai/plan.h"
@@ -75,7 +75,7 @@ struct NodeAgentParts {
   GpuSampler& gpus;
   FabricRunner& fabric;
   NicTelemetry& nics;
-  LinkShaper& links;
+  NodeFaults& faults;
 };
 
 /// This node's part of a multi-node job (docs/protocol.md, "Node launcher").
@@ -124,10 +124,10 @@ class NodeAgent final : public SupervisorHooks {
   std::vector<PolicyAction> decide(const PolicyEvent& event) override;
   /// Sends `failure` with the summary.
   void failure_summary(int instance, int global_rank, const std::string& summary) override;
-  /// The link's next deadline, or the end of a drill's link fault.
+  /// The link's next deadline, or the end of a drill's fault of the node.
   std::optional<Clock::time_point> next_deadline() override;
   /// Heartbeats (with the instance's activity while it runs) and the coordinator's silence;
-  /// a drill's link fault taken off when its seconds are over.
+  /// a drill's fault of the node taken off when its seconds are over.
   void on_deadline(Clock::time_point now) override;
   /// Hands the exit to the commands; true when it was one of theirs.
   bool on_child_exit(int pid, int wait_status) override;
@@ -161,11 +161,11 @@ class NodeAgent final : public SupervisorHooks {
   /// Sends a fabric message to the coordinator, journaling and saying its outcome.
   void fabric_report(net::NodeToCoordinator message);
   void subscribe_logs(const net::SubscribeLogs& m);
-  /// A drill's fault: a link fault on this node's link (LinkShaper), the others into the
-  /// instance's rank or launcher (InstanceRunner::inject). A refusal is said.
+  /// A drill's fault: the node's own (its link, its output folder's disk) by NodeFaults, the
+  /// others into the instance's rank or launcher (InstanceRunner::inject). A refusal is said.
   void inject(const net::Inject& m);
-  /// Takes a drill's link fault off, journaling `fault-reverted` with `why`.
-  void end_link_fault(const char* why);
+  /// Takes a drill's fault of the node off, journaling `fault-reverted` with `why`.
+  void end_node_fault(const char* why);
   void finish(const net::Finish& m);
   /// Says that the job failed for `reason` (the coordinator's, with its summary) once per
   /// terminal: nothing where the coordinator runs in this launcher, else its first line.
@@ -184,13 +184,13 @@ class NodeAgent final : public SupervisorHooks {
   bool finishing_ = false;  // the job is over for this node: nothing more is reported
   std::optional<MonotonicClock::TimePoint> gpus_sampled_;  // the latest GPU sample of this run
   bool gpus_unavailable_ = false;                          // no NVML: never asked again
-  // A drill's link fault on this node: its fault, instance and end.
-  struct LinkFault {
+  // A drill's fault of this node (carried_by_node): its fault, instance and end.
+  struct NodeFault {
     DrillFault fault;
     std::string instance;
     MonotonicClock::TimePoint until;
   };
-  std::optional<LinkFault> link_fault_;
+  std::optional<NodeFault> node_fault_;
 };
 
 }  // namespace pai::launcher

@@ -13,7 +13,7 @@
 #include "launcher/node/nvml_gpu_sampler.h"
 #include "launcher/node/remote_exec.h"
 #include "launcher/node/sysfs_nic_telemetry.h"
-#include "launcher/node/tc_link_shaper.h"
+#include "launcher/node/system_node_faults.h"
 #include "launcher/os/signals.h"
 #include "launcher/supervisor/supervisor.h"
 
@@ -126,10 +126,10 @@ struct RealNode {
         fabric(plan, supervisor.loop(), {},
                [this](bool on) { supervisor.set_reap_known_only(on); }),
         nics(plan),
-        links(options.coordinator_address, options.coordinator_port),
+        faults(options.coordinator_address, options.coordinator_port, plan.output),
         agent(plan, options, events,
               NodeAgentParts{link, runner, commands, logs, checks, clock, gpus, fabric, nics,
-                             links}) {
+                             faults}) {
     hooks.agent = &agent;
     // The coordinator decides job-wide hangs from every node's heartbeats.
     supervisor.set_job_wide_hangs(true);
@@ -146,7 +146,7 @@ struct RealNode {
   SteadyClock clock;
   NvmlGpuSampler gpus;
   SysfsNicTelemetry nics;
-  TcLinkShaper links;
+  SystemNodeFaults faults;
   NodeAgent agent;
 };
 

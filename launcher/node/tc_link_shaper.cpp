@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -128,36 +127,21 @@ std::string TcLinkShaper::shape(DrillFault fault, int seconds) {
     }
   }
   interface_ = interface;
-  undo_at_ =
-      std::chrono::steady_clock::now() + std::chrono::seconds(seconds + kLinkUndoMarginSeconds);
-  // Off again by itself should this launcher be gone by then: a session of its own, no
-  // PDEATHSIG; only this rule's handle is deleted.
-  const std::vector<std::string> undo = tc_undo_command(interface);
-  std::vector<std::string> argv{"/bin/sh",
-                                "-c",
-                                "sleep \"$1\" && shift && exec \"$@\"",
-                                "pai-link-undo",
-                                std::to_string(seconds + kLinkUndoMarginSeconds),
-                                tc_};
-  argv.insert(argv.end(), undo.begin(), undo.end());
+  // Off again by itself should this launcher be gone by then; only this rule's handle.
+  std::vector<std::string> undo{tc_};
+  for (const std::string& word : tc_undo_command(interface)) undo.push_back(word);
   try {
-    undo_pid_ = spawn_process(
-        SpawnRequest{.argv = argv, .env = {{"PATH", kTcPath}}, .working_dir = "/", .detach = true});
+    undo_.start(undo, seconds);
   } catch (const std::exception& e) {
     unshape();
-    return std::string("cannot start the rule's undo: ") + e.what();
+    return std::string("cannot start the rule's delayed undo: ") + e.what();
   }
   return "";
 }
 
 std::string TcLinkShaper::unshape() {
   if (interface_.empty()) return "";
-  // Still sleeping (reaped by the supervisor then); past its time it may be gone and its pid
-  // another process's, and it deletes nothing but this rule anyway.
-  if (undo_pid_ > 0 && std::chrono::steady_clock::now() + std::chrono::seconds(1) < undo_at_) {
-    ::kill(undo_pid_, SIGKILL);
-  }
-  undo_pid_ = 0;
+  undo_.cancel();
   std::string failed = run_tc(tc_, tc_undo_command(interface_));
   interface_.clear();
   return failed;

@@ -6,21 +6,17 @@
 // gact drop action still have htb, u32 and mirred). ARP and the like pass. Needs
 // CAP_NET_ADMIN, and an interface of the node's own: on loopback the rule would hit every local
 // connection, the other "nodes" too. Traffic that bypasses the kernel (RDMA verbs) is not
-// touched. A detached `sh -c 'sleep N; tc qdisc del ... handle 7ead:'` takes the rule off at the
-// fault's seconds plus kLinkUndoMarginSeconds if this launcher dies first.
+// touched. A delayed undo (delayed_undo.h: `tc qdisc del ... handle 7ead:`) takes the rule off
+// if this launcher dies first.
 #pragma once
 
-#include <chrono>
 #include <string>
 #include <vector>
 
-#include "launcher/node/link_shaper.h"
+#include "launcher/node/delayed_undo.h"
+#include "libpai/drill_fault.h"
 
 namespace pai::launcher {
-
-/// How long after a link fault's seconds its detached undo takes the rule off, should the
-/// launcher not have done so.
-inline constexpr int kLinkUndoMarginSeconds = 5;
 
 /// The tc commands (without the program) that put `fault` on `interface`, sparing the traffic
 /// to and from TCP/UDP port `spared_port`, in order.
@@ -30,26 +26,29 @@ std::vector<std::vector<std::string>> tc_fault_commands(DrillFault fault,
 /// The tc command (without the program) that takes it off again, and only it (by its handle).
 std::vector<std::string> tc_undo_command(const std::string& interface);
 
-class TcLinkShaper final : public LinkShaper {
+class TcLinkShaper {
  public:
   /// For a node whose coordinator listens at `coordinator_address`:`coordinator_port`.
   TcLinkShaper(std::string coordinator_address, int coordinator_port);
   /// Takes a fault still on off.
-  ~TcLinkShaper() override;
+  ~TcLinkShaper();
   TcLinkShaper(const TcLinkShaper&) = delete;
   TcLinkShaper& operator=(const TcLinkShaper&) = delete;
 
-  std::string shape(DrillFault fault, int seconds) override;
-  std::string unshape() override;
-  std::string interface() const override { return interface_; }
+  /// Puts `fault` (SlowLink, DroppedLink) on for `seconds`, replacing one that is on: "" done,
+  /// else why not, nothing left in place.
+  std::string shape(DrillFault fault, int seconds);
+  /// Takes it off: "" done (or none was on), else what tc said.
+  std::string unshape();
+  /// The interface the fault is on ("" while none is).
+  const std::string& interface() const { return interface_; }
 
  private:
   std::string coordinator_address_;
   int coordinator_port_;
-  std::string tc_;                                 // the tc program, found once
-  std::string interface_;                          // while a fault is on
-  int undo_pid_ = 0;                               // its detached undo
-  std::chrono::steady_clock::time_point undo_at_;  // when that undo acts
+  std::string tc_;         // the tc program, found once
+  std::string interface_;  // while a fault is on
+  DelayedUndo undo_;
 };
 
 }  // namespace pai::launcher

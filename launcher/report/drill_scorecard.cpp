@@ -142,6 +142,24 @@ void DrillScorer::add_node(const journal::Entry& entry) {
     }
     return;
   }
+  if (const auto* f = std::get_if<journal::CheckpointFailed>(&entry.event)) {
+    // A full disk is noticed where the job writes: a save that failed on the node, which no
+    // coordinator record may say (the job goes on).
+    for (std::size_t k = 0; k < scores_.size(); ++k) {
+      FaultScore& score = scores_[k];
+      const std::int64_t after = entry.unix_ms - score.injection.at_ms;
+      if (score.injection.fault != DrillFault::DiskFull ||
+          f->instance != score.injection.instance || after < 0 ||
+          entry.unix_ms >= window_end_ms_[k] || (score.detect_ms && *score.detect_ms <= after)) {
+        continue;
+      }
+      score.detect_ms = after;
+      score.detected_by = "checkpoint-failed: " + f->instance + " step " + std::to_string(f->step) +
+                          " (" + f->reason + ")";
+      score.named_right = true;
+    }
+    return;
+  }
   if (const auto* c = std::get_if<journal::Checkpoint>(&entry.event)) {
     // Any instance's: rank 0 saves the job's checkpoint for every rank.
     for (std::size_t k = 0; k < scores_.size(); ++k) {

@@ -33,8 +33,8 @@ struct FaultScore {
   /// not put it in (a rank that just ended, a link fault on loopback) says why on its output.
   bool carried_out = false;
   /// The first verdict on it after the injection: exited, hang, diagnosis, node-lost or
-  /// restart (docs/drill.md says which counts for which fault); absent when none came before
-  /// the next fault or the end.
+  /// restart, and for disk-full a node's checkpoint-failed of the instance (docs/drill.md says
+  /// which counts for which fault); absent when none came before the next fault or the end.
   std::optional<std::int64_t> detect_ms;
   std::string detected_by;  ///< "hang: job-wide, culprit rank 3 (RankNonCommHang)", ...
   /// Whether that verdict named the fault's rank (its instance, where it names no rank) or,

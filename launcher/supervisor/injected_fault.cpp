@@ -27,7 +27,8 @@ InjectedFault::InjectedFault(DrillFault fault, int pid, int seconds, Clock::time
       next_ = std::min(until_, now + std::chrono::milliseconds(kSlowRankStoppedMs));
       break;
     case DrillFault::SlowLink:
-    case DrillFault::DroppedLink:  // the node's launcher carries these out (node/link_fault.h)
+    case DrillFault::DroppedLink:
+    case DrillFault::DiskFull:  // the node's launcher carries these out (node/node_faults.h)
       over_ = true;
       break;
   }

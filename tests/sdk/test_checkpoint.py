@@ -581,6 +581,69 @@ class FailureTest(CheckpointTestCase):
                         self.monitor_warnings())
         self.assertEqual([name for name in self.entries() if ".tmp" in name], [])
 
+    def test_a_failed_write_is_kept_not_raised_into_torch(self) -> None:
+        class Disk:
+            def __init__(self) -> None:
+                self.written = 0
+
+            def write(self, data) -> int:
+                if self.written + len(data) > 10:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                self.written += len(data)
+                return len(data)
+
+            def flush(self) -> None:
+                raise AssertionError("flushed after a failed write")
+
+        disk = Disk()
+        out = checkpoint._LatchedWrites(disk)
+        self.assertEqual(out.write(b"12345678"), 8)
+        self.assertEqual(out.write(memoryview(b"abcdef")), 6)  # the disk is full: kept
+        self.assertEqual(out.error.errno, errno.ENOSPC)
+        self.assertEqual(out.write(b"xy"), 2)  # dropped, not raised
+        out.flush()
+        self.assertEqual(disk.written, 8)
+
+    @needs_torch
+    def test_torch_state_on_a_full_disk_raises_not_aborts(self) -> None:
+        # torch 1.13's own file writer aborts the process (SIGABRT) when a write fails, so this
+        # runs in a child: the disk fills after 100 bytes.
+        code = textwrap.dedent("""
+            import errno, os, sys
+            sys.path.insert(0, sys.argv[1])
+            import torch
+            from pai import checkpoint
+
+            class FullDisk:
+                def __init__(self, path, mode):
+                    self.written = 0
+                def __enter__(self):
+                    return self
+                def __exit__(self, *exc):
+                    return False
+                def write(self, data):
+                    size = memoryview(data).nbytes
+                    if self.written + size > 100:
+                        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                    self.written += size
+                    return size
+                def flush(self):
+                    pass
+
+            checkpoint.open = FullDisk
+            try:
+                checkpoint._write_state({"w": torch.zeros(4096)}, sys.argv[2])
+            except OSError as error:
+                print("raised", errno.errorcode[error.errno])
+            else:
+                print("no error")
+        """)
+        child = subprocess.run(
+            [sys.executable, "-c", code, SDK_DIR, os.path.join(self.checkpoints, "state.pt")],
+            capture_output=True, text=True, timeout=120, check=False)
+        self.assertEqual((child.returncode, child.stdout.strip()), (0, "raised ENOSPC"),
+                         child.stderr[-2000:])
+
     def test_no_space_left(self) -> None:
         launcher = self.start_launcher()
         self.save({"a": 1}, 1)

@@ -461,13 +461,48 @@ def _write_checkpoint(state: Any, step: int, folder: str, temporary: str, final:
     _fsync_path(folder)
 
 
+class _LatchedWrites:
+    """The file torch.save writes to, whose write() never raises: the first error is kept in
+    `error`, and later writes are dropped. torch's archive writer (1.13) writes the archive's end
+    again from its destructor after a failed write, and an error there aborts the process
+    (std::terminate: SIGABRT, found by `pai-launch drill` filling the disk); so a full disk
+    must not reach torch as an exception."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+        self.error: Optional[OSError] = None
+
+    def write(self, data: Any) -> int:
+        size = memoryview(data).nbytes
+        if self.error is None:
+            try:
+                self._raw.write(data)
+            except OSError as error:
+                self.error = error
+        return size
+
+    def flush(self) -> None:
+        if self.error is None:
+            try:
+                self._raw.flush()
+            except OSError as error:
+                self.error = error
+
+
 def _write_state(state: Any, path: str) -> str:
     """Writes `state` to `path` (torch.save when torch is importable, else pickle) and
-    fsyncs it. Returns the format: "torch" or "pickle". Tests replace it to fail."""
+    fsyncs it. Returns the format: "torch" or "pickle". Raises OSError when a write failed
+    (no space left). Tests replace it to fail."""
     torch = _torch()
     if torch is not None:
-        # A file name, not a file object: torch's own writer then runs without the GIL.
-        torch.save(state, path)
+        # A file object, not a name: torch's own file writer aborts the process when a write
+        # fails (_LatchedWrites). Its large writes release the GIL all the same.
+        with open(path, "wb") as raw:
+            out = _LatchedWrites(raw)
+            torch.save(state, out)
+            out.flush()
+            if out.error is not None:
+                raise out.error
         form = "torch"
     else:
         with open(path, "wb") as out:

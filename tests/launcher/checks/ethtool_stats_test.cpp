@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "support/new_netns.h"
+#include "support/new_namespace.h"
 
 namespace ethtool_stats_test {
 

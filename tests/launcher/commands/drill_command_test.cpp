@@ -28,11 +28,12 @@ std::pair<int, std::string> drill(const TempDir& dir, std::vector<std::string> a
 
 TEST_CASE("drill refuses an unknown fault, a bad duration or format - before finding the job") {
   TempDir dir;
-  auto [code, err] = drill(dir, {"--faults", "rank-kill,disk-full", "--coordinator", "127.0.0.1:1",
+  auto [code, err] = drill(dir, {"--faults", "rank-kill,gpu-xid", "--coordinator", "127.0.0.1:1",
                                  "--job", "j", "--token-file", "t"});
   CHECK(code == 2);
-  CHECK(err.find("drill: --faults: unknown fault \"disk-full\"; expected rank-kill, rank-hang, "
-                 "slow-rank or node-loss") != std::string::npos);
+  CHECK(err.find("drill: --faults: unknown fault \"gpu-xid\"; expected rank-kill, rank-hang, "
+                 "slow-rank, node-loss, slow-link, dropped-link or disk-full") !=
+        std::string::npos);
   std::tie(code, err) = drill(dir, {"--hold", "0s"});
   CHECK(code == 2);
   CHECK(err.find("drill: --hold 0s: expected 1s to 1h") != std::string::npos);

@@ -22,7 +22,8 @@ the wall-clock time its fault began there, for the benchmark's detection latency
            "rank R step N t=T" (swap_job_test.cpp swaps the slow node for a spare).
   drill    steps until the file $FINISH exists (the ranks agree on it every 10 steps); rank 0
            saves a checkpoint into $CHECKPOINTS every 25 steps and every rank starts from the
-           newest complete one (drill_job_test.cpp puts pai-launch drill's faults into it).
+           newest complete one (drill_job_test.cpp puts pai-launch drill's faults into it); a
+           save that fails (a full disk) is said and training goes on.
            Its layer is 16 wide unless WIDTH says otherwise (drill_netns_test.sh: 128, so
            that a slowed link slows its steps).
 """
@@ -104,7 +105,8 @@ for step in range(first, steps):
     if scenario == "drill" and rank == 0 and step % 25 == 24:
         saved = checkpoint.save_async({"model": model.state_dict()}, step,
                                       dir=os.environ["CHECKPOINTS"])
-        assert saved.wait(), saved.error
+        if not saved.wait():  # a full disk (the drill's disk-full): trained on, saved later
+            print("rank 0 could not save step %d: %s" % (step, saved.error), flush=True)
     if scenario == "drill" and step % 10 == 9:
         done = torch.tensor([1.0 if os.path.exists(os.environ["FINISH"]) else 0.0])
         dist.all_reduce(done)

@@ -9,7 +9,9 @@
 # puts on its eth0 and takes off); and node-4's launcher SIGKILLed, so that the spare takes
 # worker-3. Every fault must be injected by the node and detected, the four that restart the job
 # recovered from, the kill and the node loss named right; the scorecard is printed
-# (bench/README.md quotes it).
+# (bench/README.md quotes it). A second drill fills the disk of the job's output folder (a tmpfs
+# of its own, where rank 0 saves its checkpoints) for 15 s from worker-0's node: its failed saves
+# must name it, and the disk must be free again after.
 #
 #   drill_netns_test.sh BUILD_DIR   (BUILD_DIR holds compiler/pai-compile and launcher/pai-launch)
 #
@@ -32,18 +34,20 @@ source "$(dirname "$0")/netns_lib.sh"
 /usr/bin/python3 -c "import torch.distributed" 2>/dev/null || skip "python3-torch is not installed"
 netns_init
 netns_network 5
-mkdir -p "$work/drill/checkpoints" "$work/drill/logs"
+netns_tmpfs "$work/drill/output" 16m
+mkdir -p "$work/drill/output/checkpoints" "$work/drill/logs"
 cat >"$work/drill.yaml" <<SPEC
 apiVersion: pai/v1
 kind: Job
 name: pai-drill-$$
 $(hosts_yaml 4)
 spares: [{name: node-5, address: $SUBNET.5}]
+output: $work/drill/output
 roles:
   worker:
     instances: 4
     env: {PYTHONPATH: $source_dir/sdk/python, GLOO_SOCKET_IFNAME: eth0, OMP_NUM_THREADS: "1",
-          SCENARIO: drill, WIDTH: "128", CHECKPOINTS: $work/drill/checkpoints, FINISH: $work/drill/finish}
+          SCENARIO: drill, WIDTH: "128", CHECKPOINTS: $work/drill/output/checkpoints, FINISH: $work/drill/finish}
     command: exec /usr/bin/python3 $source_dir/tests/launcher/multi_node/diagnosis_job.py
 faultTolerance:
   gracePeriod: 1s
@@ -63,6 +67,11 @@ ip netns exec "$(node_ns 1)" "$launcher" drill --plan "$work/drill/plan/plan.jso
   --faults rank-kill,rank-hang,slow-rank,slow-link,dropped-link,node-loss \
   >"$work/drill.json" 2>"$work/drill.err" && code=0 || code=$?
 outputs+=("$work/drill.err" "$work/drill.json")
+ip netns exec "$(node_ns 1)" "$launcher" drill --plan "$work/drill/plan/plan.json" \
+  --log-dir "$SHARED_LOG_DIR" --hold 15s --settle 60s --timeout 60s --format json \
+  --faults disk-full --instance worker-0 >"$work/disk.json" 2>"$work/disk.err" &&
+  disk_code=0 || disk_code=$?
+outputs+=("$work/disk.err" "$work/disk.json")
 : >"$work/drill/finish"
 expect_success drill/node-{1,2,3,5}
 expect_exit 137 drill/node-4 # its launcher was the node-loss
@@ -103,13 +112,30 @@ if code != (0 if all(f.get("passed") for f in faults) else 1):
 if problems:
     sys.exit("; ".join(problems))
 PY
+# The full disk: node-1 filled the output folder's tmpfs, rank 0's saves failed and named it,
+# and the file is gone.
+/usr/bin/python3 - "$work/disk.json" "$disk_code" <<'PY' || fail "the disk-full scorecard: see above"
+import json, sys
+(f,) = json.load(open(sys.argv[1]))["faults"]
+print("  %-12s %-9s detect %-6s named %-5s restarted %-5s %s" % (
+    f["fault"], f.get("instance", "-"), f.get("detectSeconds"), f.get("namedRight"),
+    f.get("restarted"), f.get("verdict", f.get("skipped"))))
+assert f["fault"] == "disk-full" and f.get("instance") == "worker-0", f
+assert f["carriedOut"] and f["detectSeconds"] is not None and f["namedRight"], f
+assert f["verdict"].startswith("checkpoint-failed: worker-0 step"), f["verdict"]
+assert f["passed"] and sys.argv[2] == "0", "pai-launch drill exited %s" % sys.argv[2]
+PY
+[[ ! -e $work/drill/output/.pai-drill-disk-full ]] || fail "the disk-full file was left behind"
+grep -q '"event":"fault-reverted","fault":"disk-full".*its seconds passed' \
+  "$SHARED_LOG_DIR/worker-0/events.jsonl" || fail "node-1's journal has no end of disk-full"
+
 # node-4's launcher put the link faults on its eth0 and took them off after their seconds.
 for fault in slow-link dropped-link; do
-  grep -q "\"event\":\"fault-injected\",\"fault\":\"$fault\".*\"link\":\"eth0\"" \
+  grep -q "\"event\":\"fault-injected\",\"fault\":\"$fault\".*\"place\":\"eth0\"" \
     "$SHARED_LOG_DIR/worker-3/events.jsonl" ||
     fail "node-4's journal has no $fault on eth0: $(grep "fault-" "$SHARED_LOG_DIR/worker-3/events.jsonl")"
   grep -q "\"event\":\"fault-reverted\",\"fault\":\"$fault\".*its seconds passed" \
     "$SHARED_LOG_DIR/worker-3/events.jsonl" ||
     fail "node-4's journal has no end of $fault: $(grep "fault-" "$SHARED_LOG_DIR/worker-3/events.jsonl")"
 done
-say "passed: 6 faults into worker-3 on node-4, the scorecard above"
+say "passed: 6 faults into worker-3 on node-4 and a full disk under worker-0, the scorecards above"

@@ -29,6 +29,7 @@ netns_init() {
   declare -gA pids # "scenario/node" -> pid of a launcher (or other program) this test started
                    # and has not waited for
   outputs=()      # launcher output files, shown when the test fails
+  mounts=()       # file systems this test mounted (netns_tmpfs), unmounted by netns_cleanup
   trap netns_cleanup EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
@@ -65,8 +66,20 @@ netns_cleanup() {
     # peers (eth0) in the node namespaces.
     if [[ -e /run/netns/$ns ]]; then ip netns del "$ns" || say "could not delete namespace $ns"; fi
   done
+  local mounted
+  for mounted in "${mounts[@]}"; do
+    umount -l "$mounted" 2>/dev/null || say "could not unmount $mounted"
+  done
   [[ -n ${KEEP_WORK:-} ]] || rm -rf -- "$work"
   exit "$status"
+}
+
+# A tmpfs of size $2 (e.g. 64m) mounted on folder $1 (made), a file system of its own for what
+# a test fills; unmounted by netns_cleanup.
+netns_tmpfs() {
+  mkdir -p "$1"
+  mount -t tmpfs -o "size=$2" "pai-$TEST" "$1" || fail "cannot mount a tmpfs on $1"
+  mounts+=("$1")
 }
 
 # The namespace of node $1 of network $2 (default: none).

@@ -20,10 +20,10 @@
 #include "launcher/node/fabric_runner.h"
 #include "launcher/node/gpu_sampler.h"
 #include "launcher/node/instance_runner.h"
-#include "launcher/node/link_shaper.h"
 #include "launcher/node/log_subscription.h"
 #include "launcher/node/monotonic_clock.h"
 #include "launcher/node/nic_telemetry.h"
+#include "launcher/node/node_faults.h"
 #include "launcher/node/sanity_check_runner.h"
 
 namespace pai::launcher::testing {
@@ -263,27 +263,27 @@ class FakeNicTelemetry final : public NicTelemetry {
   }
 };
 
-/// A node's link as the test sets it: what was put on it and taken off, in order.
-class FakeLinkShaper final : public LinkShaper {
+/// The node's own faults as the test sets them: what was put on and taken off, in order.
+class FakeNodeFaults final : public NodeFaults {
  public:
-  /// "shape slow-link 15", "unshape".
+  /// "put slow-link 15", "remove".
   std::vector<std::string> calls;
-  /// What shape() answers ("" = in place), and unshape().
+  /// What put() answers ("" = in place), and remove().
   std::string refusal;
-  std::string unshape_failure;
-  std::string on;  ///< the interface while a fault is on
+  std::string remove_failure;
+  std::string on;  ///< the place while a fault is on
 
-  std::string shape(DrillFault fault, int seconds) override {
-    calls.push_back(std::string("shape ") + to_string(fault) + " " + std::to_string(seconds));
-    if (refusal.empty()) on = "eth0";
+  std::string put(DrillFault fault, int seconds) override {
+    calls.push_back(std::string("put ") + to_string(fault) + " " + std::to_string(seconds));
+    if (refusal.empty()) on = fault == DrillFault::DiskFull ? "/out/.pai-drill-disk-full" : "eth0";
     return refusal;
   }
-  std::string unshape() override {
-    calls.push_back("unshape");
+  std::string remove() override {
+    calls.push_back("remove");
     on.clear();
-    return unshape_failure;
+    return remove_failure;
   }
-  std::string interface() const override { return on; }
+  std::string place() const override { return on; }
 };
 
 /// Fabric measurements that end when the test says so.

@@ -63,7 +63,7 @@ class AgentHarness {
         events(dir / "events.jsonl"),
         agent(plan, options, events,
               NodeAgentParts{link, instances, commands, logs, checks, clock, gpus, fabric, nics,
-                             links}) {}
+                             faults}) {}
   ~AgentHarness() {
     pai::launcher::flush_output();
     ::close(terminal_);
@@ -87,7 +87,7 @@ class AgentHarness {
   FakeGpuSampler gpus;
   FakeFabricRunner fabric;
   FakeNicTelemetry nics;
-  FakeLinkShaper links;
+  FakeNodeFaults faults;
   NodeAgent agent;
 
   /// What the agent wrote on its terminal since the last said().
@@ -444,7 +444,7 @@ TEST_CASE("a drill's link fault goes on the node's link and comes off after its 
   node.forget();
   node.receive(Json{
       {"type", "inject"}, {"instance", 1}, {"rank", 0}, {"fault", "slow-link"}, {"seconds", 15}});
-  CHECK(node.links.calls == Strings{"shape slow-link 15"});
+  CHECK(node.faults.calls == Strings{"put slow-link 15"});
   CHECK(node.instances.take().empty());  // not the ranks'
   CHECK(node.said() ==
         "pai-launch: drill: slow-link on eth0 for 15 s (the coordinator's traffic spared)\n");
@@ -453,22 +453,37 @@ TEST_CASE("a drill's link fault goes on the node's link and comes off after its 
                                     {"instance", "worker-1"},
                                     {"rank", -1},
                                     {"seconds", 15},
-                                    {"link", "eth0"}}});
+                                    {"place", "eth0"}}});
   // Its end is a deadline of the agent's: not before its seconds.
   const auto due = node.agent.next_deadline();
   REQUIRE(due);
   CHECK(*due <= node.clock.time + std::chrono::seconds(15));
   node.agent.on_deadline(node.clock.time + std::chrono::seconds(14));
-  CHECK(node.links.calls.size() == 1);
+  CHECK(node.faults.calls.size() == 1);
   node.agent.on_deadline(node.clock.time + std::chrono::seconds(15));
-  CHECK(node.links.calls == Strings{"shape slow-link 15", "unshape"});
+  CHECK(node.faults.calls == Strings{"put slow-link 15", "remove"});
   CHECK(node.journal() == Messages{{{"event", "fault-reverted"},
                                     {"fault", "slow-link"},
                                     {"instance", "worker-1"},
                                     {"rank", -1},
                                     {"why", "its seconds passed"}}});
   node.agent.on_deadline(node.clock.time + std::chrono::seconds(16));
-  CHECK(node.links.calls.size() == 2);  // once
+  CHECK(node.faults.calls.size() == 2);  // once
+}
+
+TEST_CASE("a drill's full disk is the node's own fault - said without the link's words") {
+  AgentHarness node;
+  node.join_and_assign(1);
+  node.receive(Json{{"type", "start"}, {"instance", 1}, {"attempt", 0}});
+  node.forget();
+  node.receive(Json{
+      {"type", "inject"}, {"instance", 1}, {"rank", 0}, {"fault", "disk-full"}, {"seconds", 20}});
+  CHECK(node.faults.calls == Strings{"put disk-full 20"});
+  CHECK(node.instances.take().empty());
+  CHECK(node.said() == "pai-launch: drill: disk-full on /out/.pai-drill-disk-full for 20 s\n");
+  const Messages records = node.journal();
+  REQUIRE(records.size() == 1);
+  CHECK(records[0]["place"] == "/out/.pai-drill-disk-full");
 }
 
 TEST_CASE(
@@ -478,7 +493,7 @@ TEST_CASE(
   node.join_and_assign(1);
   node.receive(Json{{"type", "start"}, {"instance", 1}, {"attempt", 0}});
   node.forget();
-  node.links.refusal = "this node reaches the coordinator over the loopback interface";
+  node.faults.refusal = "this node reaches the coordinator over the loopback interface";
   node.receive(Json{{"type", "inject"},
                     {"instance", 1},
                     {"rank", 0},
@@ -489,33 +504,32 @@ TEST_CASE(
   CHECK(node.journal().empty());
   CHECK(node.agent.next_deadline() == node.link.deadline);  // nothing of the fault's
 
-  node.links.refusal.clear();
+  node.faults.refusal.clear();
   node.receive(Json{{"type", "inject"},
                     {"instance", 1},
                     {"rank", 0},
                     {"fault", "dropped-link"},
                     {"seconds", 20}});
-  node.links.unshape_failure = "tc qdisc del dev eth0 root handle 7ead: exited with status 2";
+  node.faults.remove_failure = "tc qdisc del dev eth0 root handle 7ead: exited with status 2";
   node.receive(Json{
       {"type", "inject"}, {"instance", 1}, {"rank", 0}, {"fault", "slow-link"}, {"seconds", 5}});
-  CHECK(node.links.calls ==
-        Strings{"shape dropped-link 20", "shape dropped-link 20", "unshape", "shape slow-link 5"});
+  CHECK(node.faults.calls ==
+        Strings{"put dropped-link 20", "put dropped-link 20", "remove", "put slow-link 5"});
   const Messages records = node.journal();
   REQUIRE(records.size() == 3);
   CHECK(records[1]["event"] == "fault-reverted");
   CHECK(records[1]["why"] ==
         "another fault replaces it; taking it off failed: tc qdisc del dev eth0 root handle "
         "7ead: exited with status 2");
-  CHECK(node.said().find("warning: drill: the link fault could not be taken off") !=
-        std::string::npos);
+  CHECK(node.said().find("warning: drill: the fault could not be taken off") != std::string::npos);
 
   // The job ends for the node: its run takes the fault off.
-  node.links.unshape_failure.clear();
+  node.faults.remove_failure.clear();
   node.instances.while_running = [&] {
     node.link.on_message(Json{{"type", "finish"}, {"exitCode", 0}, {"reason", "job succeeded"}});
   };
   CHECK(node.agent.run() == 0);
-  CHECK(node.links.calls.back() == "unshape");
+  CHECK(node.faults.calls.back() == "remove");
   const Messages after = node.journal();
   CHECK(std::any_of(after.begin(), after.end(), [](const Json& r) {
     return r["event"] == "fault-reverted" && r["why"] == "the job ended for this node";

@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "launcher/net/interface_address.h"
-#include "support/new_netns.h"
+#include "support/new_namespace.h"
 
 namespace tc_link_shaper_test {
 
 using pai::DrillFault;
-using pai::launcher::kLinkUndoMarginSeconds;
+using pai::launcher::kUndoMarginSeconds;
 using pai::launcher::tc_fault_commands;
 using pai::launcher::tc_undo_command;
 using pai::launcher::TcLinkShaper;
@@ -167,7 +167,7 @@ TEST_CASE("a link fault comes off by itself when its launcher is SIGKILLed") {
     if (!WIFSIGNALED(status)) return std::string("the launcher could not shape");
     std::string said = rule_on("a") ? "left-on " : "never-on ";
     const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(1 + kLinkUndoMarginSeconds + 5);
+        std::chrono::steady_clock::now() + std::chrono::seconds(1 + kUndoMarginSeconds + 5);
     while (rule_on("a") && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }

@@ -160,18 +160,40 @@ TEST_CASE("a link fault is named by a verdict on its node - whatever rank it nam
   CHECK(render_scorecard(slow).find("slow-link    worker-1 on node-2") != std::string::npos);
 }
 
+TEST_CASE("a full disk is detected by a failed save of its instance on the node") {
+  const std::vector<journal::Entry> coordinator = {
+      at(0, injected("disk-full", "worker-0", -1, "node-1", 20))};
+  const auto scores = score(
+      coordinator,
+      {at(-500, journal::CheckpointFailed{.instance = "worker-0", .step = 24, .reason = "old"}),
+       at(900, journal::CheckpointFailed{.instance = "worker-1", .step = 49, .reason = "other"}),
+       at(1200, journal::CheckpointFailed{
+                    .instance = "worker-0", .step = 49, .reason = "No space left on device"})});
+  REQUIRE(scores.size() == 1);
+  CHECK(scores[0].detect_ms == 1200);
+  CHECK(scores[0].named_right);
+  CHECK(scores[0].detected_by == "checkpoint-failed: worker-0 step 49 (No space left on device)");
+  CHECK_FALSE(scores[0].restarted);
+  // A rank's failed save after another fault is no verdict on that one.
+  const auto kill =
+      score({at(0, injected("rank-kill", "worker-0", 1, "node-1"))},
+            {at(300, journal::CheckpointFailed{.instance = "worker-0", .step = 9, .reason = "x"})});
+  CHECK_FALSE(kill[0].detect_ms);
+}
+
 TEST_CASE("the node's own fault-injected record says the fault went in") {
   const std::vector<journal::Entry> coordinator = {
       at(0, injected("slow-link", "worker-1", -1, "node-2", 15))};
   auto carried = [&](std::int64_t ms, journal::FaultInjected record) {
     return score(coordinator, {at(ms, std::move(record))})[0].carried_out;
   };
-  CHECK(carried(40, {.fault = "slow-link", .instance = "worker-1", .seconds = 15, .link = "eth0"}));
+  CHECK(
+      carried(40, {.fault = "slow-link", .instance = "worker-1", .seconds = 15, .place = "eth0"}));
   // A node's clock a little behind the coordinator's.
-  CHECK(carried(-1500, {.fault = "slow-link", .instance = "worker-1", .link = "eth0"}));
-  CHECK_FALSE(carried(-60000, {.fault = "slow-link", .instance = "worker-1", .link = "eth0"}));
-  CHECK_FALSE(carried(40, {.fault = "dropped-link", .instance = "worker-1", .link = "eth0"}));
-  CHECK_FALSE(carried(40, {.fault = "slow-link", .instance = "worker-0", .link = "eth0"}));
+  CHECK(carried(-1500, {.fault = "slow-link", .instance = "worker-1", .place = "eth0"}));
+  CHECK_FALSE(carried(-60000, {.fault = "slow-link", .instance = "worker-1", .place = "eth0"}));
+  CHECK_FALSE(carried(40, {.fault = "dropped-link", .instance = "worker-1", .place = "eth0"}));
+  CHECK_FALSE(carried(40, {.fault = "slow-link", .instance = "worker-0", .place = "eth0"}));
   const auto none = score(coordinator, {});
   CHECK_FALSE(none[0].carried_out);
   CHECK(render_scorecard(none).find("not detected; no record of the node putting it in") !=
