@@ -13,6 +13,9 @@ enum class DrillFault {
   RankKill,  ///< SIGKILL one rank's process
   RankHang,  ///< SIGSTOP one rank's process for the fault's seconds (a hang outside collectives)
   SlowRank,  ///< one rank's process stopped 75 ms of every 100 ms for the fault's seconds
+  /// one rank stays inside the next collective it completes for the fault's seconds: its peers
+  /// complete it and wait in the next (the rank's telemetry writer holds; pai/telemetry.h)
+  CollectiveHang,
   NodeLoss,  ///< the node's launcher SIGKILLs itself (its ranks go with it)
   /// the node's egress limited to kSlowLinkRate for the fault's seconds (tc; not the
   /// coordinator's connection)
@@ -36,6 +39,7 @@ inline constexpr char kSlowLinkRate[] = "5mbit";
 inline constexpr int kMaxFaultSeconds = 3600;
 
 /// Whether the fault lasts its seconds and is then undone (all but RankKill and NodeLoss).
+/// CollectiveHang's rank also ends it by itself at the deadline it was given.
 constexpr bool bounded(DrillFault fault) {
   return fault != DrillFault::RankKill && fault != DrillFault::NodeLoss;
 }
@@ -61,10 +65,11 @@ constexpr bool carried_by_node(DrillFault fault) {
 /// Spelling of DrillFault.
 template <>
 struct EnumNames<DrillFault> {
-  static constexpr std::array<EnumName<DrillFault>, 7> table{
+  static constexpr std::array<EnumName<DrillFault>, 8> table{
       {{DrillFault::RankKill, "rank-kill"},
        {DrillFault::RankHang, "rank-hang"},
        {DrillFault::SlowRank, "slow-rank"},
+       {DrillFault::CollectiveHang, "collective-hang"},
        {DrillFault::NodeLoss, "node-loss"},
        {DrillFault::SlowLink, "slow-link"},
        {DrillFault::DroppedLink, "dropped-link"},

@@ -12,7 +12,8 @@
  *
  *   offset 0     pai_telemetry_header (64 bytes): magic "PAIT", version 1, record size 64,
  *                capacity (records, a power of two), global rank (set by the launcher), writer
- *                pid (set by the writer when it attaches), the rest reserved zero.
+ *                pid (set by the writer when it attaches), at offset 24 the drill's hold (set
+ *                by the launcher; see "The drill's hold" below), the rest reserved zero.
  *   offset 64    uint64 head: the number of records ever written, alone in its cache line.
  *   offset 128   capacity records of 64 bytes (pai_telemetry_record); record n (0-based)
  *                lives in slot n % capacity.
@@ -46,6 +47,17 @@
  * Times are CLOCK_MONOTONIC nanoseconds (Python: time.monotonic_ns()), comparable across the
  * processes of one machine.
  *
+ * The drill's hold: `pai-launch drill`'s collective-hang fault (docs/drill.md) makes a rank hang
+ * inside a collective by storing a CLOCK_MONOTONIC deadline in drill_until_ns (an 8-byte store
+ * into the file; 0 clears it). A writer that supports it (pai.telemetry's wrappers) reads the
+ * word when a collective it records has completed, before it records the exit: while the word
+ * is later than now, it waits there, reading the word again at least every 50 ms, so that the
+ * collective stays open in the ring after its peers completed it. The deadline bounds the wait
+ * even if the launcher dies; a word more than PAI_TELEMETRY_MAX_HOLD_NS ahead of now is not a
+ * deadline the launcher wrote (a torn read, a stray write) and is ignored. A writer that never
+ * reads the word is unaffected: the fault then does nothing, and the drill's scorecard says
+ * that nothing detected it.
+ *
  * A second, separate file, the per-peer table, is described further down ("The per-peer
  * table"): what pai's NCCL profiler plugin measures of the network transfers to and from each
  * peer rank. The ring's layout does not depend on it.
@@ -74,6 +86,10 @@ extern "C" {
 #define PAI_TELEMETRY_DEFAULT_CAPACITY 1024u
 /** Largest capacity a reader accepts (a 64 MiB file). */
 #define PAI_TELEMETRY_MAX_CAPACITY (1u << 20)
+/** Offset of pai_telemetry_header.drill_until_ns. */
+#define PAI_TELEMETRY_DRILL_UNTIL_OFFSET 24u
+/** The longest hold a writer honours: a drill's longest fault (an hour) and a minute. */
+#define PAI_TELEMETRY_MAX_HOLD_NS (3660ull * 1000000000ull)
 /** Size in bytes of the file of a ring of `capacity` records. */
 #define PAI_TELEMETRY_FILE_SIZE(capacity) \
   ((uint64_t)PAI_TELEMETRY_RECORDS_OFFSET + (uint64_t)(capacity)*PAI_TELEMETRY_RECORD_SIZE)
@@ -111,7 +127,11 @@ typedef struct pai_telemetry_header {
   uint32_t capacity;    /**< records; a power of two */
   int32_t rank;         /**< global rank, set by the launcher */
   int32_t writer_pid;   /**< set by the writer when it attaches; 0 before */
-  uint8_t reserved[44]; /**< zero */
+  uint32_t reserved0;   /**< zero */
+  /** The drill's hold: CLOCK_MONOTONIC nanoseconds until which the writer stays inside the
+   * collectives it completes; 0: none. Set and cleared by the launcher. */
+  uint64_t drill_until_ns;
+  uint8_t reserved[32]; /**< zero */
 } pai_telemetry_header;
 
 /** One record, at PAI_TELEMETRY_RECORDS_OFFSET + (n % capacity) * 64. */
@@ -140,6 +160,9 @@ PAI_TELEMETRY_STATIC_ASSERT(sizeof(pai_telemetry_header) == 64, header_is_64_byt
 PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_header, capacity) == 8, capacity_at_8);
 PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_header, rank) == 12, rank_at_12);
 PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_header, writer_pid) == 16, writer_pid_at_16);
+PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_header, drill_until_ns) ==
+                                PAI_TELEMETRY_DRILL_UNTIL_OFFSET,
+                            drill_until_ns_at_24);
 PAI_TELEMETRY_STATIC_ASSERT(sizeof(pai_telemetry_record) == PAI_TELEMETRY_RECORD_SIZE,
                             record_is_64_bytes);
 PAI_TELEMETRY_STATIC_ASSERT(offsetof(pai_telemetry_record, time_ns) == 8, time_at_8);
@@ -167,6 +190,8 @@ static inline void pai_telemetry_header_init(pai_telemetry_header* h, uint32_t c
   h->capacity = capacity;
   h->rank = rank;
   h->writer_pid = 0;
+  h->reserved0 = 0;
+  h->drill_until_ns = 0;
   for (i = 0; i < sizeof h->reserved; ++i) h->reserved[i] = 0;
 }
 

@@ -158,8 +158,10 @@ CLI::App* add_drill(CLI::App& app, Flags& f) {
   cmd->add_option("--log-dir", locator.log_dir,
                   "the job's log folder, whose journals score the faults (default: the plan's)");
   cmd->add_option("--faults", f.drill_faults,
-                  "the faults, in order: rank-kill, rank-hang, slow-rank, node-loss, slow-link, "
-                  "dropped-link, disk-full (default: rank-kill,rank-hang,slow-rank,node-loss; "
+                  "the faults, in order: rank-kill, rank-hang, slow-rank, collective-hang, "
+                  "node-loss, slow-link, dropped-link, disk-full (default: "
+                  "rank-kill,rank-hang,slow-rank,node-loss; collective-hang needs ranks that "
+                  "use pai.telemetry; "
                   "the link faults need nodes with links of their own and CAP_NET_ADMIN, "
                   "disk-full an output folder on a local file system of its own)")
       ->delimiter(',');

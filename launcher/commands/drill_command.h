@@ -19,7 +19,8 @@ namespace pai::launcher {
 /// What `pai-launch drill` asks for.
 struct DrillOptions {
   JobLocator locator;  ///< the job, as the control commands find it; its log folder too
-  /// The faults, in order (default: rank-kill, rank-hang, slow-rank, node-loss).
+  /// The faults, in order (default: rank-kill, rank-hang, slow-rank, node-loss; the others of
+  /// DrillFault only when named).
   std::vector<DrillFault> faults = {DrillFault::RankKill, DrillFault::RankHang,
                                     DrillFault::SlowRank, DrillFault::NodeLoss};
   /// The instance the faults go into, "role-index"; "" = the job's last instance on a node

@@ -92,7 +92,8 @@ struct FaultReverted {
   static constexpr char kName[] = "fault-reverted";
   static constexpr Journals kIn = Journals::Node;
   static constexpr char kAbout[] =
-      "A drill's bounded fault (rank-hang, slow-rank, slow-link, dropped-link, disk-full) is over: "
+      "A drill's bounded fault (rank-hang, slow-rank, collective-hang, slow-link, dropped-link, "
+      "disk-full) is over: "
       "its seconds passed, or the rank exited or is being stopped first (a fault of the node: "
       "the job ended for the node first).";
   std::string fault = {};

@@ -250,8 +250,8 @@ struct FaultInjected {
   bool operator==(const FaultInjected&) const = default;
   friend void fields(auto& v, Like<FaultInjected> auto& m) {
     v("fault", m.fault,
-      note("`rank-kill`, `rank-hang`, `slow-rank`, `node-loss`, `slow-link`, `dropped-link` or "
-           "`disk-full`"));
+      note("`rank-kill`, `rank-hang`, `slow-rank`, `collective-hang`, `node-loss`, `slow-link`, "
+           "`dropped-link` or `disk-full`"));
     v("instance", m.instance);
     v("rank", m.rank, note("the global rank; -1 for the node's faults (node-loss, link, disk)"));
     v("seconds", m.seconds, note("how long a bounded fault lasts; 0 for the others"));

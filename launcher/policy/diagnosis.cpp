@@ -585,6 +585,8 @@ struct HangNetwork {
   // Node -> the growth of its ranks' TCP retransmits since they were first seen waiting.
   std::map<int, std::int64_t> growth;
   std::set<std::pair<int, int>> edges;  // stalled connections: (lower node, higher node)
+  // The ranks still inside a collective the others completed (none when no rank is ahead).
+  std::vector<const RankSample*> laggards;
 };
 
 // The network of the ranks' latest samples (Diagnoser::Latest each).
@@ -692,6 +694,34 @@ bool stalled_connections_suspected(const HangNetwork& net, const DiagnosisSettin
   return true;
 }
 
+// Ranks still inside a collective the others completed, on one node, while no connection is
+// stalled and no retransmit was needed: the others completed it, so the laggards' data went
+// out, and nothing on the network holds what they wait for. They are stuck inside the
+// collective itself (a GPU stream or a host thread that does not return): their node is named,
+// and the rank when it is one.
+bool stuck_in_a_completed_collective(const HangNetwork& net, const DiagnosisSettings&,
+                                     Diagnosis& d) {
+  if (net.laggards.empty() || !net.edges.empty()) return false;
+  for (const auto& [node, grown] : net.growth) {
+    if (grown > 0) return false;
+  }
+  const RankSample& first = *net.laggards.front();
+  for (const RankSample* s : net.laggards) {
+    if (s->node != first.node) return false;
+  }
+  name_node(d, first.node, net.names.at(first.node));
+  if (net.laggards.size() == 1) {
+    d.rank = first.rank;
+    d.gpu = first.gpu;
+  }
+  d.evidence += (net.laggards.size() == 1
+                     ? "rank " + std::to_string(first.rank) + " on " + d.node_name + " is"
+                     : "the ranks still in it are all on " + d.node_name + " and are") +
+                " stuck inside the collective itself: no connection is stalled and no packet "
+                "was retransmitted, so nothing on the network holds it";
+  return true;
+}
+
 // The one node whose RTT is an outlier, as for RankCommSlow.
 bool rtt_outlier(const HangNetwork& net, const DiagnosisSettings& settings, Diagnosis& d) {
   const std::vector<SlowLink> links = slow_links(net.samples, settings);
@@ -711,6 +741,7 @@ constexpr CommHangRule kCommHangRules[] = {end_of_every_stalled_connection,
                                            named_by_most_stalled_connections,
                                            retransmits_grew_most,
                                            stalled_connections_suspected,
+                                           stuck_in_a_completed_collective,
                                            rtt_outlier,
                                            nobody_stands_out};
 
@@ -728,7 +759,12 @@ void Diagnoser::name_comm_hang(const HangScene& scene, Clock::time_point now,
   if (reported_hangs_.contains({DiagnosisClass::RankCommHang, kSomeone, scene.newest})) return;
   Diagnosis d{
       DiagnosisClass::RankCommHang, -1, -1, "", -1, comm_hang_opening(scene), Severity::Critical};
-  const HangNetwork net = network_of(ranks_);
+  HangNetwork net = network_of(ranks_);
+  if (scene.ahead > 0) {
+    for (const Latest& latest : ranks_) {
+      if (inside(latest) && latest.open_seq == scene.seq) net.laggards.push_back(&latest.sample);
+    }
+  }
   for (const CommHangRule rule : kCommHangRules) {
     if (rule(net, settings_, d)) break;
   }

@@ -7,10 +7,11 @@
 namespace pai::launcher {
 
 InjectedFault::InjectedFault(DrillFault fault, int pid, int seconds, Clock::time_point now,
-                             Send send)
+                             Send send, Hold hold)
     : fault_(fault),
       pid_(pid),
       send_(std::move(send)),
+      hold_(std::move(hold)),
       until_(now + std::chrono::seconds(std::max(seconds, 1))) {
   switch (fault_) {
     case DrillFault::RankKill:
@@ -25,6 +26,11 @@ InjectedFault::InjectedFault(DrillFault fault, int pid, int seconds, Clock::time
     case DrillFault::SlowRank:
       signal(SIGSTOP);
       next_ = std::min(until_, now + std::chrono::milliseconds(kSlowRankStoppedMs));
+      break;
+    case DrillFault::CollectiveHang:
+      hold_(until_);
+      holding_ = true;
+      next_ = until_;
       break;
     case DrillFault::SlowLink:
     case DrillFault::DroppedLink:
@@ -68,6 +74,10 @@ bool InjectedFault::on_deadline(Clock::time_point now) {
 void InjectedFault::revert() {
   if (over_) return;
   if (stopped_) signal(SIGCONT);
+  if (holding_) {
+    holding_ = false;
+    hold_(Clock::time_point{});
+  }
   over_ = true;
 }
 

@@ -51,6 +51,22 @@ void create_shared_file(const std::string& kind, const std::string& path, std::s
   }
 }
 
+void write_shared_file(const std::string& kind, const std::string& path, std::uint64_t offset,
+                       std::string_view bytes) {
+  Fd file;
+  file.fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (file.fd < 0) throw_errno(kind, path, "cannot open");
+  struct stat st {};
+  if (::fstat(file.fd, &st) != 0) throw_errno(kind, path, "cannot stat");
+  if (!S_ISREG(st.st_mode)) throw_error(kind, path, "not a regular file");
+  if (offset + bytes.size() > static_cast<std::uint64_t>(st.st_size)) {
+    throw_error(kind, path, "too short: " + std::to_string(st.st_size) + " bytes");
+  }
+  const ssize_t n = ::pwrite(file.fd, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+  if (n < 0) throw_errno(kind, path, "cannot write");
+  if (static_cast<std::size_t>(n) != bytes.size()) throw_error(kind, path, "short write");
+}
+
 MappedFile::MappedFile(std::string kind, std::string path, std::size_t min_size, void* header,
                        std::size_t header_size)
     : kind_(std::move(kind)), path_(std::move(path)) {

@@ -25,6 +25,12 @@ class TelemetryError : public std::runtime_error {
 void create_shared_file(const std::string& kind, const std::string& path, std::string_view header,
                         std::uint64_t size);
 
+/// Writes `bytes` at `offset` of the existing regular file at `path` (no symbolic link
+/// followed, no FIFO waited on): what the launcher tells a rank through the file it maps.
+/// Throws TelemetryError "<kind> <path>: <why>".
+void write_shared_file(const std::string& kind, const std::string& path, std::uint64_t offset,
+                       std::string_view bytes);
+
 /// A file a rank writes, mapped read-only by the launcher. Single-threaded.
 class MappedFile {
  public:

@@ -136,6 +136,38 @@ void Supervisor::Impl::remove_telemetry_files(Instance& inst) {
   inst.telemetry_files.clear();
 }
 
+std::string Supervisor::Impl::why_no_collective_hold(const Rank& rank) const {
+  if (rank.telemetry_path.empty()) {
+    return "has no telemetry ring: collective-hang holds a rank through it";
+  }
+  // The records still in the ring (the last 1,024): a rank that steps through the SDK without
+  // instrument() has none of a collective, and nothing would read the hold.
+  try {
+    TelemetryReader reader(rank.telemetry_path);
+    for (const pai_telemetry_record& record : reader.poll().records) {
+      if (record.kind == PAI_TELEMETRY_COLLECTIVE_ENTER) return "";
+    }
+  } catch (const TelemetryError& e) {
+    return std::string("has no readable telemetry ring: ") + e.what();
+  }
+  return "records no collective in its telemetry ring: collective-hang needs a rank whose "
+         "collectives pai.telemetry.instrument() records";
+}
+
+void Supervisor::Impl::hold_collectives(const std::string& path, Clock::time_point until) {
+  const bool clear = until == Clock::time_point{};
+  try {
+    set_drill_hold(
+        path,
+        clear ? 0
+              : static_cast<std::uint64_t>(
+                    std::chrono::duration_cast<std::chrono::nanoseconds>(until.time_since_epoch())
+                        .count()));
+  } catch (const TelemetryError& e) {
+    if (!clear) say(std::string("drill: collective-hang: ") + e.what());
+  }
+}
+
 bool Supervisor::Impl::running(const Rank& rank) const {
   return rank.pid > 0 && by_pid.contains(rank.pid);
 }
@@ -400,15 +432,23 @@ std::string Supervisor::inject(int instance, int local_rank, DrillFault fault, i
   if (!impl_->running(rank) || inst.stopping) {
     return inst.name + " rank " + std::to_string(rank.global_rank) + " is not running";
   }
+  if (fault == DrillFault::CollectiveHang) {
+    if (std::string why = impl_->why_no_collective_hold(rank); !why.empty()) {
+      return inst.name + " rank " + std::to_string(rank.global_rank) + " " + why;
+    }
+  }
   impl_->end_fault(inst, "another fault replaces it");
   impl_->events.record(journal::FaultInjected{.fault = to_string(fault),
                                               .instance = inst.name,
                                               .rank = rank.global_rank,
                                               .seconds = bounded(fault) ? seconds : 0,
                                               .pid = rank.pid});
-  inst.fault =
-      std::make_unique<InjectedFault>(fault, rank.pid, seconds, InjectedFault::Clock::now(),
-                                      [](int pid, int sig) { ::kill(pid, sig); });
+  inst.fault = std::make_unique<InjectedFault>(
+      fault, rank.pid, seconds, InjectedFault::Clock::now(),
+      [](int pid, int sig) { ::kill(pid, sig); },
+      [this, path = rank.telemetry_path](InjectedFault::Clock::time_point until) {
+        impl_->hold_collectives(path, until);
+      });
   inst.fault_rank = local_rank;
   if (inst.fault->over()) inst.fault.reset();
   return "";

@@ -149,9 +149,10 @@ class Supervisor {
   /// like any other.
   void kill_instance(int instance);
   /// A drill's fault into local rank `local_rank` of `instance` (rank-kill, rank-hang,
-  /// slow-rank; injected_fault.h), bounded by `seconds`: journaled `fault-injected`, and
-  /// `fault-reverted` when a bounded one ends. A fault still going on in the instance ends
-  /// first. Returns why it could not be done ("" when done): the rank is not running.
+  /// slow-rank, collective-hang; injected_fault.h), bounded by `seconds`: journaled
+  /// `fault-injected`, and `fault-reverted` when a bounded one ends. A fault still going on in
+  /// the instance ends first. Returns why it could not be done ("" when done): the rank is not
+  /// running, or (collective-hang) records no collective in its telemetry ring.
   std::string inject(int instance, int local_rank, DrillFault fault, int seconds);
   /// The coordinator's checkpoint advice (`checkpoint-advice`): what every instance's control
   /// socket answers `checkpoint-advice` with from now on. With `report`, the saves its ranks

@@ -190,6 +190,15 @@ struct Supervisor::Impl {
 
   void remove_telemetry_files(Instance& inst);
 
+  // Why a drill's collective-hang cannot go into `rank` ("has no telemetry ring", "records no
+  // collective ..."), as the end of a sentence that names it; "" when it can: its ring holds
+  // a collective's record, so its writer wraps collectives and reads the hold.
+  std::string why_no_collective_hold(const Rank& rank) const;
+  // Sets the collective-hang's deadline in the ring at `path` (a default time_point clears
+  // it); a deadline that cannot be set is said, a clearing that cannot is not (the ring went
+  // with its rank's attempt).
+  void hold_collectives(const std::string& path, Clock::time_point until);
+
   // Whether the rank's process was started and not reaped yet.
   bool running(const Rank& rank) const;
 

@@ -1,5 +1,6 @@
 #include "launcher/supervisor/telemetry_ring.h"
 
+#include <cstring>
 #include <string_view>
 
 namespace pai::launcher {
@@ -25,6 +26,13 @@ void create_telemetry_ring(const std::string& path, int rank, std::uint32_t capa
   create_shared_file(kKind, path,
                      std::string_view(reinterpret_cast<const char*>(&header), sizeof header),
                      PAI_TELEMETRY_FILE_SIZE(capacity));
+}
+
+void set_drill_hold(const std::string& path, std::uint64_t until_ns) {
+  char bytes[sizeof until_ns];  // little-endian, as the ring is (pai/telemetry.h checks)
+  std::memcpy(bytes, &until_ns, sizeof bytes);
+  write_shared_file(kKind, path, PAI_TELEMETRY_DRILL_UNTIL_OFFSET,
+                    std::string_view(bytes, sizeof bytes));
 }
 
 TelemetryReader::TelemetryReader(const std::string& path)

@@ -21,6 +21,11 @@ namespace pai::launcher {
 void create_telemetry_ring(const std::string& path, int rank,
                            std::uint32_t capacity = PAI_TELEMETRY_DEFAULT_CAPACITY);
 
+/// Sets the drill's hold of the ring at `path` (include/pai/telemetry.h, "The drill's hold"):
+/// its writer stays inside the collectives it completes until `until_ns` (CLOCK_MONOTONIC);
+/// 0 clears it. Throws TelemetryError (the file is gone, not a regular file, too short).
+void set_drill_hold(const std::string& path, std::uint64_t until_ns);
+
 /// What one TelemetryReader::poll() found.
 struct TelemetryPoll {
   /// The records written since the previous poll that could still be read, oldest first;

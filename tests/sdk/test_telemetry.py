@@ -5,6 +5,7 @@ import os
 import shutil
 import struct
 import tempfile
+import threading
 import time
 import unittest
 import warnings
@@ -129,6 +130,57 @@ class RingTest(TempDirTest):
         self.assertIn("telemetry ring {}: cannot open:".format(self.dir), str(caught.exception))
 
 
+def set_drill_hold(path, seconds):
+    """Writes the drill's hold `seconds` from now into the ring at `path`, as the launcher
+    does (0: clears it)."""
+    until = time.monotonic_ns() + int(seconds * 1e9) if seconds else 0
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.pwrite(fd, struct.pack("<Q", until), 24)
+    finally:
+        os.close(fd)
+
+
+class DrillHoldTest(TempDirTest):
+    def test_no_hold_without_the_word(self):
+        r = telemetry.Ring(make_ring(self.path()))
+        self.assertEqual(r.drill_until(), 0)
+        self.assertEqual(r.hold_if_drilled(), 0.0)
+
+    def test_holds_until_the_deadline_and_no_longer(self):
+        path = make_ring(self.path())
+        r = telemetry.Ring(path)
+        set_drill_hold(path, 0.3)
+        began = time.monotonic()
+        waited = r.hold_if_drilled()
+        took = time.monotonic() - began
+        self.assertGreaterEqual(took, 0.28)
+        self.assertLess(took, 2.0)
+        self.assertGreater(waited, 0.2)
+        self.assertEqual(r.hold_if_drilled(), 0.0)  # past: no second hold
+
+    def test_a_cleared_hold_ends_at_the_next_look(self):
+        path = make_ring(self.path())
+        r = telemetry.Ring(path)
+        set_drill_hold(path, 60)
+        clearing = threading.Timer(0.2, set_drill_hold, (path, 0))
+        clearing.start()
+        began = time.monotonic()
+        r.hold_if_drilled()
+        clearing.join()
+        self.assertLess(time.monotonic() - began, 5.0)
+
+    def test_a_word_beyond_the_longest_hold_is_ignored(self):
+        path = make_ring(self.path())
+        r = telemetry.Ring(path)
+        set_drill_hold(path, 3661)
+        self.assertEqual(r.hold_if_drilled(), 0.0)
+        fd = os.open(path, os.O_WRONLY)
+        os.pwrite(fd, b"\xff" * 8, 24)  # garbage
+        os.close(fd)
+        self.assertEqual(r.hold_if_drilled(), 0.0)
+
+
 class RingOfProcessTest(TempDirTest):
     def test_none_without_the_variable_and_silent(self):
         with warnings.catch_warnings():
@@ -245,6 +297,40 @@ class InstrumentTest(GlooGroup, TempDirTest):
         dist.all_reduce(x)
         dist.all_reduce(x, async_op=True).wait()
         self.assertEqual(x.tolist(), [1.0, 1.0])
+
+    def held_exit(self, nth):
+        """Seconds between the enter and the exit of the `nth` collective recorded."""
+        got = [r for r in records_of(self.ring_path)
+               if r["kind"] in (telemetry.COLLECTIVE_ENTER, telemetry.COLLECTIVE_EXIT)]
+        enter, leave = got[2 * nth], got[2 * nth + 1]
+        self.assertEqual((enter["kind"], leave["kind"]),
+                         (telemetry.COLLECTIVE_ENTER, telemetry.COLLECTIVE_EXIT))
+        return (leave["time_ns"] - enter["time_ns"]) / 1e9
+
+    def test_a_drill_holds_a_completed_collective_open_until_its_deadline(self):
+        self.assertTrue(telemetry.instrument())
+        x = torch.ones(4)
+        set_drill_hold(self.ring_path, 0.4)
+        dist.all_reduce(x)
+        self.assertEqual(x.tolist(), [1.0] * 4)  # it completed, then held
+        self.assertGreaterEqual(self.held_exit(0), 0.35)
+        set_drill_hold(self.ring_path, 0.4)
+        dist.all_reduce(x, async_op=True).wait()
+        self.assertGreaterEqual(self.held_exit(1), 0.35)
+        set_drill_hold(self.ring_path, 0)
+        dist.all_reduce(x)
+        self.assertLess(self.held_exit(2), 0.3)
+
+    def test_a_drill_holds_a_ddp_bucket_all_reduce(self):
+        model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 2))
+        self.assertTrue(telemetry.instrument(model))
+        set_drill_hold(self.ring_path, 0.4)
+        model(torch.randn(3, 4)).sum().backward()
+        self.assertGreaterEqual(self.held_exit(0), 0.35)
+        self.assertTrue(all(p.grad is not None for p in model.parameters()))
+        set_drill_hold(self.ring_path, 0)
+        model(torch.randn(3, 4)).sum().backward()
+        self.assertLess(self.held_exit(1), 0.3)
 
     def test_ddp_backward_records_each_bucket_all_reduce(self):
         torch.manual_seed(0)

@@ -17,6 +17,12 @@ Writing a record is a few stores into a shared mapping (struct.pack_into): no sy
 about a microsecond. Nothing here raises into training code: ring() is None when the variable
 is unset or names no valid ring, and instrument() returns False when it cannot instrument.
 
+A drill (`pai-launch drill --faults collective-hang`, docs/drill.md) holds a rank inside a
+collective through its ring: the launcher writes a deadline into the ring's header, and the
+wrappers below, once a collective they record has completed, stay inside it (its exit not yet
+recorded) until that deadline passes or the launcher clears it. Reading the word costs one
+unpacked load per collective.
+
 One process writes a ring: the first to attach takes an exclusive flock on the file, so the
 workers of a `torchrun` that pai-launch started as one rank (they all inherit the variable)
 find the ring taken, and all but one get None. A process forked from the writer gets None.
@@ -54,6 +60,11 @@ RECORD_SIZE = 64
 HEAD_OFFSET = 64
 RECORDS_OFFSET = 128
 MAX_CAPACITY = 1 << 20
+#: The header's drill word: CLOCK_MONOTONIC ns until which collectives hold; 0 none.
+DRILL_UNTIL_OFFSET = 24
+#: The longest hold honoured; a word further ahead is not the launcher's and is ignored.
+MAX_HOLD_NS = 3660 * 1000 * 1000 * 1000
+_HOLD_POLL_S = 0.05
 
 # Record kinds.
 STEP_BEGIN = 1
@@ -189,6 +200,26 @@ class Ring:
             _U64.pack_into(m, at, n)
             _U64.pack_into(m, HEAD_OFFSET, n)
             self._head = n
+
+    def drill_until(self) -> int:
+        """The drill's hold the launcher wrote into the header (CLOCK_MONOTONIC ns; 0: none)."""
+        return _U64.unpack_from(self._map, DRILL_UNTIL_OFFSET)[0]
+
+    def hold_if_drilled(self) -> float:
+        """A drill's collective-hang: waits while the drill's hold lies ahead, reading it again
+        every 50 ms, so that the launcher's clearing ends the wait early. A hold more than
+        MAX_HOLD_NS ahead is ignored. Returns the seconds waited (0.0 when none)."""
+        waited = 0.0
+        until = self.drill_until()
+        while until:
+            now = time.monotonic_ns()
+            if until <= now or until - now > MAX_HOLD_NS:
+                break
+            pause = min(_HOLD_POLL_S, (until - now) / 1e9)
+            time.sleep(pause)
+            waited += pause
+            until = self.drill_until()
+        return waited
 
     def step_begin(self, step: int) -> None:
         """Training step `step` (an int64) begins."""
@@ -391,10 +422,15 @@ def _wrap(fn: Callable, op: int, payload: Optional[str], state: _Collectives) ->
         except BaseException:
             _record(r, COLLECTIVE_EXIT, op, gid, seq, nbytes, step)
             raise
+        drilled = _drilled(r)
         if result is not None and (always_async or argument(args, kwargs, "async_op", async_at,
                                                             False)):
-            if _exit_on_completion(result, r, op, gid, seq, nbytes, step):
+            if drilled:
+                result.wait()  # the hold begins once the collective completed
+            elif _exit_on_completion(result, r, op, gid, seq, nbytes, step):
                 return result
+        if drilled:
+            _hold(r)
         _record(r, COLLECTIVE_EXIT, op, gid, seq, nbytes, step)
         return result
 
@@ -411,6 +447,22 @@ def _record(r: Ring, kind: int, op: int, gid: int, seq: int, nbytes: int, step: 
     that is no int64) must not fail the collective."""
     try:
         r._append(kind, op, gid, step, seq, nbytes)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _drilled(r: Ring) -> bool:
+    """Whether a drill's hold is set in `r` (one load; False for a ring closed by the program)."""
+    try:
+        return r.drill_until() != 0
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _hold(r: Ring) -> None:
+    """Ring.hold_if_drilled for a wrapper or hook: never fails the collective."""
+    try:
+        r.hold_if_drilled()
     except Exception:  # noqa: BLE001
         pass
 
@@ -446,6 +498,11 @@ def _ddp_hook(state: _Collectives, allreduce_hook: Callable) -> Callable:
             raise
         finally:
             state.local.quiet = False
+        if _drilled(r):  # a drill's hold: inside the bucket's all-reduce once it completed
+            future.wait()
+            _hold(r)
+            _record(r, COLLECTIVE_EXIT, ALL_REDUCE, gid, seq, nbytes, step)
+            return future
 
         def done(f: Any) -> Any:
             _record(r, COLLECTIVE_EXIT, ALL_REDUCE, gid, seq, nbytes, step)
@@ -482,6 +539,9 @@ def instrument(model: Any = None) -> bool:
     RuntimeWarning says so). Any Python comm hook costs DDP a little over its built-in
     allreduce (the division by the world size becomes a pass of its own): about 1% of the step
     of a small CPU model in bench/telemetry_overhead.py, of which the records are 0.05%.
+
+    A drill's collective-hang (the module's docstring) holds a completed collective open in
+    these wrappers and in the hook; without a drill each costs one more load from the ring.
 
     Returns True when collectives are recorded (again on later calls); False, doing nothing,
     without torch, before init_process_group, or without a ring.

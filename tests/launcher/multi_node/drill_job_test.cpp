@@ -19,8 +19,9 @@ using namespace pai::testing;
 
 namespace {
 
-// Loopback addresses 127.157.0.1-3 of this test alone.
+// Loopback addresses 127.157.0.1-3 and 127.158.0.1-2 of this test alone.
 constexpr int kSubnet = 157;
+constexpr int kNoCollectivesSubnet = 158;
 
 }  // namespace
 
@@ -131,6 +132,47 @@ TEST_CASE("a drill scores four faults on a real DDP job - detected, named, recov
   const std::string html = slurp(report_dir / "report.html");
   CHECK(html.find("<section id=\"drill\">") != std::string::npos);
   CHECK(count_lines_with(html, "rank-kill") >= 1);
+}
+
+TEST_CASE("a collective-hang into a rank that records no collective is refused by its node") {
+  // Ranks that record their steps through pai.telemetry (so the drill finds the job stepping)
+  // but never call instrument(): nothing would read the hold. node-2 says why, journals no
+  // fault-injected, and the drill scores the fault as not carried out, exit code 1.
+  Plan plan = cluster_plan("drill-no-collectives", kNoCollectivesSubnet, 2, 0,
+                           "PYTHONPATH=" PAI_SOURCE_DIR
+                           "/sdk/python exec /usr/bin/python3 -c '"
+                           "import time\nfrom pai import telemetry\nr = telemetry.ring()\n"
+                           "for step in range(100000):\n"
+                           "    r.step_begin(step); time.sleep(0.05); r.step_end(step)\n'");
+  Cluster cluster(plan);
+  cluster.start_all();
+  REQUIRE(eventually(
+      [&] { return std::filesystem::exists(cluster.dir() / "logs/coordinator/events.jsonl"); }));
+  TempDir drill_dir;
+  Launcher drill(drill_dir,
+                 {"drill", "--plan", cluster.dir() / "plan.json", "--faults", "collective-hang",
+                  "--hold", "5s", "--settle", "30s", "--format", "json"});
+  const int drill_code = drill.wait(90);
+  TempDir scratch;
+  CHECK(run_launcher(scratch, {"cancel", "--plan", cluster.dir() / "plan.json"}, 30).code == 0);
+  cluster.wait_all(60);
+  INFO(cluster.transcript());
+  INFO("drill: " << drill.out() << drill.err());
+  CHECK(drill_code == 1);
+  const auto card = nlohmann::json::parse(drill.out());
+  REQUIRE(card.at("faults").size() == 1);
+  const auto& f = card.at("faults")[0];
+  CHECK(f.at("fault") == "collective-hang");
+  REQUIRE_FALSE(f.contains("skipped"));
+  CHECK(f.at("carriedOut") == false);
+  CHECK(f.at("passed") == false);
+  CHECK(count_lines_with(cluster.transcript(),
+                         "drill: collective-hang: worker-1 rank 1 records no collective in its "
+                         "telemetry ring: collective-hang needs a rank whose collectives "
+                         "pai.telemetry.instrument() records") == 1);
+  CHECK(count_lines_with(slurp(cluster.dir() / "logs/worker-1/events.jsonl"),
+                         "\"event\":\"fault-injected\"") == 0);
+  CHECK(leftover_processes(plan.name).empty());
 }
 
 }  // namespace drill_job_test

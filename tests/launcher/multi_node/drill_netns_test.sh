@@ -3,12 +3,13 @@
 # 4 nodes of one gloo DDP rank each (diagnosis_job.py, scenario drill: a checkpoint every 25
 # steps) and a spare, each a namespace on a bridge (netns_lib.sh) with a real pai-launch, their
 # logs in one folder as on a shared file system. The drill runs in node-1's namespace (the
-# coordinator's node) and puts six faults into worker-3 on node-4: its rank SIGKILLed, stopped
-# for 15 s, slowed to a quarter of a CPU for 15 s; node-4's link slowed to 5 Mbit/s, then
+# coordinator's node) and puts seven faults into worker-3 on node-4: its rank SIGKILLed, stopped
+# for 15 s, held inside a gradient all-reduce it completed for 15 s (pai.telemetry's hold),
+# slowed to a quarter of a CPU for 15 s; node-4's link slowed to 5 Mbit/s, then
 # dropping everything but the coordinator's traffic, for 15 s each (tc rules node-4's launcher
 # puts on its eth0 and takes off); and node-4's launcher SIGKILLed, so that the spare takes
-# worker-3. Every fault must be injected by the node and detected, the four that restart the job
-# recovered from, the kill and the node loss named right; the scorecard is printed
+# worker-3. Every fault must be injected by the node and detected, the five that restart the job
+# recovered from, the kill, the collective hang and the node loss named right; the scorecard is printed
 # (bench/README.md quotes it). A second drill fills the disk of the job's output folder (a tmpfs
 # of its own, where rank 0 saves its checkpoints) for 15 s from worker-0's node: its failed saves
 # must name it, and the disk must be free again after.
@@ -64,7 +65,7 @@ wait_output drill/node-4 "rank 3 step 1$"
 
 ip netns exec "$(node_ns 1)" "$launcher" drill --plan "$work/drill/plan/plan.json" \
   --log-dir "$SHARED_LOG_DIR" --hold 15s --settle 60s --timeout 60s --format json \
-  --faults rank-kill,rank-hang,slow-rank,slow-link,dropped-link,node-loss \
+  --faults rank-kill,rank-hang,collective-hang,slow-rank,slow-link,dropped-link,node-loss \
   >"$work/drill.json" 2>"$work/drill.err" && code=0 || code=$?
 outputs+=("$work/drill.err" "$work/drill.json")
 ip netns exec "$(node_ns 1)" "$launcher" drill --plan "$work/drill/plan/plan.json" \
@@ -85,8 +86,8 @@ card = json.load(open(sys.argv[1]))
 code = int(sys.argv[2])
 faults = card["faults"]
 problems = []
-assert [f["fault"] for f in faults] == ["rank-kill", "rank-hang", "slow-rank", "slow-link",
-                                       "dropped-link", "node-loss"], faults
+assert [f["fault"] for f in faults] == ["rank-kill", "rank-hang", "collective-hang", "slow-rank",
+                                       "slow-link", "dropped-link", "node-loss"], faults
 for f in faults:
     print("  %-12s %-9s detect %-6s named %-5s recover %-6s lost %-4s %s" % (
         f["fault"], f.get("instance", "-"), f.get("detectSeconds"), f.get("namedRight"),
@@ -105,7 +106,7 @@ for f in faults:
             problems.append("%s: no recovery" % f["fault"])
         elif f["lostSteps"] is None or not 0 <= f["lostSteps"] <= 25 + 150:
             problems.append("%s: lost steps %s" % (f["fault"], f["lostSteps"]))
-    if f["fault"] in ("rank-kill", "node-loss") and not f["namedRight"]:
+    if f["fault"] in ("rank-kill", "collective-hang", "node-loss") and not f["namedRight"]:
         problems.append("%s named wrong: %s" % (f["fault"], f["verdict"]))
 if code != (0 if all(f.get("passed") for f in faults) else 1):
     problems.append("pai-launch drill exited %d" % code)
@@ -138,4 +139,4 @@ for fault in slow-link dropped-link; do
     "$SHARED_LOG_DIR/worker-3/events.jsonl" ||
     fail "node-4's journal has no end of $fault: $(grep "fault-" "$SHARED_LOG_DIR/worker-3/events.jsonl")"
 done
-say "passed: 6 faults into worker-3 on node-4 and a full disk under worker-0, the scorecards above"
+say "passed: 7 faults into worker-3 on node-4 and a full disk under worker-0, the scorecards above"

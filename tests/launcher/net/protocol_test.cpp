@@ -564,8 +564,9 @@ TEST_CASE("a drill's fault keeps its bytes both ways - its name, rank and second
                  R"("type":"inject"})");
   CHECK(
       error_of(R"({"type":"inject","instance":0,"rank":0,"fault":"rm-rf","seconds":0})", to_node) ==
-      "inject: fault: expected \"rank-kill\", \"rank-hang\", \"slow-rank\", \"node-loss\", "
-      "\"slow-link\", \"dropped-link\" or \"disk-full\", got \"rm-rf\"");
+      "inject: fault: expected \"rank-kill\", \"rank-hang\", \"slow-rank\", "
+      "\"collective-hang\", \"node-loss\", \"slow-link\", \"dropped-link\" or \"disk-full\", "
+      "got \"rm-rf\"");
   CHECK(error_of(R"({"type":"inject","instance":0,"rank":0,"fault":"rank-hang","seconds":3601})",
                  to_node) == "inject: seconds: expected an integer in [0, 3600], got 3601");
   CHECK(error_of(R"({"type":"inject","instance":0,"rank":-1,"fault":"rank-hang","seconds":1})",

@@ -903,6 +903,49 @@ TEST_CASE("ranks left in a collective the others completed are a hung collective
   CHECK(behind[0].rank == 5);
 }
 
+TEST_CASE("a rank stuck in a collective the others completed, the network quiet, is named") {
+  // Rank 2 took part in all_reduce #10 (the others completed it) but never left it: a drill's
+  // collective-hang, or a GPU stream that does not return. No connection stalls.
+  std::vector<Diagnosis> v = hung_four_nodes([](RankSample& s, std::int64_t t) {
+    s.tcp_retrans = 3;
+    if (s.rank != 2) enter(s, 11, t - 50);
+  });
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].cls == DiagnosisClass::RankCommHang);
+  CHECK(v[0].rank == 2);
+  CHECK(v[0].node == 1);
+  CHECK(v[0].node_name == "node-1");
+  CHECK(v[0].gpu == 2);
+  CHECK(v[0].evidence ==
+        "all 8 ranks have been inside collectives: 7 in all_reduce #11, rank 2 (node-1, GPU 2) "
+        "still in all_reduce #10, which the others completed, for at least 60 s; rank 2 on "
+        "node-1 is stuck inside the collective itself: no connection is stalled and no packet "
+        "was retransmitted, so nothing on the network holds it");
+
+  // Both ranks of node 3 stuck: the node is named, no rank.
+  v = hung_four_nodes([](RankSample& s, std::int64_t t) {
+    if (s.node != 3) enter(s, 11, t - 50);
+  });
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].node == 3);
+  CHECK(v[0].rank == -1);
+  CHECK_THAT(v[0].evidence, Catch::EndsWith("the ranks still in it are all on node-3 and are "
+                                            "stuck inside the collective itself: no connection "
+                                            "is stalled and no packet was retransmitted, so "
+                                            "nothing on the network holds it"));
+
+  // A retransmit during the hang: a message may have been lost on its way to rank 2, which
+  // is then a victim. Nobody is named on this rule (retransmits that grew at one node name it).
+  v = hung_four_nodes([](RankSample& s, std::int64_t t) {
+    s.tcp_retrans = 3 + (t > 30'000 && s.node < 2 ? 1 : 0);
+    if (s.rank != 2) enter(s, 11, t - 50);
+  });
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].rank == -1);
+  CHECK(v[0].node == -1);
+  CHECK_THAT(v[0].evidence, Catch::EndsWith("no rank is behind and no node's network stands out"));
+}
+
 TEST_CASE("a hang that named nobody is named again once the evidence names its node") {
   // Without retransmits to go by, the hang at 60 s names nobody; the stalled connections seen
   // from 70 s name node 2, once.

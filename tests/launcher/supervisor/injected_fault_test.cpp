@@ -121,6 +121,55 @@ TEST_CASE("a slow-rank reverted while its process runs sends nothing more") {
   CHECK(fault.over());
 }
 
+// The deadlines a collective-hang gave, as seconds after t0 (-1: cleared).
+struct Held {
+  Clock::time_point t0{};
+  std::vector<long long> until;
+  InjectedFault::Hold hold() {
+    return [this](Clock::time_point t) {
+      until.push_back(
+          t == Clock::time_point{} ? -1 : std::chrono::duration_cast<seconds>(t - t0).count());
+    };
+  }
+};
+
+TEST_CASE("collective-hang gives the rank its deadline, sends no signal and clears it when over") {
+  Sent sent;
+  Held held;
+  held.t0 = Clock::time_point{} + seconds(1000);
+  InjectedFault fault(DrillFault::CollectiveHang, 11, 20, held.t0, sent.send(), held.hold());
+  CHECK(held.until == std::vector<long long>{20});
+  CHECK_FALSE(fault.over());
+  REQUIRE(fault.next_deadline() == held.t0 + seconds(20));
+  CHECK_FALSE(fault.on_deadline(held.t0 + seconds(19)));
+  CHECK(fault.on_deadline(held.t0 + seconds(20)));
+  CHECK(held.until == std::vector<long long>{20, -1});
+  CHECK(fault.over());
+  fault.revert();
+  CHECK(held.until.size() == 2);  // cleared once
+  CHECK(sent.signals.empty());
+}
+
+TEST_CASE("collective-hang reverted early or destroyed clears its deadline, forgotten does not") {
+  Held held;
+  held.t0 = Clock::time_point{} + seconds(1000);
+  Sent sent;
+  {
+    InjectedFault fault(DrillFault::CollectiveHang, 12, 60, held.t0, sent.send(), held.hold());
+    fault.revert();
+    CHECK(fault.over());
+  }
+  CHECK(held.until == std::vector<long long>{60, -1});
+  { InjectedFault fault(DrillFault::CollectiveHang, 13, 30, held.t0, sent.send(), held.hold()); }
+  CHECK(held.until == std::vector<long long>{60, -1, 30, -1});
+  {
+    InjectedFault fault(DrillFault::CollectiveHang, 14, 30, held.t0, sent.send(), held.hold());
+    fault.forget();  // the rank is gone and so is its ring
+  }
+  CHECK(held.until == std::vector<long long>{60, -1, 30, -1, 30});
+  CHECK(sent.signals.empty());
+}
+
 TEST_CASE("a bounded fault of 0 seconds lasts one second, not none") {
   Sent sent;
   const Clock::time_point t0{};

@@ -185,6 +185,51 @@ TEST_CASE("a new ring at the same path leaves the old file to whoever still maps
   CHECK(reader.poll().records.empty());
 }
 
+TEST_CASE("the drill's hold is the header's word at offset 24 - set, cleared, nothing else moved") {
+  TempDir dir;
+  const std::string path = dir / "r.telemetry";
+  create_telemetry_ring(path, 3, 8);
+  WriterMapping writer(path);
+  writer.append(1);
+  const std::string before = slurp(path);
+  const auto* header = static_cast<const pai_telemetry_header*>(writer.base());
+  pai::launcher::set_drill_hold(path, 0x0102030405060708ull);
+  CHECK(header->drill_until_ns == 0x0102030405060708ull);  // seen through the rank's mapping
+  std::string after = slurp(path);
+  CHECK(after.substr(24, 8) == std::string("\x08\x07\x06\x05\x04\x03\x02\x01", 8));
+  after.replace(24, 8, std::string(8, '\0'));
+  CHECK(after == before);
+  pai::launcher::set_drill_hold(path, 0);
+  CHECK(header->drill_until_ns == 0);
+  CHECK(slurp(path) == before);
+  TelemetryReader reader(path);
+  CHECK(reader.poll().records.size() == 1);
+}
+
+TEST_CASE("a drill's hold on a ring that is gone or not a file is an error naming it") {
+  TempDir dir;
+  const std::string path = dir / "r.telemetry";
+  const std::string prefix = "telemetry ring " + path + ": ";
+  const auto error = [&] {
+    try {
+      pai::launcher::set_drill_hold(path, 1);
+    } catch (const TelemetryError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error() == prefix + "cannot open: No such file or directory");
+  spit(path, "PAIT");
+  CHECK(error() == prefix + "too short: 4 bytes");
+  CHECK(slurp(path) == "PAIT");
+  std::filesystem::remove(path);
+  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  CHECK(error().starts_with(prefix + "cannot open: "));  // ENXIO: no reader; never waits
+  std::filesystem::remove(path);
+  std::filesystem::create_directory(path);
+  CHECK(error().starts_with(prefix + "cannot open: "));  // EISDIR
+}
+
 TEST_CASE("a ring that cannot be created is an error naming it, and leaves nothing") {
   TempDir dir;
   const std::string path = dir / "missing/r.telemetry";
