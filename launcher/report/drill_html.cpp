@@ -25,8 +25,7 @@ std::string drill_html(const std::vector<FaultScore>& scores) {
     const std::string target =
         on_node(t.fault) ? t.instance + " on " + t.node
                          : t.instance + " rank " + std::to_string(t.rank) + " on " + t.node;
-    std::string verdict = s.detect_ms ? s.detected_by : "not detected";
-    if (!s.job_ended.empty()) verdict += "; the job " + s.job_ended + " before it recovered";
+    const std::string verdict = verdict_text(s);
     out += "<tr><td>" + journal::format_time(t.at_ms) + "</td><td>" + to_string(t.fault) +
            "</td><td class=\"x\">" + html_text(target) + "</td><td>" + seconds_cell(s.detect_ms) +
            "</td><td class=\"x\">" + html_text(verdict) + "</td><td>" +

@@ -20,7 +20,7 @@ constexpr std::int64_t kClockSkewMs = 2'000;
 
 // The verdict `event` gives on `target`, if it is one: what it says, and whether it names the
 // fault's rank (its instance where it names no rank) or, for a fault of the node (node-loss,
-// a link's), its node.
+// a link's, a full disk's), its node.
 struct Verdict {
   std::string text;
   bool named = false;
@@ -171,10 +171,14 @@ void DrillScorer::add_node(const journal::Entry& entry) {
     return;
   }
   if (std::holds_alternative<journal::ProcessStarted>(entry.event)) {
+    // The coordinator journals a start after sending it, and a node's clock may be behind its
+    // own: the new attempt's first process may carry an earlier time than the restart (the
+    // likeliest cause of a recovery missed once), though never one before the verdict.
     for (std::size_t k = 0; k < scores_.size(); ++k) {
-      if (restart_ms_[k] && entry.unix_ms >= *restart_ms_[k] && entry.unix_ms < window_end_ms_[k]) {
-        started_[k] = true;
-      }
+      if (!restart_ms_[k] || !scores_[k].detect_ms) continue;
+      const std::int64_t from = std::max(*restart_ms_[k] - kClockSkewMs,
+                                         scores_[k].injection.at_ms + *scores_[k].detect_ms);
+      if (entry.unix_ms >= from && entry.unix_ms < window_end_ms_[k]) started_[k] = true;
     }
     return;
   }
@@ -213,31 +217,35 @@ std::vector<FaultScore> DrillScorer::scores() const {
   return out;
 }
 
+std::string verdict_text(const FaultScore& s) {
+  std::string out;
+  if (!s.detect_ms && !s.carried_out) {
+    out = "not detected; no record of the node putting it in (its launcher's output says why)";
+  } else if (!s.detect_ms) {
+    out = "not detected";
+  } else {
+    out = s.detected_by;
+    if (!s.restarted && bounded(s.injection.fault)) out += "; no restart";
+  }
+  if (!s.job_ended.empty()) out += "; the job " + s.job_ended + " before it recovered";
+  return out;
+}
+
 std::string render_scorecard(const std::vector<FaultScore>& scores) {
   std::ostringstream out;
-  out << "fault        target                      detect    named  recover   lost steps  "
+  out << "fault           target                      detect    named  recover   lost steps  "
          "verdict\n";
   for (const FaultScore& s : scores) {
     const DrillInjection& t = s.injection;
     std::string target = on_node(t.fault) ? t.instance + " on " + t.node
                                           : t.instance + " rank " + std::to_string(t.rank);
     char line[160];
-    std::snprintf(line, sizeof line, "%-12s %-27s %-9s %-6s %-9s %-11s ", to_string(t.fault),
+    std::snprintf(line, sizeof line, "%-15s %-27s %-9s %-6s %-9s %-11s ", to_string(t.fault),
                   target.c_str(), s.detect_ms ? seconds_text(*s.detect_ms).c_str() : "-",
                   s.detect_ms ? (s.named_right ? "yes" : "NO") : "-",
                   s.recover_ms ? seconds_text(*s.recover_ms).c_str() : "-",
                   s.lost_steps ? std::to_string(*s.lost_steps).c_str() : "-");
-    out << line;
-    if (!s.detect_ms && !s.carried_out) {
-      out << "not detected; no record of the node putting it in (its launcher's output says why)";
-    } else if (!s.detect_ms) {
-      out << "not detected";
-    } else {
-      out << s.detected_by;
-      if (!s.restarted && bounded(t.fault)) out << "; no restart";
-    }
-    if (!s.job_ended.empty()) out << "; the job " << s.job_ended << " before it recovered";
-    out << "\n";
+    out << line << verdict_text(s) << "\n";
   }
   return out.str();
 }

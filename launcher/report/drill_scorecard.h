@@ -83,6 +83,11 @@ class DrillScorer {
   bool nodes_began_ = false;
 };
 
+/// What a fault's verdict cell says: the verdict ("; no restart" after a bounded fault's that
+/// restarted nothing), or "not detected" (and, when the node has no record of it either, that
+/// it may not have gone in), and how the job ended before it recovered.
+std::string verdict_text(const FaultScore& score);
+
 /// The scorecard as a table for the terminal, one line per fault: fault, target, detect,
 /// verdict, named, recover, lost steps.
 std::string render_scorecard(const std::vector<FaultScore>& scores);

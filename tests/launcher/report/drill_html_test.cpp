@@ -21,7 +21,10 @@ TEST_CASE("the drill section lists each fault - none without a drill, text escap
   FaultScore loss;
   loss.injection = {DrillFault::NodeLoss, "worker-1", "node-2", -1, 0, 1767323099000};
   loss.job_ended = "failed";
-  const std::string html = drill_html({kill, loss});
+  loss.carried_out = true;
+  FaultScore refused;
+  refused.injection = {DrillFault::CollectiveHang, "worker-1", "node-2", 3, 15, 1767323199000};
+  const std::string html = drill_html({kill, loss, refused});
   CHECK(html.find("<section id=\"drill\">") == 0);
   CHECK(html.find("<td>2026-01-02T03:04:05.000Z</td><td>rank-kill</td>") != std::string::npos);
   CHECK(html.find("worker-1 rank 3 on node-&lt;2&gt;") != std::string::npos);
@@ -30,6 +33,10 @@ TEST_CASE("the drill section lists each fault - none without a drill, text escap
   CHECK(html.find("worker-1 on node-2") != std::string::npos);
   CHECK(html.find("not detected; the job failed before it recovered") != std::string::npos);
   CHECK(html.find("node-<2>") == std::string::npos);
+  // A fault its node has no record of putting in says so, as the terminal's scorecard does.
+  CHECK(html.find("<td>collective-hang</td>") != std::string::npos);
+  CHECK(html.find("not detected; no record of the node putting it in (its launcher&#39;s output "
+                  "says why)") != std::string::npos);
 }
 
 }  // namespace drill_html_test

@@ -75,6 +75,27 @@ TEST_CASE("a killed rank: detected by its exit, recovered at its instance's firs
   CHECK(s.job_ended.empty());
 }
 
+TEST_CASE("a new attempt whose node journaled its start before the coordinator's is recovered") {
+  // The coordinator journals its start after sending it (and its journal may be slow); the
+  // node started the rank 3 ms before that record, 50 ms after the verdict.
+  const auto scores = score({at(0, injected("rank-kill", "worker-1", 3)),
+                             at(120, journal::Exited{.instance = "worker-1", .local_rank = 1}),
+                             at(400, coordinator_start("worker-1", 1, "node-2"))},
+                            {at(100, steps("worker-1", 57, 3)), at(170, started("worker-1", 3)),
+                             at(397, started("worker-1", 3)), at(2400, steps("worker-1", 51, 3))});
+  REQUIRE(scores.size() == 1);
+  CHECK(scores[0].restarted);
+  CHECK(scores[0].recover_ms == 2400);
+  CHECK(scores[0].lost_steps == 7);
+  // A process started before the verdict is no part of the new attempt.
+  const auto early = score({at(0, injected("rank-kill", "worker-1", 3)),
+                            at(120, journal::Exited{.instance = "worker-1", .local_rank = 1}),
+                            at(400, coordinator_start("worker-1", 1, "node-2"))},
+                           {at(100, started("worker-1", 3)), at(110, steps("worker-1", 57, 3))});
+  REQUIRE(early.size() == 1);
+  CHECK_FALSE(early[0].recover_ms);
+}
+
 TEST_CASE("steps lost count from the newest checkpoint journaled before the restart") {
   // Rank 0 (worker-0) saved step 49 before the kill and step 74 only after the restart.
   const auto scores =
@@ -157,7 +178,7 @@ TEST_CASE("a link fault is named by a verdict on its node - whatever rank it nam
                            at(2500, journal::Diagnosis{.cls = "RankCommSlow", .node = "node-2"})},
                           {});
   CHECK(slow[0].detected_by == "diagnosis: RankCommSlow on node-2");
-  CHECK(render_scorecard(slow).find("slow-link    worker-1 on node-2") != std::string::npos);
+  CHECK(render_scorecard(slow).find("slow-link       worker-1 on node-2") != std::string::npos);
 }
 
 TEST_CASE("a full disk is detected by a failed save of its instance on the node") {
