@@ -28,8 +28,8 @@ InjectedFault::InjectedFault(DrillFault fault, int pid, int seconds, Clock::time
       next_ = std::min(until_, now + std::chrono::milliseconds(kSlowRankStoppedMs));
       break;
     case DrillFault::CollectiveHang:
-      hold_(until_);
-      holding_ = true;
+      if (hold_) hold_(until_);
+      holding_ = static_cast<bool>(hold_);
       next_ = until_;
       break;
     case DrillFault::SlowLink:

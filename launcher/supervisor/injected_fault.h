@@ -26,7 +26,7 @@ class InjectedFault {
 
   /// Puts `fault` into process `pid` at `now`: its first signal is sent, or its hold set, here.
   /// `seconds` bounds rank-hang, slow-rank and collective-hang (at least 1); the others are
-  /// over at once. `hold` is used by collective-hang only.
+  /// over at once. `hold` is used by collective-hang only (without one, it holds nothing).
   InjectedFault(DrillFault fault, int pid, int seconds, Clock::time_point now, Send send,
                 Hold hold = {});
   ~InjectedFault();

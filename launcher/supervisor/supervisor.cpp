@@ -446,8 +446,8 @@ std::string Supervisor::inject(int instance, int local_rank, DrillFault fault, i
   inst.fault = std::make_unique<InjectedFault>(
       fault, rank.pid, seconds, InjectedFault::Clock::now(),
       [](int pid, int sig) { ::kill(pid, sig); },
-      [this, path = rank.telemetry_path](InjectedFault::Clock::time_point until) {
-        impl_->hold_collectives(path, until);
+      [impl = impl_.get(), path = rank.telemetry_path](InjectedFault::Clock::time_point until) {
+        impl->hold_collectives(path, until);
       });
   inst.fault_rank = local_rank;
   if (inst.fault->over()) inst.fault.reset();

@@ -170,6 +170,15 @@ TEST_CASE("collective-hang reverted early or destroyed clears its deadline, forg
   CHECK(sent.signals.empty());
 }
 
+TEST_CASE("a collective-hang without a hold to set holds nothing and ends at its seconds") {
+  Sent sent;
+  const Clock::time_point t0{};
+  InjectedFault fault(DrillFault::CollectiveHang, 15, 5, t0, sent.send());
+  CHECK_FALSE(fault.over());
+  CHECK(fault.on_deadline(t0 + seconds(5)));
+  CHECK(sent.signals.empty());
+}
+
 TEST_CASE("a bounded fault of 0 seconds lasts one second, not none") {
   Sent sent;
   const Clock::time_point t0{};
