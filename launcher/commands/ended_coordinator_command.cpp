@@ -4,33 +4,22 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <optional>
 #include <stdexcept>
 
 #include "launcher/os/process.h"
+#include "libpai/whole_number.h"
 #include "libpai/write_all.h"
 
 namespace pai::launcher {
-namespace {
-
-// A whole decimal number in [low, high], or nullopt.
-std::optional<long> number(const std::string& text, long low, long high) {
-  long value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < low || value > high) {
-    return std::nullopt;
-  }
-  return value;
-}
-
-}  // namespace
 
 int ended_coordinator_command(const std::vector<std::string>& args) {
   const bool sized = args.size() == 5 || args.size() == 6;
-  const auto port = sized ? number(args[2], 0, 65535) : std::nullopt;
-  const auto seconds = sized ? number(args[3], 0, kEndedCoordinatorLimit.count()) : std::nullopt;
-  const auto ready = args.size() == 6 ? number(args[5], 3, 1 << 20) : std::optional<long>(-1);
+  const auto port = sized ? parse_whole_number(args[2], 0, 65535) : std::nullopt;
+  const auto seconds =
+      sized ? parse_whole_number(args[3], 0, kEndedCoordinatorLimit.count()) : std::nullopt;
+  const auto ready =
+      args.size() == 6 ? parse_whole_number(args[5], 3, 1 << 20) : std::optional<long>(-1);
   if (!port || !seconds || !ready) {
     write_all(2,
               "pai-launch ended-coordinator: usage: pai-launch ended-coordinator JOB ADDRESS "
