@@ -16,6 +16,9 @@ enum class DrillFault {
   /// one rank stays inside the next collective it completes for the fault's seconds: its peers
   /// complete it and wait in the next (the rank's telemetry writer holds; pai/telemetry.h)
   CollectiveHang,
+  /// one rank's GPU (the one whose index is its local rank) shares its time with a burn the
+  /// node's launcher runs on it for the fault's seconds: a throttled or contended GPU
+  SlowGpu,
   NodeLoss,  ///< the node's launcher SIGKILLs itself (its ranks go with it)
   /// the node's egress limited to kSlowLinkRate for the fault's seconds (tc; not the
   /// coordinator's connection)
@@ -65,11 +68,12 @@ constexpr bool carried_by_node(DrillFault fault) {
 /// Spelling of DrillFault.
 template <>
 struct EnumNames<DrillFault> {
-  static constexpr std::array<EnumName<DrillFault>, 8> table{
+  static constexpr std::array<EnumName<DrillFault>, 9> table{
       {{DrillFault::RankKill, "rank-kill"},
        {DrillFault::RankHang, "rank-hang"},
        {DrillFault::SlowRank, "slow-rank"},
        {DrillFault::CollectiveHang, "collective-hang"},
+       {DrillFault::SlowGpu, "slow-gpu"},
        {DrillFault::NodeLoss, "node-loss"},
        {DrillFault::SlowLink, "slow-link"},
        {DrillFault::DroppedLink, "dropped-link"},

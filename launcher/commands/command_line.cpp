@@ -10,6 +10,7 @@
 
 #include "launcher/commands/check_command.h"
 #include "launcher/commands/ctl_command.h"
+#include "launcher/commands/drill_burn_command.h"
 #include "launcher/commands/drill_command.h"
 #include "launcher/commands/ended_coordinator_command.h"
 #include "launcher/commands/goodput_command.h"
@@ -159,9 +160,9 @@ CLI::App* add_drill(CLI::App& app, Flags& f) {
                   "the job's log folder, whose journals score the faults (default: the plan's)");
   cmd->add_option("--faults", f.drill_faults,
                   "the faults, in order: rank-kill, rank-hang, slow-rank, collective-hang, "
-                  "node-loss, slow-link, dropped-link, disk-full (default: "
+                  "slow-gpu, node-loss, slow-link, dropped-link, disk-full (default: "
                   "rank-kill,rank-hang,slow-rank,node-loss; collective-hang needs ranks that "
-                  "use pai.telemetry; "
+                  "use pai.telemetry, slow-gpu a GPU per rank; "
                   "the link faults need nodes with links of their own and CAP_NET_ADMIN, "
                   "disk-full an output folder on a local file system of its own)")
       ->delimiter(',');
@@ -348,6 +349,10 @@ int launch_main(int argc, char** argv) {
   // Started by `pai-launch run` alone, with positional arguments; not listed in --help.
   if (argc >= 2 && std::strcmp(argv[1], "ended-coordinator") == 0) {
     return ended_coordinator_command(std::vector<std::string>(argv + 2, argv + argc));
+  }
+  // Started by a drill's slow-gpu alone (supervisor/gpu_load.h); not listed in --help.
+  if (argc >= 2 && std::strcmp(argv[1], "drill-burn") == 0) {
+    return drill_burn_command(std::vector<std::string>(argv + 2, argv + argc));
   }
   // torchrun takes torchrun's command line, which it parses itself; a link named torchrun to
   // pai-launch is torchrun (`ln -s pai-launch torchrun`).

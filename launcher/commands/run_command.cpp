@@ -114,8 +114,7 @@ bool numeric_address(const std::string& text) {
   return inet_pton(AF_INET, text.c_str(), buf) == 1 || inet_pton(AF_INET6, text.c_str(), buf) == 1;
 }
 
-
-// The launcher's own path, for OMPI_MCA_plm_rsh_agent.
+// The launcher's own path, for OMPI_MCA_plm_rsh_agent and the drill's GPU burner.
 std::string self_path() {
   std::error_code ec;
   auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -498,6 +497,7 @@ NodeAgentOptions agent_options(const NodeRun& run, const RunOptions& options,
     agent.supervisor.hostfile = run.control_dir + "/hostfile";
     agent.supervisor.rsh_agent = self_path() + " rsh";
   }
+  agent.supervisor.gpu_burner = {self_path(), "drill-burn"};
   return agent;
 }
 

@@ -78,6 +78,9 @@ ControlAnswer JobRun::inject(const net::InjectRequest& m, const std::string& who
                             : on_link(m.fault) ? "the link of " + n.name + " (" + m.instance + ")"
                             : m.fault == DrillFault::DiskFull
                                 ? "the output folder's disk of " + n.name + " (" + m.instance + ")"
+                            : m.fault == DrillFault::SlowGpu
+                                ? "the GPU of " + m.instance + " rank " + std::to_string(rank) +
+                                      " (GPU " + std::to_string(m.rank) + ") on " + n.name
                                 : m.instance + " rank " + std::to_string(rank) + " on " + n.name);
   state_.record(journal::FaultInjected{.fault = fault,
                                        .instance = m.instance,

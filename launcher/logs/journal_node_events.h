@@ -92,10 +92,10 @@ struct FaultReverted {
   static constexpr char kName[] = "fault-reverted";
   static constexpr Journals kIn = Journals::Node;
   static constexpr char kAbout[] =
-      "A drill's bounded fault (rank-hang, slow-rank, collective-hang, slow-link, dropped-link, "
-      "disk-full) is over: "
-      "its seconds passed, or the rank exited or is being stopped first (a fault of the node: "
-      "the job ended for the node first).";
+      "A drill's bounded fault (rank-hang, slow-rank, collective-hang, slow-gpu, slow-link, "
+      "dropped-link, disk-full) is over: its seconds passed, or the rank exited or is being "
+      "stopped first (a fault of the node: the job ended for the node first), or a slow-gpu's "
+      "burn ended by itself.";
   std::string fault = {};
   std::string instance = {};
   std::int64_t rank = 0;
@@ -107,7 +107,8 @@ struct FaultReverted {
     v("rank", m.rank, note("the global rank; -1 for a fault of the node (link, disk)"));
     v("why", m.why,
       note("`its seconds passed`, `the rank exited`, `the instance is stopping`, `the job ended "
-           "for this node`, `another fault replaces it`"));
+           "for this node`, `another fault replaces it`, `the burn on GPU N ended before its "
+           "seconds: ...`"));
   }
 };
 

@@ -236,9 +236,9 @@ struct FaultInjected {
   static constexpr Journals kIn = Journals::Both;
   static constexpr char kAbout[] =
       "A drill's fault (`pai-launch drill`): the coordinator sent it to the node, the node put it "
-      "into its rank, on its link (slow-link, dropped-link: a tc rule), on its output folder's "
-      "disk "
-      "(disk-full: a file filling it), or, for node-loss, is about to SIGKILL its own launcher.";
+      "into its rank, on its rank's GPU (slow-gpu: a burn, recorded once it runs), on its link "
+      "(slow-link, dropped-link: a tc rule), on its output folder's disk (disk-full: a file "
+      "filling it), or, for node-loss, is about to SIGKILL its own launcher.";
   std::string fault = {};
   std::string instance = {};
   std::int64_t rank = -1;
@@ -246,12 +246,12 @@ struct FaultInjected {
   std::optional<std::string> node = {};  ///< the coordinator's
   std::optional<std::string> by = {};    ///< the coordinator's: who asked
   std::optional<std::int64_t> pid = {};  ///< a node's: the process it went into
-  std::optional<std::string> place = {};  ///< a node's fault of its own: where
+  std::optional<std::string> place = {};  ///< a node's GPU, link or disk fault: where
   bool operator==(const FaultInjected&) const = default;
   friend void fields(auto& v, Like<FaultInjected> auto& m) {
     v("fault", m.fault,
-      note("`rank-kill`, `rank-hang`, `slow-rank`, `collective-hang`, `node-loss`, `slow-link`, "
-           "`dropped-link` or `disk-full`"));
+      note("`rank-kill`, `rank-hang`, `slow-rank`, `collective-hang`, `slow-gpu`, `node-loss`, "
+           "`slow-link`, `dropped-link` or `disk-full`"));
     v("instance", m.instance);
     v("rank", m.rank, note("the global rank; -1 for the node's faults (node-loss, link, disk)"));
     v("seconds", m.seconds, note("how long a bounded fault lasts; 0 for the others"));
@@ -259,8 +259,8 @@ struct FaultInjected {
     v("by", m.by, note("the coordinator's: who asked"));
     v("pid", m.pid, note("a node's: the process it went into"));
     v("place", m.place,
-      note("a node's link or disk fault: the interface its tc rule is on, the file filling "
-           "the output folder's disk"));
+      note("a node's slow-gpu, link or disk fault: the GPU burned (`GPU 1`), the interface "
+           "its tc rule is on, the file filling the output folder's disk"));
   }
 };
 

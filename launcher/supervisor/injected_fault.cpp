@@ -7,11 +7,11 @@
 namespace pai::launcher {
 
 InjectedFault::InjectedFault(DrillFault fault, int pid, int seconds, Clock::time_point now,
-                             Send send, Hold hold)
+                             Send send, Sustain sustain)
     : fault_(fault),
       pid_(pid),
       send_(std::move(send)),
-      hold_(std::move(hold)),
+      sustain_(std::move(sustain)),
       until_(now + std::chrono::seconds(std::max(seconds, 1))) {
   switch (fault_) {
     case DrillFault::RankKill:
@@ -28,8 +28,9 @@ InjectedFault::InjectedFault(DrillFault fault, int pid, int seconds, Clock::time
       next_ = std::min(until_, now + std::chrono::milliseconds(kSlowRankStoppedMs));
       break;
     case DrillFault::CollectiveHang:
-      if (hold_) hold_(until_);
-      holding_ = static_cast<bool>(hold_);
+    case DrillFault::SlowGpu:
+      if (sustain_) sustain_(until_);
+      sustaining_ = static_cast<bool>(sustain_);
       next_ = until_;
       break;
     case DrillFault::SlowLink:
@@ -71,12 +72,17 @@ bool InjectedFault::on_deadline(Clock::time_point now) {
   return false;
 }
 
+void InjectedFault::forget() {
+  stopped_ = false;
+  revert();
+}
+
 void InjectedFault::revert() {
   if (over_) return;
   if (stopped_) signal(SIGCONT);
-  if (holding_) {
-    holding_ = false;
-    hold_(Clock::time_point{});
+  if (sustaining_) {
+    sustaining_ = false;
+    sustain_(Clock::time_point{});
   }
   over_ = true;
 }

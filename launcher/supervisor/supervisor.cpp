@@ -68,6 +68,7 @@ const Placement& Supervisor::Impl::placement_of(const Instance& inst) const {
 Supervisor::Impl::~Impl() {
   // Killed here, reaped by the sweep: none may be killed by its pid once reaped.
   end_warm_interpreters();
+  for (Instance& inst : instances) end_fault(inst, "the job ended for this node");
   sweep();
   for (Instance& inst : instances) remove_telemetry_files(inst);
 }
@@ -134,38 +135,6 @@ void Supervisor::Impl::create_telemetry_files_of(Instance& inst, Rank& rank) {
 void Supervisor::Impl::remove_telemetry_files(Instance& inst) {
   for (const std::string& path : inst.telemetry_files) ::unlink(path.c_str());
   inst.telemetry_files.clear();
-}
-
-std::string Supervisor::Impl::why_no_collective_hold(const Rank& rank) const {
-  if (rank.telemetry_path.empty()) {
-    return "has no telemetry ring: collective-hang holds a rank through it";
-  }
-  // The records still in the ring (the last 1,024): a rank that steps through the SDK without
-  // instrument() has none of a collective, and nothing would read the hold.
-  try {
-    TelemetryReader reader(rank.telemetry_path);
-    for (const pai_telemetry_record& record : reader.poll().records) {
-      if (record.kind == PAI_TELEMETRY_COLLECTIVE_ENTER) return "";
-    }
-  } catch (const TelemetryError& e) {
-    return std::string("has no readable telemetry ring: ") + e.what();
-  }
-  return "records no collective in its telemetry ring: collective-hang needs a rank whose "
-         "collectives pai.telemetry.instrument() records";
-}
-
-void Supervisor::Impl::hold_collectives(const std::string& path, Clock::time_point until) {
-  const bool clear = until == Clock::time_point{};
-  try {
-    set_drill_hold(
-        path,
-        clear ? 0
-              : static_cast<std::uint64_t>(
-                    std::chrono::duration_cast<std::chrono::nanoseconds>(until.time_since_epoch())
-                        .count()));
-  } catch (const TelemetryError& e) {
-    if (!clear) say(std::string("drill: collective-hang: ") + e.what());
-  }
 }
 
 bool Supervisor::Impl::running(const Rank& rank) const {
@@ -411,47 +380,6 @@ void Supervisor::kill_instance(int instance) {
   Impl::Instance& inst = impl_->instances.at(instance);
   impl_->events.record(journal::Kill{.instance = inst.name, .reason = "pai-launch kill"});
   impl_->signal_group(inst, SIGKILL);
-}
-
-std::string Supervisor::inject(int instance, int local_rank, DrillFault fault, int seconds) {
-  Impl::Instance& inst = impl_->instances.at(instance);
-  if (fault == DrillFault::NodeLoss) {
-    // The launcher is the process: its record must be on disk before it goes.
-    impl_->events.record(journal::FaultInjected{
-        .fault = to_string(fault), .instance = inst.name, .pid = ::getpid()});
-    impl_->events.flush();
-    impl_->say("drill: node-loss: this launcher kills itself with SIGKILL");
-    InjectedFault(fault, ::getpid(), seconds, InjectedFault::Clock::now(),
-                  [](int pid, int sig) { ::kill(pid, sig); });
-    return "";
-  }
-  if (local_rank < 0 || local_rank >= static_cast<int>(inst.ranks.size())) {
-    return inst.name + " has no local rank " + std::to_string(local_rank);
-  }
-  Impl::Rank& rank = inst.ranks[static_cast<std::size_t>(local_rank)];
-  if (!impl_->running(rank) || inst.stopping) {
-    return inst.name + " rank " + std::to_string(rank.global_rank) + " is not running";
-  }
-  if (fault == DrillFault::CollectiveHang) {
-    if (std::string why = impl_->why_no_collective_hold(rank); !why.empty()) {
-      return inst.name + " rank " + std::to_string(rank.global_rank) + " " + why;
-    }
-  }
-  impl_->end_fault(inst, "another fault replaces it");
-  impl_->events.record(journal::FaultInjected{.fault = to_string(fault),
-                                              .instance = inst.name,
-                                              .rank = rank.global_rank,
-                                              .seconds = bounded(fault) ? seconds : 0,
-                                              .pid = rank.pid});
-  inst.fault = std::make_unique<InjectedFault>(
-      fault, rank.pid, seconds, InjectedFault::Clock::now(),
-      [](int pid, int sig) { ::kill(pid, sig); },
-      [impl = impl_.get(), path = rank.telemetry_path](InjectedFault::Clock::time_point until) {
-        impl->hold_collectives(path, until);
-      });
-  inst.fault_rank = local_rank;
-  if (inst.fault->over()) inst.fault.reset();
-  return "";
 }
 
 void Supervisor::advise_checkpoints(std::int64_t interval_seconds, std::int64_t request,

@@ -95,6 +95,10 @@ struct SupervisorOptions {
   std::string hostfile;
   /// OMPI_MCA_plm_rsh_agent of MPI jobs ("/path/pai-launch rsh"); empty = none.
   std::string rsh_agent;
+  /// What a drill's slow-gpu runs to burn a rank's GPU, given the GPU's index and the seconds
+  /// after it (`/path/pai-launch drill-burn`, commands/drill_burn_command.h); empty: slow-gpu
+  /// is refused.
+  std::vector<std::string> gpu_burner;
   /// PAI_COORDINATOR ("address:port") and PAI_TOKEN_FILE of a multi-node job; empty = none.
   std::string coordinator;
   std::string token_file;

@@ -294,23 +294,6 @@ void Supervisor::Impl::signal_group(const Instance& inst, int sig) {
   if (sig == SIGKILL && containment) containment->kill(inst.name);
 }
 
-void Supervisor::Impl::end_fault(Instance& inst, const char* why, bool gone) {
-  if (!inst.fault) return;
-  if (!inst.fault->over()) {
-    if (gone) {
-      inst.fault->forget();
-    } else {
-      inst.fault->revert();
-    }
-    events.record(journal::FaultReverted{
-        .fault = to_string(inst.fault->fault()),
-        .instance = inst.name,
-        .rank = inst.ranks[static_cast<std::size_t>(inst.fault_rank)].global_rank,
-        .why = why});
-  }
-  inst.fault.reset();
-}
-
 void Supervisor::Impl::stop_instance(const StopInstance& a) {
   Instance& inst = instances[a.instance];
   // A rank the drill stopped would not see the stop signal.

@@ -47,6 +47,7 @@ void Supervisor::Impl::reap() {
       // subreaper.
       if (forensics_child_exit(pid, status)) continue;
       if (warm_exited(pid, status)) continue;
+      if (gpu_load_exited(pid, status)) continue;
       if (hooks != nullptr) hooks->on_child_exit(pid, status);
       continue;
     }
@@ -159,11 +160,7 @@ void Supervisor::Impl::on_deadlines() {
       if (inst.forensics->ready(now)) complete_forensics(i);
     }
     if (inst.fault && inst.fault->on_deadline(now)) {
-      events.record(journal::FaultReverted{
-          .fault = to_string(inst.fault->fault()),
-          .instance = inst.name,
-          .rank = inst.ranks[static_cast<std::size_t>(inst.fault_rank)].global_rank,
-          .why = "its seconds passed"});
+      record_fault_over(inst, "its seconds passed");
       inst.fault.reset();
     }
     if (inst.signal_at && *inst.signal_at <= now) send_stop_signal(inst);

@@ -1,7 +1,8 @@
 // Supervisor::Impl, private to the supervisor's files: supervisor.cpp (construction, control
 // sockets and telemetry rings, the public API, the run loop), supervisor_actions.cpp (carrying
-// out policy actions), supervisor_events.cpp (signals, reaping, deadlines, the final sweep)
-// and supervisor_forensics.cpp (hang forensics before a stop).
+// out policy actions), supervisor_events.cpp (signals, reaping, deadlines, the final sweep),
+// supervisor_forensics.cpp (hang forensics before a stop), supervisor_warm.cpp (warm starts)
+// and supervisor_drill.cpp (a drill's faults in the ranks).
 #pragma once
 
 #include <chrono>
@@ -29,6 +30,7 @@
 #include "launcher/supervisor/control_socket.h"
 #include "launcher/supervisor/failure_summary.h"
 #include "launcher/supervisor/forensics.h"
+#include "launcher/supervisor/gpu_load.h"
 #include "launcher/supervisor/injected_fault.h"
 #include "launcher/supervisor/rank_output.h"
 #include "launcher/supervisor/rank_telemetry.h"
@@ -100,10 +102,15 @@ struct Supervisor::Impl {
     // Warm starts (faultTolerance.warmStart): an interpreter per local rank, started after
     // the instance's first ranks and kept through its restarts; null until then.
     std::vector<std::unique_ptr<WarmInterpreter>> warm;
+    // The burn of a slow-gpu in one of its ranks (supervisor_drill.cpp); null when none runs.
+    std::unique_ptr<GpuLoad> gpu_load;
     // A drill's fault in one of its ranks (`pai-launch drill`) and that rank's index; null when
     // none is going on.
     std::unique_ptr<InjectedFault> fault;
     int fault_rank = -1;
+    // Whether its fault-injected record is written: a slow-gpu's once its burn runs, the
+    // others' at once. A fault never recorded ends without a fault-reverted record.
+    bool fault_recorded = false;
   };
 
   const Plan& plan;
@@ -190,15 +197,6 @@ struct Supervisor::Impl {
 
   void remove_telemetry_files(Instance& inst);
 
-  // Why a drill's collective-hang cannot go into `rank` ("has no telemetry ring", "records no
-  // collective ..."), as the end of a sentence that names it; "" when it can: its ring holds
-  // a collective's record, so its writer wraps collectives and reads the hold.
-  std::string why_no_collective_hold(const Rank& rank) const;
-  // Sets the collective-hang's deadline in the ring at `path` (a default time_point clears
-  // it); a deadline that cannot be set is said, a clearing that cannot is not (the ring went
-  // with its rank's attempt).
-  void hold_collectives(const std::string& path, Clock::time_point until);
-
   // Whether the rank's process was started and not reaped yet.
   bool running(const Rank& rank) const;
 
@@ -269,6 +267,31 @@ struct Supervisor::Impl {
 
   void dump_stacks(Instance& inst);
 
+  // ---- a drill's faults (supervisor_drill.cpp) ----
+
+  // Why a drill's collective-hang cannot go into `rank` ("has no telemetry ring", "records no
+  // collective ..."), as the end of a sentence that names it; "" when it can: its ring holds
+  // a collective's record, so its writer wraps collectives and reads the hold.
+  std::string why_no_collective_hold(const Rank& rank) const;
+  // Sets the collective-hang's deadline in the ring at `path` (a default time_point clears
+  // it); a deadline that cannot be set is said, a clearing that cannot is not (the ring went
+  // with its rank's attempt).
+  void hold_collectives(const std::string& path, Clock::time_point until);
+  // Puts on (until `until`) or takes off (a default time_point) slow-gpu's burn on the GPU of
+  // instance i's `local_rank` for `seconds` and a margin; throws when it cannot be started.
+  void load_gpu(int i, int local_rank, int seconds, Clock::time_point until);
+  // Instance i's burn said it burns: the slow-gpu is in place, recorded and said.
+  void gpu_burning(int i);
+  // The loop reaped `pid`: true when it was a slow-gpu's burn. One that ends before it burned
+  // ends its fault unrecorded (said, with its output); one that ends before its seconds ends
+  // the fault with why.
+  bool gpu_load_exited(int pid, int status);
+  // Ends the instance's fault (revert(); forget() when its rank is `gone`), with its
+  // fault-reverted record; drops a fault already over.
+  void end_fault(Instance& inst, const std::string& why, bool gone = false);
+  // Journals that the instance's fault ended for `why`, unless it was never recorded.
+  void record_fault_over(const Instance& inst, const std::string& why);
+
   // ---- hang forensics (supervisor_forensics.cpp) ----
 
   // Asks for stacks (dump_stacks) and starts collecting forensics of instance i's running
@@ -308,7 +331,6 @@ struct Supervisor::Impl {
 
   // Ends the instance's drill fault, if any (a stopped rank is continued unless its process is
   // `gone`: reaped, its pid free), journaling why a bounded one ended early.
-  void end_fault(Instance& inst, const char* why, bool gone = false);
 
   void on_deadlines();
 

@@ -5,11 +5,23 @@
 // stopped for a while (hang), slowed (stopped 3/4 of the time), then node-2's launcher
 // SIGKILLed. The scorecard must say each was detected and, for the three that restart the job,
 // recovered from with the steps since the last checkpoint lost; the report gets the section.
-#include <catch2/catch.hpp>
-#include <filesystem>
-#include <nlohmann/json.hpp>
-#include <string>
+// Then faults that need what a job may not have: collective-hang without instrumented
+// collectives, slow-gpu on nodes with and without the GPU (fake libcuda).
+#include <sys/wait.h>
 
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "launcher/checks/burn_kernel_image.h"
+#include "launcher/checks/test_plan.h"
 #include "launcher/multi_node/cluster_harness.h"
 
 namespace drill_job_test {
@@ -22,6 +34,56 @@ namespace {
 // Loopback addresses 127.157.0.1-3 and 127.158.0.1-2 of this test alone.
 constexpr int kSubnet = 157;
 constexpr int kNoCollectivesSubnet = 158;
+constexpr int kSlowGpuSubnet = 159;
+
+// Ranks that record their steps through pai.telemetry (so that the drill finds the job
+// stepping) without instrument().
+const std::string kSdkSteps = "PYTHONPATH=" PAI_SOURCE_DIR
+                              "/sdk/python exec /usr/bin/python3 -c '"
+                              "import time\nfrom pai import telemetry\nr = telemetry.ring()\n"
+                              "for step in range(100000):\n"
+                              "    r.step_begin(step); time.sleep(0.05); r.step_end(step)\n'";
+
+// The field after the command's name in /proc/PID/stat (its state, then its parent), or "".
+std::string stat_fields(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t paren = stat.rfind(')');
+  return paren == std::string::npos ? "" : stat.substr(paren + 2);
+}
+
+// A `pai-launch drill-burn` whose parent is `parent`: its pid and its arguments after
+// drill-burn ("1 9"); {0, ""} when there is none.
+std::pair<int, std::string> burner_of(int parent) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const int pid = std::stoi(name);
+    std::ifstream in("/proc/" + name + "/cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::string> argv;
+    for (std::size_t at = 0; at < cmdline.size();) {
+      const std::size_t end = cmdline.find('\0', at);
+      argv.push_back(cmdline.substr(at, end - at));
+      at = end == std::string::npos ? cmdline.size() : end + 1;
+    }
+    if (argv.size() != 4 || argv[1] != "drill-burn") continue;
+    std::istringstream fields(stat_fields(pid));
+    std::string state;
+    int ppid = 0;
+    fields >> state >> ppid;
+    if (ppid == parent) return {pid, argv[2] + " " + argv[3]};
+  }
+  return {0, ""};
+}
+
+// Whether `pid` ended: gone, or a zombie (reaped here when this process, a subreaper, adopted
+// it).
+bool ended(int pid) {
+  ::waitpid(pid, nullptr, WNOHANG);
+  const std::string fields = stat_fields(pid);
+  return fields.empty() || fields[0] == 'Z';
+}
 
 }  // namespace
 
@@ -138,12 +200,7 @@ TEST_CASE("a collective-hang into a rank that records no collective is refused b
   // Ranks that record their steps through pai.telemetry (so the drill finds the job stepping)
   // but never call instrument(): nothing would read the hold. node-2 says why, journals no
   // fault-injected, and the drill scores the fault as not carried out, exit code 1.
-  Plan plan = cluster_plan("drill-no-collectives", kNoCollectivesSubnet, 2, 0,
-                           "PYTHONPATH=" PAI_SOURCE_DIR
-                           "/sdk/python exec /usr/bin/python3 -c '"
-                           "import time\nfrom pai import telemetry\nr = telemetry.ring()\n"
-                           "for step in range(100000):\n"
-                           "    r.step_begin(step); time.sleep(0.05); r.step_end(step)\n'");
+  Plan plan = cluster_plan("drill-no-collectives", kNoCollectivesSubnet, 2, 0, kSdkSteps);
   Cluster cluster(plan);
   cluster.start_all();
   REQUIRE(eventually(
@@ -172,6 +229,92 @@ TEST_CASE("a collective-hang into a rank that records no collective is refused b
                          "pai.telemetry.instrument() records") == 1);
   CHECK(count_lines_with(slurp(cluster.dir() / "logs/worker-1/events.jsonl"),
                          "\"event\":\"fault-injected\"") == 0);
+  CHECK(leftover_processes(plan.name).empty());
+}
+
+TEST_CASE(
+    "a slow-gpu burns its rank's GPU for its seconds - or says why it cannot - and leaves no burn "
+    "behind") {
+  if (pai::checks::kBurnKernelImageSize == 0) {
+    WARN("built without GPU kernels: slow-gpu cannot burn");
+    return;
+  }
+  // node-2 has two GPUs, node-1 one: fake libcuda and cuBLASLt (tests/launcher/checks/
+  // fixtures), found through LD_LIBRARY_PATH as a real node finds the real ones. The ranks do
+  // not use them (no GPU here): what is tested is the burn's life, not the slowdown.
+  TempDir libs;
+  std::filesystem::create_symlink(pai::checks::test::kFakeCuda, libs / "libcuda.so.1");
+  std::filesystem::create_symlink(pai::checks::test::kFakeCublasLt, libs / "libcublasLt.so.13");
+  auto gpus = [&](const char* names) {
+    return std::map<std::string, std::string>{{"LD_LIBRARY_PATH", libs.path()},
+                                              {"PAI_FAKE_CUDA_GPUS", names},
+                                              {"PAI_FAKE_CUDA_KERNELS", "1"}};
+  };
+  Plan plan = cluster_plan("drill-slow-gpu", kSlowGpuSubnet, 2, 0, kSdkSteps, 2);
+  Cluster cluster(plan);
+  cluster.start("node-1", {}, gpus("NVIDIA H100 80GB HBM3"));
+  cluster.start("node-2", {}, gpus("NVIDIA H100 80GB HBM3;NVIDIA H100 80GB HBM3"));
+  REQUIRE(eventually(
+      [&] { return std::filesystem::exists(cluster.dir() / "logs/coordinator/events.jsonl"); }));
+  const int node2 = cluster.launcher("node-2").pid();
+  const std::string node2_journal = cluster.dir() / "logs/worker-1/events.jsonl";
+
+  // 1. Into worker-1's last rank (rank 3, GPU 1 of node-2) for 4 s: burned, then ended.
+  TempDir drill_dir;
+  Launcher drill(drill_dir, {"drill", "--plan", cluster.dir() / "plan.json", "--faults", "slow-gpu",
+                             "--hold", "4s", "--settle", "30s", "--format", "json"});
+  std::pair<int, std::string> burner;
+  CHECK(eventually([&] { return (burner = burner_of(node2)).first > 0; }, 30));
+  CHECK(burner.second == "1 9");  // its GPU, its seconds and the margin
+  drill.wait(90);
+  INFO(cluster.transcript());
+  INFO("drill: " << drill.out() << drill.err());
+  const auto card = nlohmann::json::parse(drill.out());
+  REQUIRE(card.at("faults").size() == 1);
+  const auto& f = card.at("faults")[0];
+  CHECK(f.at("fault") == "slow-gpu");
+  CHECK(f.at("rank") == 3);
+  CHECK(f.at("carriedOut") == true);
+  if (burner.first > 0) CHECK(eventually([&] { return ended(burner.first); }, 10));
+  const std::string journal = slurp(node2_journal);
+  CHECK(count_lines_with(journal, "\"event\":\"fault-injected\",\"fault\":\"slow-gpu\"") == 1);
+  CHECK(count_lines_with(journal, "\"place\":\"GPU 1\"") == 1);
+  CHECK(count_lines_with(journal,
+                         "\"event\":\"fault-reverted\",\"fault\":\"slow-gpu\","
+                         "\"instance\":\"worker-1\",\"rank\":3,\"why\":\"its seconds "
+                         "passed\"") == 1);
+  CHECK(count_lines_with(cluster.transcript(),
+                         "drill: slow-gpu: GPU 1 of worker-1 rank 3 shares its time with a burn") ==
+        1);
+
+  // 2. Into worker-0's rank 1 on node-1, which has one GPU: not carried out, and said why.
+  TempDir refused_dir;
+  Launcher refused(refused_dir, {"drill", "--plan", cluster.dir() / "plan.json", "--faults",
+                                 "slow-gpu", "--instance", "worker-0", "--rank", "1", "--hold",
+                                 "4s", "--settle", "30s", "--format", "json"});
+  CHECK(refused.wait(90) == 1);
+  INFO("refused drill: " << refused.out() << refused.err());
+  const auto refused_card = nlohmann::json::parse(refused.out());
+  REQUIRE(refused_card.at("faults").size() == 1);
+  CHECK(refused_card.at("faults")[0].at("carriedOut") == false);
+  CHECK(count_lines_with(cluster.transcript(),
+                         "drill: slow-gpu: worker-0 rank 1: the burn on GPU 1 did not start: exit "
+                         "code 1: pai-launch drill-burn: no GPU 1 on this node (1 GPUs)") == 1);
+  CHECK(count_lines_with(slurp(cluster.dir() / "logs/worker-0/events.jsonl"),
+                         "\"event\":\"fault-injected\"") == 0);
+
+  // 3. node-2's launcher SIGKILLed while it burns: the burn goes with it.
+  TempDir killed_dir;
+  Launcher killed(killed_dir, {"drill", "--plan", cluster.dir() / "plan.json", "--faults",
+                               "slow-gpu", "--hold", "300s", "--settle", "30s"});
+  burner = {0, ""};
+  REQUIRE(eventually([&] { return (burner = burner_of(node2)).first > 0; }, 30));
+  ::kill(node2, SIGKILL);
+  CHECK(eventually([&] { return ended(burner.first); }, 10));
+  TempDir scratch;
+  run_launcher(scratch, {"cancel", "--plan", cluster.dir() / "plan.json"}, 30);
+  killed.wait(60);
+  cluster.wait_all(60);
   CHECK(leftover_processes(plan.name).empty());
 }
 

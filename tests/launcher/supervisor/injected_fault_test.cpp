@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <csignal>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -125,7 +126,7 @@ TEST_CASE("a slow-rank reverted while its process runs sends nothing more") {
 struct Held {
   Clock::time_point t0{};
   std::vector<long long> until;
-  InjectedFault::Hold hold() {
+  InjectedFault::Sustain hold() {
     return [this](Clock::time_point t) {
       until.push_back(
           t == Clock::time_point{} ? -1 : std::chrono::duration_cast<seconds>(t - t0).count());
@@ -150,7 +151,7 @@ TEST_CASE("collective-hang gives the rank its deadline, sends no signal and clea
   CHECK(sent.signals.empty());
 }
 
-TEST_CASE("collective-hang reverted early or destroyed clears its deadline, forgotten does not") {
+TEST_CASE("collective-hang reverted early - destroyed or forgotten clears its deadline once") {
   Held held;
   held.t0 = Clock::time_point{} + seconds(1000);
   Sent sent;
@@ -164,9 +165,10 @@ TEST_CASE("collective-hang reverted early or destroyed clears its deadline, forg
   CHECK(held.until == std::vector<long long>{60, -1, 30, -1});
   {
     InjectedFault fault(DrillFault::CollectiveHang, 14, 30, held.t0, sent.send(), held.hold());
-    fault.forget();  // the rank is gone and so is its ring
+    fault.forget();  // the rank is gone: a ring left behind holds nothing
+    CHECK(fault.over());
   }
-  CHECK(held.until == std::vector<long long>{60, -1, 30, -1, 30});
+  CHECK(held.until == std::vector<long long>{60, -1, 30, -1, 30, -1});
   CHECK(sent.signals.empty());
 }
 
@@ -176,6 +178,41 @@ TEST_CASE("a collective-hang without a hold to set holds nothing and ends at its
   InjectedFault fault(DrillFault::CollectiveHang, 15, 5, t0, sent.send());
   CHECK_FALSE(fault.over());
   CHECK(fault.on_deadline(t0 + seconds(5)));
+  CHECK(sent.signals.empty());
+}
+
+TEST_CASE(
+    "slow-gpu puts its burn on until its seconds pass and takes it off - also when its rank is "
+    "gone") {
+  Sent sent;
+  Held burn;
+  burn.t0 = Clock::time_point{} + seconds(50);
+  {
+    InjectedFault fault(DrillFault::SlowGpu, 21, 15, burn.t0, sent.send(), burn.hold());
+    CHECK(burn.until == std::vector<long long>{15});
+    CHECK(fault.next_deadline() == burn.t0 + seconds(15));
+    CHECK(fault.on_deadline(burn.t0 + seconds(15)));
+  }
+  CHECK(burn.until == std::vector<long long>{15, -1});
+  {
+    InjectedFault fault(DrillFault::SlowGpu, 22, 15, burn.t0, sent.send(), burn.hold());
+    fault.forget();  // the rank exited: the burn on its GPU would go on without it
+  }
+  CHECK(burn.until == std::vector<long long>{15, -1, 15, -1});
+  CHECK(sent.signals.empty());
+}
+
+TEST_CASE("a slow-gpu whose burn cannot start is not constructed and sends nothing") {
+  Sent sent;
+  int calls = 0;
+  auto failing = [&calls](Clock::time_point) {
+    ++calls;
+    throw std::runtime_error("no burner");
+  };
+  CHECK_THROWS_WITH(
+      InjectedFault(DrillFault::SlowGpu, 23, 5, Clock::time_point{}, sent.send(), failing),
+      "no burner");
+  CHECK(calls == 1);  // not called again to take off what never went on
   CHECK(sent.signals.empty());
 }
 
