@@ -33,6 +33,11 @@ int Supervisor::Impl::next_exited(int* status) {
   for (const auto& [pid, where] : by_pid) {
     if (::waitpid(pid, status, WNOHANG) == pid) return pid;
   }
+  // A drill's GPU burn is the supervisor's too: its end ends the fault.
+  for (const Instance& inst : instances) {
+    const int pid = inst.gpu_load ? inst.gpu_load->pid() : 0;
+    if (pid > 0 && ::waitpid(pid, status, WNOHANG) == pid) return pid;
+  }
   return 0;
 }
 

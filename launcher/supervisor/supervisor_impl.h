@@ -314,7 +314,7 @@ struct Supervisor::Impl {
   void on_signals();
 
   // The next ended child, or 0. While sanity checks wait for their own children in another
-  // thread, only the supervisor's own pids are waited for.
+  // thread, only the supervisor's own pids are waited for (its ranks, a drill's GPU burn).
   int next_exited(int* status);
 
   void reap();

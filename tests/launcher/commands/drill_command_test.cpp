@@ -32,8 +32,8 @@ TEST_CASE("drill refuses an unknown fault, a bad duration or format - before fin
                                  "--job", "j", "--token-file", "t"});
   CHECK(code == 2);
   CHECK(err.find("drill: --faults: unknown fault \"gpu-xid\"; expected rank-kill, rank-hang, "
-                 "slow-rank, collective-hang, node-loss, slow-link, dropped-link or disk-full") !=
-        std::string::npos);
+                 "slow-rank, collective-hang, slow-gpu, node-loss, slow-link, dropped-link or "
+                 "disk-full") != std::string::npos);
   std::tie(code, err) = drill(dir, {"--hold", "0s"});
   CHECK(code == 2);
   CHECK(err.find("drill: --hold 0s: expected 1s to 1h") != std::string::npos);

@@ -559,14 +559,17 @@ TEST_CASE("a drill's fault keeps its bytes both ways - its name, rank and second
   request_golden(InjectRequest{"worker-2", 0, pai::DrillFault::SlowLink, 20},
                  R"({"fault":"slow-link","instance":"worker-2","rank":0,"seconds":20,)"
                  R"("type":"inject"})");
+  request_golden(InjectRequest{"worker-1", 1, pai::DrillFault::SlowGpu, 45},
+                 R"({"fault":"slow-gpu","instance":"worker-1","rank":1,"seconds":45,)"
+                 R"("type":"inject"})");
   request_golden(InjectRequest{"worker-0", 0, pai::DrillFault::RankKill, 0},
                  R"({"fault":"rank-kill","instance":"worker-0","rank":0,"seconds":0,)"
                  R"("type":"inject"})");
   CHECK(
       error_of(R"({"type":"inject","instance":0,"rank":0,"fault":"rm-rf","seconds":0})", to_node) ==
       "inject: fault: expected \"rank-kill\", \"rank-hang\", \"slow-rank\", "
-      "\"collective-hang\", \"node-loss\", \"slow-link\", \"dropped-link\" or \"disk-full\", "
-      "got \"rm-rf\"");
+      "\"collective-hang\", \"slow-gpu\", \"node-loss\", \"slow-link\", \"dropped-link\" or "
+      "\"disk-full\", got \"rm-rf\"");
   CHECK(error_of(R"({"type":"inject","instance":0,"rank":0,"fault":"rank-hang","seconds":3601})",
                  to_node) == "inject: seconds: expected an integer in [0, 3600], got 3601");
   CHECK(error_of(R"({"type":"inject","instance":0,"rank":-1,"fault":"rank-hang","seconds":1})",
