@@ -62,6 +62,10 @@ GpuLoad::~GpuLoad() {
   close_fd(fd_);
 }
 
+std::string GpuLoad::described() const {
+  return described_.empty() ? "GPU " + std::to_string(gpu_) : described_;
+}
+
 void GpuLoad::exited(int wait_status) {
   pid_ = 0;
   if (fd_ >= 0) read();  // what it wrote before it ended; on_burning_ is not called now
@@ -86,9 +90,17 @@ void GpuLoad::read() {
     loop_.unwatch(fd_);
     close_fd(fd_);
   }
-  const bool now_burning = !burning_ && output_.find(kGpuBurningLine) != std::string::npos;
+  const std::size_t said = burning_ ? std::string::npos : output_.find(kGpuBurningLine);
+  const std::size_t said_end = said == std::string::npos ? said : output_.find('\n', said);
+  if (said_end != std::string::npos) {
+    // "burning GPU 1 (NAME) for 9 s": what lies between "burning " and " for ".
+    const std::string line = output_.substr(said, said_end - said);
+    const std::size_t from = sizeof "burning " - 1;
+    const std::size_t to = line.rfind(" for ");
+    if (to != std::string::npos && to > from) described_ = line.substr(from, to - from);
+  }
   if (output_.size() > kOutputCap) output_.erase(0, output_.size() - kOutputCap);
-  if (!now_burning) return;
+  if (said_end == std::string::npos) return;
   burning_ = true;
   // Last: the callback may destroy this object.
   if (pid_ > 0 && on_burning_) on_burning_();

@@ -36,6 +36,9 @@ class GpuLoad {
   int gpu() const { return gpu_; }
   /// Whether it said it burns.
   bool burning() const { return burning_; }
+  /// The GPU as the burner named it once it burns ("GPU 1 (NVIDIA H100 80GB HBM3)"); "GPU 1"
+  /// before.
+  std::string described() const;
   /// Its process was reaped with `wait_status`: it is not killed again. Reads what it still
   /// wrote.
   void exited(int wait_status);
@@ -52,6 +55,7 @@ class GpuLoad {
   int fd_ = -1;
   std::string output_;  // its last kOutputCap bytes
   bool burning_ = false;
+  std::string described_;  // what its burning line says of the GPU
   std::string ending_;
   std::function<void()> on_burning_;
 };

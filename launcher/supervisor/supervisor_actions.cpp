@@ -204,6 +204,12 @@ void Supervisor::Impl::start_instance(int i, int attempt) {
       for (auto& kv : process_env(plan, placement_of(inst), r, ctx)) {
         request.env.push_back(std::move(kv));
       }
+      rank.gpu_env.clear();
+      for (const auto& kv : request.env) {
+        if (kv.first == "CUDA_VISIBLE_DEVICES" || kv.first == "CUDA_DEVICE_ORDER") {
+          rank.gpu_env.push_back(kv);
+        }
+      }
       request.working_dir = role.working_dir;
       request.process_group = inst.pgid;
       request.stdout_fd = rank.output->child_stdout();

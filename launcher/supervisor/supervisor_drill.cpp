@@ -121,9 +121,13 @@ void Supervisor::Impl::load_gpu(int i, int local_rank, int seconds, Clock::time_
     inst.gpu_load.reset();
     return;
   }
+  // The launcher's environment with the rank's view of the GPUs (later entries win).
+  EnvList env = launcher_environment();
+  const EnvList& gpus = inst.ranks[static_cast<std::size_t>(local_rank)].gpu_env;
+  env.insert(env.end(), gpus.begin(), gpus.end());
   inst.gpu_load =
       std::make_unique<GpuLoad>(loop, options.gpu_burner, local_rank, seconds + kBurnMarginSeconds,
-                                launcher_environment(), [this, i] { gpu_burning(i); });
+                                env, [this, i] { gpu_burning(i); });
 }
 
 void Supervisor::Impl::gpu_burning(int i) {
@@ -140,7 +144,7 @@ void Supervisor::Impl::gpu_burning(int i) {
                                        .seconds = left.count(),
                                        .pid = rank.pid,
                                        .place = place});
-  say("drill: slow-gpu: " + place + " of " + inst.name + " rank " +
+  say("drill: slow-gpu: " + inst.gpu_load->described() + " of " + inst.name + " rank " +
       std::to_string(rank.global_rank) + " shares its time with a burn for " +
       std::to_string(left.count()) + " s");
 }

@@ -56,6 +56,9 @@ struct Supervisor::Impl {
     std::unique_ptr<RankOutput> output;  // null when it could not be created
     StepRecords steps;                   // its `steps` records
     bool warm = false;                   // forked from its slot's warm interpreter
+    // Its CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER as it was started with them (the role's
+    // env may set them): a drill's GPU burn numbers the GPUs as the rank does.
+    EnvList gpu_env;
   };
   struct Instance {
     Instance(int p, const Placement& pl, const Role* r, HangWatch watch)

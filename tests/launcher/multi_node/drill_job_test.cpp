@@ -241,7 +241,9 @@ TEST_CASE(
   }
   // node-2 has two GPUs, node-1 one: fake libcuda and cuBLASLt (tests/launcher/checks/
   // fixtures), found through LD_LIBRARY_PATH as a real node finds the real ones. The ranks do
-  // not use them (no GPU here): what is tested is the burn's life, not the slowdown.
+  // not use them (no GPU here): what is tested is the burn's life, not the slowdown. The role
+  // shows the ranks the GPUs in reverse (CUDA_VISIBLE_DEVICES 1,0): the burn must see them as
+  // the rank does, never burn a GPU the job was not given.
   TempDir libs;
   std::filesystem::create_symlink(pai::checks::test::kFakeCuda, libs / "libcuda.so.1");
   std::filesystem::create_symlink(pai::checks::test::kFakeCublasLt, libs / "libcublasLt.so.13");
@@ -251,15 +253,17 @@ TEST_CASE(
                                               {"PAI_FAKE_CUDA_KERNELS", "1"}};
   };
   Plan plan = cluster_plan("drill-slow-gpu", kSlowGpuSubnet, 2, 0, kSdkSteps, 2);
+  plan.roles[0].env.emplace_back("CUDA_VISIBLE_DEVICES", "1,0");
   Cluster cluster(plan);
   cluster.start("node-1", {}, gpus("NVIDIA H100 80GB HBM3"));
-  cluster.start("node-2", {}, gpus("NVIDIA H100 80GB HBM3;NVIDIA H100 80GB HBM3"));
+  cluster.start("node-2", {}, gpus("NVIDIA H100 80GB HBM3;NVIDIA H200"));
   REQUIRE(eventually(
       [&] { return std::filesystem::exists(cluster.dir() / "logs/coordinator/events.jsonl"); }));
   const int node2 = cluster.launcher("node-2").pid();
   const std::string node2_journal = cluster.dir() / "logs/worker-1/events.jsonl";
 
-  // 1. Into worker-1's last rank (rank 3, GPU 1 of node-2) for 4 s: burned, then ended.
+  // 1. Into worker-1's last rank (rank 3, its GPU 1: node-2's first, the H100) for 4 s:
+  // burned, then ended.
   TempDir drill_dir;
   Launcher drill(drill_dir, {"drill", "--plan", cluster.dir() / "plan.json", "--faults", "slow-gpu",
                              "--hold", "4s", "--settle", "30s", "--format", "json"});
@@ -284,10 +288,11 @@ TEST_CASE(
                          "\"instance\":\"worker-1\",\"rank\":3,\"why\":\"its seconds "
                          "passed\"") == 1);
   CHECK(count_lines_with(cluster.transcript(),
-                         "drill: slow-gpu: GPU 1 of worker-1 rank 3 shares its time with a burn") ==
-        1);
+                         "drill: slow-gpu: GPU 1 (NVIDIA H100 80GB HBM3) of worker-1 rank 3 shares "
+                         "its time with a burn") == 1);
 
-  // 2. Into worker-0's rank 1 on node-1, which has one GPU: not carried out, and said why.
+  // 2. Into worker-0's rank 1 on node-1, which has one GPU, and that one not shown to the
+  // ranks: not carried out, and said why.
   TempDir refused_dir;
   Launcher refused(refused_dir, {"drill", "--plan", cluster.dir() / "plan.json", "--faults",
                                  "slow-gpu", "--instance", "worker-0", "--rank", "1", "--hold",
@@ -299,7 +304,7 @@ TEST_CASE(
   CHECK(refused_card.at("faults")[0].at("carriedOut") == false);
   CHECK(count_lines_with(cluster.transcript(),
                          "drill: slow-gpu: worker-0 rank 1: the burn on GPU 1 did not start: exit "
-                         "code 1: pai-launch drill-burn: no GPU 1 on this node (1 GPUs)") == 1);
+                         "code 1: pai-launch drill-burn: no GPU 1 on this node (0 GPUs)") == 1);
   CHECK(count_lines_with(slurp(cluster.dir() / "logs/worker-0/events.jsonl"),
                          "\"event\":\"fault-injected\"") == 0);
 

@@ -51,6 +51,7 @@ TEST_CASE("a GPU load says once that its burner burns and kills it when it ends"
   REQUIRE(pump(loop, [&] { return load->burning(); }));
   loop.wait_once(200);  // "more" read: not said again
   CHECK(said == 1);
+  CHECK(load->described() == "GPU 3 (fake)");
   CHECK(load->ending().empty());
   load.reset();  // the fault ends
   const int status = reap(pid);
@@ -67,6 +68,7 @@ TEST_CASE("a burner that fails before it burns is never said to burn and its end
   load.exited(reap(load.pid()));
   CHECK(load.pid() == 0);
   CHECK_FALSE(load.burning());
+  CHECK(load.described() == "GPU 3");
   CHECK(said == 0);
   CHECK(load.ending() == "exit code 1: pai-launch drill-burn: no GPU 3 on this node (1 GPUs)");
 }
