@@ -265,10 +265,16 @@ CheckResult run_network_check(const Plan& plan, const Placement& placement,
 
   auto ports = reserved_ports(plan, placement, options);
   int taken = 0;
+  bool yielded = false;  // another launcher holds one of the ports: this one reserves no more
   for (int p : ports) {
-    // Reserved first: of two launchers checking the port at once, one wins the name.
-    std::string why =
-        options.reservations ? options.reservations->reserve(placement.host.address, p) : "";
+    // Reserved first: of two launchers checking the port at once, one wins the name. Both go
+    // through the ports in the same (ascending) order and the loser of one reserves none after
+    // it, so that the winner gets them all: two jobs started together on one range must not
+    // each take part of it and both fail.
+    std::string why = options.reservations && !yielded
+                          ? options.reservations->reserve(placement.host.address, p)
+                          : "";
+    if (!why.empty()) yielded = true;
     if (why.empty()) why = port_taken(p, placement.host.address);
     if (!why.empty()) {
       // The first names the way out: most often another job on this node holds the range.

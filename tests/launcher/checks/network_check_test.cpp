@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
@@ -324,6 +325,29 @@ TEST_CASE("ports another launcher's check holds fail this one's check naming por
             "here uses)");
   // The first job's own launcher checking again still passes.
   CHECK(run_network_check(plan, plan.placements.front(), first).status == CheckResult::Passed);
+}
+
+TEST_CASE("a check that loses one port to another launcher reserves none after it") {
+  // Two jobs started together on one range: the first launcher got the lowest port only. The
+  // second must not take the rest, or each would hold part of the range and both fail.
+  std::vector<int> free_ports;
+  {
+    Listener a, b, c;
+    free_ports = {a.port, b.port, c.port};
+  }
+  std::sort(free_ports.begin(), free_ports.end());
+  Plan plan = test::one_node_plan();
+  plan.placements.front().ports["sync"] = free_ports;
+  PortReservations first_job, second_job;
+  REQUIRE(first_job.reserve(plan.placements.front().host.address, free_ports[0]).empty());
+  CheckOptions second;
+  second.reservations = &second_job;
+  CheckResult r = run_network_check(plan, plan.placements.front(), second);
+  CHECK(r.status == CheckResult::Failed);
+  CHECK(r.summary.starts_with("port " + std::to_string(free_ports[0]) + " is not free: reserved"));
+  // The rest are still there for the first job's check to take.
+  CHECK(first_job.reserve(plan.placements.front().host.address, free_ports[1]).empty());
+  CHECK(first_job.reserve(plan.placements.front().host.address, free_ports[2]).empty());
 }
 
 }  // namespace network_check_test
