@@ -9,6 +9,8 @@ build_packages=(
   build-essential cmake ninja-build pkg-config
   libyaml-cpp-dev libjsonnet-dev libcli11-dev nlohmann-json3-dev
   libboost1.81-dev libboost-filesystem1.81-dev libssl-dev lld procps
+  # pai-compile's allocator: Jsonnet evaluates about 1.6x faster on it (docs/development.md).
+  libjemalloc-dev
 )
 packages=(
   "${build_packages[@]}" jsonnet catch2
