@@ -26,8 +26,11 @@ void DelayedUndo::start(const std::vector<std::string>& argv, int seconds) {
 }
 
 void DelayedUndo::cancel() {
+  // The session's whole group: the shell's `sleep` too, which would otherwise sleep on with
+  // the launcher's stdout and stderr open (a pipe the launcher writes into would stay open
+  // for the fault's seconds after the launcher ended).
   if (pid_ > 0 && std::chrono::steady_clock::now() + std::chrono::seconds(1) < acts_at_) {
-    ::kill(pid_, SIGKILL);
+    ::kill(-pid_, SIGKILL);
   }
   pid_ = 0;
 }

@@ -25,8 +25,8 @@ class DelayedUndo {
   /// that survives this process, with PATH set to the system folders. Cancels a pending one
   /// first. Throws SpawnError (os/process.h) when it cannot be started.
   void start(const std::vector<std::string>& argv, int seconds);
-  /// Kills the pending undo while it still sleeps (the supervisor reaps it); past its time it
-  /// may be gone and its pid reused, so it is left alone.
+  /// Kills the pending undo while it still sleeps, its `sleep` with it (the supervisor reaps
+  /// them); past its time it may be gone and its pid reused, so it is left alone.
   void cancel();
 
  private:

@@ -111,14 +111,21 @@ WarmInterpreter::WarmInterpreter(const std::string& interpreter,
 }
 
 WarmInterpreter::~WarmInterpreter() {
-  if (pid_ > 0) ::kill(pid_, SIGKILL);
+  kill_group();
   close_fd(channel_);
+}
+
+// The interpreter leads a process group (spawn_process); its ranks move to groups of their
+// own as they are forked, so the group holds the interpreter and whatever its imports
+// started, which would otherwise outlive it holding the log descriptors it inherited.
+void WarmInterpreter::kill_group() {
+  if (pid_ > 0) ::kill(-pid_, SIGKILL);
 }
 
 void WarmInterpreter::fail(const std::string& why) {
   state_ = State::Failed;
   failure_ = why;
-  if (pid_ > 0) ::kill(pid_, SIGKILL);
+  kill_group();
   close_fd(channel_);
 }
 

@@ -69,6 +69,7 @@ class WarmInterpreter {
 
  private:
   void fail(const std::string& why);
+  void kill_group();
   bool read_line(std::string* line);
 
   int pid_ = -1;

@@ -1,6 +1,7 @@
 #include "launcher/os/warm_interpreter.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -347,6 +348,32 @@ TEST_CASE("an interpreter that talks nonsense is failed, never believed") {
   CHECK_FALSE(liar.start(request_for(dir, {"python3", "x.py"}, out), 5s, &why));
   CHECK(why == "its warm interpreter said something unexpected: pid 12abc");
   CHECK(liar.state() == WarmInterpreter::State::Failed);
+}
+
+// What an interpreter's imports started is in its process group: failed, it goes with the
+// interpreter instead of living on with the log descriptors it inherited.
+TEST_CASE("a failed interpreter takes what its imports started along") {
+  be_subreaper();
+  TempDir dir;
+  const std::string script = dir / "spawner";
+  spit(script,
+       "#!/bin/sh\nsleep 30 &\necho $! > \"" + (dir / "helper") + "\"\necho nonsense >&3\nwait\n");
+  ::chmod(script.c_str(), 0755);
+  WarmInterpreter warm(script, {}, base_env(dir), dir.path(), 2);
+  REQUIRE(settle(warm) == WarmInterpreter::State::Failed);
+  const int helper = std::stoi(slurp(dir / "helper"));
+  // Adopted by this subreaper once its shell is gone (until then waitpid says ECHILD):
+  // reaped here when it was killed too.
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  int status = 0;
+  pid_t reaped = 0;
+  while (reaped != helper && std::chrono::steady_clock::now() < deadline) {
+    reaped = ::waitpid(helper, &status, WNOHANG);
+    if (reaped != helper) std::this_thread::sleep_for(20ms);
+  }
+  REQUIRE(reaped == helper);
+  CHECK(WIFSIGNALED(status));
+  if (WIFSIGNALED(status)) CHECK(WTERMSIG(status) == SIGKILL);
 }
 
 }  // namespace warm_interpreter_test
