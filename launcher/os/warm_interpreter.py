@@ -132,12 +132,17 @@ def read_request(channel):
     return fields[:-1], fds
 
 
-def wait_for_adoption(launcher):
-    # The launcher is a subreaper: this process becomes its child when our parent exits. The
-    # death signal is set after that, or our parent's exit would fire it.
+def wait_for_adoption(launcher, middle):
+    # The launcher is a subreaper: this process becomes its child when `middle`, our parent,
+    # exits. The death signal is set after that, or our parent's exit would fire it. Adopted
+    # by another (the launcher died first: init, or a subreaper above it), the rank would wait
+    # for nobody: it ends at once instead of at the deadline.
     deadline = time.monotonic() + 5
-    while os.getppid() != launcher:
-        if time.monotonic() > deadline:
+    while True:
+        parent = os.getppid()
+        if parent == launcher:
+            break
+        if parent != middle or time.monotonic() > deadline:
             os._exit(127)
         time.sleep(0.0002)
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -159,7 +164,7 @@ def reopen_stdio(unbuffered):
         errors="backslashreplace", line_buffering=True, write_through=unbuffered)
 
 
-def run_rank(channel, fields, fds, options):
+def run_rank(channel, fields, fds, options, middle):
     cwd, group, launcher, argc = fields[1], int(fields[2]), int(fields[3]), int(fields[4])
     argv = [os.fsdecode(a) for a in fields[5:5 + argc]]
     env = fields[5 + argc:]
@@ -171,7 +176,7 @@ def run_rank(channel, fields, fds, options):
     except OSError:
         pass  # our parent already put us in it
     channel.close()
-    wait_for_adoption(launcher)
+    wait_for_adoption(launcher, middle)
     signal.pthread_sigmask(signal.SIG_SETMASK, set())
     for target, fd in enumerate(fds[:3]):
         os.dup2(fd, target)
@@ -283,10 +288,11 @@ def serve(channel):
         middle = os.fork()
         if middle == 0:
             os.close(read_end)
+            middle_pid = os.getpid()
             rank = os.fork()
             if rank == 0:
                 os.close(write_end)
-                run_rank(channel, fields, fds, options)
+                run_rank(channel, fields, fds, options, middle_pid)
                 sys.exit(0)
             try:
                 group = int(fields[2])
