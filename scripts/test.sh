@@ -14,5 +14,6 @@ build=${BUILD_DIR:-$root/build}
 # stay above the retry, so a flaky test is seen, not hidden.
 # Four tests at a time whatever the cores: most of them wait (on their processes, timers,
 # the network) rather than compute. On 2 cores, two at a time left the CPUs 65% idle over
-# the suite's 8.6 minutes; four at a time took 4.9. TEST_JOBS overrides.
+# the suite's 8.6 minutes; four at a time took 6.4 (the torch DDP tests take two slots each:
+# tests/CMakeLists.txt). TEST_JOBS overrides.
 ctest --test-dir "$build" --output-on-failure -j"${TEST_JOBS:-4}" --repeat until-pass:2
