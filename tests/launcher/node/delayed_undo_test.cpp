@@ -6,7 +6,6 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <filesystem>
 #include <string>
 #include <thread>
 
